@@ -1,0 +1,24 @@
+import { Elysia, type AnyElysia } from 'elysia'
+import type { Deps } from './kernel/deps'
+import { httpKernel } from './kernel/http/plugin'
+import { RouteTable } from './kernel/http/route-table'
+import { docsRoutes } from './features/system/docs'
+import { healthRoutes } from './features/system/health'
+
+/**
+ * Builds the whole HTTP application from its dependencies. It never listens: tests call
+ * `app.handle(request)`, the server (server.ts) calls `listen`.
+ */
+export function createApp(deps: Deps, extraRoutes?: AnyElysia) {
+  const routes = new RouteTable()
+  const app: AnyElysia = new Elysia()
+    .use(httpKernel(routes, deps.log))
+    .use(healthRoutes(deps))
+    .use(docsRoutes(deps.version, () => app))
+  // Tests mount probe routes here to exercise the kernel before features exist.
+  if (extraRoutes) app.use(extraRoutes)
+  routes.fill(app.routes)
+  return app
+}
+
+export type App = ReturnType<typeof createApp>

@@ -1,0 +1,133 @@
+import { networkInterfaces } from 'node:os'
+import { resolve } from 'node:path'
+import { z } from 'zod'
+
+/**
+ * Every setting of decisions §1: its flag, its env var and its schema. Flags override env vars
+ * override defaults. The table also feeds `--help` and the README, so the three never disagree.
+ */
+const boolText = z
+  .union([z.boolean(), z.enum(['1', 'true', 'yes', 'on', '0', 'false', 'no', 'off', ''])])
+  .transform((v) => v === true || v === '1' || v === 'true' || v === 'yes' || v === 'on')
+
+const wholeNumber = (min: number, max: number) => z.coerce.number().int().min(min).max(max)
+
+export const SETTINGS = {
+  port: {
+    flag: '--port',
+    env: 'PORT',
+    help: 'TCP port to listen on (0 picks a free one)',
+    schema: wholeNumber(0, 65535).default(3000),
+  },
+  host: {
+    flag: '--host',
+    env: 'HOST',
+    help: 'address to listen on (0.0.0.0 = every interface of the machine)',
+    schema: z.string().min(1).default('0.0.0.0'),
+  },
+  dataDir: {
+    flag: '--data',
+    env: 'DATA_DIR',
+    help: 'folder for storefront.db and media/ (created if missing)',
+    schema: z.string().min(1).default('./data'),
+  },
+  adminToken: {
+    flag: '--admin-token',
+    env: 'ADMIN_TOKEN',
+    help: 'teacher token for /v1/admin (default: generated once, kept in <data>/admin-token)',
+    schema: z.string().min(16, 'must have at least 16 characters').max(256).optional(),
+  },
+  publicUrl: {
+    flag: '--public-url',
+    env: 'PUBLIC_URL',
+    help: 'base of media URLs (default http://<LAN address>:<port>)',
+    schema: z
+      .url({ protocol: /^https?$/, error: 'must be an http:// or https:// URL' })
+      .transform((u) => u.replace(/\/+$/, ''))
+      .optional(),
+  },
+  allowInsecureWebhooks: {
+    flag: '--allow-insecure-webhooks',
+    env: 'ALLOW_INSECURE_WEBHOOKS',
+    help: 'let webhooks target http:// and loopback URLs (LAN without certificates)',
+    schema: boolText.default(false),
+  },
+  rateLimitRps: {
+    flag: '--rate-limit-rps',
+    env: 'RATE_LIMIT_RPS',
+    help: 'requests per second per store (0 turns the limit off)',
+    schema: wholeNumber(0, 1_000_000).default(50),
+  },
+  rateLimitBurst: {
+    flag: '--rate-limit-burst',
+    env: 'RATE_LIMIT_BURST',
+    help: 'requests a store may send at once above the steady rate',
+    schema: wholeNumber(1, 1_000_000).default(100),
+  },
+  reservationTtlMinutes: {
+    flag: '--reservation-ttl-minutes',
+    env: 'RESERVATION_TTL_MINUTES',
+    help: 'minutes an unpaid order holds its stock before it is cancelled',
+    schema: wholeNumber(1, 7 * 24 * 60).default(60),
+  },
+  mediaQuotaMb: {
+    flag: '--media-quota-mb',
+    env: 'MEDIA_QUOTA_MB',
+    help: 'disk space each store may use for media, in MiB',
+    schema: wholeNumber(1, 1_000_000).default(500),
+  },
+} as const
+
+type Settings = typeof SETTINGS
+export type SettingName = keyof Settings
+type Parsed = { [K in SettingName]: z.output<Settings[K]['schema']> }
+
+export type Config = Readonly<
+  Omit<Parsed, 'publicUrl'> & {
+    /** Absolute path of the data dir. */
+    dataDir: string
+    /** Explicit PUBLIC_URL, or undefined: then it is derived from the address actually listened on. */
+    publicUrl: string | undefined
+  }
+>
+
+export class ConfigError extends Error {}
+
+/** Raw values as they come from the command line (commander) and the environment. */
+export type RawSettings = Partial<Record<SettingName, string | boolean | undefined>>
+
+export function loadConfig(flags: RawSettings, env: Record<string, string | undefined>): Config {
+  const out: Record<string, unknown> = {}
+  for (const [name, s] of Object.entries(SETTINGS) as [SettingName, Settings[SettingName]][]) {
+    const raw = flags[name] ?? env[s.env]
+    const parsed = s.schema.safeParse(raw === '' && name !== 'allowInsecureWebhooks' ? undefined : raw)
+    if (!parsed.success) {
+      const why = parsed.error.issues[0]?.message ?? 'invalid value'
+      throw new ConfigError(`${s.flag} / ${s.env}: ${why.replace(/^Invalid input: /, '')} (got ${JSON.stringify(raw)})`)
+    }
+    out[name] = parsed.data
+  }
+  out.dataDir = resolve(out.dataDir as string)
+  return Object.freeze(out as Config)
+}
+
+/**
+ * The base URL students' apps and browsers use to reach this server. With a wildcard listen address
+ * the machine's first LAN IPv4 address stands in, because `0.0.0.0` is not reachable from elsewhere.
+ */
+export function derivePublicUrl(config: Config, port: number): string {
+  if (config.publicUrl) return config.publicUrl
+  return `http://${reachableHost(config.host)}:${port}`
+}
+
+export function reachableHost(host: string): string {
+  if (host !== '0.0.0.0' && host !== '::') return host.includes(':') ? `[${host}]` : host
+  return lanAddresses()[0] ?? 'localhost'
+}
+
+export function lanAddresses(): string[] {
+  return Object.values(networkInterfaces())
+    .flat()
+    .filter((a) => a && a.family === 'IPv4' && !a.internal)
+    .map((a) => a!.address)
+}

@@ -1,0 +1,52 @@
+/** The prose of the OpenAPI document: what a student reads first on /docs. */
+export const API_DESCRIPTION = `
+A teaching commerce backend. Each student group owns one store; your app calls this API over the LAN.
+
+## Base URL and versions
+Every business route starts with \`/v1\`. \`GET /health\` (no \`/v1\`, no authentication) says whether the
+service is up.
+
+## Credentials
+| header | who | where it comes from |
+|---|---|---|
+| \`X-API-Key: sk_...\` | your group's app acting for its store | created in the store panel, shown once |
+| \`Authorization: Bearer stu_...\` | a student in the store panel; also accepted in place of the API key | \`POST /v1/store/auth/login\` |
+| \`Authorization: Bearer ctk_...\` plus \`X-API-Key\` | a logged-in customer (cart, orders, own reviews) | \`POST /v1/customers/login\` |
+| \`X-Admin-Token\` | the teacher | printed when the server first starts |
+
+Send \`X-Student-RM: <your RM>\` with the API key so your calls count for you.
+
+## Errors
+Every error has the same body, whatever the route:
+\`{"error": {"code": "UPPER_SNAKE", "message": "what went wrong and what to do next", "details": [...]}}\`.
+\`details\` appears on validation errors (\`[{path, message}]\`) and on stock and media conflicts.
+A \`405\` means the path exists but not for that method; its \`Allow\` header lists the methods it takes.
+Every response carries \`X-Request-Id\`; quote it when asking about an internal error (500).
+
+## Conventions
+- Ids are strings with a type prefix (\`prod_\`, \`var_\`, \`ord_\`, ...).
+- Money is a JSON number with at most 2 decimals (kept as integer cents inside).
+- Times are ISO 8601 strings in UTC.
+- Lists take \`page\` (default 1) and \`pageSize\` (default 20, at most 100) and answer
+  \`{data, page, pageSize, total}\`.
+- JSON bodies need \`Content-Type: application/json\` and may be up to 1 MiB; fields the route does not
+  know, or may not change, are a 400 that names them.
+- Query parameters the route does not know are ignored.
+`.trim()
+
+export const TAGS = [{ name: 'System', description: 'Health and this reference.' }]
+
+export const SECURITY_SCHEMES = {
+  apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key', description: "Your store's API key (sk_...)." },
+  studentToken: {
+    type: 'http',
+    scheme: 'bearer',
+    description: 'Student token (stu_...) from POST /v1/store/auth/login. Accepted in place of the API key.',
+  },
+  customerToken: {
+    type: 'http',
+    scheme: 'bearer',
+    description: 'Customer token (ctk_...) from POST /v1/customers/login, sent together with X-API-Key.',
+  },
+  adminToken: { type: 'apiKey', in: 'header', name: 'X-Admin-Token', description: "The teacher's token." },
+} as const

@@ -1,0 +1,50 @@
+import { Database } from 'bun:sqlite'
+import { drizzle, type BunSQLiteDatabase } from 'drizzle-orm/bun-sqlite'
+import type { BaseSQLiteDatabase } from 'drizzle-orm/sqlite-core'
+
+export type Db = BunSQLiteDatabase
+/** The database or a transaction on it: what a service function writes through. */
+export type Sql = BaseSQLiteDatabase<'sync', unknown>
+
+export interface OpenDatabase {
+  sqlite: Database
+  db: Db
+  close(): void
+}
+
+/**
+ * Opens (or creates) the SQLite file with the settings every connection needs: WAL so readers never
+ * wait for the writer, foreign keys on, and a busy timeout so concurrent writers queue instead of failing.
+ */
+export function openDatabase(file: string): OpenDatabase {
+  const sqlite = new Database(file, { create: true, strict: true })
+  sqlite.exec('PRAGMA journal_mode = WAL')
+  sqlite.exec('PRAGMA synchronous = NORMAL')
+  sqlite.exec('PRAGMA foreign_keys = ON')
+  sqlite.exec('PRAGMA busy_timeout = 5000')
+  const db = drizzle({ client: sqlite })
+  return {
+    sqlite,
+    db,
+    close() {
+      // Fold the WAL back into the main file so a copied data dir is complete on its own.
+      try {
+        sqlite.exec('PRAGMA wal_checkpoint(TRUNCATE)')
+      } finally {
+        sqlite.close()
+      }
+    },
+  }
+}
+
+/**
+ * Read-then-write work runs in BEGIN IMMEDIATE, so two requests cannot both read the old stock and
+ * both write. The callback must be synchronous: an await inside would commit early (STYLE §4).
+ */
+export function writeTransaction<T>(db: Db, work: (tx: Sql) => T): T {
+  return db.transaction((tx) => {
+    const result = work(tx)
+    if (result instanceof Promise) throw new Error('writeTransaction callback must be synchronous')
+    return result
+  }, { behavior: 'immediate' })
+}

@@ -1,0 +1,27 @@
+import type { Database } from 'bun:sqlite'
+import type { Config } from '../config'
+import type { Clock } from './clock'
+import type { Db } from './db/database'
+import type { Ids } from './ids'
+import type { Lifecycle } from './lifecycle'
+import type { Log } from './log'
+import type { Outbox } from './outbox'
+
+/** Everything a feature may lean on, passed in (never imported as a singleton) so tests can swap it. */
+export interface Deps {
+  config: Config
+  db: Db
+  sqlite: Database
+  clock: Clock
+  ids: Ids
+  log: Log
+  outbox: Outbox
+  lifecycle: Lifecycle
+  version: string
+  /** When this process started (ms), for uptime. */
+  startedAt: number
+  /** The teacher's token for /v1/admin, configured or generated (decisions §1). */
+  adminToken: string
+  /** Base of absolute URLs handed to clients (media files), without a trailing slash. */
+  publicUrl: string
+}

@@ -1,0 +1,84 @@
+import { z } from 'zod'
+
+/**
+ * The closed catalogue of error codes (decisions §3) and the HTTP status each one answers with.
+ * Every failure the service reports goes through AppError with one of these codes.
+ */
+export const ERROR_STATUS = {
+  VALIDATION_ERROR: 400,
+  UNAUTHENTICATED: 401,
+  WRONG_CREDENTIAL: 401,
+  PAYMENT_DECLINED: 402,
+  PASSWORD_CHANGE_REQUIRED: 403,
+  FORBIDDEN: 403,
+  REVIEW_NOT_ALLOWED: 403,
+  NOT_FOUND: 404,
+  METHOD_NOT_ALLOWED: 405,
+  CONFLICT: 409,
+  RM_IN_OTHER_GROUP: 409,
+  ALREADY_MEMBER: 409,
+  CANNOT_REMOVE_SELF: 409,
+  GROUP_WOULD_BE_EMPTY: 409,
+  ALREADY_REVIEWED: 409,
+  MEDIA_IN_USE: 409,
+  INSUFFICIENT_STOCK: 409,
+  CART_EMPTY: 409,
+  INVALID_TRANSITION: 409,
+  PRODUCT_UNAVAILABLE: 409,
+  IDEMPOTENCY_IN_PROGRESS: 409,
+  PAYLOAD_TOO_LARGE: 413,
+  FILE_TOO_LARGE: 413,
+  QUOTA_EXCEEDED: 413,
+  UNSUPPORTED_MEDIA_TYPE: 415,
+  IDEMPOTENCY_KEY_REUSED: 422,
+  RATE_LIMITED: 429,
+  INTERNAL_ERROR: 500,
+  SERVICE_UNAVAILABLE: 503,
+  INSUFFICIENT_STORAGE: 507,
+} as const
+
+export type ErrorCode = keyof typeof ERROR_STATUS
+
+export type ErrorDetail = Record<string, unknown>
+
+export class AppError extends Error {
+  readonly status: number
+
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly details?: ErrorDetail[],
+    /** Extra response headers, e.g. `Allow` on a 405 or `Retry-After` on a 429. */
+    readonly headers?: Record<string, string>,
+  ) {
+    super(message)
+    this.name = 'AppError'
+    this.status = ERROR_STATUS[code]
+  }
+}
+
+export const notFound = (what: string, id: string) =>
+  new AppError('NOT_FOUND', `No ${what} with id '${id}' in this store. Check the id, or list the ${what}s to find it.`)
+
+/** The one error body of the whole API, also published in the OpenAPI document. */
+export const ErrorEnvelope = z
+  .object({
+    error: z.object({
+      code: z.enum(Object.keys(ERROR_STATUS) as [ErrorCode, ...ErrorCode[]]),
+      message: z.string().describe('A sentence saying what went wrong and what to do next.'),
+      details: z.array(z.record(z.string(), z.unknown())).optional(),
+      requestId: z.string().optional().describe('Quote it when asking the teacher about an internal error.'),
+    }),
+  })
+  .meta({ id: 'Error' })
+
+export type ErrorBody = z.infer<typeof ErrorEnvelope>
+
+export const errorBody = (error: AppError, requestId?: string): ErrorBody => ({
+  error: {
+    code: error.code,
+    message: error.message,
+    ...(error.details ? { details: error.details } : {}),
+    ...(requestId && error.status >= 500 ? { requestId } : {}),
+  },
+})

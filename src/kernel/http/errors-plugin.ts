@@ -1,0 +1,64 @@
+import { Elysia, ValidationError } from 'elysia'
+import { AppError, errorBody } from '../errors'
+import type { Log } from '../log'
+import type { RouteTable } from './route-table'
+import { toValidationError } from './validation'
+
+/**
+ * The one place where failures become responses: every error, whatever threw it, leaves as the
+ * envelope of decisions §3. Unknown errors are logged with the request id and never shown.
+ */
+export const errorsPlugin = (routes: RouteTable, log: Log) =>
+  new Elysia().onError({ as: 'global' }, ({ code, error, set, request, path }) => {
+    const requestId = String(set.headers['x-request-id'] ?? '')
+    const appError = toAppError(code, error, request.method, path, routes)
+    if (appError.status >= 500) {
+      log.error('request failed', {
+        requestId,
+        method: request.method,
+        path,
+        error: error instanceof Error ? (error.stack ?? error.message) : String(error),
+      })
+    }
+    set.status = appError.status
+    Object.assign(set.headers, appError.headers)
+    return errorBody(appError, requestId)
+  })
+
+function toAppError(code: unknown, error: unknown, method: string, path: string, routes: RouteTable): AppError {
+  if (error instanceof AppError) return error
+  // A throw inside a body parser arrives wrapped in Elysia's ParseError.
+  if (code === 'PARSE') {
+    const cause = (error as Error).cause
+    if (cause instanceof AppError) return cause
+    return new AppError('VALIDATION_ERROR', 'The request body could not be read. Send JSON with Content-Type: application/json.')
+  }
+  if (error instanceof ValidationError) {
+    if (error.type === 'response') return internal()
+    return toValidationError(error)
+  }
+  if (code === 'NOT_FOUND') return routeNotFound(method, path, routes)
+  return internal()
+}
+
+const internal = () =>
+  new AppError(
+    'INTERNAL_ERROR',
+    'Something went wrong inside the server. Nothing was changed by this request; try again, and if it persists give the teacher the requestId.',
+  )
+
+function routeNotFound(method: string, path: string, routes: RouteTable): AppError {
+  const allowed = routes.methodsFor(path)
+  if (allowed.length > 0) {
+    return new AppError(
+      'METHOD_NOT_ALLOWED',
+      `${path} does not accept ${method}. It accepts ${allowed.join(', ')}.`,
+      undefined,
+      { allow: allowed.join(', ') },
+    )
+  }
+  const suggestion = routes.suggest(method, path)
+  const hint = suggestion ? ` Did you mean ${suggestion}?` : ''
+  const prefix = !path.startsWith('/v1/') && !suggestion ? ' API routes start with /v1.' : ''
+  return new AppError('NOT_FOUND', `There is no route ${method} ${path}.${hint}${prefix} Every route is listed at /docs.`)
+}

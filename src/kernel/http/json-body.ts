@@ -1,0 +1,62 @@
+import { AppError } from '../errors'
+
+/** JSON bodies above this size are refused (decisions §13). */
+export const JSON_BODY_LIMIT = 1024 * 1024
+
+const tooLarge = () =>
+  new AppError(
+    'PAYLOAD_TOO_LARGE',
+    `The JSON body is larger than ${JSON_BODY_LIMIT / 1024} KiB. Send less data per request; files go to POST /v1/uploads as multipart/form-data.`,
+  )
+
+/** Reads the body as text, refusing it as soon as it passes the limit (no full buffering of huge bodies). */
+export async function readLimitedText(request: Request, limit = JSON_BODY_LIMIT): Promise<string> {
+  const declared = Number(request.headers.get('content-length') ?? NaN)
+  if (declared > limit) throw tooLarge()
+  if (!request.body) return ''
+  const reader = request.body.getReader()
+  const chunks: Uint8Array[] = []
+  let size = 0
+  for (;;) {
+    const { done, value } = await reader.read()
+    if (done) break
+    size += value.byteLength
+    if (size > limit) {
+      await reader.cancel().catch(() => {})
+      throw tooLarge()
+    }
+    chunks.push(value)
+  }
+  return new TextDecoder().decode(Buffer.concat(chunks))
+}
+
+export function parseJson(text: string): unknown {
+  if (text.trim() === '') {
+    throw new AppError(
+      'VALIDATION_ERROR',
+      'The request body is empty. Send a JSON object, e.g. {"name": "..."}, with Content-Type: application/json.',
+    )
+  }
+  try {
+    return JSON.parse(text)
+  } catch (e) {
+    const why = e instanceof Error ? e.message : String(e)
+    throw new AppError(
+      'VALIDATION_ERROR',
+      `The request body is not valid JSON (${why}). Check quotes, commas and braces; keys need double quotes.`,
+    )
+  }
+}
+
+export const isJsonType = (contentType: string) => /^application\/([\w.+-]+\+)?json\b/i.test(contentType)
+
+export function wrongBodyType(contentType: string): AppError {
+  const hint = contentType.startsWith('application/x-www-form-urlencoded')
+    ? " (curl's -d sends a form unless you add -H 'Content-Type: application/json')"
+    : ''
+  const sent = contentType ? `Content-Type '${contentType.split(';')[0]}'` : 'no Content-Type'
+  return new AppError(
+    'UNSUPPORTED_MEDIA_TYPE',
+    `This route takes a JSON body, but the request has ${sent}${hint}. Send the body as JSON with the header Content-Type: application/json.`,
+  )
+}

@@ -1,0 +1,65 @@
+/**
+ * What the app knows about its own routes once they are all registered: used to tell a wrong
+ * method (405 with `Allow`) from an unknown path (404 with a suggestion), and which routes take a
+ * JSON body. Filled by createApp after the features are mounted.
+ */
+export interface RouteEntry {
+  method: string
+  path: string
+  takesBody: boolean
+}
+
+export class RouteTable {
+  private entries: (RouteEntry & { pattern: RegExp })[] = []
+  private byKey = new Map<string, RouteEntry>()
+
+  fill(routes: { method: string; path: string; hooks?: { body?: unknown } }[]) {
+    const seen = new Set<string>()
+    for (const r of routes) {
+      if (r.method === 'OPTIONS' || r.path.includes('*') || seen.has(`${r.method} ${r.path}`)) continue
+      seen.add(`${r.method} ${r.path}`)
+      const entry = { method: r.method, path: r.path, takesBody: r.hooks?.body !== undefined }
+      this.entries.push({ ...entry, pattern: toPattern(r.path) })
+      this.byKey.set(`${r.method} ${r.path}`, entry)
+    }
+  }
+
+  get(method: string, routePath: string): RouteEntry | undefined {
+    return this.byKey.get(`${method} ${routePath}`)
+  }
+
+  /** Methods that do have a route for this concrete path. */
+  methodsFor(path: string): string[] {
+    const methods = this.entries.filter((e) => e.pattern.test(path)).map((e) => e.method)
+    if (methods.includes('GET') && !methods.includes('HEAD')) methods.push('HEAD')
+    return [...new Set(methods)]
+  }
+
+  /** The route path closest to a mistyped one, when one is close enough to be a likely typo. */
+  suggest(method: string, path: string): string | undefined {
+    let best: { path: string; distance: number } | undefined
+    for (const e of this.entries) {
+      const distance = editDistance(normalise(path), normalise(e.path)) + (e.method === method ? 0 : 1)
+      if (!best || distance < best.distance) best = { path: e.path, distance }
+    }
+    return best && best.distance <= Math.max(2, Math.floor(path.length / 6)) ? best.path : undefined
+  }
+}
+
+const toPattern = (path: string) =>
+  new RegExp('^' + path.replace(/[.+?^${}()|[\]\\]/g, '\\$&').replace(/:[^/]+/g, '[^/]+') + '/?$')
+
+/** Concrete ids are compared as the parameter they stand for. */
+const normalise = (path: string) => path.replace(/\/(:[^/]+|[a-z]+_[0-9a-z]+)(?=\/|$)/g, '/:id')
+
+function editDistance(a: string, b: string): number {
+  let prev = Array.from({ length: b.length + 1 }, (_, i) => i)
+  for (let i = 1; i <= a.length; i++) {
+    const cur = [i]
+    for (let j = 1; j <= b.length; j++) {
+      cur[j] = Math.min(prev[j]! + 1, cur[j - 1]! + 1, prev[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1))
+    }
+    prev = cur
+  }
+  return prev[b.length]!
+}

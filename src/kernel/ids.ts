@@ -1,0 +1,70 @@
+/**
+ * Opaque ids with a type prefix (decisions §2). Thanks to the prefix an error can tell a student what
+ * kind of id they sent ("`prod_…` is a product id; carts take a variant id").
+ */
+export const ID_PREFIXES = {
+  grp: 'group',
+  str: 'store',
+  prod: 'product',
+  var: 'variant',
+  cat: 'category',
+  brd: 'brand',
+  col: 'collection',
+  med: 'media file',
+  img: 'product image',
+  rev: 'review',
+  cus: 'customer',
+  cart: 'cart',
+  item: 'cart item',
+  ord: 'order',
+  pay: 'payment',
+  ref: 'refund',
+  key: 'API key',
+  whk: 'webhook endpoint',
+  evt: 'event',
+  dlv: 'webhook delivery',
+} as const
+
+export type IdPrefix = keyof typeof ID_PREFIXES
+
+export interface Ids {
+  next(prefix: IdPrefix): string
+}
+
+const ALPHABET = '0123456789abcdefghijklmnopqrstuvwxyz'
+
+/** `length` characters of [0-9a-z] from the system's secure random source (20 chars ≈ 103 bits). */
+export function randomToken(length: number): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(length))
+  let out = ''
+  // 252 is the largest multiple of 36 below 256: rejecting bytes above it keeps every character equally likely.
+  for (let i = 0; out.length < length; i++) {
+    if (i === bytes.length) {
+      crypto.getRandomValues(bytes)
+      i = 0
+    }
+    const b = bytes[i]!
+    if (b < 252) out += ALPHABET[b % 36]
+  }
+  return out
+}
+
+export const randomIds: Ids = { next: (prefix) => `${prefix}_${randomToken(20)}` }
+
+/** Predictable ids for tests: `prod_000001`, `prod_000002`, … per prefix. */
+export function sequentialIds(): Ids {
+  const counters = new Map<string, number>()
+  return {
+    next(prefix) {
+      const n = (counters.get(prefix) ?? 0) + 1
+      counters.set(prefix, n)
+      return `${prefix}_${String(n).padStart(6, '0')}`
+    },
+  }
+}
+
+/** What kind of thing an id names, judged by its prefix; undefined when it has no known prefix. */
+export function describeId(id: string): string | undefined {
+  const prefix = id.slice(0, id.indexOf('_'))
+  return ID_PREFIXES[prefix as IdPrefix]
+}

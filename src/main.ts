@@ -1,0 +1,53 @@
+#!/usr/bin/env bun
+import { Command, CommanderError, Option } from 'commander'
+import { ConfigError, loadConfig, SETTINGS, type RawSettings } from './config'
+import { serve } from './server'
+import { VERSION } from './version'
+
+/** Exit code for anything the user can fix by changing how they started us. */
+const EXIT_USAGE = 2
+
+function fail(message: string): never {
+  process.stderr.write(`storefront: ${message}\n`)
+  process.exit(EXIT_USAGE)
+}
+
+const program = new Command('storefront')
+  .description('Storefront: a teaching commerce API. One store per student group.')
+  .version(VERSION, '-v, --version')
+  .exitOverride()
+  .configureOutput({ writeErr: () => {} })
+  .showSuggestionAfterError(true)
+
+const serveCommand = program.command('serve', { isDefault: true }).description('start the API server (the default)')
+for (const [name, s] of Object.entries(SETTINGS)) {
+  const takesValue = name !== 'allowInsecureWebhooks'
+  const option = new Option(takesValue ? `${s.flag} <value>` : s.flag, `${s.help} [env ${s.env}]`)
+  serveCommand.addOption(option)
+}
+serveCommand.action(async (options: Record<string, string | boolean>) => {
+  const flags: RawSettings = {}
+  for (const [name, s] of Object.entries(SETTINGS)) {
+    const key = new Option(s.flag).attributeName()
+    if (options[key] !== undefined) flags[name as keyof RawSettings] = options[key]
+  }
+  try {
+    await serve(loadConfig(flags, process.env))
+  } catch (e) {
+    if (e instanceof ConfigError) fail(e.message)
+    throw e
+  }
+})
+
+program.command('version').description('print the version').action(() => console.log(VERSION))
+
+try {
+  await program.parseAsync(process.argv)
+} catch (e) {
+  if (e instanceof CommanderError) {
+    if (e.exitCode === 0) process.exit(0)
+    fail(`${e.message.replace(/^error: /, '')} (see storefront --help)`)
+  }
+  if (e instanceof ConfigError) fail(e.message)
+  throw e
+}

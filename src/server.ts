@@ -1,0 +1,101 @@
+import { accessSync, constants, mkdirSync } from 'node:fs'
+import { join } from 'node:path'
+import { createApp } from './app'
+import { ConfigError, derivePublicUrl, lanAddresses, type Config } from './config'
+import { resolveAdminToken } from './kernel/admin-token'
+import { systemClock } from './kernel/clock'
+import { openDatabase } from './kernel/db/database'
+import { migrate } from './kernel/db/migrate'
+import type { Deps } from './kernel/deps'
+import { randomIds } from './kernel/ids'
+import { Lifecycle } from './kernel/lifecycle'
+import { consoleLog, type Log } from './kernel/log'
+import { createOutbox } from './kernel/outbox'
+import { VERSION } from './version'
+
+/** Creates the data dir (and media/) or says, as a configuration error, why it cannot. */
+export function prepareDataDir(dataDir: string) {
+  try {
+    mkdirSync(join(dataDir, 'media'), { recursive: true })
+    accessSync(dataDir, constants.W_OK)
+  } catch (e) {
+    const reason = (e as NodeJS.ErrnoException).code ?? (e as Error).message
+    throw new ConfigError(`--data / DATA_DIR: cannot create or write the folder ${dataDir} (${reason}); choose a folder you can write to`)
+  }
+}
+
+/** Opens the data dir, migrates, listens, prints the banner, and stops cleanly on SIGINT/SIGTERM. */
+export async function serve(config: Config, log: Log = consoleLog) {
+  prepareDataDir(config.dataDir)
+  const database = openDatabase(join(config.dataDir, 'storefront.db'))
+  migrate(database.db)
+  const admin = resolveAdminToken(config.dataDir, config.adminToken)
+  const lifecycle = new Lifecycle()
+  const deps: Deps = {
+    config,
+    db: database.db,
+    sqlite: database.sqlite,
+    clock: systemClock,
+    ids: randomIds,
+    log,
+    outbox: createOutbox(randomIds, systemClock),
+    lifecycle,
+    version: VERSION,
+    startedAt: systemClock.now(),
+    adminToken: admin.token,
+    publicUrl: config.publicUrl ?? '',
+  }
+  const app = createApp(deps)
+  try {
+    app.listen({ hostname: config.host, port: config.port })
+  } catch (e) {
+    database.close()
+    const reason = (e as NodeJS.ErrnoException).code === 'EADDRINUSE' ? 'is already in use' : `cannot be used (${(e as Error).message})`
+    throw new ConfigError(`--port / PORT: port ${config.port} on ${config.host} ${reason}; pick another port`)
+  }
+  const port = app.server!.port!
+  // Known only now when --port 0 asked for a free port.
+  deps.publicUrl = derivePublicUrl(config, port)
+
+  printBanner(config, port, deps.publicUrl, admin)
+
+  let stopping = false
+  const stop = async (signal: string) => {
+    if (stopping) {
+      log.error(`second ${signal}: exiting without waiting`)
+      process.exit(1)
+    }
+    stopping = true
+    log.info(`${signal} received: finishing requests in flight, then stopping`)
+    await app.server?.stop()
+    await lifecycle.stop()
+    database.close()
+    log.info('stopped cleanly')
+    process.exit(0)
+  }
+  process.on('SIGINT', () => void stop('SIGINT'))
+  process.on('SIGTERM', () => void stop('SIGTERM'))
+  return { app, deps, port }
+}
+
+function printBanner(config: Config, port: number, publicUrl: string, admin: ReturnType<typeof resolveAdminToken>) {
+  const local = `http://localhost:${port}`
+  const wildcard = config.host === '0.0.0.0' || config.host === '::'
+  const lan = wildcard ? lanAddresses().map((a) => `http://${a}:${port}`) : []
+  const adminLine = {
+    configured: 'from --admin-token / ADMIN_TOKEN',
+    file: `in ${admin.file}`,
+    generated: `${admin.token}  (new; kept in ${admin.file}, shown only this once)`,
+  }[admin.source]
+  const lines = [
+    `Storefront ${VERSION}`,
+    `  listening    http://${wildcard ? '0.0.0.0' : config.host}:${port}`,
+    ...(lan.length ? [`  students use ${lan.join('  ')}`] : []),
+    `  docs         ${local}/docs`,
+    `  media URLs   ${publicUrl}/v1/files/...`,
+    `  data dir     ${config.dataDir}`,
+    `  admin token  ${adminLine}`,
+    '  stop with Ctrl-C',
+  ]
+  process.stdout.write(lines.join('\n') + '\n')
+}

@@ -1,0 +1,103 @@
+import { Database } from 'bun:sqlite'
+import { beforeAll, describe, expect, test } from 'bun:test'
+import { copyFileSync, existsSync, readFileSync, statSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { loadMigrations } from '../../src/kernel/db/migrate'
+import { buildExecutable, emptyDir, runExecutable, startExecutable } from '../helpers/executable'
+
+let built: string
+
+beforeAll(async () => {
+  built = await buildExecutable()
+})
+
+/** The executable copied alone into an empty folder, as a teacher would. */
+function copiedAlone() {
+  const dir = emptyDir()
+  const bin = join(dir, 'storefront')
+  copyFileSync(built, bin)
+  Bun.spawnSync(['chmod', '+x', bin])
+  return { dir, bin }
+}
+
+describe('the single executable', () => {
+  test('copied alone into an empty folder: serves health, docs and errors, then stops cleanly on SIGTERM', async () => {
+    const { dir, bin } = copiedAlone()
+    const server = await startExecutable(bin, dir)
+
+    const health = await fetch(`${server.base}/health`)
+    expect(health.status).toBe(200)
+    expect(await health.json()).toMatchObject({ status: 'ok', version: expect.any(String), uptimeSeconds: expect.any(Number) })
+
+    const doc = (await (await fetch(`${server.base}/openapi.json`)).json()) as { openapi: string; paths: object }
+    expect(doc.openapi).toBe('3.1.0')
+    expect(Object.keys(doc.paths)).toContain('/health')
+
+    const page = await fetch(`${server.base}/docs`)
+    expect(page.status).toBe(200)
+    expect(await page.text()).toContain('/docs/assets/scalar.js')
+    const asset = await fetch(`${server.base}/docs/assets/scalar.js`)
+    expect(asset.status).toBe(200)
+    expect((await asset.arrayBuffer()).byteLength).toBeGreaterThan(1_000_000)
+
+    const missing = await fetch(`${server.base}/v1/no-such-thing`)
+    expect(missing.status).toBe(404)
+    expect(missing.headers.get('x-request-id')).toMatch(/^req_/)
+    expect(((await missing.json()) as any).error.code).toBe('NOT_FOUND')
+
+    const broken = await fetch(`${server.base}/health`, { method: 'POST', body: '{', headers: { 'content-type': 'application/json' } })
+    expect(broken.status).toBe(405)
+
+    // The banner says where things are, and shows a generated admin token exactly once.
+    const token = readFileSync(join(dir, 'data', 'admin-token'), 'utf8').trim()
+    expect(token).toMatch(/^adm_[0-9a-z]{32}$/)
+    expect(statSync(join(dir, 'data', 'admin-token')).mode & 0o777).toBe(0o600)
+    expect(server.stdout()).toContain(`admin token  ${token}`)
+    expect(server.stdout()).toContain(`data dir     ${join(dir, 'data')}`)
+    expect(server.stdout()).toContain(`docs         http://localhost:${server.port}/docs`)
+
+    expect(await server.stop('SIGTERM')).toBe(0)
+    expect(server.stdout()).toContain('stopped cleanly')
+
+    const db = new Database(join(dir, 'data', 'storefront.db'))
+    expect(db.query('PRAGMA integrity_check').get()).toEqual({ integrity_check: 'ok' })
+    expect((db.query('select count(*) as n from __drizzle_migrations').get() as { n: number }).n).toBe(loadMigrations().length)
+    db.close()
+
+    // Started again on the same data: same token, not shown again.
+    const again = await startExecutable(bin, dir)
+    expect(again.stdout()).not.toContain(token)
+    expect(again.stdout()).toContain(`admin token  in ${join(dir, 'data', 'admin-token')}`)
+    expect(await again.stop('SIGINT')).toBe(0)
+  })
+
+  test('a bad setting stops it with one line naming the setting and exit code 2', async () => {
+    const port = await runExecutable(built, ['--port', '70000'])
+    expect(port.code).toBe(2)
+    expect(port.stderr).toBe('storefront: --port / PORT: Too big: expected number to be <=65535 (got "70000")\n')
+
+    const dir = emptyDir()
+    writeFileSync(join(dir, 'a-file'), 'not a folder')
+    const data = await runExecutable(built, ['--data', join(dir, 'a-file', 'data')], dir)
+    expect(data.code).toBe(2)
+    expect(data.stderr.trim().split('\n')).toHaveLength(1)
+    expect(data.stderr).toStartWith('storefront: --data / DATA_DIR: cannot create or write the folder')
+    expect(existsSync(join(dir, 'data'))).toBe(false)
+
+    const unknown = await runExecutable(built, ['--prot', '3000'])
+    expect(unknown.code).toBe(2)
+    expect(unknown.stderr).toContain("unknown option '--prot'")
+    expect(unknown.stderr).toContain('--port')
+  })
+
+  test('version and help', async () => {
+    const version = await runExecutable(built, ['version'])
+    expect(version.code).toBe(0)
+    expect(version.stdout.trim()).toMatch(/^\d+\.\d+\.\d+$/)
+    const help = await runExecutable(built, ['serve', '--help'])
+    expect(help.code).toBe(0)
+    for (const s of ['--port', 'PORT', '--data', 'DATA_DIR', '--allow-insecure-webhooks', 'RATE_LIMIT_BURST']) {
+      expect(help.stdout).toContain(s)
+    }
+  })
+})

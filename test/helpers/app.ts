@@ -1,0 +1,97 @@
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import type { AnyElysia } from 'elysia'
+import { createApp } from '../../src/app'
+import { loadConfig, type RawSettings } from '../../src/config'
+import { ManualClock } from '../../src/kernel/clock'
+import { openDatabase, type OpenDatabase } from '../../src/kernel/db/database'
+import { migrate } from '../../src/kernel/db/migrate'
+import type { Deps } from '../../src/kernel/deps'
+import { randomIds } from '../../src/kernel/ids'
+import { Lifecycle } from '../../src/kernel/lifecycle'
+import { memoryLog } from '../../src/kernel/log'
+import { createOutbox } from '../../src/kernel/outbox'
+import { VERSION } from '../../src/version'
+
+const open: { database: OpenDatabase; dir: string; lifecycle: Lifecycle }[] = []
+
+/** A temp data dir with a migrated database, removed by cleanupTestApps (test/setup.ts). */
+export function createTestDeps(settings: RawSettings = {}) {
+  const dir = mkdtempSync(join(tmpdir(), 'storefront-test-'))
+  const config = loadConfig({ dataDir: dir, ...settings }, {})
+  const database = openDatabase(join(dir, 'storefront.db'))
+  migrate(database.db)
+  const clock = new ManualClock()
+  const log = memoryLog()
+  const lifecycle = new Lifecycle()
+  open.push({ database, dir, lifecycle })
+  const deps: Deps = {
+    config,
+    db: database.db,
+    sqlite: database.sqlite,
+    clock,
+    ids: randomIds,
+    log,
+    outbox: createOutbox(randomIds, clock),
+    lifecycle,
+    version: VERSION,
+    startedAt: clock.now(),
+    adminToken: 'adm_test_token_0123456789',
+    publicUrl: 'http://localhost:3000',
+  }
+  return { deps, clock, log, dir, database }
+}
+
+/** The real app on a fresh temp database, plus tiny helpers to call it through app.handle. */
+export function createTestApp(options: { settings?: RawSettings; extraRoutes?: AnyElysia } = {}) {
+  const t = createTestDeps(options.settings)
+  const app = createApp(t.deps, options.extraRoutes)
+  return { ...t, app, call: caller(app) }
+}
+
+export interface CallOptions {
+  body?: unknown
+  /** Sent as is (no JSON encoding, no content type added). */
+  raw?: RequestInit['body']
+  headers?: Record<string, string>
+}
+
+export interface CallResult<T = any> {
+  status: number
+  headers: Headers
+  body: T
+  text: string
+}
+
+export const caller =
+  (app: { handle(request: Request): Promise<Response> }) =>
+  async <T = any>(method: string, path: string, options: CallOptions = {}): Promise<CallResult<T>> => {
+    const headers: Record<string, string> = { ...options.headers }
+    let body: RequestInit['body'] = options.raw
+    if (options.body !== undefined) {
+      body = JSON.stringify(options.body)
+      headers['content-type'] ??= 'application/json'
+    }
+    const response = await app.handle(new Request(`http://localhost${path}`, { method, headers, body }))
+    const text = await response.text()
+    let parsed: unknown = undefined
+    try {
+      parsed = text ? JSON.parse(text) : undefined
+    } catch {
+      parsed = undefined
+    }
+    return { status: response.status, headers: response.headers, body: parsed as T, text }
+  }
+
+export async function cleanupTestApps() {
+  for (const { database, dir, lifecycle } of open.splice(0)) {
+    await lifecycle.stop()
+    try {
+      database.close()
+    } catch {
+      // already closed by the test
+    }
+    rmSync(dir, { recursive: true, force: true })
+  }
+}

@@ -1,0 +1,73 @@
+import { mkdtempSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+
+const root = join(import.meta.dir, '..', '..')
+
+/** Builds the single executable once per test file, into a temp folder of its own. */
+export async function buildExecutable(): Promise<string> {
+  const out = join(mkdtempSync(join(tmpdir(), 'storefront-bin-')), 'storefront')
+  const build = Bun.spawn([process.execPath, join(root, 'scripts', 'build.ts'), out], { stdout: 'pipe', stderr: 'pipe' })
+  if ((await build.exited) !== 0) throw new Error(`build failed: ${await new Response(build.stderr).text()}`)
+  return out
+}
+
+export interface Running {
+  proc: Bun.Subprocess<'ignore', 'pipe', 'pipe'>
+  port: number
+  base: string
+  /** Everything printed on stdout so far. */
+  stdout(): string
+  stop(signal?: NodeJS.Signals): Promise<number>
+}
+
+/** Starts the executable with --port 0 and waits for its banner to learn the port it got. */
+export async function startExecutable(bin: string, cwd: string, args: string[] = []): Promise<Running> {
+  const proc = Bun.spawn([bin, '--port', '0', '--host', '127.0.0.1', ...args], {
+    cwd,
+    stdin: 'ignore',
+    stdout: 'pipe',
+    stderr: 'pipe',
+    env: { PATH: process.env.PATH ?? '' },
+  })
+  let out = ''
+  const reader = proc.stdout.getReader()
+  const pump = (async () => {
+    for (;;) {
+      const { done, value } = await reader.read()
+      if (done) return
+      out += new TextDecoder().decode(value)
+    }
+  })()
+  const deadline = Date.now() + 15_000
+  while (!/stop with Ctrl-C/.test(out)) {
+    if (proc.exitCode !== null || Date.now() > deadline) {
+      throw new Error(`executable did not start: ${out} ${await new Response(proc.stderr).text()}`)
+    }
+    await Bun.sleep(20)
+  }
+  const port = Number(/listening\s+http:\/\/[^:]+:(\d+)/.exec(out)![1])
+  return {
+    proc,
+    port,
+    base: `http://127.0.0.1:${port}`,
+    stdout: () => out,
+    async stop(signal = 'SIGTERM') {
+      proc.kill(signal)
+      const code = await proc.exited
+      await pump
+      return code
+    },
+  }
+}
+
+export function emptyDir(): string {
+  return mkdtempSync(join(tmpdir(), 'storefront-e2e-'))
+}
+
+/** Runs the executable to completion (for CLI errors and subcommands). */
+export async function runExecutable(bin: string, args: string[], cwd = emptyDir()) {
+  const proc = Bun.spawn([bin, ...args], { cwd, stdout: 'pipe', stderr: 'pipe', env: { PATH: process.env.PATH ?? '' } })
+  const [code, stdout, stderr] = await Promise.all([proc.exited, new Response(proc.stdout).text(), new Response(proc.stderr).text()])
+  return { code, stdout, stderr }
+}

@@ -1,0 +1,58 @@
+import { describe, expect, test } from 'bun:test'
+import { resolve } from 'node:path'
+import { ConfigError, derivePublicUrl, loadConfig } from '../../src/config'
+
+describe('configuration (decisions §1)', () => {
+  test('defaults', () => {
+    const c = loadConfig({}, {})
+    expect(c).toEqual({
+      port: 3000,
+      host: '0.0.0.0',
+      dataDir: resolve('./data'),
+      adminToken: undefined,
+      publicUrl: undefined,
+      allowInsecureWebhooks: false,
+      rateLimitRps: 50,
+      rateLimitBurst: 100,
+      reservationTtlMinutes: 60,
+      mediaQuotaMb: 500,
+    })
+    expect(Object.isFrozen(c)).toBe(true)
+  })
+
+  test('flags override env vars, env vars override defaults', () => {
+    const env = { PORT: '4000', HOST: '127.0.0.1', RATE_LIMIT_RPS: '0', MEDIA_QUOTA_MB: '50' }
+    const c = loadConfig({ port: '5000' }, env)
+    expect(c.port).toBe(5000)
+    expect(c.host).toBe('127.0.0.1')
+    expect(c.rateLimitRps).toBe(0)
+    expect(c.mediaQuotaMb).toBe(50)
+  })
+
+  test('boolean settings read the usual words from env and a bare flag', () => {
+    expect(loadConfig({}, { ALLOW_INSECURE_WEBHOOKS: '1' }).allowInsecureWebhooks).toBe(true)
+    expect(loadConfig({}, { ALLOW_INSECURE_WEBHOOKS: 'true' }).allowInsecureWebhooks).toBe(true)
+    expect(loadConfig({}, { ALLOW_INSECURE_WEBHOOKS: 'no' }).allowInsecureWebhooks).toBe(false)
+    expect(loadConfig({ allowInsecureWebhooks: true }, { ALLOW_INSECURE_WEBHOOKS: '0' }).allowInsecureWebhooks).toBe(true)
+    expect(() => loadConfig({}, { ALLOW_INSECURE_WEBHOOKS: 'maybe' })).toThrow(ConfigError)
+  })
+
+  test('a bad value names the flag, the env var and the value', () => {
+    expect(() => loadConfig({ port: '70000' }, {})).toThrow(
+      '--port / PORT: Too big: expected number to be <=65535 (got "70000")',
+    )
+    expect(() => loadConfig({}, { RATE_LIMIT_RPS: '-1' })).toThrow('--rate-limit-rps / RATE_LIMIT_RPS')
+    expect(() => loadConfig({}, { PUBLIC_URL: 'ftp://x' })).toThrow(
+      '--public-url / PUBLIC_URL: must be an http:// or https:// URL (got "ftp://x")',
+    )
+    expect(() => loadConfig({ adminToken: 'short' }, {})).toThrow('--admin-token / ADMIN_TOKEN: must have at least 16 characters')
+  })
+
+  test('PUBLIC_URL loses its trailing slash; without it the URL is derived from the listen address', () => {
+    expect(loadConfig({}, { PUBLIC_URL: 'http://lab.local:8080/' }).publicUrl).toBe('http://lab.local:8080')
+    expect(derivePublicUrl(loadConfig({ host: '127.0.0.1' }, {}), 4321)).toBe('http://127.0.0.1:4321')
+    expect(derivePublicUrl(loadConfig({ publicUrl: 'https://shop.example' }, {}), 4321)).toBe('https://shop.example')
+    // A wildcard address is not reachable from other machines: a LAN address (or localhost) stands in.
+    expect(derivePublicUrl(loadConfig({}, {}), 4321)).toMatch(/^http:\/\/(\d+\.\d+\.\d+\.\d+|localhost):4321$/)
+  })
+})

@@ -1,0 +1,83 @@
+import { describe, expect, test } from 'bun:test'
+import { eq } from 'drizzle-orm'
+import type { MigrationMeta } from 'drizzle-orm/migrator'
+import { mkdtempSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { openDatabase, writeTransaction } from '../../src/kernel/db/database'
+import { loadMigrations, migrate } from '../../src/kernel/db/migrate'
+import { outboxEvents } from '../../src/kernel/tables'
+import { createTestDeps } from '../helpers/app'
+
+const freshDb = () => openDatabase(join(mkdtempSync(join(tmpdir(), 'storefront-db-')), 'storefront.db'))
+
+describe('database', () => {
+  test('opens in WAL with foreign keys and a busy timeout', () => {
+    const { sqlite, close } = freshDb()
+    expect(sqlite.query('PRAGMA journal_mode').get()).toEqual({ journal_mode: 'wal' })
+    expect(sqlite.query('PRAGMA foreign_keys').get()).toEqual({ foreign_keys: 1 })
+    expect(sqlite.query('PRAGMA busy_timeout').get()).toEqual({ timeout: 5000 })
+    close()
+  })
+
+  test('migrations apply once; running them again changes nothing', () => {
+    const { db, sqlite, close } = freshDb()
+    migrate(db)
+    migrate(db)
+    const applied = sqlite.query('select count(*) as n from __drizzle_migrations').get() as { n: number }
+    expect(applied.n).toBe(loadMigrations().length)
+    expect(sqlite.query("select name from sqlite_master where name = 'outbox_events'").get()).toEqual({ name: 'outbox_events' })
+    close()
+  })
+
+  test('a failing migration leaves nothing behind (one transaction)', () => {
+    const { db, sqlite, close } = freshDb()
+    const broken: MigrationMeta[] = [
+      { sql: ['create table first_half (id text)', 'create table oops ('], bps: true, folderMillis: 1, hash: 'x' },
+    ]
+    expect(() => migrate(db, broken)).toThrow()
+    expect(sqlite.query("select name from sqlite_master where name = 'first_half'").get()).toBeNull()
+    close()
+  })
+
+  test('writeTransaction refuses an async callback instead of committing early', () => {
+    const { deps } = createTestDeps()
+    expect(() => writeTransaction(deps.db, (async () => 1) as never)).toThrow('must be synchronous')
+  })
+})
+
+describe('event outbox', () => {
+  test('emit writes the event in the caller transaction and tells listeners after commit', async () => {
+    const { deps } = createTestDeps()
+    const heard: number[] = []
+    deps.outbox.onEmit(() => heard.push(deps.db.select().from(outboxEvents).all().length))
+    const id = writeTransaction(deps.db, (tx) => {
+      const eventId = deps.outbox.emit(tx, 'str_1', 'order.paid', { orderId: 'ord_1', total: 59.97 })
+      expect(heard).toEqual([]) // not yet: still inside the transaction
+      return eventId
+    })
+    await Promise.resolve()
+    expect(heard).toEqual([1])
+    const row = deps.db.select().from(outboxEvents).where(eq(outboxEvents.id, id)).get()!
+    expect(id).toMatch(/^evt_[0-9a-z]{20}$/)
+    expect(row).toEqual({
+      id,
+      storeId: 'str_1',
+      type: 'order.paid',
+      data: { orderId: 'ord_1', total: 59.97 },
+      createdAt: deps.clock.now(),
+      dispatchedAt: null,
+    })
+  })
+
+  test('an event emitted in a transaction that fails is never stored', () => {
+    const { deps } = createTestDeps()
+    expect(() =>
+      writeTransaction(deps.db, (tx) => {
+        deps.outbox.emit(tx, 'str_1', 'order.cancelled', { orderId: 'ord_1' })
+        throw new Error('the state change failed')
+      }),
+    ).toThrow('the state change failed')
+    expect(deps.db.select().from(outboxEvents).all()).toEqual([])
+  })
+})

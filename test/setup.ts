@@ -1,0 +1,4 @@
+import { afterEach } from 'bun:test'
+import { cleanupTestApps } from './helpers/app'
+
+afterEach(cleanupTestApps)
