@@ -2,6 +2,12 @@ import { Elysia, type AnyElysia } from 'elysia'
 import type { Deps } from './kernel/deps'
 import { httpKernel } from './kernel/http/plugin'
 import { RouteTable } from './kernel/http/route-table'
+import { activityRoutes } from './features/activity/routes'
+import { apiKeyRoutes } from './features/api-keys/routes'
+import { groupRoutes } from './features/groups/routes'
+import { memberRoutes } from './features/members/routes'
+import { storeAuthRoutes } from './features/store-auth/routes'
+import { storeSettingsRoutes } from './features/store-settings/routes'
 import { docsRoutes } from './features/system/docs'
 import { healthRoutes } from './features/system/health'
 
@@ -12,9 +18,18 @@ import { healthRoutes } from './features/system/health'
 export function createApp(deps: Deps, extraRoutes?: AnyElysia) {
   const routes = new RouteTable()
   const app: AnyElysia = new Elysia()
-    .use(httpKernel(routes, deps.log))
+    .use(httpKernel(routes, deps))
     .use(healthRoutes(deps))
     .use(docsRoutes(deps.version, () => app))
+    .group('/v1', (v1) =>
+      v1
+        .use(groupRoutes(deps))
+        .use(activityRoutes(deps))
+        .use(storeAuthRoutes(deps))
+        .use(storeSettingsRoutes(deps))
+        .use(apiKeyRoutes(deps))
+        .use(memberRoutes(deps)),
+    )
   // Tests mount probe routes here to exercise the kernel before features exist.
   if (extraRoutes) app.use(extraRoutes)
   routes.fill(app.routes)

@@ -1,16 +1,14 @@
 import { accessSync, constants, mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { createApp } from './app'
+import { createDeps } from './deps'
 import { ConfigError, derivePublicUrl, lanAddresses, type Config } from './config'
 import { resolveAdminToken } from './kernel/admin-token'
 import { systemClock } from './kernel/clock'
 import { openDatabase } from './kernel/db/database'
 import { migrate } from './kernel/db/migrate'
-import type { Deps } from './kernel/deps'
 import { randomIds } from './kernel/ids'
-import { Lifecycle } from './kernel/lifecycle'
 import { consoleLog, type Log } from './kernel/log'
-import { createOutbox } from './kernel/outbox'
 import { VERSION } from './version'
 
 /** Creates the data dir (and media/) or says, as a configuration error, why it cannot. */
@@ -30,21 +28,13 @@ export async function serve(config: Config, log: Log = consoleLog) {
   const database = openDatabase(join(config.dataDir, 'storefront.db'))
   migrate(database.db)
   const admin = resolveAdminToken(config.dataDir, config.adminToken)
-  const lifecycle = new Lifecycle()
-  const deps: Deps = {
-    config,
-    db: database.db,
-    sqlite: database.sqlite,
+  const deps = createDeps(config, database, {
     clock: systemClock,
     ids: randomIds,
     log,
-    outbox: createOutbox(randomIds, systemClock),
-    lifecycle,
-    version: VERSION,
-    startedAt: systemClock.now(),
     adminToken: admin.token,
     publicUrl: config.publicUrl ?? '',
-  }
+  })
   const app = createApp(deps)
   try {
     app.listen({ hostname: config.host, port: config.port })
@@ -68,7 +58,7 @@ export async function serve(config: Config, log: Log = consoleLog) {
     stopping = true
     log.info(`${signal} received: finishing requests in flight, then stopping`)
     await app.server?.stop()
-    await lifecycle.stop()
+    await deps.lifecycle.stop()
     database.close()
     log.info('stopped cleanly')
     process.exit(0)

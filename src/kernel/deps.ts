@@ -1,5 +1,7 @@
 import type { Database } from 'bun:sqlite'
 import type { Config } from '../config'
+import type { CallRecorder } from './auth/gate'
+import type { RateLimiter } from './auth/rate-limiter'
 import type { Clock } from './clock'
 import type { Db } from './db/database'
 import type { Ids } from './ids'
@@ -17,6 +19,10 @@ export interface Deps {
   log: Log
   outbox: Outbox
   lifecycle: Lifecycle
+  /** Counts authenticated calls per group and RM; flushed in batches (features/activity). */
+  activity: CallRecorder & { flush(): void }
+  /** The per-store token bucket (decisions §13). */
+  limiter: RateLimiter
   version: string
   /** When this process started (ms), for uptime. */
   startedAt: number

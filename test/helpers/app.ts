@@ -3,16 +3,16 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { AnyElysia } from 'elysia'
 import { createApp } from '../../src/app'
+import { createDeps } from '../../src/deps'
 import { loadConfig, type RawSettings } from '../../src/config'
 import { ManualClock } from '../../src/kernel/clock'
 import { openDatabase, type OpenDatabase } from '../../src/kernel/db/database'
 import { migrate } from '../../src/kernel/db/migrate'
-import type { Deps } from '../../src/kernel/deps'
 import { randomIds } from '../../src/kernel/ids'
-import { Lifecycle } from '../../src/kernel/lifecycle'
+import type { Lifecycle } from '../../src/kernel/lifecycle'
 import { memoryLog } from '../../src/kernel/log'
-import { createOutbox } from '../../src/kernel/outbox'
-import { VERSION } from '../../src/version'
+
+export const ADMIN_TOKEN = 'adm_test_token_0123456789'
 
 const open: { database: OpenDatabase; dir: string; lifecycle: Lifecycle }[] = []
 
@@ -24,22 +24,8 @@ export function createTestDeps(settings: RawSettings = {}) {
   migrate(database.db)
   const clock = new ManualClock()
   const log = memoryLog()
-  const lifecycle = new Lifecycle()
-  open.push({ database, dir, lifecycle })
-  const deps: Deps = {
-    config,
-    db: database.db,
-    sqlite: database.sqlite,
-    clock,
-    ids: randomIds,
-    log,
-    outbox: createOutbox(randomIds, clock),
-    lifecycle,
-    version: VERSION,
-    startedAt: clock.now(),
-    adminToken: 'adm_test_token_0123456789',
-    publicUrl: 'http://localhost:3000',
-  }
+  const deps = createDeps(config, database, { clock, ids: randomIds, log, adminToken: ADMIN_TOKEN, publicUrl: 'http://localhost:3000' })
+  open.push({ database, dir, lifecycle: deps.lifecycle })
   return { deps, clock, log, dir, database }
 }
 

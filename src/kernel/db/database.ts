@@ -48,3 +48,9 @@ export function writeTransaction<T>(db: Db, work: (tx: Sql) => T): T {
     return result
   }, { behavior: 'immediate' })
 }
+
+/** True when SQLite refused a write because of a UNIQUE constraint (or a unique index). */
+export function isUniqueViolation(error: unknown): boolean {
+  const e = error as { code?: string; message?: string } | undefined
+  return e?.code === 'SQLITE_CONSTRAINT_UNIQUE' || e?.code === 'SQLITE_CONSTRAINT_PRIMARYKEY' || /UNIQUE constraint failed/.test(e?.message ?? '')
+}

@@ -1,6 +1,8 @@
 import { Elysia } from 'elysia'
 import { randomToken } from '../ids'
-import type { Log } from '../log'
+import { createGate } from '../auth/gate'
+import { callerOf } from '../auth/macro'
+import type { Deps } from '../deps'
 import { corsHeaders, isPreflight, preflightResponse } from './cors'
 import { errorsPlugin } from './errors-plugin'
 import { isJsonType, parseJson, readLimitedText, wrongBodyType } from './json-body'
@@ -9,20 +11,33 @@ import type { RouteTable } from './route-table'
 const incomingRequestId = /^[\w.:-]{1,64}$/
 
 /**
- * What every request goes through before any feature sees it: a request id, CORS, JSON body parsing
- * with the size limit and content-type check, and the error envelope.
+ * What every request goes through before any feature sees it: a request id, CORS, authentication and
+ * the store's rate limit (from the route's declared auth kind), JSON body parsing with the size limit
+ * and content-type check, the error envelope, and counting the call for the teacher's activity report.
  * (CORS and the request id are set in onRequest, so error responses carry them too.)
  */
-export const httpKernel = (routes: RouteTable, log: Log) =>
-  new Elysia()
+export const httpKernel = (routes: RouteTable, deps: Deps) => {
+  const gate = createGate(deps)
+  return new Elysia()
     .onRequest(({ request, set }) => {
       const given = request.headers.get('x-request-id')
       const requestId = given && incomingRequestId.test(given) ? given : `req_${randomToken(16)}`
       if (isPreflight(request)) return preflightResponse(request, requestId)
       Object.assign(set.headers, corsHeaders)
       set.headers['x-request-id'] = requestId
+      // Authentication comes first, before the body is read: an unknown caller learns nothing else.
+      const route = routes.match(request.method, new URL(request.url).pathname)
+      if (!route?.auth) return
+      const caller = gate.admit(route.auth, request)
+      if (caller) gate.limit(caller, set.headers)
     })
-    .use(errorsPlugin(routes, log))
+    .onAfterResponse({ as: 'global' }, ({ request, set }) => {
+      const caller = callerOf(request)
+      if (!caller) return
+      const keyId = caller.actor.type === 'student' ? null : caller.actor.keyId
+      deps.activity.record({ groupId: caller.groupId, rm: caller.actor.rm, keyId }, Number(set.status ?? 200))
+    })
+    .use(errorsPlugin(routes, deps.log))
     .onParse({ as: 'global' }, async ({ request, contentType, route }) => {
       const entry = routes.get(request.method, route)
       // Routes without a body schema ignore whatever was sent.
@@ -33,3 +48,4 @@ export const httpKernel = (routes: RouteTable, log: Log) =>
       if (type === '' && !request.body) return undefined
       throw wrongBodyType(type)
     })
+}

@@ -1,3 +1,6 @@
+import { AUTH_EXTENSION } from '../auth/macro'
+import type { AuthKind } from '../auth/kinds'
+
 /**
  * What the app knows about its own routes once they are all registered: used to tell a wrong
  * method (405 with `Allow`) from an unknown path (404 with a suggestion), and which routes take a
@@ -7,29 +10,54 @@ export interface RouteEntry {
   method: string
   path: string
   takesBody: boolean
+  /** The credential the route declared with the auth macro; undefined for public routes. */
+  auth: AuthKind | undefined
 }
+
+type RouteHooks = { body?: unknown; detail?: Record<string, unknown> }
 
 export class RouteTable {
   private entries: (RouteEntry & { pattern: RegExp })[] = []
   private byKey = new Map<string, RouteEntry>()
 
-  fill(routes: { method: string; path: string; hooks?: { body?: unknown } }[]) {
+  fill(routes: { method: string; path: string; hooks?: RouteHooks }[]) {
     const seen = new Set<string>()
     for (const r of routes) {
-      if (r.method === 'OPTIONS' || r.path.includes('*') || seen.has(`${r.method} ${r.path}`)) continue
-      seen.add(`${r.method} ${r.path}`)
-      const entry = { method: r.method, path: r.path, takesBody: r.hooks?.body !== undefined }
-      this.entries.push({ ...entry, pattern: toPattern(r.path) })
-      this.byKey.set(`${r.method} ${r.path}`, entry)
+      const path = trimSlash(r.path)
+      if (r.method === 'OPTIONS' || path.includes('*') || seen.has(`${r.method} ${path}`)) continue
+      seen.add(`${r.method} ${path}`)
+      const entry: RouteEntry = {
+        method: r.method,
+        path,
+        takesBody: r.hooks?.body !== undefined,
+        auth: r.hooks?.detail?.[AUTH_EXTENSION] as AuthKind | undefined,
+      }
+      this.entries.push({ ...entry, pattern: toPattern(path) })
+      this.byKey.set(`${r.method} ${path}`, entry)
     }
+    // The router prefers static segments, so the matcher tries routes with fewer parameters first.
+    this.entries.sort((a, b) => paramCount(a.path) - paramCount(b.path))
+  }
+
+  /** The route Elysia will run for this request, found before it runs (authentication needs it first). */
+  match(method: string, rawPath: string): RouteEntry | undefined {
+    const path = trimSlash(rawPath)
+    const exact = this.byKey.get(`${method} ${path}`)
+    if (exact) return exact
+    return this.entries.find((e) => e.method === method && e.pattern.test(path))
+  }
+
+  all(): RouteEntry[] {
+    return [...this.byKey.values()]
   }
 
   get(method: string, routePath: string): RouteEntry | undefined {
-    return this.byKey.get(`${method} ${routePath}`)
+    return this.byKey.get(`${method} ${trimSlash(routePath)}`)
   }
 
   /** Methods that do have a route for this concrete path. */
-  methodsFor(path: string): string[] {
+  methodsFor(rawPath: string): string[] {
+    const path = trimSlash(rawPath)
     const methods = this.entries.filter((e) => e.pattern.test(path)).map((e) => e.method)
     if (methods.includes('GET') && !methods.includes('HEAD')) methods.push('HEAD')
     return [...new Set(methods)]
@@ -46,8 +74,13 @@ export class RouteTable {
   }
 }
 
+/** Elysia answers `/a` and `/a/` alike; so does the table. */
+const trimSlash = (path: string) => (path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path)
+
+const paramCount = (path: string) => path.split('/:').length - 1
+
 const toPattern = (path: string) =>
-  new RegExp('^' + path.replace(/[.+?^${}()|[\]\\]/g, '\\$&').replace(/:[^/]+/g, '[^/]+') + '/?$')
+  new RegExp('^' + path.replace(/[.+?^${}()|[\]\\]/g, '\\$&').replace(/:[^/]+/g, '[^/]+') + '$')
 
 /** Concrete ids are compared as the parameter they stand for. */
 const normalise = (path: string) => path.replace(/\/(:[^/]+|[a-z]+_[0-9a-z]+)(?=\/|$)/g, '/:id')

@@ -1,0 +1,39 @@
+import type { Config } from './config'
+import { ActivityRecorder } from './features/activity/recorder'
+import { RateLimiter } from './kernel/auth/rate-limiter'
+import type { Clock } from './kernel/clock'
+import type { OpenDatabase } from './kernel/db/database'
+import type { Deps } from './kernel/deps'
+import type { Ids } from './kernel/ids'
+import { Lifecycle } from './kernel/lifecycle'
+import type { Log } from './kernel/log'
+import { createOutbox } from './kernel/outbox'
+import { VERSION } from './version'
+
+/** Wires the shared services once; the server and the tests both build their deps here. */
+export function createDeps(
+  config: Config,
+  database: OpenDatabase,
+  options: { clock: Clock; ids: Ids; log: Log; adminToken: string; publicUrl: string },
+): Deps {
+  const { clock, ids, log } = options
+  const lifecycle = new Lifecycle()
+  const activity = new ActivityRecorder(database.db, clock, log)
+  activity.start(lifecycle)
+  return {
+    config,
+    db: database.db,
+    sqlite: database.sqlite,
+    clock,
+    ids,
+    log,
+    outbox: createOutbox(ids, clock),
+    lifecycle,
+    activity,
+    limiter: new RateLimiter(clock, config.rateLimitRps, config.rateLimitBurst),
+    version: VERSION,
+    startedAt: clock.now(),
+    adminToken: options.adminToken,
+    publicUrl: options.publicUrl,
+  }
+}

@@ -1,0 +1,89 @@
+import { eq, sql } from 'drizzle-orm'
+import type { CallRecorder } from '../../kernel/auth/gate'
+import { apiKeys } from '../../kernel/auth/tables'
+import type { Clock } from '../../kernel/clock'
+import type { Db } from '../../kernel/db/database'
+import type { Lifecycle } from '../../kernel/lifecycle'
+import type { Log } from '../../kernel/log'
+import { activityCounts } from './tables'
+
+const HOUR = 60 * 60 * 1000
+/** Buffered counts reach the database at least this often, and at shutdown. */
+export const FLUSH_INTERVAL_MS = 1000
+
+interface Pending {
+  groupId: string
+  rm: string
+  hourStart: number
+  calls: number
+  errors: number
+  lastCallAt: number
+}
+
+/**
+ * Counts calls in memory and writes them in one transaction per flush, so counting costs a request
+ * no database write (issue 3). Also remembers when each API key was last used.
+ */
+export class ActivityRecorder implements CallRecorder {
+  private pending = new Map<string, Pending>()
+  private keysUsed = new Map<string, number>()
+
+  constructor(
+    private db: Db,
+    private clock: Clock,
+    private log: Log,
+  ) {}
+
+  record(call: { groupId: string; rm: string | null; keyId: string | null }, status: number) {
+    const now = this.clock.now()
+    const hourStart = now - (now % HOUR)
+    const rm = call.rm ?? ''
+    const id = `${call.groupId}\n${rm}\n${hourStart}`
+    const entry = this.pending.get(id) ?? { groupId: call.groupId, rm, hourStart, calls: 0, errors: 0, lastCallAt: now }
+    entry.calls += 1
+    if (status >= 400) entry.errors += 1
+    entry.lastCallAt = now
+    this.pending.set(id, entry)
+    if (call.keyId) this.keysUsed.set(call.keyId, now)
+  }
+
+  flush() {
+    if (this.pending.size === 0 && this.keysUsed.size === 0) return
+    // Synchronous from here to the clear: no call can be recorded in between, and on failure
+    // nothing is cleared, so the counts wait for the next flush.
+    this.db.transaction((tx) => {
+      for (const c of this.pending.values()) {
+        tx.insert(activityCounts)
+          .values(c)
+          .onConflictDoUpdate({
+            target: [activityCounts.groupId, activityCounts.rm, activityCounts.hourStart],
+            set: {
+              calls: sql`${activityCounts.calls} + excluded.calls`,
+              errors: sql`${activityCounts.errors} + excluded.errors`,
+              lastCallAt: sql`max(${activityCounts.lastCallAt}, excluded.last_call_at)`,
+            },
+          })
+          .run()
+      }
+      for (const [keyId, at] of this.keysUsed) tx.update(apiKeys).set({ lastUsedAt: at }).where(eq(apiKeys.id, keyId)).run()
+    })
+    this.pending.clear()
+    this.keysUsed.clear()
+  }
+
+  /** Flushes every second until the server stops, then once more. */
+  start(lifecycle: Lifecycle) {
+    const timer = setInterval(() => {
+      try {
+        this.flush()
+      } catch (e) {
+        this.log.error('activity flush failed; counts kept for the next try', { error: (e as Error).message })
+      }
+    }, FLUSH_INTERVAL_MS)
+    timer.unref()
+    lifecycle.onStop(() => {
+      clearInterval(timer)
+      this.flush()
+    })
+  }
+}

@@ -1,0 +1,21 @@
+import { integer, primaryKey, sqliteTable, text } from 'drizzle-orm/sqlite-core'
+import { groups } from '../../kernel/auth/tables'
+
+/**
+ * Calls per group, per RM ('' = unattributed) and per hour: what the teacher grades from
+ * (decisions §5). Written in batches by the recorder, never on a request's path.
+ */
+export const activityCounts = sqliteTable(
+  'activity_counts',
+  {
+    groupId: text('group_id')
+      .notNull()
+      .references(() => groups.id, { onDelete: 'cascade' }),
+    rm: text().notNull(),
+    hourStart: integer('hour_start').notNull(),
+    calls: integer().notNull(),
+    errors: integer().notNull(),
+    lastCallAt: integer('last_call_at').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.groupId, t.rm, t.hourStart] })],
+)

@@ -1,0 +1,48 @@
+import { Elysia } from 'elysia'
+import { asStudent } from '../../kernel/auth/kinds'
+import { authMacro } from '../../kernel/auth/macro'
+import type { Deps } from '../../kernel/deps'
+import { ErrorEnvelope } from '../../kernel/errors'
+import { CreatedKey, CreateKeyBody, KeyIdParams, KeyList } from './model'
+import { createKey, listKeys, revokeKey } from './service'
+
+const tags = ['Store panel']
+
+export const apiKeyRoutes = (deps: Deps) =>
+  new Elysia({ prefix: '/store/api-keys' })
+    .use(authMacro)
+    .get('/', ({ ctx }) => listKeys(deps, asStudent(ctx)), {
+      auth: 'student',
+      response: { 200: KeyList },
+      detail: { tags, summary: "The store's active API keys", description: 'Only the prefix of each key is shown.' },
+    })
+    .post(
+      '/',
+      ({ ctx, body, set }) => {
+        set.status = 201
+        return createKey(deps, asStudent(ctx), body.name)
+      },
+      {
+        auth: 'student',
+        body: CreateKeyBody,
+        response: { 201: CreatedKey, 400: ErrorEnvelope },
+        detail: {
+          tags,
+          summary: 'Create an API key',
+          description: 'The response carries the whole key (`apiKey`) this once; afterwards only its prefix is shown. Send it as X-API-Key.',
+        },
+      },
+    )
+    .delete(
+      '/:id',
+      ({ ctx, params }) => {
+        revokeKey(deps, asStudent(ctx), params.id)
+        return new Response(null, { status: 204 })
+      },
+      {
+        auth: 'student',
+        params: KeyIdParams,
+        response: { 404: ErrorEnvelope },
+        detail: { tags, summary: 'Revoke an API key', description: 'Takes effect on the very next request. 204 with no body.' },
+      },
+    )

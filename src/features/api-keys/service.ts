@@ -1,0 +1,49 @@
+import { and, asc, eq, isNull } from 'drizzle-orm'
+import { newApiKey } from '../../kernel/auth/credentials'
+import type { StudentCtx } from '../../kernel/auth/kinds'
+import { apiKeys } from '../../kernel/auth/tables'
+import { isoTime } from '../../kernel/clock'
+import type { Deps } from '../../kernel/deps'
+import { AppError } from '../../kernel/errors'
+
+export function listKeys(deps: Deps, ctx: StudentCtx) {
+  deps.activity.flush() // lastUsedAt is buffered with the activity counts: make it current first
+  const rows = deps.db
+    .select()
+    .from(apiKeys)
+    .where(and(eq(apiKeys.storeId, ctx.storeId), isNull(apiKeys.revokedAt)))
+    .orderBy(asc(apiKeys.createdAt), asc(apiKeys.id))
+    .all()
+  return {
+    data: rows.map((k) => ({
+      id: k.id,
+      name: k.name,
+      prefix: k.prefix,
+      createdAt: isoTime(k.createdAt),
+      createdBy: k.createdBy,
+      lastUsedAt: k.lastUsedAt === null ? null : isoTime(k.lastUsedAt),
+    })),
+  }
+}
+
+/** The whole key is returned here once; only its hash and prefix are stored (decisions §4). */
+export function createKey(deps: Deps, ctx: StudentCtx, name: string) {
+  const { key, prefix, hash } = newApiKey()
+  const id = deps.ids.next('key')
+  const now = deps.clock.now()
+  deps.db.insert(apiKeys).values({ id, storeId: ctx.storeId, name, prefix, secretHash: hash, createdBy: ctx.actor.rm, createdAt: now }).run()
+  return { id, name, prefix, apiKey: key, createdAt: isoTime(now) }
+}
+
+/** Revocation is checked on every request, so it takes effect on the very next one. */
+export function revokeKey(deps: Deps, ctx: StudentCtx, id: string) {
+  const revoked = deps.db
+    .update(apiKeys)
+    .set({ revokedAt: deps.clock.now() })
+    .where(and(eq(apiKeys.id, id), eq(apiKeys.storeId, ctx.storeId), isNull(apiKeys.revokedAt)))
+    .returning({ id: apiKeys.id })
+    .all()
+  if (revoked.length === 0) {
+    throw new AppError('NOT_FOUND', `No active API key with id '${id}' in this store. GET /v1/store/api-keys lists them.`)
+  }
+}

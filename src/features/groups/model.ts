@@ -1,0 +1,30 @@
+import { z } from 'zod'
+import { Member, MemberInput } from '../members/model'
+
+export const CreateGroupBody = z
+  .object({
+    name: z.string().trim().min(1, 'name is required').max(80),
+    members: z.array(MemberInput).max(50).default([]).describe('Students of the group; each logs in with the RM as first password.'),
+  })
+  .strict()
+  .refine((g) => new Set(g.members.map((m) => m.rm)).size === g.members.length, {
+    message: 'the same rm appears twice in members',
+    path: ['members'],
+  })
+export type CreateGroupBody = z.infer<typeof CreateGroupBody>
+
+export const Group = z
+  .object({
+    id: z.string(),
+    name: z.string(),
+    storeId: z.string(),
+    members: z.array(Member),
+    createdAt: z.string(),
+  })
+  .meta({ id: 'Group' })
+export type Group = z.infer<typeof Group>
+
+export const GroupIdParams = z.object({ id: z.string() })
+export const RmParams = z.object({ rm: z.string() })
+
+export const PasswordReset = z.object({ rm: z.string(), mustChangePassword: z.literal(true) })

@@ -1,0 +1,72 @@
+import { Elysia } from 'elysia'
+import { authMacro } from '../../kernel/auth/macro'
+import type { Deps } from '../../kernel/deps'
+import { ErrorEnvelope } from '../../kernel/errors'
+import { Page, PageQuery } from '../../kernel/pagination'
+import { Member, MemberInput } from '../members/model'
+import { CreateGroupBody, Group, GroupIdParams, PasswordReset, RmParams } from './model'
+import { addGroupMember, createGroup, getGroup, listGroups, resetStudentPassword } from './service'
+
+const tags = ['Admin']
+
+/** Teacher routes (X-Admin-Token): groups, their members, password resets. */
+export const groupRoutes = (deps: Deps) =>
+  new Elysia({ prefix: '/admin' })
+    .use(authMacro)
+    .post(
+      '/groups',
+      ({ body, set }) => {
+        set.status = 201
+        return createGroup(deps, body)
+      },
+      {
+        admin: true,
+        body: CreateGroupBody,
+        response: { 201: Group, 400: ErrorEnvelope, 409: ErrorEnvelope },
+        detail: {
+          tags,
+          summary: 'Create a group and its store',
+          description: 'Members log in with their RM as user name and first password, and must change it. Group names are unique ignoring case (409 CONFLICT); an RM already in another group is 409 RM_IN_OTHER_GROUP.',
+        },
+      },
+    )
+    .get('/groups', ({ query }) => listGroups(deps, query), {
+      admin: true,
+      query: PageQuery,
+      response: { 200: Page(Group) },
+      detail: { tags, summary: 'List groups with their members and store ids', description: 'Sorted by name.' },
+    })
+    .get('/groups/:id', ({ params }) => getGroup(deps, params.id), {
+      admin: true,
+      params: GroupIdParams,
+      response: { 200: Group, 404: ErrorEnvelope },
+      detail: { tags, summary: 'One group' },
+    })
+    .post(
+      '/groups/:id/members',
+      ({ params, body, set }) => {
+        set.status = 201
+        return addGroupMember(deps, params.id, body)
+      },
+      {
+        admin: true,
+        params: GroupIdParams,
+        body: MemberInput,
+        response: { 201: Member, 404: ErrorEnvelope, 409: ErrorEnvelope },
+        detail: {
+          tags,
+          summary: 'Add a student to a group',
+          description: 'The same rules as the panel: 409 ALREADY_MEMBER or RM_IN_OTHER_GROUP. The password starts as the RM.',
+        },
+      },
+    )
+    .post('/students/:rm/reset-password', ({ params }) => resetStudentPassword(deps, params.rm), {
+      admin: true,
+      params: RmParams,
+      response: { 200: PasswordReset, 404: ErrorEnvelope },
+      detail: {
+        tags,
+        summary: "Reset a student's password to the RM",
+        description: 'The student must change it again at the next login; every session of the student ends at once.',
+      },
+    })

@@ -1,0 +1,75 @@
+import { asc, count, eq, inArray } from 'drizzle-orm'
+import { groups, stores, studentSessions, students } from '../../kernel/auth/tables'
+import { isoTime } from '../../kernel/clock'
+import { isUniqueViolation, writeTransaction, type Sql } from '../../kernel/db/database'
+import type { Deps } from '../../kernel/deps'
+import { AppError } from '../../kernel/errors'
+import { pageWindow, toPage, type PageQuery } from '../../kernel/pagination'
+import { addMember, assertRmsFree, insertMembers, listMembers } from '../members/service'
+import type { MemberInput } from '../members/model'
+import type { CreateGroupBody, Group } from './model'
+
+/** Teacher operations on groups (decisions §6). A group owns exactly one store, made with it. */
+export function createGroup(deps: Deps, input: CreateGroupBody): Group {
+  const now = deps.clock.now()
+  const groupId = deps.ids.next('grp')
+  const storeId = deps.ids.next('str')
+  try {
+    writeTransaction(deps.db, (tx) => {
+      assertRmsFree(tx, null, input.members.map((m) => m.rm), true)
+      tx.insert(groups).values({ id: groupId, name: input.name, createdAt: now }).run()
+      tx.insert(stores).values({ id: storeId, groupId, storeName: input.name, createdAt: now, updatedAt: now }).run()
+      insertMembers(tx, groupId, input.members, now)
+    })
+  } catch (e) {
+    if (isUniqueViolation(e)) {
+      throw new AppError('CONFLICT', `A group named '${input.name}' already exists (names are compared ignoring case). Choose another name.`)
+    }
+    throw e
+  }
+  return getGroup(deps, groupId)
+}
+
+const groupRow = (db: Sql) =>
+  db
+    .select({ id: groups.id, name: groups.name, storeId: stores.id, createdAt: groups.createdAt })
+    .from(groups)
+    .innerJoin(stores, eq(stores.groupId, groups.id))
+
+export function getGroup(deps: Deps, id: string): Group {
+  const row = groupRow(deps.db).where(eq(groups.id, id)).get()
+  if (!row) throw new AppError('NOT_FOUND', `No group with id '${id}'. GET /v1/admin/groups lists them.`)
+  return { ...row, members: listMembers(deps.db, id), createdAt: isoTime(row.createdAt) }
+}
+
+export function listGroups(deps: Deps, query: PageQuery) {
+  const { limit, offset } = pageWindow(query)
+  const rows = groupRow(deps.db).orderBy(asc(groups.name)).limit(limit).offset(offset).all()
+  const [{ n }] = deps.db.select({ n: count() }).from(groups).all() as [{ n: number }]
+  const memberRows = rows.length
+    ? deps.db.select({ rm: students.rm, name: students.name, groupId: students.groupId }).from(students)
+        .where(inArray(students.groupId, rows.map((r) => r.id))).orderBy(asc(students.rm)).all()
+    : []
+  const data = rows.map((r) => ({
+    ...r,
+    members: memberRows.filter((m) => m.groupId === r.id).map(({ rm, name }) => ({ rm, name })),
+    createdAt: isoTime(r.createdAt),
+  }))
+  return toPage(data, n, query)
+}
+
+export function addGroupMember(deps: Deps, groupId: string, member: MemberInput) {
+  getGroup(deps, groupId)
+  return writeTransaction(deps.db, (tx) => addMember(tx, groupId, member, deps.clock.now(), true))
+}
+
+/** Back to the initial password (the RM), to be changed at next login; every session ends. */
+export function resetStudentPassword(deps: Deps, rm: string) {
+  writeTransaction(deps.db, (tx) => {
+    const found = tx.select({ rm: students.rm }).from(students).where(eq(students.rm, rm)).get()
+    if (!found) throw new AppError('NOT_FOUND', `No student with RM '${rm}'. GET /v1/admin/groups lists every member.`)
+    tx.update(students).set({ passwordHash: null, mustChangePassword: true }).where(eq(students.rm, rm)).run()
+    tx.delete(studentSessions).where(eq(studentSessions.rm, rm)).run()
+  })
+  return { rm, mustChangePassword: true as const }
+}

@@ -1,0 +1,19 @@
+import { z } from 'zod'
+
+export const Rm = z
+  .string()
+  .trim()
+  .min(1, 'rm is required')
+  .max(32, 'rm has at most 32 characters')
+  .regex(/^[A-Za-z0-9._-]+$/, 'rm may hold letters, digits, dot, dash and underscore only')
+  .describe("The student's registration number (RM); also the login name and the initial password.")
+
+export const PersonName = z.string().trim().min(1, 'name is required').max(120)
+
+export const MemberInput = z.object({ rm: Rm, name: PersonName }).strict()
+export type MemberInput = z.infer<typeof MemberInput>
+
+export const Member = z.object({ rm: z.string(), name: z.string() }).meta({ id: 'Member' })
+export type Member = z.infer<typeof Member>
+
+export const MemberList = z.object({ data: z.array(Member) })

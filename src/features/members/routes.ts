@@ -1,0 +1,54 @@
+import { Elysia } from 'elysia'
+import { asStudent } from '../../kernel/auth/kinds'
+import { authMacro } from '../../kernel/auth/macro'
+import { writeTransaction } from '../../kernel/db/database'
+import type { Deps } from '../../kernel/deps'
+import { ErrorEnvelope } from '../../kernel/errors'
+import { RmParams } from '../groups/model'
+import { Member, MemberInput, MemberList } from './model'
+import { addMember, listMembers, removeMember } from './service'
+
+const tags = ['Store panel']
+
+export const memberRoutes = (deps: Deps) =>
+  new Elysia({ prefix: '/store/members' })
+    .use(authMacro)
+    .get('/', ({ ctx }) => ({ data: listMembers(deps.db, ctx.groupId) }), {
+      auth: 'student',
+      response: { 200: MemberList },
+      detail: { tags, summary: 'Members of my group', description: 'The list the teacher grades from.' },
+    })
+    .post(
+      '/',
+      ({ ctx, body, set }) => {
+        set.status = 201
+        return writeTransaction(deps.db, (tx) => addMember(tx, ctx.groupId, body, deps.clock.now(), false))
+      },
+      {
+        auth: 'student',
+        body: MemberInput,
+        response: { 201: Member, 400: ErrorEnvelope, 409: ErrorEnvelope },
+        detail: {
+          tags,
+          summary: 'Add a member',
+          description: 'The new member logs in with the RM as password and must change it. 409 ALREADY_MEMBER if already here, 409 RM_IN_OTHER_GROUP if in another group.',
+        },
+      },
+    )
+    .delete(
+      '/:rm',
+      ({ ctx, params }) => {
+        writeTransaction(deps.db, (tx) => removeMember(tx, asStudent(ctx), params.rm))
+        return new Response(null, { status: 204 })
+      },
+      {
+        auth: 'student',
+        params: RmParams,
+        response: { 404: ErrorEnvelope, 409: ErrorEnvelope },
+        detail: {
+          tags,
+          summary: 'Remove a member',
+          description: 'You cannot remove yourself (409 CANNOT_REMOVE_SELF) and the group keeps at least one member (409 GROUP_WOULD_BE_EMPTY). The removed student is logged out at once. 204 with no body.',
+        },
+      },
+    )

@@ -1,0 +1,65 @@
+import { and, asc, count, eq, inArray } from 'drizzle-orm'
+import type { StoreCtx } from '../../kernel/auth/kinds'
+import { groups, students } from '../../kernel/auth/tables'
+import type { Sql } from '../../kernel/db/database'
+import { AppError } from '../../kernel/errors'
+import type { Member, MemberInput } from './model'
+
+/**
+ * Group membership, shared by the teacher's routes and the store panel. The member list is what the
+ * teacher grades from, so its rules (decisions §3) are enforced here, in one place.
+ */
+export const listMembers = (db: Sql, groupId: string): Member[] =>
+  db.select({ rm: students.rm, name: students.name }).from(students).where(eq(students.groupId, groupId)).orderBy(asc(students.rm)).all()
+
+/**
+ * Refuses RMs already in a group. `revealGroup` is for the teacher, who may see which group holds
+ * the RM; a student only learns that it is taken.
+ */
+export function assertRmsFree(db: Sql, groupId: string | null, rms: string[], revealGroup: boolean) {
+  if (rms.length === 0) return
+  const taken = db
+    .select({ rm: students.rm, groupId: students.groupId, group: groups.name })
+    .from(students)
+    .innerJoin(groups, eq(groups.id, students.groupId))
+    .where(inArray(students.rm, rms))
+    .all()
+  const here = taken.filter((t) => t.groupId === groupId)
+  if (here.length > 0) {
+    throw new AppError('ALREADY_MEMBER', `RM ${here.map((t) => t.rm).join(', ')} is already a member of this group.`)
+  }
+  if (taken.length > 0) {
+    const where = revealGroup ? taken.map((t) => `${t.rm} is in group '${t.group}'`).join('; ') : `${taken.map((t) => t.rm).join(', ')} already belongs to another group`
+    throw new AppError(
+      'RM_IN_OTHER_GROUP',
+      `A student belongs to one group only: ${where}. ${revealGroup ? 'Remove them there first.' : 'Ask the teacher if this is a mistake.'}`,
+      taken.map((t) => (revealGroup ? { rm: t.rm, groupId: t.groupId, group: t.group } : { rm: t.rm })),
+    )
+  }
+}
+
+/** New members start with the RM as password and must change it at first login (decisions §7). */
+export function insertMembers(db: Sql, groupId: string, members: MemberInput[], now: number) {
+  if (members.length === 0) return
+  db.insert(students)
+    .values(members.map((m) => ({ rm: m.rm, name: m.name, groupId, passwordHash: null, mustChangePassword: true, createdAt: now })))
+    .run()
+}
+
+export function addMember(db: Sql, groupId: string, member: MemberInput, now: number, revealGroup: boolean): Member {
+  assertRmsFree(db, groupId, [member.rm], revealGroup)
+  insertMembers(db, groupId, [member], now)
+  return { rm: member.rm, name: member.name }
+}
+
+export function removeMember(db: Sql, ctx: StoreCtx, rm: string) {
+  const member = db.select({ rm: students.rm }).from(students).where(and(eq(students.rm, rm), eq(students.groupId, ctx.groupId))).get()
+  if (!member) throw new AppError('NOT_FOUND', `RM ${rm} is not a member of this group. GET /v1/store/members lists them.`)
+  if (ctx.actor.rm === rm) {
+    throw new AppError('CANNOT_REMOVE_SELF', 'You cannot remove yourself from your group. Ask another member, or the teacher.')
+  }
+  const [{ n }] = db.select({ n: count() }).from(students).where(eq(students.groupId, ctx.groupId)).all() as [{ n: number }]
+  if (n <= 1) throw new AppError('GROUP_WOULD_BE_EMPTY', 'A group keeps at least one member; this is the last one.')
+  // Sessions go with the student row (ON DELETE CASCADE): the removal takes effect on the next request.
+  db.delete(students).where(eq(students.rm, rm)).run()
+}

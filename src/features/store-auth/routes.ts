@@ -1,0 +1,41 @@
+import { Elysia } from 'elysia'
+import { asStudent } from '../../kernel/auth/kinds'
+import { authMacro } from '../../kernel/auth/macro'
+import type { Deps } from '../../kernel/deps'
+import { ErrorEnvelope } from '../../kernel/errors'
+import { LoginThrottle } from './login-throttle'
+import { ChangePasswordBody, ChangePasswordResponse, LoginBody, LoginResponse, MeResponse } from './model'
+import { changePassword, login, me } from './service'
+
+const tags = ['Store panel']
+
+/** Student login, `me` and the password change (spec "Store panel", decisions §4 and §7). */
+export const storeAuthRoutes = (deps: Deps) => {
+  const throttle = new LoginThrottle(deps.clock)
+  return new Elysia({ prefix: '/store/auth' })
+    .use(authMacro)
+    .post('/login', ({ body, server, request }) => login(deps, throttle, body, server?.requestIP(request)?.address ?? 'local'), {
+      body: LoginBody,
+      response: { 200: LoginResponse, 401: ErrorEnvelope, 429: ErrorEnvelope },
+      detail: {
+        tags,
+        summary: 'Log in with RM and password',
+        description: 'No credential needed. The first password is the RM; then `mustChangePassword` is true and every other panel route answers 403 PASSWORD_CHANGE_REQUIRED until the password is changed. After 10 failures in a minute for one RM (or 60 from one address) the answer is 429 with Retry-After.',
+      },
+    })
+    .get('/me', ({ ctx }) => me(deps, asStudent(ctx)), {
+      auth: 'studentSelf',
+      response: { 200: MeResponse },
+      detail: { tags, summary: 'Who am I, my group and my store' },
+    })
+    .post('/change-password', ({ ctx, body }) => changePassword(deps, asStudent(ctx), body), {
+      auth: 'studentSelf',
+      body: ChangePasswordBody,
+      response: { 200: ChangePasswordResponse, 400: ErrorEnvelope },
+      detail: {
+        tags,
+        summary: 'Change my password',
+        description: 'newPassword has at least 8 characters and differs from the RM. Returns a fresh token and ends every other session of this student.',
+      },
+    })
+}

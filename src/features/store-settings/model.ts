@@ -1,0 +1,44 @@
+import { z } from 'zod'
+
+const CURRENCIES = new Set(Intl.supportedValuesOf('currency'))
+
+const canonicalLocale = (tag: string) => {
+  try {
+    return Intl.getCanonicalLocales(tag)[0]
+  } catch {
+    return undefined
+  }
+}
+
+export const Settings = z
+  .object({
+    storeName: z.string(),
+    primaryColor: z.string(),
+    supportEmail: z.string().nullable(),
+    locale: z.string(),
+    currency: z.string(),
+  })
+  .meta({ id: 'StoreSettings' })
+export type Settings = z.infer<typeof Settings>
+
+/** Any subset of the settings; each field checked for real (decisions §7). */
+export const SettingsUpdate = z
+  .object({
+    storeName: z.string().trim().min(1, 'storeName cannot be empty').max(80),
+    primaryColor: z
+      .string()
+      .regex(/^#[0-9a-fA-F]{6}$/, 'primaryColor must look like #rrggbb, e.g. #1f6feb')
+      .transform((c) => c.toLowerCase()),
+    supportEmail: z.email('supportEmail must be an e-mail address, e.g. help@shop.example').max(254).nullable(),
+    locale: z
+      .string()
+      .refine((t) => canonicalLocale(t) !== undefined, 'locale must be a BCP 47 language tag, e.g. pt-BR or en-US')
+      .transform((t) => canonicalLocale(t)!),
+    currency: z
+      .string()
+      .transform((c) => c.toUpperCase())
+      .refine((c) => CURRENCIES.has(c), 'currency must be an ISO 4217 code, e.g. BRL, USD or EUR'),
+  })
+  .partial()
+  .strict()
+export type SettingsUpdate = z.infer<typeof SettingsUpdate>

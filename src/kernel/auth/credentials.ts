@@ -1,0 +1,33 @@
+import { createHash, timingSafeEqual } from 'node:crypto'
+import { randomToken } from '../ids'
+
+/** Credential formats of decisions §4. */
+export const STUDENT_TOKEN_TTL_MS = 24 * 60 * 60 * 1000
+export const CUSTOMER_TOKEN_TTL_MS = 30 * 24 * 60 * 60 * 1000
+
+export const hashToken = (token: string) => createHash('sha256').update(token).digest('hex')
+
+export const newStudentToken = () => `stu_${randomToken(40)}`
+export const newCustomerToken = () => `ctk_${randomToken(40)}`
+
+/** `sk_` + 8-char public part + `_` + 40 random chars; the prefix shown later is `sk_` + the public part. */
+export function newApiKey() {
+  const prefix = `sk_${randomToken(8)}`
+  const key = `${prefix}_${randomToken(40)}`
+  return { key, prefix, hash: hashToken(key) }
+}
+
+export const API_KEY_FORMAT = /^sk_[0-9a-z]{8}_[0-9a-z]{32,}$/
+
+/** argon2id with at least the OWASP minimum (m = 19 MiB, t = 2). */
+export const hashPassword = (password: string) =>
+  Bun.password.hash(password, { algorithm: 'argon2id', memoryCost: 19456, timeCost: 2 })
+
+export const verifyPassword = (password: string, hash: string) => Bun.password.verify(password, hash)
+
+/** Compares secrets without leaking, through timing, how many leading characters matched. */
+export function constantTimeEqual(a: string, b: string): boolean {
+  const ha = createHash('sha256').update(a).digest()
+  const hb = createHash('sha256').update(b).digest()
+  return timingSafeEqual(ha, hb)
+}

@@ -1,0 +1,214 @@
+import { and, eq, sql } from 'drizzle-orm'
+import type { Clock } from '../clock'
+import type { Db } from '../db/database'
+import { AppError } from '../errors'
+import { API_KEY_FORMAT, constantTimeEqual, hashToken } from './credentials'
+import { AUTH_KINDS, type Actor, type AuthKind, type StoreCtx } from './kinds'
+import { rememberCaller } from './macro'
+import type { RateLimiter } from './rate-limiter'
+import { apiKeys, customerSessions, stores, studentSessions, students } from './tables'
+
+/** What the gate reports about each authenticated store call, for activity and `lastUsedAt`. */
+export interface CallRecorder {
+  record(call: { groupId: string; rm: string | null; keyId: string | null }, status: number): void
+}
+
+interface GateDeps {
+  db: Db
+  clock: Clock
+  adminToken: string
+  limiter: RateLimiter
+}
+
+interface Presented {
+  apiKey: string | null
+  bearer: string | null
+  admin: string | null
+  studentRm: string | null
+}
+
+const read = (request: Request): Presented => {
+  const authorization = request.headers.get('authorization')
+  const bearer = authorization?.match(/^Bearer\s+(\S+)\s*$/i)?.[1] ?? null
+  if (authorization && !bearer) {
+    throw new AppError('UNAUTHENTICATED', 'The Authorization header must look like "Bearer <token>".')
+  }
+  return {
+    apiKey: request.headers.get('x-api-key')?.trim() || null,
+    bearer,
+    admin: request.headers.get('x-admin-token')?.trim() || null,
+    studentRm: request.headers.get('x-student-rm')?.trim() || null,
+  }
+}
+
+const unauthenticated = (message: string) => new AppError('UNAUTHENTICATED', message)
+const wrongKind = (kind: AuthKind, what: string) =>
+  new AppError('WRONG_CREDENTIAL', `${what} This route takes ${AUTH_KINDS[kind].expects}.`)
+
+/**
+ * Checks the credential a route declared (kinds.ts) and returns who is calling. The order of the
+ * checks decides which message a student sees, so it is spelled out case by case.
+ */
+export function createGate(deps: GateDeps) {
+  const { db, clock } = deps
+  const keyByHash = db
+    .select({ id: apiKeys.id, storeId: apiKeys.storeId, revokedAt: apiKeys.revokedAt, groupId: stores.groupId })
+    .from(apiKeys)
+    .innerJoin(stores, eq(stores.id, apiKeys.storeId))
+    .where(eq(apiKeys.secretHash, sql.placeholder('hash')))
+    .prepare()
+  const studentByToken = db
+    .select({
+      rm: students.rm,
+      groupId: students.groupId,
+      storeId: stores.id,
+      mustChangePassword: students.mustChangePassword,
+      expiresAt: studentSessions.expiresAt,
+    })
+    .from(studentSessions)
+    .innerJoin(students, eq(students.rm, studentSessions.rm))
+    .innerJoin(stores, eq(stores.groupId, students.groupId))
+    .where(eq(studentSessions.tokenHash, sql.placeholder('hash')))
+    .prepare()
+  const customerByToken = db
+    .select({ customerId: customerSessions.customerId, storeId: customerSessions.storeId, expiresAt: customerSessions.expiresAt })
+    .from(customerSessions)
+    .where(eq(customerSessions.tokenHash, sql.placeholder('hash')))
+    .prepare()
+  const memberOf = db
+    .select({ rm: students.rm })
+    .from(students)
+    .where(and(eq(students.rm, sql.placeholder('rm')), eq(students.groupId, sql.placeholder('groupId'))))
+    .prepare()
+
+  const attributedRm = (groupId: string, rm: string | null) =>
+    rm && memberOf.get({ rm, groupId }) ? rm : null
+
+  function apiKey(value: string) {
+    if (value.startsWith('stu_')) {
+      throw unauthenticated('X-API-Key holds a student token. Send student tokens as Authorization: Bearer <token>.')
+    }
+    const row = keyByHash.get({ hash: hashToken(value) })
+    if (!row) {
+      throw unauthenticated(
+        API_KEY_FORMAT.test(value)
+          ? 'This API key is not known. Check that you copied all of it, or create a new one in the store panel.'
+          : 'X-API-Key does not look like an API key (sk_xxxxxxxx_...). Create one in the store panel: POST /v1/store/api-keys.',
+      )
+    }
+    if (row.revokedAt !== null) {
+      throw unauthenticated('This API key was revoked. Create a new one in the store panel: POST /v1/store/api-keys.')
+    }
+    return row
+  }
+
+  function student(token: string) {
+    const row = studentByToken.get({ hash: hashToken(token) })
+    if (!row) throw unauthenticated('This student token is not valid (it ended with a password change or removal). Log in again: POST /v1/store/auth/login.')
+    if (row.expiresAt <= clock.now()) {
+      throw unauthenticated('Your student session expired (sessions last 24 hours). Log in again: POST /v1/store/auth/login.')
+    }
+    return row
+  }
+
+  function customer(token: string, storeId: string) {
+    const row = customerByToken.get({ hash: hashToken(token) })
+    if (!row || row.storeId !== storeId) {
+      throw unauthenticated("This customer token is not valid for this store. Log the customer in with this store's key: POST /v1/customers/login.")
+    }
+    if (row.expiresAt <= clock.now()) {
+      throw unauthenticated('The customer session expired (sessions last 30 days). Log in again: POST /v1/customers/login.')
+    }
+    return row
+  }
+
+  const studentCtx = (token: string): StoreCtx => {
+    const s = student(token)
+    return { storeId: s.storeId, groupId: s.groupId, actor: { type: 'student', rm: s.rm, mustChangePassword: s.mustChangePassword } }
+  }
+
+  /** Returns the store context, or null for an admin route; throws the 401/403 a student should see. */
+  function authenticate(kind: AuthKind, request: Request): StoreCtx | null {
+    const p = read(request)
+    const bearerKind = p.bearer?.slice(0, p.bearer.indexOf('_') + 1) ?? null
+
+    if (kind === 'admin') {
+      if (p.admin) {
+        if (constantTimeEqual(p.admin, deps.adminToken)) return null
+        throw unauthenticated("X-Admin-Token is not the teacher's token. It was printed when the server first started.")
+      }
+      if (p.apiKey || p.bearer) throw wrongKind(kind, 'This is a teacher route; store keys and tokens do not open it.')
+      throw unauthenticated(`This route needs ${AUTH_KINDS.admin.expects}.`)
+    }
+
+    if (bearerKind === 'sk_') {
+      throw wrongKind(kind, 'An API key was sent in Authorization; API keys go in the X-API-Key header.')
+    }
+
+    if (kind === 'customer') {
+      if (!p.apiKey) {
+        if (p.bearer || p.admin) throw wrongKind(kind, 'Buyer routes need the API key itself; a token alone does not open them.')
+        throw unauthenticated(`This route needs ${AUTH_KINDS.customer.expects}.`)
+      }
+      const key = apiKey(p.apiKey)
+      if (!p.bearer) throw unauthenticated("This route also needs the customer's token in Authorization: Bearer (from POST /v1/customers/login).")
+      if (bearerKind !== 'ctk_') throw wrongKind(kind, 'Authorization holds a token that is not a customer token.')
+      const c = customer(p.bearer, key.storeId)
+      const actor: Actor = { type: 'customer', customerId: c.customerId, keyId: key.id, rm: attributedRm(key.groupId, p.studentRm) }
+      return { storeId: key.storeId, groupId: key.groupId, actor }
+    }
+
+    if (kind === 'key') {
+      if (p.apiKey) {
+        const key = apiKey(p.apiKey)
+        return { storeId: key.storeId, groupId: key.groupId, actor: { type: 'apiKey', keyId: key.id, rm: attributedRm(key.groupId, p.studentRm) } }
+      }
+      if (bearerKind === 'stu_') return studentCtx(p.bearer!)
+      if (bearerKind === 'ctk_') throw wrongKind(kind, 'A customer token alone does not open store routes.')
+      if (p.admin) throw wrongKind(kind, "The teacher's token does not open store routes.")
+      if (p.bearer) throw unauthenticated('The Bearer token is neither a student token (stu_...) nor a customer token (ctk_...).')
+      throw unauthenticated(`This route needs ${AUTH_KINDS.key.expects}.`)
+    }
+
+    // student and studentSelf: the store panel
+    if (bearerKind === 'stu_') return studentCtx(p.bearer!)
+    if (p.apiKey) throw wrongKind(kind, 'API keys do not open the store panel.')
+    if (bearerKind === 'ctk_') throw wrongKind(kind, 'A customer token does not open the store panel.')
+    if (p.admin) throw wrongKind(kind, "The teacher's token does not open the store panel.")
+    if (p.bearer) throw unauthenticated('The Bearer token is not a student token (stu_...). Log in: POST /v1/store/auth/login.')
+    throw unauthenticated(`This route needs ${AUTH_KINDS[kind].expects}.`)
+  }
+
+  return {
+    /**
+     * Authenticates and remembers the caller for the route's handler (and for counting, so that even
+     * a refused call of a known caller counts). Returns null for teacher routes.
+     */
+    admit(kind: AuthKind, request: Request): StoreCtx | null {
+      const ctx = authenticate(kind, request)
+      if (!ctx) return null
+      rememberCaller(request, ctx)
+      if (ctx.actor.type === 'student' && ctx.actor.mustChangePassword && kind !== 'studentSelf') {
+        throw new AppError(
+          'PASSWORD_CHANGE_REQUIRED',
+          'Change your initial password first: POST /v1/store/auth/change-password with {currentPassword, newPassword}.',
+        )
+      }
+      return ctx
+    },
+    /** Applies the store's rate limit and sets the RateLimit-* headers on the response. */
+    limit(ctx: StoreCtx, headers: Record<string, unknown>) {
+      if (!deps.limiter.enabled) return
+      const allowance = deps.limiter.take(ctx.storeId)
+      Object.assign(headers, allowance.headers)
+      if (!allowance.allowed) {
+        throw new AppError(
+          'RATE_LIMITED',
+          `Your store sent more requests than its limit allows. Wait ${allowance.headers['retry-after']} s (Retry-After) and slow your loop down; other stores are not affected.`,
+        )
+      }
+    },
+  }
+}
+
+export type Gate = ReturnType<typeof createGate>

@@ -1,0 +1,51 @@
+/**
+ * The kinds of credential a route can take, declared once on the route (`{ auth: 'key' }`), which
+ * the gate enforces and the OpenAPI document shows as the operation's security.
+ */
+export const AUTH_KINDS = {
+  key: {
+    security: [{ apiKey: [] }, { studentToken: [] }],
+    expects: "your store's API key in X-API-Key (a student token in Authorization: Bearer also works)",
+  },
+  student: {
+    security: [{ studentToken: [] }],
+    expects: 'a student token in Authorization: Bearer (log in with POST /v1/store/auth/login)',
+  },
+  /** The two routes a student who must change the password may still call (me, change-password). */
+  studentSelf: {
+    security: [{ studentToken: [] }],
+    expects: 'a student token in Authorization: Bearer (log in with POST /v1/store/auth/login)',
+  },
+  customer: {
+    security: [{ apiKey: [], customerToken: [] }],
+    expects: "the store's API key in X-API-Key plus the customer's token in Authorization: Bearer (from POST /v1/customers/login)",
+  },
+  admin: {
+    security: [{ adminToken: [] }],
+    expects: "the teacher's token in X-Admin-Token",
+  },
+} as const
+
+export type AuthKind = keyof typeof AUTH_KINDS
+export type StoreAuthKind = Exclude<AuthKind, 'admin'>
+
+/** Who is calling, within one store. Every service function takes it first (STYLE §1). */
+export interface StoreCtx {
+  storeId: string
+  groupId: string
+  actor: Actor
+}
+
+export type Actor =
+  /** rm: the member named by X-Student-RM, or null when absent or not a member of this group. */
+  | { type: 'apiKey'; keyId: string; rm: string | null }
+  | { type: 'student'; rm: string; mustChangePassword: boolean }
+  | { type: 'customer'; customerId: string; keyId: string; rm: string | null }
+
+export type StudentCtx = StoreCtx & { actor: Extract<Actor, { type: 'student' }> }
+
+/** For routes declared `student`/`studentSelf`: the gate let only a student token through. */
+export function asStudent(ctx: StoreCtx): StudentCtx {
+  if (ctx.actor.type !== 'student') throw new Error('route declared for students reached by another credential')
+  return ctx as StudentCtx
+}

@@ -1,0 +1,37 @@
+import { Elysia, type DocumentDecoration } from 'elysia'
+import { AppError } from '../errors'
+import { AUTH_KINDS, type AuthKind, type StoreAuthKind, type StoreCtx } from './kinds'
+
+/**
+ * The gate (gate.ts) authenticates in onRequest, before the body is even read, and leaves the caller
+ * here. Requests are unique objects, so one WeakMap serves every app in the process.
+ */
+const callers = new WeakMap<Request, StoreCtx>()
+
+export const rememberCaller = (request: Request, ctx: StoreCtx) => callers.set(request, ctx)
+export const callerOf = (request: Request) => callers.get(request)
+
+/** The OpenAPI extension that carries a route's auth kind to the route table and to readers. */
+export const AUTH_EXTENSION = 'x-storefront-auth'
+
+/**
+ * `{ auth: 'key' }` on a route: declares the credential it takes (security in the OpenAPI document)
+ * and hands the handler `ctx`, the authenticated store context. `{ admin: true }` for teacher routes.
+ */
+const detailFor = (kind: AuthKind) =>
+  ({
+    security: AUTH_KINDS[kind].security.map((requirement) => Object.fromEntries(Object.keys(requirement).map((scheme) => [scheme, []]))),
+    [AUTH_EXTENSION]: kind,
+  }) as DocumentDecoration
+
+export const authMacro = new Elysia({ name: 'storefront/auth' }).macro({
+  auth: (kind: StoreAuthKind) => ({
+    detail: detailFor(kind),
+    resolve: ({ request }: { request: Request }) => {
+      const ctx = callers.get(request)
+      if (!ctx) throw new AppError('INTERNAL_ERROR', 'The route was reached without authentication.')
+      return { ctx }
+    },
+  }),
+  admin: (enabled: boolean) => ({ detail: enabled ? detailFor('admin') : {} }),
+})

@@ -1,0 +1,41 @@
+import type { Clock } from '../clock'
+
+export interface Allowance {
+  allowed: boolean
+  headers: Record<string, string>
+}
+
+/**
+ * A token bucket per store (decisions §13): `rps` tokens a second, up to `burst` saved. One group's
+ * runaway loop empties its own bucket only, so the others are not slowed.
+ */
+export class RateLimiter {
+  private buckets = new Map<string, { tokens: number; at: number }>()
+
+  constructor(
+    private clock: Clock,
+    private rps: number,
+    private burst: number,
+  ) {}
+
+  get enabled() {
+    return this.rps > 0
+  }
+
+  take(key: string): Allowance {
+    const now = this.clock.now()
+    const bucket = this.buckets.get(key) ?? { tokens: this.burst, at: now }
+    bucket.tokens = Math.min(this.burst, bucket.tokens + ((now - bucket.at) / 1000) * this.rps)
+    bucket.at = now
+    const allowed = bucket.tokens >= 1
+    if (allowed) bucket.tokens -= 1
+    this.buckets.set(key, bucket)
+    const headers: Record<string, string> = {
+      'ratelimit-limit': String(this.burst),
+      'ratelimit-remaining': String(Math.floor(bucket.tokens)),
+      'ratelimit-reset': String(Math.ceil((this.burst - bucket.tokens) / this.rps)),
+    }
+    if (!allowed) headers['retry-after'] = String(Math.max(1, Math.ceil((1 - bucket.tokens) / this.rps)))
+    return { allowed, headers }
+  }
+}

@@ -1,0 +1,191 @@
+import { describe, expect, test } from 'bun:test'
+import { Elysia } from 'elysia'
+import { authMacro } from '../../src/kernel/auth/macro'
+import { RouteTable, type RouteEntry } from '../../src/kernel/http/route-table'
+import { createTestApp } from '../helpers/app'
+import { admin, apiKey, bearer, twoStores } from '../helpers/world'
+
+/**
+ * Every route of the app, taken from its own route table, against every kind of credential. A route
+ * added later is covered without editing this file; one with a new kind of path parameter makes the
+ * test fail until a fixture for it is added to ID_OF below.
+ */
+type World = Awaited<ReturnType<typeof twoStores>>
+
+/** Store A's resource that a path parameter names, by the path segment before the parameter. */
+const ID_OF: Record<string, (w: World) => string> = {
+  'api-keys': (w) => w.A.spareKey.id,
+  members: (w) => w.A.rms.spare,
+  groups: (w) => w.A.group.id,
+  students: (w) => w.A.rms.spare,
+}
+
+/** Routes whose ids are global (teacher routes): no store owns them, so no cross-store rule applies. */
+const storeScoped = (route: RouteEntry) => route.auth !== 'admin' && route.auth !== undefined
+
+function pathFor(route: RouteEntry, world: World): string {
+  return route.path.replace(/\/:([^/]+)/g, (_, _param, offset: number) => {
+    const segment = route.path.slice(0, offset).split('/').pop()!
+    const id = ID_OF[segment]
+    if (!id) throw new Error(`add a fixture to ID_OF for the parameter after '/${segment}/' in ${route.path}`)
+    return `/${encodeURIComponent(id(world))}`
+  })
+}
+
+type Credential = { name: string; headers: (w: World, route: RouteEntry) => Record<string, string> }
+
+const malformed = (route: RouteEntry): Record<string, string> => {
+  switch (route.auth) {
+    case 'admin':
+      return { 'x-admin-token': 'not-the-teacher-token' }
+    case 'student':
+    case 'studentSelf':
+      return bearer('stu_thisisnotarealtoken')
+    case 'customer':
+      return { ...apiKey('sk_abcdefgh_not0a0real0key0000000000000000000'), ...bearer('ctk_nope') }
+    default:
+      return apiKey('garbage')
+  }
+}
+
+// Store B's columns run before store A's, so A's resources still exist when B tries them.
+const CREDENTIALS: Credential[] = [
+  { name: 'no credential', headers: () => ({}) },
+  { name: 'malformed', headers: (_, route) => malformed(route) },
+  { name: 'revoked key', headers: (w) => apiKey(w.A.revoked.apiKey) },
+  { name: 'key of store B', headers: (w) => apiKey(w.B.key.apiKey) },
+  { name: 'student of store B', headers: (w) => bearer(w.B.student) },
+  { name: 'customer of store B', headers: (w) => ({ ...apiKey(w.B.key.apiKey), ...bearer(w.B.customer.token) }) },
+  { name: 'student who must change password', headers: (w) => bearer(w.A.mustChange) },
+  { name: 'admin', headers: () => admin },
+  { name: 'key of store A', headers: (w) => apiKey(w.A.key.apiKey) },
+  { name: 'customer of store A', headers: (w) => ({ ...apiKey(w.A.key.apiKey), ...bearer(w.A.customer.token) }) },
+  { name: 'student', headers: (w) => bearer(w.A.student) },
+]
+
+type Expectation = { status: number; code: string } | 'allowed' | 'not found'
+
+/** What each kind of route must answer to each credential (decisions §3 and §4). */
+function expected(route: RouteEntry, credential: string, hasStoreIds: boolean): Expectation {
+  const unauthenticated = { status: 401, code: 'UNAUTHENTICATED' }
+  const wrong = { status: 401, code: 'WRONG_CREDENTIAL' }
+  const otherStore: Expectation = hasStoreIds ? 'not found' : 'allowed'
+  const kind = route.auth
+  if (kind === undefined) return 'allowed'
+  if (credential === 'no credential' || credential === 'malformed') return unauthenticated
+  const table: Record<string, Record<string, Expectation>> = {
+    admin: {
+      'revoked key': wrong, 'key of store B': wrong, 'student of store B': wrong, 'customer of store B': wrong,
+      'student who must change password': wrong, admin: 'allowed', 'key of store A': wrong,
+      'customer of store A': wrong, student: wrong,
+    },
+    key: {
+      'revoked key': unauthenticated, 'key of store B': otherStore, 'student of store B': otherStore,
+      // With the key present, the customer token in Authorization is not needed and not looked at.
+      'customer of store B': otherStore,
+      'student who must change password': { status: 403, code: 'PASSWORD_CHANGE_REQUIRED' }, admin: wrong,
+      'key of store A': 'allowed', 'customer of store A': 'allowed', student: 'allowed',
+    },
+    student: {
+      'revoked key': wrong, 'key of store B': wrong, 'student of store B': otherStore, 'customer of store B': wrong,
+      'student who must change password': { status: 403, code: 'PASSWORD_CHANGE_REQUIRED' }, admin: wrong,
+      'key of store A': wrong, 'customer of store A': wrong, student: 'allowed',
+    },
+    studentSelf: {
+      'revoked key': wrong, 'key of store B': wrong, 'student of store B': otherStore, 'customer of store B': wrong,
+      'student who must change password': 'allowed', admin: wrong,
+      'key of store A': wrong, 'customer of store A': wrong, student: 'allowed',
+    },
+    customer: {
+      'revoked key': unauthenticated, 'key of store B': unauthenticated, 'student of store B': wrong,
+      'customer of store B': otherStore, 'student who must change password': wrong, admin: wrong,
+      'key of store A': unauthenticated, 'customer of store A': 'allowed', student: wrong,
+    },
+  }
+  return table[kind]![credential]!
+}
+
+async function runMatrix(t: ReturnType<typeof createTestApp>, world: World, all: RouteEntry[]) {
+    const failures: string[] = []
+    let checked = 0
+    for (const route of all) {
+      const hasStoreIds = storeScoped(route) && route.path.includes('/:')
+      const path = pathFor(route, world)
+      for (const credential of CREDENTIALS) {
+        const want = expected(route, credential.name, hasStoreIds)
+        const res = await t.call(route.method, path, { headers: credential.headers(world, route) })
+        checked++
+        const got = `${res.status} ${res.body?.error?.code ?? ''}`
+        const ok =
+          want === 'allowed'
+            ? res.status !== 401 && res.status !== 403 && res.status < 500
+            : want === 'not found'
+              ? res.status === 404 && res.body.error.code === 'NOT_FOUND'
+              : res.status === want.status && res.body?.error?.code === want.code
+        if (!ok) failures.push(`${route.method} ${route.path} with ${credential.name}: expected ${JSON.stringify(want)}, got ${got}`)
+      }
+    }
+    expect(failures).toEqual([])
+    expect(checked).toBe(all.length * CREDENTIALS.length)
+}
+
+/** Routes of the kinds no feature uses yet, so that their rows of the table are proven too. */
+const probes = new Elysia({ prefix: '/v1/probe' })
+  .use(authMacro)
+  .get('/key', ({ ctx }) => ({ storeId: ctx.storeId }), { auth: 'key' })
+  .post('/customer', ({ ctx }) => ({ actor: ctx.actor.type }), { auth: 'customer' })
+
+describe('authorization matrix over the route table', () => {
+  test('every route answers every credential as its declared kind requires', async () => {
+    const t = createTestApp({ settings: { rateLimitRps: '0' } })
+    const world = await twoStores(t.call, t.deps)
+    const routes = new RouteTable()
+    routes.fill(t.app.routes)
+    const all = routes.all()
+    // The table is the app's: it holds the routes of every feature mounted so far.
+    expect(all.map((r) => `${r.method} ${r.path}`)).toContain('DELETE /v1/store/api-keys/:id')
+    expect(all.filter((r) => r.auth === undefined).map((r) => r.path).sort()).toEqual(
+      ['/docs', '/docs/assets/scalar.js', '/health', '/openapi.json', '/v1/store/auth/login'].sort(),
+    )
+    await runMatrix(t, world, all)
+  })
+
+  test('key and customer routes answer as declared, and hand the handler the right store', async () => {
+    const t = createTestApp({ settings: { rateLimitRps: '0' }, extraRoutes: probes })
+    const world = await twoStores(t.call, t.deps)
+    const routes = new RouteTable()
+    routes.fill(t.app.routes)
+    await runMatrix(t, world, routes.all().filter((r) => r.path.startsWith('/v1/probe')))
+    const byKey = await t.call('GET', '/v1/probe/key', { headers: apiKey(world.B.key.apiKey) })
+    expect(byKey.body).toEqual({ storeId: world.B.group.storeId })
+    const byStudent = await t.call('GET', '/v1/probe/key', { headers: bearer(world.A.student) })
+    expect(byStudent.body).toEqual({ storeId: world.A.group.storeId })
+    const customer = await t.call('POST', '/v1/probe/customer', { headers: { ...apiKey(world.A.key.apiKey), ...bearer(world.A.customer.token) } })
+    expect(customer.body).toEqual({ actor: 'customer' })
+    // A customer token works only with its own store's key.
+    const mixed = await t.call('POST', '/v1/probe/customer', { headers: { ...apiKey(world.B.key.apiKey), ...bearer(world.A.customer.token) } })
+    expect(mixed.status).toBe(401)
+    expect(mixed.body.error.message).toContain('not valid for this store')
+  })
+
+  test("another store's id is a 404 exactly like an unknown id, and changes nothing", async () => {
+    const t = createTestApp({ settings: { rateLimitRps: '0' } })
+    const w = await twoStores(t.call, t.deps)
+    const cases = [
+      { path: (id: string) => `/v1/store/api-keys/${id}`, theirs: w.A.spareKey.id, unknown: 'key_doesnotexist000000' },
+      { path: (id: string) => `/v1/store/members/${id}`, theirs: w.A.rms.spare, unknown: 'zz9999' },
+    ]
+    for (const c of cases) {
+      const cross = await t.call('DELETE', c.path(c.theirs), { headers: bearer(w.B.student) })
+      const unknown = await t.call('DELETE', c.path(c.unknown), { headers: bearer(w.B.student) })
+      expect(cross.status).toBe(404)
+      expect(cross.body.error.code).toBe(unknown.body.error.code)
+      expect(cross.body.error.message.replace(c.theirs, 'X')).toBe(unknown.body.error.message.replace(c.unknown, 'X'))
+    }
+    // A is unchanged: its spare key still works and its spare member is still listed.
+    const keys = await t.call('GET', '/v1/store/api-keys', { headers: bearer(w.A.student) })
+    expect(keys.body.data.map((k: any) => k.id)).toContain(w.A.spareKey.id)
+    const members = await t.call('GET', '/v1/store/members', { headers: bearer(w.A.student) })
+    expect(members.body.data.map((m: any) => m.rm)).toContain(w.A.rms.spare)
+  })
+})
