@@ -101,3 +101,39 @@ describe('the single executable', () => {
     }
   })
 })
+
+describe('secrets at rest', () => {
+  test('after a login, a password change and a new key, neither the database, its WAL nor the log holds them in clear', async () => {
+    const { dir, bin } = copiedAlone()
+    const server = await startExecutable(bin, dir)
+    const adminToken = readFileSync(join(dir, 'data', 'admin-token'), 'utf8').trim()
+    const post = async (path: string, body: object, headers: Record<string, string> = {}) => {
+      const res = await fetch(`${server.base}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) })
+      return (await res.json()) as any
+    }
+    await post('/v1/admin/groups', { name: 'Secretos', members: [{ rm: 'rm77', name: 'Sofia' }] }, { 'x-admin-token': adminToken })
+    const first = await post('/v1/store/auth/login', { rm: 'rm77', password: 'rm77' })
+    const newPassword = 'correct-horse-battery-staple'
+    const changed = await post('/v1/store/auth/change-password', { currentPassword: 'rm77', newPassword }, { authorization: `Bearer ${first.token}` })
+    const key = await post('/v1/store/api-keys', { name: 'app' }, { authorization: `Bearer ${changed.token}` })
+    const second = await post('/v1/store/auth/login', { rm: 'rm77', password: newPassword })
+    expect(key.apiKey).toMatch(/^sk_/)
+    expect(second.token).toMatch(/^stu_/)
+    // Counted and flushed while running, then stopped (WAL files are read before and after the stop).
+    await Bun.sleep(1200)
+    const secrets = [newPassword, key.apiKey, key.apiKey.slice(key.prefix.length + 1), first.token, changed.token, second.token]
+    const files = ['storefront.db', 'storefront.db-wal', 'storefront.db-shm'].map((f) => join(dir, 'data', f)).filter((f) => existsSync(f))
+    const scan = () => files.filter((f) => existsSync(f)).map((f) => readFileSync(f).toString('latin1')).join('')
+    const whileRunning = scan()
+    expect(whileRunning.length).toBeGreaterThan(0)
+    expect(await server.stop()).toBe(0)
+    const log = server.stdout() + (await new Response(server.proc.stderr).text())
+    for (const secret of secrets) {
+      expect(whileRunning.includes(secret)).toBe(false)
+      expect(scan().includes(secret)).toBe(false)
+      expect(log.includes(secret)).toBe(false)
+    }
+    // The key's public prefix is kept in clear on purpose: the panel shows it.
+    expect(scan().includes(key.prefix)).toBe(true)
+  })
+})

@@ -53,3 +53,18 @@ describe('API reference', () => {
     expect(asset.text.length).toBeGreaterThan(1_000_000)
   })
 })
+
+describe('the OpenAPI document of the routes', () => {
+  test('routes carry their security, paths have no trailing slash, deletions document their 204', async () => {
+    const { call } = createTestApp()
+    const doc = (await call('GET', '/openapi.json')).body
+    expect(Object.keys(doc.paths).filter((p) => p.length > 1 && p.endsWith('/'))).toEqual([])
+    expect(doc.paths['/v1/store/settings'].put.security).toEqual([{ studentToken: [] }])
+    expect(doc.paths['/v1/admin/groups'].post.security).toEqual([{ adminToken: [] }])
+    expect(doc.paths['/v1/store/auth/login'].post.security).toBeUndefined()
+    expect(doc.paths['/v1/store/api-keys/{id}'].delete.responses['204']).toEqual({ description: 'Done; no body.' })
+    expect(doc.paths['/v1/store/settings'].put.requestBody.content['application/json'].schema.properties.primaryColor.pattern).toBe(
+      '^#[0-9a-fA-F]{6}$',
+    )
+  })
+})

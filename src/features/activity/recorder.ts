@@ -1,5 +1,5 @@
 import { eq, sql } from 'drizzle-orm'
-import type { CallRecorder } from '../../kernel/auth/gate'
+import type { Call, CallRecorder } from '../../kernel/auth/gate'
 import { apiKeys } from '../../kernel/auth/tables'
 import type { Clock } from '../../kernel/clock'
 import type { Db } from '../../kernel/db/database'
@@ -34,17 +34,25 @@ export class ActivityRecorder implements CallRecorder {
     private log: Log,
   ) {}
 
-  record(call: { groupId: string; rm: string | null; keyId: string | null }, status: number) {
+  private entry(call: Call): Pending {
     const now = this.clock.now()
     const hourStart = now - (now % HOUR)
     const rm = call.rm ?? ''
     const id = `${call.groupId}\n${rm}\n${hourStart}`
-    const entry = this.pending.get(id) ?? { groupId: call.groupId, rm, hourStart, calls: 0, errors: 0, lastCallAt: now }
+    let entry = this.pending.get(id)
+    if (!entry) this.pending.set(id, (entry = { groupId: call.groupId, rm, hourStart, calls: 0, errors: 0, lastCallAt: now }))
+    return entry
+  }
+
+  count(call: Call) {
+    const entry = this.entry(call)
     entry.calls += 1
-    if (status >= 400) entry.errors += 1
-    entry.lastCallAt = now
-    this.pending.set(id, entry)
-    if (call.keyId) this.keysUsed.set(call.keyId, now)
+    entry.lastCallAt = this.clock.now()
+    if (call.keyId) this.keysUsed.set(call.keyId, entry.lastCallAt)
+  }
+
+  countError(call: Call) {
+    this.entry(call).errors += 1
   }
 
   flush() {

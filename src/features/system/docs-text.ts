@@ -34,7 +34,14 @@ Every response carries \`X-Request-Id\`; quote it when asking about an internal 
 - Query parameters the route does not know are ignored.
 `.trim()
 
-export const TAGS = [{ name: 'System', description: 'Health and this reference.' }]
+export const TAGS = [
+  { name: 'System', description: 'Health and this reference.' },
+  {
+    name: 'Store panel',
+    description: 'For the students of a group, with a student token: login, settings, API keys, members. API keys do not open these routes.',
+  },
+  { name: 'Admin', description: "For the teacher, with X-Admin-Token: groups, students' passwords, activity for grading." },
+]
 
 export const SECURITY_SCHEMES = {
   apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key', description: "Your store's API key (sk_...)." },

@@ -13,12 +13,16 @@ const SAFE_INTEGER_BOUNDS = new Set([Number.MAX_SAFE_INTEGER, Number.MIN_SAFE_IN
  * `$schema` and ±2^53 integer bounds that zod adds everywhere are dropped.
  */
 export function buildOpenApiDocument(app: AnyElysia, version: string) {
-  const generated = toOpenAPISchema(app, { paths: ['/openapi.json'] }, undefined, undefined, '3.1.0') as {
+  const generated = toOpenAPISchema(withoutFunctionParsers(app), { paths: ['/openapi.json'] }, undefined, undefined, '3.1.0') as {
     paths: Json
     components: { schemas: Json }
   }
   const schemas: Json = { ...generated.components.schemas }
-  const paths = tidy(generated.paths, schemas) as Json
+  const paths: Json = {}
+  for (const [path, item] of Object.entries(tidy(generated.paths, schemas) as Json)) {
+    // A route declared as '/' under a prefix is served with and without the slash; document it without.
+    paths[path.length > 1 ? path.replace(/\/$/, '') : path] = jsonOnly(withNoContent(item as Json))
+  }
   return {
     openapi: '3.1.0',
     info: { title: 'Storefront API', version, description: API_DESCRIPTION },
@@ -26,6 +30,43 @@ export function buildOpenApiDocument(app: AnyElysia, version: string) {
     paths,
     components: { securitySchemes: SECURITY_SCHEMES, schemas: tidy(schemas, schemas) },
   }
+}
+
+type Parser = { fn: unknown }
+
+/**
+ * The plugin leaves a request body undocumented when the route has a parser function, and every route
+ * has one: the kernel's JSON parser. It sees the routes here without those, so it documents the body
+ * from the route's schema; named parsers (`parse: 'formdata'` on an upload) still tell the media type.
+ */
+function withoutFunctionParsers(app: AnyElysia): AnyElysia {
+  // The plugin reads these two protected members; the view offers the same two.
+  const source = app as unknown as { getGlobalRoutes(): AnyElysia['routes']; getGlobalDefinitions?(): unknown }
+  const routes = source.getGlobalRoutes().map((route) => {
+    const parse = (route.hooks?.parse as Parser[] | undefined)?.filter((p) => typeof p.fn !== 'function')
+    return { ...route, hooks: { ...route.hooks, parse: parse?.length ? parse : undefined } }
+  })
+  return { getGlobalRoutes: () => routes, getGlobalDefinitions: () => source.getGlobalDefinitions?.() } as unknown as AnyElysia
+}
+
+/** Without a named parser the plugin offers JSON, form and multipart bodies; the API takes JSON only. */
+function jsonOnly(item: Json): Json {
+  for (const operation of Object.values(item) as { requestBody?: { content?: Json } }[]) {
+    const content = operation.requestBody?.content
+    if (content?.['application/json'] && content['application/x-www-form-urlencoded']) {
+      operation.requestBody!.content = { 'application/json': content['application/json'] }
+    }
+  }
+  return item
+}
+
+/** Deletions answer 204 with no body; say so where the route declared no success response. */
+function withNoContent(item: Json): Json {
+  const del = item.delete as { responses?: Json } | undefined
+  if (del && !Object.keys(del.responses ?? {}).some((status) => status.startsWith('2'))) {
+    del.responses = { '204': { description: 'Done; no body.' }, ...del.responses }
+  }
+  return item
 }
 
 function tidy(node: unknown, schemas: Json): unknown {

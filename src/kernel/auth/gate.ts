@@ -8,16 +8,33 @@ import { rememberCaller } from './macro'
 import type { RateLimiter } from './rate-limiter'
 import { apiKeys, customerSessions, stores, studentSessions, students } from './tables'
 
+/** Who made a store call, as the activity report counts it. */
+export interface Call {
+  groupId: string
+  rm: string | null
+  keyId: string | null
+}
+
 /** What the gate reports about each authenticated store call, for activity and `lastUsedAt`. */
 export interface CallRecorder {
-  record(call: { groupId: string; rm: string | null; keyId: string | null }, status: number): void
+  /** A call was admitted (counted as it arrives, so a report right after it includes it). */
+  count(call: Call): void
+  /** The call was answered with an error (status >= 400). */
+  countError(call: Call): void
 }
+
+export const callOf = (ctx: StoreCtx): Call => ({
+  groupId: ctx.groupId,
+  rm: ctx.actor.rm,
+  keyId: ctx.actor.type === 'student' ? null : ctx.actor.keyId,
+})
 
 interface GateDeps {
   db: Db
   clock: Clock
   adminToken: string
   limiter: RateLimiter
+  activity: CallRecorder
 }
 
 interface Presented {
@@ -181,13 +198,14 @@ export function createGate(deps: GateDeps) {
 
   return {
     /**
-     * Authenticates and remembers the caller for the route's handler (and for counting, so that even
-     * a refused call of a known caller counts). Returns null for teacher routes.
+     * Authenticates, remembers the caller for the route's handler and counts the call (before any
+     * refusal, so that a refused call of a known caller counts too). Returns null for teacher routes.
      */
     admit(kind: AuthKind, request: Request): StoreCtx | null {
       const ctx = authenticate(kind, request)
       if (!ctx) return null
       rememberCaller(request, ctx)
+      deps.activity.count(callOf(ctx))
       if (ctx.actor.type === 'student' && ctx.actor.mustChangePassword && kind !== 'studentSelf') {
         throw new AppError(
           'PASSWORD_CHANGE_REQUIRED',

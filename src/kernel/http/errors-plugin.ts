@@ -8,10 +8,11 @@ import { toValidationError } from './validation'
  * The one place where failures become responses: every error, whatever threw it, leaves as the
  * envelope of decisions §3. Unknown errors are logged with the request id and never shown.
  */
-export const errorsPlugin = (routes: RouteTable, log: Log) =>
+export const errorsPlugin = (routes: RouteTable, log: Log, onFailure: (request: Request) => void) =>
   new Elysia().onError({ as: 'global' }, ({ code, error, set, request, path }) => {
     const requestId = String(set.headers['x-request-id'] ?? '')
     const appError = toAppError(code, error, request.method, path, routes)
+    onFailure(request)
     if (appError.status >= 500) {
       log.error('request failed', {
         requestId,

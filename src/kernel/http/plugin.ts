@@ -1,6 +1,6 @@
 import { Elysia } from 'elysia'
 import { randomToken } from '../ids'
-import { createGate } from '../auth/gate'
+import { callOf, createGate } from '../auth/gate'
 import { callerOf } from '../auth/macro'
 import type { Deps } from '../deps'
 import { corsHeaders, isPreflight, preflightResponse } from './cors'
@@ -31,13 +31,10 @@ export const httpKernel = (routes: RouteTable, deps: Deps) => {
       const caller = gate.admit(route.auth, request)
       if (caller) gate.limit(caller, set.headers)
     })
-    .onAfterResponse({ as: 'global' }, ({ request, set }) => {
+    .use(errorsPlugin(routes, deps.log, (request) => {
       const caller = callerOf(request)
-      if (!caller) return
-      const keyId = caller.actor.type === 'student' ? null : caller.actor.keyId
-      deps.activity.record({ groupId: caller.groupId, rm: caller.actor.rm, keyId }, Number(set.status ?? 200))
-    })
-    .use(errorsPlugin(routes, deps.log))
+      if (caller) deps.activity.countError(callOf(caller))
+    }))
     .onParse({ as: 'global' }, async ({ request, contentType, route }) => {
       const entry = routes.get(request.method, route)
       // Routes without a body schema ignore whatever was sent.

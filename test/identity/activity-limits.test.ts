@@ -1,0 +1,153 @@
+import { describe, expect, test } from 'bun:test'
+import { Elysia } from 'elysia'
+import { activityCounts } from '../../src/features/activity/tables'
+import { authMacro } from '../../src/kernel/auth/macro'
+import { AppError } from '../../src/kernel/errors'
+import { createTestApp } from '../helpers/app'
+import { admin, apiKey, bearer, createKey, expectOk, twoStores } from '../helpers/world'
+
+/** A store route taking the API key, like the catalog's, and one that always fails. */
+const probes = new Elysia({ prefix: '/v1/probe' })
+  .use(authMacro)
+  .get('/', ({ ctx }) => ({ storeId: ctx.storeId }), { auth: 'key' })
+  .get('/conflict', () => {
+    throw new AppError('CONFLICT', 'always a conflict')
+  }, { auth: 'key' })
+
+const setup = async (settings = {}) => {
+  const t = createTestApp({ extraRoutes: probes, settings: { rateLimitRps: '0', ...settings } })
+  const world = await twoStores(t.call, t.deps)
+  return { ...t, world }
+}
+
+const report = async (t: Awaited<ReturnType<typeof setup>>, query = '') =>
+  expectOk(t.call('GET', `/v1/admin/activity${query}`, { headers: admin }))
+
+describe('activity attribution (decisions §5)', () => {
+  test('N calls with X-Student-RM of a member count N for that student; another group’s RM is unattributed', async () => {
+    const t = await setup()
+    const { A, B } = t.world
+    const before = await report(t, `?groupId=${A.group.id}`)
+    const baseline = before.groups[0]
+    const ana = baseline.students.find((s: any) => s.rm === A.rms.spare)
+    expect(ana).toEqual({ rm: A.rms.spare, name: 'Spare a', calls: 0, errors: 0, lastCallAt: null })
+
+    for (let i = 0; i < 7; i++) await t.call('GET', '/v1/probe', { headers: { ...apiKey(A.key.apiKey), 'x-student-rm': A.rms.spare } })
+    for (let i = 0; i < 3; i++) await t.call('GET', '/v1/probe', { headers: { ...apiKey(A.key.apiKey), 'x-student-rm': B.rms.active } })
+    await t.call('GET', '/v1/probe', { headers: { ...apiKey(A.key.apiKey), 'x-student-rm': 'nobody' } })
+    await t.call('GET', '/v1/probe/conflict', { headers: { ...apiKey(A.key.apiKey), 'x-student-rm': A.rms.spare } })
+
+    const after = (await report(t, `?groupId=${A.group.id}`)).groups[0]
+    const spare = after.students.find((s: any) => s.rm === A.rms.spare)
+    expect(spare.calls).toBe(8)
+    expect(spare.errors).toBe(1)
+    expect(spare.lastCallAt).toBe(new Date(t.clock.now()).toISOString())
+    expect(after.unattributed - baseline.unattributed).toBe(4)
+    expect(after.calls - baseline.calls).toBe(12)
+    expect(after.errors - baseline.errors).toBe(1)
+    // Store B's report did not move: A cannot inflate B's student.
+    const bBefore = (await report(t, `?groupId=${B.group.id}`)).groups[0]
+    await t.call('GET', '/v1/probe', { headers: { ...apiKey(A.key.apiKey), 'x-student-rm': B.rms.active } })
+    const bAfter = (await report(t, `?groupId=${B.group.id}`)).groups[0]
+    expect(bAfter.calls).toBe(bBefore.calls)
+    expect(bAfter.students).toEqual(bBefore.students)
+  })
+
+  test("calls with a student's token count for that student, whatever X-Student-RM says", async () => {
+    const t = await setup()
+    const { A } = t.world
+    const before = (await report(t, `?groupId=${A.group.id}`)).groups[0].students.find((s: any) => s.rm === A.rms.active).calls
+    for (let i = 0; i < 4; i++) await t.call('GET', '/v1/probe', { headers: { ...bearer(A.student), 'x-student-rm': A.rms.spare } })
+    const students = (await report(t, `?groupId=${A.group.id}`)).groups[0].students
+    expect(students.find((s: any) => s.rm === A.rms.active).calls).toBe(before + 4)
+    expect(students.find((s: any) => s.rm === A.rms.spare).calls).toBe(0)
+  })
+
+  test('counting writes nothing on the request path: counts reach the database when flushed', async () => {
+    const t = await setup()
+    t.deps.activity.flush()
+    const rows = () => t.deps.db.select().from(activityCounts).all().reduce((n, r) => n + r.calls, 0)
+    const stored = rows()
+    for (let i = 0; i < 5; i++) await t.call('GET', '/v1/probe', { headers: apiKey(t.world.A.key.apiKey) })
+    expect(rows()).toBe(stored)
+    t.deps.activity.flush()
+    expect(rows()).toBe(stored + 5)
+  })
+
+  test("the key's lastUsedAt is the time of its last call", async () => {
+    const t = await setup()
+    const { A } = t.world
+    const key = await createKey(t.call, A.student, 'fresh')
+    t.clock.advance(60_000)
+    await t.call('GET', '/v1/probe', { headers: apiKey(key.apiKey) })
+    const keys = (await t.call('GET', '/v1/store/api-keys', { headers: bearer(A.student) })).body.data
+    expect(keys.find((k: any) => k.id === key.id).lastUsedAt).toBe(new Date(t.clock.now()).toISOString())
+    expect(keys.find((k: any) => k.id === A.spareKey.id).lastUsedAt).toBeNull()
+  })
+
+  test('from and to select whole hours; a date alone covers its day; csv has a row per student', async () => {
+    const t = await setup()
+    const { A } = t.world
+    const day = new Date(t.clock.now()).toISOString().slice(0, 10)
+    t.clock.advance(3 * 3600_000)
+    await t.call('GET', '/v1/probe', { headers: { ...apiKey(A.key.apiKey), 'x-student-rm': A.rms.spare } })
+    const later = new Date(t.clock.now()).toISOString()
+    const onlyLater = (await report(t, `?groupId=${A.group.id}&from=${later}`)).groups[0]
+    expect(onlyLater.calls).toBe(1)
+    const wholeDay = await report(t, `?groupId=${A.group.id}&from=${day}&to=${day}`)
+    expect(wholeDay.from).toBe(`${day}T00:00:00.000Z`)
+    expect(wholeDay.to).toBe(new Date(Date.parse(day) + 86400_000).toISOString())
+    const bad = await t.call("GET", `/v1/admin/activity?from=${later}&to=${day}T01:00:00Z`, { headers: admin })
+    expect([bad.status, bad.body.error.code]).toEqual([400, 'VALIDATION_ERROR'])
+    expect((await t.call('GET', '/v1/admin/activity?from=yesterday', { headers: admin })).status).toBe(400)
+    expect((await t.call('GET', '/v1/admin/activity?groupId=grp_nope', { headers: admin })).status).toBe(404)
+
+    const csv = await t.call('GET', `/v1/admin/activity?groupId=${A.group.id}&format=csv`, { headers: admin })
+    expect(csv.headers.get('content-type')).toBe('text/csv; charset=utf-8')
+    const lines = csv.text.trimEnd().split('\r\n')
+    expect(lines[0]).toBe('group_id,group,rm,name,calls,errors,last_call_at')
+    expect(lines).toHaveLength(1 + 3 + 2)
+    expect(lines[3]).toStartWith(`${A.group.id},Group A,${A.rms.spare},Spare a,1,0,`)
+    expect(lines[5]).toStartWith(`${A.group.id},Group A,,(group total),`)
+  })
+})
+
+describe('fair limits (decisions §13)', () => {
+  test('a store that floods gets 429 with Retry-After while another store still succeeds', async () => {
+    const t = await setup({ rateLimitRps: '10', rateLimitBurst: '20' })
+    const { A, B } = t.world
+    const statuses: number[] = []
+    let last
+    for (let i = 0; i < 25; i++) {
+      last = await t.call('GET', '/v1/probe', { headers: apiKey(A.key.apiKey) })
+      statuses.push(last.status)
+    }
+    // twoStores already spent some of A's bucket through its student token; the bucket is per store.
+    expect(statuses.filter((s) => s === 429).length).toBeGreaterThan(0)
+    expect(last!.status).toBe(429)
+    expect(last!.body.error.code).toBe('RATE_LIMITED')
+    expect(last!.headers.get('retry-after')).toBe('1')
+    expect(last!.headers.get('ratelimit-remaining')).toBe('0')
+    expect(last!.headers.get('ratelimit-limit')).toBe('20')
+
+    const other = await t.call('GET', '/v1/probe', { headers: apiKey(B.key.apiKey) })
+    expect(other.status).toBe(200)
+    expect(Number(other.headers.get('ratelimit-remaining'))).toBeGreaterThan(0)
+
+    t.clock.advance(1000) // ten tokens come back
+    const allowed = []
+    for (let i = 0; i < 11; i++) allowed.push((await t.call('GET', '/v1/probe', { headers: apiKey(A.key.apiKey) })).status)
+    expect(allowed).toEqual([...Array(10).fill(200), 429])
+  })
+
+  test('every store response carries the RateLimit headers; RATE_LIMIT_RPS=0 turns the limit off', async () => {
+    const on = await setup({ rateLimitRps: '50', rateLimitBurst: '100' })
+    const res = await on.call('GET', '/v1/probe', { headers: apiKey(on.world.A.key.apiKey) })
+    expect(res.headers.get('ratelimit-limit')).toBe('100')
+    expect(Number(res.headers.get('ratelimit-remaining'))).toBeLessThan(100)
+    expect(res.headers.get('ratelimit-reset')).toMatch(/^\d+$/)
+    const off = await setup()
+    for (let i = 0; i < 150; i++) expect((await off.call('GET', '/v1/probe', { headers: apiKey(off.world.A.key.apiKey) })).status).toBe(200)
+    expect((await off.call('GET', '/v1/probe', { headers: apiKey(off.world.A.key.apiKey) })).headers.get('ratelimit-limit')).toBeNull()
+  })
+})

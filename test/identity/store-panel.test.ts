@@ -1,0 +1,304 @@
+import { describe, expect, test } from 'bun:test'
+import { API_KEY_FORMAT } from '../../src/kernel/auth/credentials'
+import { removeMember } from '../../src/features/members/service'
+import { createTestApp } from '../helpers/app'
+import { activeStudent, admin, apiKey, bearer, createGroup, createKey, expectOk, firstLogin, passwordOf } from '../helpers/world'
+
+async function oneGroup() {
+  const t = createTestApp()
+  const group = await createGroup(t.call, 'Azul', [
+    { rm: '111', name: 'Ana' },
+    { rm: '222', name: 'Bruno' },
+  ])
+  return { ...t, group }
+}
+
+describe('login and password', () => {
+  test('the first login uses the RM as password and must change it', async () => {
+    const { call, clock } = await oneGroup()
+    const res = await call('POST', '/v1/store/auth/login', { body: { rm: '111', password: '111' } })
+    expect(res.status).toBe(200)
+    expect(res.body.token).toMatch(/^stu_[0-9a-z]{40}$/)
+    expect(res.body.student).toEqual({ rm: '111', name: 'Ana', group: 'Azul' })
+    expect(res.body.mustChangePassword).toBe(true)
+    expect(res.body.expiresAt).toBe(new Date(clock.now() + 24 * 3600_000).toISOString())
+  })
+
+  test('a wrong password and an unknown RM get the same 401', async () => {
+    const { call } = await oneGroup()
+    const wrong = await call('POST', '/v1/store/auth/login', { body: { rm: '111', password: 'nope' } })
+    const unknown = await call('POST', '/v1/store/auth/login', { body: { rm: '999', password: '999' } })
+    expect(wrong.status).toBe(401)
+    expect(wrong.body).toEqual(unknown.body)
+    expect(wrong.body.error.message).toBe('RM or password is wrong. The first password is your RM; the teacher can reset it.')
+  })
+
+  test('until the password is changed only me and change-password answer', async () => {
+    const { call } = await oneGroup()
+    const token = await firstLogin(call, '111')
+    const me = await call('GET', '/v1/store/auth/me', { headers: bearer(token) })
+    expect(me.body).toEqual({
+      student: { rm: '111', name: 'Ana', group: 'Azul' },
+      mustChangePassword: true,
+      store: { id: expect.stringMatching(/^str_/), storeName: 'Azul' },
+    })
+    const settings = await call('GET', '/v1/store/settings', { headers: bearer(token) })
+    expect(settings.status).toBe(403)
+    expect(settings.body.error.code).toBe('PASSWORD_CHANGE_REQUIRED')
+    expect(settings.body.error.message).toContain('POST /v1/store/auth/change-password')
+  })
+
+  test('change-password checks the rules, returns a fresh token and ends every other session', async () => {
+    const { call } = await oneGroup()
+    const first = await firstLogin(call, '111')
+    const other = await firstLogin(call, '111')
+    const change = (body: object) => call('POST', '/v1/store/auth/change-password', { headers: bearer(first), body })
+
+    const wrongCurrent = await change({ currentPassword: 'x', newPassword: 'long-enough-1' })
+    expect([wrongCurrent.status, wrongCurrent.body.error.details]).toEqual([400, [{ path: 'currentPassword', message: 'does not match your password' }]])
+    const short = await change({ currentPassword: '111', newPassword: 'short' })
+    expect(short.body.error.details).toEqual([{ path: 'newPassword', message: 'newPassword needs at least 8 characters' }])
+    const rm = await call('POST', '/v1/store/auth/change-password', { headers: bearer(first), body: { currentPassword: '111', newPassword: '11111111' } })
+    expect(rm.status).toBe(200) // differs from the RM '111'
+    const sameAsRm = await call('POST', '/v1/store/auth/change-password', {
+      headers: bearer(rm.body.token),
+      body: { currentPassword: '11111111', newPassword: '11111111' },
+    })
+    expect(sameAsRm.body.error.details).toEqual([{ path: 'newPassword', message: 'must differ from the current password' }])
+
+    expect(rm.body.mustChangePassword).toBe(false)
+    expect(rm.body.token).not.toBe(first)
+    for (const old of [first, other]) {
+      const res = await call('GET', '/v1/store/auth/me', { headers: bearer(old) })
+      expect(res.status).toBe(401)
+      expect(res.body.error.code).toBe('UNAUTHENTICATED')
+    }
+    expect((await call('GET', '/v1/store/settings', { headers: bearer(rm.body.token) })).status).toBe(200)
+    const again = await call('POST', '/v1/store/auth/login', { body: { rm: '111', password: '11111111' } })
+    expect(again.body.mustChangePassword).toBe(false)
+    expect((await call('POST', '/v1/store/auth/login', { body: { rm: '111', password: '111' } })).status).toBe(401)
+  })
+
+  test('the new password may not be the RM', async () => {
+    const t = createTestApp()
+    await createGroup(t.call, 'Long', [{ rm: 'rm-12345678', name: 'Long RM' }])
+    const token = await firstLogin(t.call, 'rm-12345678')
+    const res = await t.call('POST', '/v1/store/auth/change-password', {
+      headers: bearer(token),
+      body: { currentPassword: 'rm-12345678', newPassword: 'rm-12345678' },
+    })
+    expect(res.status).toBe(400)
+    expect(res.body.error.details).toEqual([{ path: 'newPassword', message: 'must differ from the RM' }])
+  })
+
+  test('a student token expires after 24 hours', async () => {
+    const { call, clock } = await oneGroup()
+    const token = await activeStudent(call, '111')
+    clock.advance(24 * 3600_000 - 1)
+    expect((await call('GET', '/v1/store/auth/me', { headers: bearer(token) })).status).toBe(200)
+    clock.advance(1)
+    const res = await call('GET', '/v1/store/auth/me', { headers: bearer(token) })
+    expect(res.status).toBe(401)
+    expect(res.body.error.message).toStartWith('Your student session expired')
+  })
+
+  test('10 failed logins in a minute for one RM are answered 429 with Retry-After, then it recovers', async () => {
+    const { call, clock } = await oneGroup()
+    const attempt = (password: string) => call('POST', '/v1/store/auth/login', { body: { rm: '111', password } })
+    for (let i = 0; i < 10; i++) expect((await attempt('wrong')).status).toBe(401)
+    clock.advance(10_000)
+    const blocked = await attempt('111') // even the right password waits
+    expect(blocked.status).toBe(429)
+    expect(blocked.body.error.code).toBe('RATE_LIMITED')
+    expect(blocked.headers.get('retry-after')).toBe('50')
+    // Another student is not held back by it.
+    expect((await call('POST', '/v1/store/auth/login', { body: { rm: '222', password: '222' } })).status).toBe(200)
+    clock.advance(50_000)
+    expect((await attempt('111')).status).toBe(200)
+  })
+})
+
+describe('settings', () => {
+  test('defaults come from decisions §7 with the group name as store name', async () => {
+    const { call } = await oneGroup()
+    const token = await activeStudent(call, '111')
+    const res = await call('GET', '/v1/store/settings', { headers: bearer(token) })
+    expect(res.body).toEqual({ storeName: 'Azul', primaryColor: '#1f6feb', supportEmail: null, locale: 'pt-BR', currency: 'BRL' })
+  })
+
+  test('PUT takes any subset, stores canonical forms and keeps the rest', async () => {
+    const { call } = await oneGroup()
+    const token = await activeStudent(call, '111')
+    const put = (body: object) => call('PUT', '/v1/store/settings', { headers: bearer(token), body })
+    expect((await put({ primaryColor: '#AABBCC', locale: 'en-us', currency: 'usd' })).body).toEqual({
+      storeName: 'Azul', primaryColor: '#aabbcc', supportEmail: null, locale: 'en-US', currency: 'USD',
+    })
+    expect((await put({ supportEmail: 'help@azul.example', storeName: '  Loja Azul ' })).body).toMatchObject({
+      storeName: 'Loja Azul', supportEmail: 'help@azul.example', primaryColor: '#aabbcc',
+    })
+    expect((await put({ supportEmail: null })).body.supportEmail).toBeNull()
+    expect((await put({})).body.storeName).toBe('Loja Azul')
+  })
+
+  test('each invalid field is named with the form it needs', async () => {
+    const { call } = await oneGroup()
+    const token = await activeStudent(call, '111')
+    const res = await call('PUT', '/v1/store/settings', {
+      headers: bearer(token),
+      body: { primaryColor: 'blue', supportEmail: 'not-mail', locale: 'not a tag!', currency: 'XYZ1', theme: 'dark' },
+    })
+    expect(res.status).toBe(400)
+    expect(res.body.error.details).toEqual(
+      expect.arrayContaining([
+        { path: 'primaryColor', message: 'primaryColor must look like #rrggbb, e.g. #1f6feb' },
+        { path: 'supportEmail', message: 'supportEmail must be an e-mail address, e.g. help@shop.example' },
+        { path: 'locale', message: 'locale must be a BCP 47 language tag, e.g. pt-BR or en-US' },
+        { path: 'currency', message: 'currency must be an ISO 4217 code, e.g. BRL, USD or EUR' },
+        { path: 'theme', message: 'unknown or read-only field; remove it' },
+      ]),
+    )
+    expect(res.body.error.details).toHaveLength(5)
+    // Nothing was half-written.
+    expect((await call('GET', '/v1/store/settings', { headers: bearer(token) })).body.primaryColor).toBe('#1f6feb')
+  })
+})
+
+describe('API keys', () => {
+  test('the whole key is shown once; the list shows only its prefix', async () => {
+    const { call } = await oneGroup()
+    const token = await activeStudent(call, '111')
+    const created = await call('POST', '/v1/store/api-keys', { headers: bearer(token), body: { name: 'mobile app' } })
+    expect(created.status).toBe(201)
+    expect(created.body.apiKey).toMatch(API_KEY_FORMAT)
+    expect(created.body.apiKey.startsWith(`${created.body.prefix}_`)).toBe(true)
+    expect(created.body.prefix).toMatch(/^sk_[0-9a-z]{8}$/)
+    const list = await call('GET', '/v1/store/api-keys', { headers: bearer(token) })
+    expect(list.body).toEqual({
+      data: [{ id: created.body.id, name: 'mobile app', prefix: created.body.prefix, createdAt: created.body.createdAt, createdBy: '111', lastUsedAt: null }],
+    })
+    expect(list.text).not.toContain(created.body.apiKey)
+  })
+
+  test('a key refused by the panel is no use of it; a revoked key leaves the list and cannot be revoked twice', async () => {
+    const { call, clock } = await oneGroup()
+    const token = await activeStudent(call, '111')
+    const key = await createKey(call, token)
+    clock.advance(5000)
+    const used = await call('GET', '/v1/store/settings', { headers: apiKey(key.apiKey) })
+    expect(used.body.error.code).toBe('WRONG_CREDENTIAL')
+    const list = await call('GET', '/v1/store/api-keys', { headers: bearer(token) })
+    expect(list.body.data[0].lastUsedAt).toBeNull() // refused before it counted as a use
+    await expectOk(call('DELETE', `/v1/store/api-keys/${key.id}`, { headers: bearer(token) }), 204)
+    expect((await call('GET', '/v1/store/api-keys', { headers: bearer(token) })).body.data).toEqual([])
+    const again = await call('DELETE', `/v1/store/api-keys/${key.id}`, { headers: bearer(token) })
+    expect(again.status).toBe(404)
+  })
+
+  test('the key name is required', async () => {
+    const { call } = await oneGroup()
+    const token = await activeStudent(call, '111')
+    const res = await call('POST', '/v1/store/api-keys', { headers: bearer(token), body: { name: '  ' } })
+    expect(res.status).toBe(400)
+    expect(res.body.error.details).toEqual([{ path: 'name', message: 'name is required' }])
+  })
+})
+
+describe('members', () => {
+  test('a new member starts with the RM as password; the list is sorted by RM', async () => {
+    const { call } = await oneGroup()
+    const token = await activeStudent(call, '111')
+    const added = await call('POST', '/v1/store/members', { headers: bearer(token), body: { rm: '333', name: 'Carla' } })
+    expect(added.status).toBe(201)
+    expect(added.body).toEqual({ rm: '333', name: 'Carla' })
+    expect((await call('GET', '/v1/store/members', { headers: bearer(token) })).body).toEqual({
+      data: [{ rm: '111', name: 'Ana' }, { rm: '222', name: 'Bruno' }, { rm: '333', name: 'Carla' }],
+    })
+    await firstLogin(call, '333')
+  })
+
+  test('the 409 rules: already here, in another group (without naming it), removing yourself', async () => {
+    const { call } = await oneGroup()
+    await createGroup(call, 'Verde', [{ rm: '444', name: 'Davi' }])
+    const token = await activeStudent(call, '111')
+    const here = await call('POST', '/v1/store/members', { headers: bearer(token), body: { rm: '222', name: 'B' } })
+    expect([here.status, here.body.error.code]).toEqual([409, 'ALREADY_MEMBER'])
+    const other = await call('POST', '/v1/store/members', { headers: bearer(token), body: { rm: '444', name: 'D' } })
+    expect([other.status, other.body.error.code]).toEqual([409, 'RM_IN_OTHER_GROUP'])
+    expect(other.body.error.message).not.toContain('Verde')
+    expect(other.body.error.details).toEqual([{ rm: '444' }])
+    const self = await call('DELETE', '/v1/store/members/111', { headers: bearer(token) })
+    expect([self.status, self.body.error.code]).toEqual([409, 'CANNOT_REMOVE_SELF'])
+  })
+
+  test('a removed member is logged out at once and may join another group', async () => {
+    const { call } = await oneGroup()
+    const ana = await activeStudent(call, '111')
+    const bruno = await activeStudent(call, '222')
+    await expectOk(call('DELETE', '/v1/store/members/222', { headers: bearer(ana) }), 204)
+    expect((await call('GET', '/v1/store/auth/me', { headers: bearer(bruno) })).status).toBe(401)
+    const verde = await createGroup(call, 'Verde', [{ rm: '222', name: 'Bruno' }])
+    expect(verde.members).toEqual([{ rm: '222', name: 'Bruno' }])
+  })
+
+  test('the group keeps its last member (GROUP_WOULD_BE_EMPTY)', async () => {
+    const { call, deps, group } = await oneGroup()
+    const ana = await activeStudent(call, '111')
+    await expectOk(call('DELETE', '/v1/store/members/222', { headers: bearer(ana) }), 204)
+    // Through the API a student can never remove the last member (it is always themself); the rule
+    // still holds for any other caller of the service.
+    const ctx = { storeId: group.storeId, groupId: group.id, actor: { type: 'apiKey' as const, keyId: 'key_x', rm: null } }
+    expect(() => removeMember(deps.db, ctx, '111')).toThrow('A group keeps at least one member')
+  })
+
+  test('an invalid RM is named', async () => {
+    const { call } = await oneGroup()
+    const token = await activeStudent(call, '111')
+    const res = await call('POST', '/v1/store/members', { headers: bearer(token), body: { rm: 'a b/c', name: 'X' } })
+    expect(res.body.error.details).toEqual([{ path: 'rm', message: 'rm may hold letters, digits, dot, dash and underscore only' }])
+  })
+})
+
+describe('teacher: groups and students', () => {
+  test('a group is created with its store and members; names are unique ignoring case', async () => {
+    const { call, group } = await oneGroup()
+    expect(group).toEqual({
+      id: expect.stringMatching(/^grp_/),
+      name: 'Azul',
+      storeId: expect.stringMatching(/^str_/),
+      members: [{ rm: '111', name: 'Ana' }, { rm: '222', name: 'Bruno' }],
+      createdAt: expect.any(String),
+    })
+    const dup = await call('POST', '/v1/admin/groups', { headers: admin, body: { name: 'AZUL' } })
+    expect([dup.status, dup.body.error.code]).toEqual([409, 'CONFLICT'])
+    const taken = await call('POST', '/v1/admin/groups', { headers: admin, body: { name: 'Verde', members: [{ rm: '222', name: 'B' }] } })
+    expect(taken.status).toBe(409)
+    expect(taken.body.error).toMatchObject({ code: 'RM_IN_OTHER_GROUP', details: [{ rm: '222', groupId: group.id, group: 'Azul' }] })
+    // The refused group was not half-created.
+    const list = await call('GET', '/v1/admin/groups', { headers: admin })
+    expect(list.body.total).toBe(1)
+    const twice = await call('POST', '/v1/admin/groups', { headers: admin, body: { name: 'Rosa', members: [{ rm: '5', name: 'a' }, { rm: '5', name: 'b' }] } })
+    expect(twice.body.error.details).toEqual([{ path: 'members', message: 'the same rm appears twice in members' }])
+  })
+
+  test('groups are listed by name with members, paginated, and shown one by one', async () => {
+    const { call, group } = await oneGroup()
+    await createGroup(call, 'Amarelo', [])
+    const page = await call('GET', '/v1/admin/groups?pageSize=1&page=2', { headers: admin })
+    expect(page.body).toMatchObject({ page: 2, pageSize: 1, total: 2, data: [{ name: 'Azul', members: group.members }] })
+    expect((await call('GET', `/v1/admin/groups/${group.id}`, { headers: admin })).body).toEqual(group)
+    expect((await call('GET', '/v1/admin/groups/grp_nope', { headers: admin })).status).toBe(404)
+    const member = await call('POST', `/v1/admin/groups/${group.id}/members`, { headers: admin, body: { rm: '333', name: 'Carla' } })
+    expect([member.status, member.body]).toEqual([201, { rm: '333', name: 'Carla' }])
+  })
+
+  test('a password reset returns the student to the RM, must-change, with every session ended', async () => {
+    const { call } = await oneGroup()
+    const token = await activeStudent(call, '111')
+    const reset = await call('POST', '/v1/admin/students/111/reset-password', { headers: admin })
+    expect(reset.body).toEqual({ rm: '111', mustChangePassword: true })
+    expect((await call('GET', '/v1/store/auth/me', { headers: bearer(token) })).status).toBe(401)
+    expect((await call('POST', '/v1/store/auth/login', { body: { rm: '111', password: passwordOf('111') } })).status).toBe(401)
+    await firstLogin(call, '111')
+    expect((await call('POST', '/v1/admin/students/nobody/reset-password', { headers: admin })).status).toBe(404)
+  })
+})
