@@ -302,3 +302,15 @@ describe('teacher: groups and students', () => {
     expect((await call('POST', '/v1/admin/students/nobody/reset-password', { headers: admin })).status).toBe(404)
   })
 })
+
+describe('HEAD requests', () => {
+  test('HEAD on a panel route takes the GET route credential', async () => {
+    const { call } = await oneGroup()
+    const token = await activeStudent(call, '111')
+    const anonymous = await call('HEAD', '/v1/store/settings')
+    expect(anonymous.status).toBe(401)
+    const ok = await call('HEAD', '/v1/store/settings', { headers: bearer(token) })
+    expect(ok.status).toBe(200)
+    expect(ok.text).toBe('')
+  })
+})

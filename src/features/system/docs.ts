@@ -21,6 +21,8 @@ const DOCS_PAGE = `<!doctype html>
       document.getElementById('api-reference').dataset.configuration = JSON.stringify({
         withDefaultFonts: false,
         showDeveloperTools: 'never',
+        // 'Ask AI' needs Scalar's cloud service; a classroom may be offline.
+        agent: { disabled: true },
       })
     </script>
     <script src="/docs/assets/scalar.js"></script>

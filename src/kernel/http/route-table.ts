@@ -40,7 +40,9 @@ export class RouteTable {
   }
 
   /** The route Elysia will run for this request, found before it runs (authentication needs it first). */
-  match(method: string, rawPath: string): RouteEntry | undefined {
+  match(rawMethod: string, rawPath: string): RouteEntry | undefined {
+    // HEAD is answered by the GET route (without the body), so it takes the GET route's credential.
+    const method = rawMethod === 'HEAD' ? 'GET' : rawMethod
     const path = trimSlash(rawPath)
     const exact = this.byKey.get(`${method} ${path}`)
     if (exact) return exact
