@@ -4,6 +4,7 @@ import { httpKernel } from './kernel/http/plugin'
 import { RouteTable } from './kernel/http/route-table'
 import { activityRoutes } from './features/activity/routes'
 import { apiKeyRoutes } from './features/api-keys/routes'
+import { customerRoutes } from './features/customers/routes'
 import { groupRoutes } from './features/groups/routes'
 import { memberRoutes } from './features/members/routes'
 import { storeAuthRoutes } from './features/store-auth/routes'
@@ -28,7 +29,8 @@ export function createApp(deps: Deps, extraRoutes?: AnyElysia) {
         .use(storeAuthRoutes(deps))
         .use(storeSettingsRoutes(deps))
         .use(apiKeyRoutes(deps))
-        .use(memberRoutes(deps)),
+        .use(memberRoutes(deps))
+        .use(customerRoutes(deps)),
     )
   // Tests mount probe routes here to exercise the kernel before features exist.
   if (extraRoutes) app.use(extraRoutes)

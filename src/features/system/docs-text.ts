@@ -40,6 +40,7 @@ export const TAGS = [
     name: 'Store panel',
     description: 'For the students of a group, with a student token: login, settings, API keys, members. API keys do not open these routes.',
   },
+  { name: 'Customers', description: "The shop's buyers, per store: register, log in, and the customer token for cart and orders." },
   { name: 'Admin', description: "For the teacher, with X-Admin-Token: groups, students' passwords, activity for grading." },
 ]
 

@@ -1,0 +1,27 @@
+import { z } from 'zod'
+
+const Email = z
+  .email('email must be an e-mail address, e.g. ana@example.com')
+  .max(254)
+  .transform((e) => e.toLowerCase())
+
+export const RegisterBody = z
+  .object({
+    email: Email,
+    password: z.string().min(8, 'password needs at least 8 characters').max(256),
+    name: z.string().trim().min(1, 'name is required').max(120),
+  })
+  .strict()
+
+export const CustomerLoginBody = z
+  .object({ email: Email, password: z.string().min(1, 'password is required').max(256) })
+  .strict()
+
+export const Customer = z.object({ id: z.string(), email: z.string(), name: z.string() }).meta({ id: 'Customer' })
+export type Customer = z.infer<typeof Customer>
+
+export const CustomerSession = z.object({
+  token: z.string().describe("Customer token (ctk_...): send it as Authorization: Bearer <token>, together with the store's X-API-Key. Lives 30 days."),
+  customer: Customer,
+  expiresAt: z.string(),
+})

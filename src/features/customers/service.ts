@@ -1,0 +1,61 @@
+import { and, eq, sql } from 'drizzle-orm'
+import { CUSTOMER_TOKEN_TTL_MS, hashPassword, hashToken, newCustomerToken, verifyPassword } from '../../kernel/auth/credentials'
+import type { StoreCtx } from '../../kernel/auth/kinds'
+import { customers, customerSessions } from '../../kernel/auth/tables'
+import { isoTime } from '../../kernel/clock'
+import { isUniqueViolation, type Sql } from '../../kernel/db/database'
+import type { Deps } from '../../kernel/deps'
+import { AppError } from '../../kernel/errors'
+import type { LoginThrottle } from '../store-auth/login-throttle'
+import type { Customer } from './model'
+
+/** Customers belong to one store: the same e-mail may exist in two stores (decisions §4). */
+function openSession(db: Sql, customer: Customer, storeId: string, now: number) {
+  const token = newCustomerToken()
+  const expiresAt = now + CUSTOMER_TOKEN_TTL_MS
+  db.insert(customerSessions).values({ tokenHash: hashToken(token), customerId: customer.id, storeId, createdAt: now, expiresAt }).run()
+  return { token, customer, expiresAt: isoTime(expiresAt) }
+}
+
+export async function register(deps: Deps, ctx: StoreCtx, input: { email: string; password: string; name: string }) {
+  const passwordHash = await hashPassword(input.password)
+  const customer = { id: deps.ids.next('cus'), email: input.email, name: input.name }
+  const now = deps.clock.now()
+  try {
+    return deps.db.transaction((tx) => {
+      tx.insert(customers).values({ ...customer, storeId: ctx.storeId, passwordHash, createdAt: now }).run()
+      return openSession(tx, customer, ctx.storeId, now)
+    })
+  } catch (e) {
+    if (isUniqueViolation(e)) {
+      throw new AppError('CONFLICT', `A customer with e-mail ${input.email} already exists in this store. Log in instead: POST /v1/customers/login.`)
+    }
+    throw e
+  }
+}
+
+export async function login(deps: Deps, ctx: StoreCtx, throttle: LoginThrottle, input: { email: string; password: string }, address: string) {
+  const who = `${ctx.storeId}/${input.email}`
+  throttle.assertAllowed(who, address)
+  const row = deps.db
+    .select()
+    .from(customers)
+    .where(and(eq(customers.storeId, ctx.storeId), sql`lower(${customers.email}) = ${input.email}`))
+    .get()
+  const ok = row ? await verifyPassword(input.password, row.passwordHash) : false
+  if (!row || !ok) {
+    throttle.fail(who, address)
+    throw new AppError('UNAUTHENTICATED', 'E-mail or password is wrong for this store. A customer registers once per store: POST /v1/customers/register.')
+  }
+  throttle.succeed(who)
+  return openSession(deps.db, { id: row.id, email: row.email, name: row.name }, ctx.storeId, deps.clock.now())
+}
+
+export function me(deps: Deps, ctx: StoreCtx): Customer {
+  if (ctx.actor.type !== 'customer') throw new Error('customer route reached without a customer')
+  return deps.db
+    .select({ id: customers.id, email: customers.email, name: customers.name })
+    .from(customers)
+    .where(and(eq(customers.id, ctx.actor.customerId), eq(customers.storeId, ctx.storeId)))
+    .get()!
+}
