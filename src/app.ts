@@ -6,6 +6,7 @@ import { activityRoutes } from './features/activity/routes'
 import { apiKeyRoutes } from './features/api-keys/routes'
 import { customerRoutes } from './features/customers/routes'
 import { groupRoutes } from './features/groups/routes'
+import { mediaRoutes } from './features/media/routes'
 import { memberRoutes } from './features/members/routes'
 import { storeAuthRoutes } from './features/store-auth/routes'
 import { storeSettingsRoutes } from './features/store-settings/routes'
@@ -30,7 +31,8 @@ export function createApp(deps: Deps, extraRoutes?: AnyElysia) {
         .use(storeSettingsRoutes(deps))
         .use(apiKeyRoutes(deps))
         .use(memberRoutes(deps))
-        .use(customerRoutes(deps)),
+        .use(customerRoutes(deps))
+        .use(mediaRoutes(deps)),
     )
   // Tests mount probe routes here to exercise the kernel before features exist.
   if (extraRoutes) app.use(extraRoutes)

@@ -2,6 +2,7 @@ import { accessSync, constants, mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { createApp } from './app'
 import { createDeps } from './deps'
+import { sweepMediaFolder } from './features/media/sweep'
 import { ConfigError, derivePublicUrl, lanAddresses, type Config } from './config'
 import { resolveAdminToken } from './kernel/admin-token'
 import { systemClock } from './kernel/clock'
@@ -35,9 +36,13 @@ export async function serve(config: Config, log: Log = consoleLog) {
     adminToken: admin.token,
     publicUrl: config.publicUrl ?? '',
   })
+  const swept = await sweepMediaFolder(deps)
+  if (swept > 0) log.info(`removed ${swept} media file(s) left by an interrupted upload or deletion`)
   const app = createApp(deps)
   try {
-    app.listen({ hostname: config.host, port: config.port })
+    // Bodies are limited by the routes themselves (1 MiB of JSON, 100 MiB a video), which answer with
+    // the error envelope before reading what is too large; Bun's own limit is set out of their way.
+    app.listen({ hostname: config.host, port: config.port, maxRequestBodySize: 16 * 1024 ** 3 })
   } catch (e) {
     database.close()
     const reason = (e as NodeJS.ErrnoException).code === 'EADDRINUSE' ? 'is already in use' : `cannot be used (${(e as Error).message})`

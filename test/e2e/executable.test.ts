@@ -1,9 +1,10 @@
 import { Database } from 'bun:sqlite'
 import { beforeAll, describe, expect, test } from 'bun:test'
-import { copyFileSync, existsSync, readFileSync, statSync, writeFileSync } from 'node:fs'
+import { copyFileSync, existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { loadMigrations } from '../../src/kernel/db/migrate'
 import { buildExecutable, emptyDir, runExecutable, startExecutable } from '../helpers/executable'
+import { streamUpload } from '../helpers/raw-upload'
 
 let built: string
 
@@ -135,5 +136,33 @@ describe('secrets at rest', () => {
     }
     // The key's public prefix is kept in clear on purpose: the panel shows it.
     expect(scan().includes(key.prefix)).toBe(true)
+  })
+})
+
+describe('uploads in the executable', () => {
+  test('a 1 GiB streamed upload is refused with 413 while the server memory stays flat', async () => {
+    const { dir, bin } = copiedAlone()
+    const server = await startExecutable(bin, dir)
+    const adminToken = readFileSync(join(dir, 'data', 'admin-token'), 'utf8').trim()
+    const post = async (path: string, body: object, headers: Record<string, string> = {}) =>
+      (await (await fetch(`${server.base}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) })).json()) as any
+    await post('/v1/admin/groups', { name: 'Video', members: [{ rm: 'v1', name: 'Vera' }] }, { 'x-admin-token': adminToken })
+    const first = await post('/v1/store/auth/login', { rm: 'v1', password: 'v1' })
+    const changed = await post('/v1/store/auth/change-password', { currentPassword: 'v1', newPassword: 'a-new-password' }, { authorization: `Bearer ${first.token}` })
+    const key = await post('/v1/store/api-keys', { name: 'app' }, { authorization: `Bearer ${changed.token}` })
+
+    const rss = () => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${server.proc.pid}/status`, 'utf8'))![1]) * 1024
+    const before = rss()
+    const head = readFileSync(join(import.meta.dir, '..', 'fixtures', 'media', 'sample.mp4')).subarray(0, 4100)
+    const res = await streamUpload(server.port, { 'x-api-key': key.apiKey }, head, 1024 ** 3)
+    const growth = rss() - before
+    expect(res.status).toBe(413)
+    expect(res.body.error.code).toBe('FILE_TOO_LARGE')
+    expect(res.body.error.message).toContain('100 MiB, the limit for a video')
+    expect(res.sent).toBeLessThan(1024 ** 3) // cut off, not read to the end
+    expect(growth).toBeLessThan(50 * 1024 * 1024)
+    const storeDir = readdirSync(join(dir, 'data', 'media'))
+    for (const store of storeDir) expect(readdirSync(join(dir, 'data', 'media', store))).toEqual([])
+    expect(await server.stop()).toBe(0)
   })
 })

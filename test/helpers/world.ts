@@ -1,4 +1,5 @@
 import { expect } from 'bun:test'
+import { join } from 'node:path'
 import { hashPassword, hashToken, newCustomerToken, CUSTOMER_TOKEN_TTL_MS } from '../../src/kernel/auth/credentials'
 import { customers, customerSessions } from '../../src/kernel/auth/tables'
 import type { Deps } from '../../src/kernel/deps'
@@ -45,6 +46,20 @@ export async function createKey(call: Call, studentToken: string, name = 'app') 
   )
 }
 
+export const FIXTURES = join(import.meta.dir, '..', 'fixtures', 'media')
+
+/** A multipart form with one fixture file in `field` (the API wants 'file'). */
+export function formWith(fixture: string, field = 'file', extra: Record<string, string> = {}) {
+  const form = new FormData()
+  form.append(field, Bun.file(join(FIXTURES, fixture)), fixture)
+  for (const [k, v] of Object.entries(extra)) form.append(k, v)
+  return form
+}
+
+export async function upload(call: Call, headers: Record<string, string>, fixture = 'sample.png') {
+  return expectOk(call('POST', '/v1/uploads', { headers, raw: formWith(fixture) }), 201)
+}
+
 /** A customer with a session, written directly until the customer routes exist (issue 6). */
 export async function createCustomer(deps: Deps, storeId: string, email = 'buyer@example.com') {
   const id = deps.ids.next('cus')
@@ -74,7 +89,8 @@ export async function twoStores(call: Call, deps: Deps) {
     const revoked = await createKey(call, student, 'revoked')
     await expectOk(call('DELETE', `/v1/store/api-keys/${revoked.id}`, { headers: bearer(student) }), 204)
     const customer = await createCustomer(deps, group.storeId)
-    return { group, rms, student, mustChange, key, spareKey, revoked, customer }
+    const media = await upload(call, apiKey(key.apiKey))
+    return { group, rms, student, mustChange, key, spareKey, revoked, customer, media }
   }
   return { A: await make('a'), B: await make('b') }
 }

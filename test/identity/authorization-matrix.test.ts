@@ -18,6 +18,10 @@ const ID_OF: Record<string, (w: World) => string> = {
   members: (w) => w.A.rms.spare,
   groups: (w) => w.A.group.id,
   students: (w) => w.A.rms.spare,
+  media: (w) => w.A.media.id,
+  // /v1/files/:storeId/:name, the public URL of a file
+  files: (w) => w.A.group.storeId,
+  ':storeId': (w) => w.A.media.url.split('/').pop(),
 }
 
 /** Routes whose ids are global (teacher routes): no store owns them, so no cross-store rule applies. */
@@ -145,7 +149,7 @@ describe('authorization matrix over the route table', () => {
     // The table is the app's: it holds the routes of every feature mounted so far.
     expect(all.map((r) => `${r.method} ${r.path}`)).toContain('DELETE /v1/store/api-keys/:id')
     expect(all.filter((r) => r.auth === undefined).map((r) => r.path).sort()).toEqual(
-      ['/docs', '/docs/assets/scalar.js', '/health', '/openapi.json', '/v1/store/auth/login'].sort(),
+      ['/docs', '/docs/assets/scalar.js', '/health', '/openapi.json', '/v1/files/:storeId/:name', '/v1/store/auth/login'].sort(),
     )
     await runMatrix(t, world, all)
   })

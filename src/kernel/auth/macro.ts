@@ -13,6 +13,8 @@ export const callerOf = (request: Request) => callers.get(request)
 
 /** The OpenAPI extension that carries a route's auth kind to the route table and to readers. */
 export const AUTH_EXTENSION = 'x-storefront-auth'
+/** Marks a route that reads a multipart upload from the request stream itself. */
+export const UPLOAD_EXTENSION = 'x-storefront-upload'
 
 /**
  * `{ auth: 'key' }` on a route: declares the credential it takes (security in the OpenAPI document)

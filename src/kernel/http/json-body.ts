@@ -53,7 +53,9 @@ export const isJsonType = (contentType: string) => /^application\/([\w.+-]+\+)?j
 export function wrongBodyType(contentType: string): AppError {
   const hint = contentType.startsWith('application/x-www-form-urlencoded')
     ? " (curl's -d sends a form unless you add -H 'Content-Type: application/json')"
-    : ''
+    : contentType.startsWith('multipart/form-data')
+      ? ' (files go to POST /v1/uploads or POST /v1/products/:id/media)'
+      : ''
   const sent = contentType ? `Content-Type '${contentType.split(';')[0]}'` : 'no Content-Type'
   return new AppError(
     'UNSUPPORTED_MEDIA_TYPE',

@@ -37,11 +37,10 @@ export const httpKernel = (routes: RouteTable, deps: Deps) => {
     }))
     .onParse({ as: 'global' }, async ({ request, contentType, route }) => {
       const entry = routes.get(request.method, route)
-      // Routes without a body schema ignore whatever was sent.
-      if (entry && !entry.takesBody) return null
+      // Upload routes read the stream themselves; routes without a body schema ignore what was sent.
+      if (entry && (entry.upload || !entry.takesBody)) return null
       const type = contentType ?? ''
       if (isJsonType(type)) return parseJson(await readLimitedText(request))
-      if (type.startsWith('multipart/form-data')) return undefined
       if (type === '' && !request.body) return undefined
       throw wrongBodyType(type)
     })

@@ -1,4 +1,4 @@
-import { AUTH_EXTENSION } from '../auth/macro'
+import { AUTH_EXTENSION, UPLOAD_EXTENSION } from '../auth/macro'
 import type { AuthKind } from '../auth/kinds'
 
 /**
@@ -12,6 +12,8 @@ export interface RouteEntry {
   takesBody: boolean
   /** The credential the route declared with the auth macro; undefined for public routes. */
   auth: AuthKind | undefined
+  /** The route streams a multipart upload itself (its body must not be parsed). */
+  upload: boolean
 }
 
 type RouteHooks = { body?: unknown; detail?: Record<string, unknown> }
@@ -31,6 +33,7 @@ export class RouteTable {
         path,
         takesBody: r.hooks?.body !== undefined,
         auth: r.hooks?.detail?.[AUTH_EXTENSION] as AuthKind | undefined,
+        upload: r.hooks?.detail?.[UPLOAD_EXTENSION] === true,
       }
       this.entries.push({ ...entry, pattern: toPattern(path) })
       this.byKey.set(`${r.method} ${path}`, entry)

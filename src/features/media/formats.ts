@@ -1,0 +1,27 @@
+/**
+ * The accepted formats (decisions §9), recognised by their bytes, never by the declared type or name.
+ */
+export const FORMATS = {
+  'image/jpeg': { kind: 'IMAGE', extension: 'jpg' },
+  'image/png': { kind: 'IMAGE', extension: 'png' },
+  'image/webp': { kind: 'IMAGE', extension: 'webp' },
+  'image/gif': { kind: 'IMAGE', extension: 'gif' },
+  'image/avif': { kind: 'IMAGE', extension: 'avif' },
+  'video/mp4': { kind: 'VIDEO', extension: 'mp4' },
+  'video/webm': { kind: 'VIDEO', extension: 'webm' },
+} as const
+
+export type MediaKind = 'IMAGE' | 'VIDEO'
+export type AcceptedMime = keyof typeof FORMATS
+
+export const MiB = 1024 * 1024
+export const SIZE_LIMIT: Record<MediaKind, number> = { IMAGE: 10 * MiB, VIDEO: 100 * MiB }
+export const LARGEST_FILE = SIZE_LIMIT.VIDEO
+
+export const ACCEPTED_LIST = 'JPEG, PNG, WebP, GIF or AVIF images (up to 10 MiB) and MP4 or WebM videos (up to 100 MiB)'
+
+export const isAccepted = (mime: string | undefined): mime is AcceptedMime => mime !== undefined && mime in FORMATS
+
+export const MIME_BY_EXTENSION: Record<string, AcceptedMime> = Object.fromEntries(
+  Object.entries(FORMATS).map(([mime, f]) => [f.extension, mime as AcceptedMime]),
+)

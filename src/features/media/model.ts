@@ -1,0 +1,52 @@
+import { z } from 'zod'
+import { PageQuery } from '../../kernel/pagination'
+
+export const Media = z
+  .object({
+    id: z.string(),
+    kind: z.enum(['IMAGE', 'VIDEO']),
+    url: z.string().describe('Absolute public URL of the file (no credential needed), under /v1/files/'),
+    mimeType: z.string().describe('The real type, recognised from the bytes'),
+    sizeBytes: z.number().int(),
+    filename: z.string().describe('The name the file was uploaded with (display only)'),
+    width: z.number().int().optional().describe('Images only, in pixels'),
+    height: z.number().int().optional().describe('Images only, in pixels'),
+    createdAt: z.string(),
+  })
+  .meta({ id: 'Media' })
+export type Media = z.infer<typeof Media>
+
+export const MediaListQuery = PageQuery.extend({ kind: z.enum(['IMAGE', 'VIDEO']).optional() })
+
+const KindUsage = z.object({ files: z.number().int(), bytes: z.number().int() })
+export const MediaUsage = z.object({
+  usedBytes: z.number().int(),
+  quotaBytes: z.number().int(),
+  files: z.number().int(),
+  byKind: z.object({ IMAGE: KindUsage, VIDEO: KindUsage }),
+})
+
+export const MediaIdParams = z.object({ id: z.string() })
+export const DeleteMediaQuery = z.object({
+  force: z
+    .enum(['true', 'false'])
+    .default('false')
+    .transform((v) => v === 'true')
+    .describe('true removes the file even where products or reviews use it, unlinking it from them'),
+})
+
+export const FileParams = z.object({ storeId: z.string(), name: z.string() })
+
+/** The multipart body of uploads, for the OpenAPI document (the route reads the stream itself). */
+export const uploadRequestBody = (extra: Record<string, object> = {}) => ({
+  required: true,
+  content: {
+    'multipart/form-data': {
+      schema: {
+        type: 'object',
+        required: ['file'],
+        properties: { file: { type: 'string', format: 'binary', description: 'JPEG, PNG, WebP, GIF, AVIF (10 MiB) or MP4, WebM (100 MiB)' }, ...extra },
+      },
+    },
+  },
+})

@@ -1,0 +1,159 @@
+import Busboy from 'busboy'
+import { fileTypeFromBuffer } from 'file-type'
+import { open, rm, type FileHandle } from 'node:fs/promises'
+import { Readable } from 'node:stream'
+import type { ReadableStream as NodeWebStream } from 'node:stream/web'
+import { AppError } from '../../kernel/errors'
+import { ACCEPTED_LIST, FORMATS, isAccepted, LARGEST_FILE, SIZE_LIMIT, type AcceptedMime, type MediaKind } from './formats'
+
+/** Bytes file-type needs to recognise every accepted format. */
+const SNIFF_BYTES = 4100
+/** Room for the multipart framing around the file when judging a declared Content-Length. */
+const FRAMING = 64 * 1024
+
+export interface ReceivedFile {
+  mime: AcceptedMime
+  kind: MediaKind
+  extension: string
+  sizeBytes: number
+  filename: string
+  /** The other form fields (e.g. isPrimary). */
+  fields: Record<string, string>
+}
+
+const HOW = "Send multipart/form-data with the file in the field named 'file' (curl: -F file=@photo.jpg; fetch: a FormData body, without setting Content-Type yourself)."
+
+function checkEnvelope(request: Request, room: number) {
+  const type = request.headers.get('content-type') ?? ''
+  if (!type.toLowerCase().startsWith('multipart/form-data')) {
+    const sent = type ? `Content-Type '${type.split(';')[0]}'` : 'no Content-Type'
+    throw new AppError('UNSUPPORTED_MEDIA_TYPE', `Uploads must be multipart/form-data, but the request has ${sent}. ${HOW}`)
+  }
+  if (!/boundary=/i.test(type)) {
+    throw new AppError(
+      'UNSUPPORTED_MEDIA_TYPE',
+      'The Content-Type says multipart/form-data but has no boundary, so the parts cannot be found. Do not set the Content-Type header by hand: your HTTP client adds it, with the boundary, when the body is a form.',
+    )
+  }
+  const declared = Number(request.headers.get('content-length') ?? NaN)
+  if (declared > LARGEST_FILE + FRAMING) throw tooLarge('VIDEO')
+  if (declared > room + FRAMING) throw quotaExceeded(room)
+  return type
+}
+
+const tooLarge = (kind: MediaKind) =>
+  new AppError(
+    'FILE_TOO_LARGE',
+    `The file is larger than ${SIZE_LIMIT[kind] / 1024 / 1024} MiB, the limit for ${kind === 'IMAGE' ? 'an image' : 'a video'}. Make it smaller (resize or compress it) and upload again.`,
+  )
+
+const quotaExceeded = (room: number) =>
+  new AppError(
+    'QUOTA_EXCEEDED',
+    `The store's media quota has ${Math.max(0, Math.floor(room / 1024))} KiB left, less than this file. Delete files you no longer use (DELETE /v1/media/:id; GET /v1/media/usage shows the space used).`,
+  )
+
+function notAccepted(head: Buffer, detected: string | undefined): AppError {
+  const text = head.subarray(0, 1024).toString('utf8').trimStart().toLowerCase()
+  if (text.includes('<svg')) {
+    return new AppError('UNSUPPORTED_MEDIA_TYPE', `SVG files are not accepted: they can carry scripts. Export the picture as PNG or WebP. Accepted: ${ACCEPTED_LIST}.`)
+  }
+  if (text.startsWith('<!doctype html') || text.startsWith('<html') || text.startsWith('<')) {
+    return new AppError(
+      'UNSUPPORTED_MEDIA_TYPE',
+      `The file is a text or HTML document (perhaps a saved web page or an error page renamed to an image name), not a picture. Files are recognised by their content, not by their name. Accepted: ${ACCEPTED_LIST}.`,
+    )
+  }
+  const what = detected ? `a ${detected} file` : 'not a format we recognise'
+  return new AppError('UNSUPPORTED_MEDIA_TYPE', `The file is ${what}. Files are recognised by their content, not by their name. Accepted: ${ACCEPTED_LIST}.`)
+}
+
+const displayName = (name: string | undefined) =>
+  (name ?? '').split(/[\\/]/).pop()!.replace(/[\u0000-\u001f\u007f]/g, '').slice(0, 255) || 'upload'
+
+/**
+ * Streams the `file` part of a multipart request to `path`, recognising its format from the first
+ * bytes (before anything is written) and stopping as soon as it passes the size limit or the room left
+ * in the store's quota. On any failure the partial file is removed and reading stops.
+ */
+export async function receiveFile(request: Request, path: string, room: number): Promise<ReceivedFile> {
+  if (room <= 0) throw quotaExceeded(0)
+  const contentType = checkEnvelope(request, room)
+  if (!request.body) throw new AppError('VALIDATION_ERROR', `The request has no body. ${HOW}`)
+
+  const source = Readable.fromWeb(request.body as unknown as NodeWebStream)
+  const parser = Busboy({ headers: { 'content-type': contentType }, limits: { files: 1, fields: 20, fieldSize: 10_000, parts: 40 } })
+  const fields: Record<string, string> = {}
+  let handle: FileHandle | undefined
+
+  const work = new Promise<ReceivedFile>((resolve, reject) => {
+    let file: Promise<Omit<ReceivedFile, 'fields'>> | undefined
+    parser.on('field', (name, value) => {
+      fields[name] = value
+    })
+    parser.on('file', (name, stream, info) => {
+      if (name !== 'file' || file) {
+        stream.resume()
+        reject(
+          file
+            ? new AppError('VALIDATION_ERROR', 'Send one file per upload request.')
+            : new AppError('VALIDATION_ERROR', `The file came in the form field '${name}'. ${HOW}`, [{ path: name, message: "the file goes in the field 'file'" }]),
+        )
+        return
+      }
+      file = (async () => {
+        let head = Buffer.alloc(0)
+        let size = 0
+        let format: (typeof FORMATS)[AcceptedMime] | undefined
+        let mime: AcceptedMime | undefined
+        let limit = 0
+        const start = async () => {
+          const detected = await fileTypeFromBuffer(head)
+          if (!isAccepted(detected?.mime)) throw notAccepted(head, detected?.mime)
+          mime = detected.mime as AcceptedMime
+          format = FORMATS[mime]
+          limit = Math.min(SIZE_LIMIT[format.kind], room)
+          if (size > limit) throw size > room ? quotaExceeded(room) : tooLarge(format.kind)
+          handle = await open(path, 'w')
+          await handle.write(head)
+        }
+        for await (const chunk of stream as AsyncIterable<Buffer>) {
+          size += chunk.length
+          if (!format) {
+            head = Buffer.concat([head, chunk])
+            if (head.length >= SNIFF_BYTES) await start()
+            continue
+          }
+          if (size > limit) throw size > room ? quotaExceeded(room) : tooLarge(format.kind)
+          await handle!.write(chunk)
+        }
+        if (size === 0) throw new AppError('VALIDATION_ERROR', 'The file is empty. Check the path of the file you attach.')
+        if (!format) await start()
+        await handle!.close()
+        handle = undefined
+        return { mime: mime!, kind: format!.kind, extension: format!.extension, sizeBytes: size, filename: displayName(info.filename) }
+      })()
+      file.catch(reject)
+    })
+    parser.on('error', () => reject(new AppError('VALIDATION_ERROR', `The multipart body is malformed. ${HOW}`)))
+    parser.on('close', () => {
+      if (!file) return reject(new AppError('VALIDATION_ERROR', `The form has no file. ${HOW}`, [{ path: 'file', message: 'required' }]))
+      file.then((f) => resolve({ ...f, fields }), reject)
+    })
+    source.on('error', () => reject(new AppError('VALIDATION_ERROR', 'The upload was interrupted before it ended. Try again.')))
+    source.pipe(parser)
+  })
+
+  try {
+    return await work
+  } catch (e) {
+    source.unpipe(parser)
+    source.destroy()
+    await handle?.close().catch(() => {})
+    await rm(path, { force: true })
+    if ((e as NodeJS.ErrnoException).code === 'ENOSPC') {
+      throw new AppError('INSUFFICIENT_STORAGE', "The server's disk is full, so the file was not stored (nothing was kept). Tell the teacher.")
+    }
+    throw e
+  }
+}

@@ -1,0 +1,71 @@
+import { Elysia } from 'elysia'
+import { authMacro, UPLOAD_EXTENSION } from '../../kernel/auth/macro'
+import type { Deps } from '../../kernel/deps'
+import { ErrorEnvelope } from '../../kernel/errors'
+import { Page } from '../../kernel/pagination'
+import { serveFile } from './files'
+import { DeleteMediaQuery, FileParams, Media, MediaIdParams, MediaListQuery, MediaUsage, uploadRequestBody } from './model'
+import { deleteMedia, listMedia, mediaUsage, uploadMedia } from './service'
+
+const tags = ['Media']
+
+export const mediaRoutes = (deps: Deps) =>
+  new Elysia()
+    .use(authMacro)
+    .post(
+      '/uploads',
+      async ({ ctx, request, set }) => {
+        const { media } = await uploadMedia(deps, ctx, request)
+        set.status = 201
+        return media
+      },
+      {
+        auth: 'key',
+        response: { 201: Media, 400: ErrorEnvelope, 413: ErrorEnvelope, 415: ErrorEnvelope, 507: ErrorEnvelope },
+        detail: {
+          tags,
+          summary: 'Upload a file to the store library',
+          description:
+            "multipart/form-data with the file in the field `file` (curl: `-F file=@photo.jpg`). The format is recognised from the bytes, never from the name or declared type: JPEG, PNG, WebP, GIF, AVIF images up to 10 MiB, MP4 and WebM videos up to 100 MiB. SVG is refused (it can carry scripts). The store's quota (500 MiB by default) is checked too: 413 FILE_TOO_LARGE or QUOTA_EXCEEDED. The file only enters the library; link it to a product with POST /v1/products/:id/images.",
+          requestBody: uploadRequestBody(),
+          [UPLOAD_EXTENSION]: true,
+        } as never,
+      },
+    )
+    .get('/media', ({ ctx, query }) => listMedia(deps, ctx, query), {
+      auth: 'key',
+      query: MediaListQuery,
+      response: { 200: Page(Media) },
+      detail: { tags, summary: 'The store library', description: 'Newest first; filter with kind=IMAGE or kind=VIDEO.' },
+    })
+    .get('/media/usage', ({ ctx }) => mediaUsage(deps, ctx), {
+      auth: 'key',
+      response: { 200: MediaUsage },
+      detail: { tags, summary: 'Space used by the library, against the quota' },
+    })
+    .delete(
+      '/media/:id',
+      async ({ ctx, params, query }) => {
+        await deleteMedia(deps, ctx, params.id, query.force)
+        return new Response(null, { status: 204 })
+      },
+      {
+        auth: 'key',
+        params: MediaIdParams,
+        query: DeleteMediaQuery,
+        response: { 404: ErrorEnvelope, 409: ErrorEnvelope },
+        detail: {
+          tags,
+          summary: 'Delete a library file for good',
+          description: 'A file used by a product image or a review is 409 MEDIA_IN_USE (details list the uses), unless `force=true`, which unlinks it everywhere first. 204 with no body.',
+        },
+      },
+    )
+    .get('/files/:storeId/:name', ({ request, params }) => serveFile(deps, request, params.storeId, params.name), {
+      params: FileParams,
+      detail: {
+        tags,
+        summary: 'A stored file (public)',
+        description: 'The `url` of a media file. No credential: an <img> or <video> tag can load it. Served with its real type, X-Content-Type-Options: nosniff, a year of caching (files never change under their id), ETag and byte ranges.',
+      },
+    })

@@ -1,0 +1,138 @@
+import { and, count, desc, eq, sql } from 'drizzle-orm'
+import { imageSize } from 'image-size'
+import { mkdir, readFile, rename, rm } from 'node:fs/promises'
+import { join } from 'node:path'
+import type { StoreCtx } from '../../kernel/auth/kinds'
+import { isoTime } from '../../kernel/clock'
+import { writeTransaction, type Sql } from '../../kernel/db/database'
+import type { Deps } from '../../kernel/deps'
+import { AppError } from '../../kernel/errors'
+import { pageWindow, toPage, type PageQuery } from '../../kernel/pagination'
+import { MiB, type MediaKind } from './formats'
+import type { Media } from './model'
+import { receiveFile, type ReceivedFile } from './receive'
+import { media } from './tables'
+import { MEDIA_USERS } from './users'
+
+type MediaRow = typeof media.$inferSelect
+
+export const mediaRoot = (deps: Deps) => join(deps.config.dataDir, 'media')
+export const filePath = (deps: Deps, row: Pick<MediaRow, 'storeId' | 'id' | 'extension'>) =>
+  join(mediaRoot(deps), row.storeId, `${row.id}.${row.extension}`)
+
+export const toMedia = (deps: Deps, row: MediaRow): Media => ({
+  id: row.id,
+  kind: row.kind,
+  url: `${deps.publicUrl}/v1/files/${row.storeId}/${row.id}.${row.extension}`,
+  mimeType: row.mimeType,
+  sizeBytes: row.sizeBytes,
+  filename: row.filename,
+  ...(row.width !== null && row.height !== null ? { width: row.width, height: row.height } : {}),
+  createdAt: isoTime(row.createdAt),
+})
+
+const quotaBytes = (deps: Deps) => deps.config.mediaQuotaMb * MiB
+
+const usedBytes = (db: Sql, storeId: string) =>
+  db.select({ n: sql<number>`coalesce(sum(${media.sizeBytes}), 0)` }).from(media).where(eq(media.storeId, storeId)).get()!.n
+
+async function dimensions(path: string, file: ReceivedFile) {
+  if (file.kind !== 'IMAGE') return { width: null, height: null }
+  try {
+    const size = imageSize(await readFile(path))
+    return { width: size.width ?? null, height: size.height ?? null }
+  } catch {
+    return { width: null, height: null }
+  }
+}
+
+/**
+ * Receives an upload into the store's library. The file is streamed to a temp name, renamed, then
+ * recorded; the quota is checked again inside the write transaction, so concurrent uploads cannot pass it.
+ */
+export async function uploadMedia(deps: Deps, ctx: StoreCtx, request: Request): Promise<{ media: Media; fields: Record<string, string> }> {
+  const id = deps.ids.next('med')
+  const dir = join(mediaRoot(deps), ctx.storeId)
+  await mkdir(dir, { recursive: true })
+  const temp = join(dir, `.tmp-${id}`)
+  const room = quotaBytes(deps) - usedBytes(deps.db, ctx.storeId)
+  const file = await receiveFile(request, temp, room)
+  const row: MediaRow = {
+    id,
+    storeId: ctx.storeId,
+    kind: file.kind,
+    mimeType: file.mime,
+    extension: file.extension,
+    sizeBytes: file.sizeBytes,
+    filename: file.filename,
+    ...(await dimensions(temp, file)),
+    createdAt: deps.clock.now(),
+  }
+  const final = filePath(deps, row)
+  await rename(temp, final)
+  try {
+    writeTransaction(deps.db, (tx) => {
+      if (usedBytes(tx, ctx.storeId) + row.sizeBytes > quotaBytes(deps)) {
+        throw new AppError('QUOTA_EXCEEDED', "Another upload used the store's remaining media quota first. Delete files you no longer use and try again.")
+      }
+      tx.insert(media).values(row).run()
+    })
+  } catch (e) {
+    await rm(final, { force: true })
+    throw e
+  }
+  return { media: toMedia(deps, row), fields: file.fields }
+}
+
+export function findMedia(db: Sql, ctx: StoreCtx, id: string): MediaRow {
+  const row = db.select().from(media).where(and(eq(media.id, id), eq(media.storeId, ctx.storeId))).get()
+  if (!row) throw new AppError('NOT_FOUND', `No media file with id '${id}' in this store. GET /v1/media lists the library.`)
+  return row
+}
+
+export function listMedia(deps: Deps, ctx: StoreCtx, query: PageQuery & { kind?: MediaKind }) {
+  const where = and(eq(media.storeId, ctx.storeId), query.kind ? eq(media.kind, query.kind) : undefined)
+  const { limit, offset } = pageWindow(query)
+  const rows = deps.db.select().from(media).where(where).orderBy(desc(media.createdAt), desc(media.id)).limit(limit).offset(offset).all()
+  const total = deps.db.select({ n: count() }).from(media).where(where).get()!.n
+  return toPage(rows.map((r) => toMedia(deps, r)), total, query)
+}
+
+export function mediaUsage(deps: Deps, ctx: StoreCtx) {
+  const rows = deps.db
+    .select({ kind: media.kind, files: count(), bytes: sql<number>`coalesce(sum(${media.sizeBytes}), 0)` })
+    .from(media)
+    .where(eq(media.storeId, ctx.storeId))
+    .groupBy(media.kind)
+    .all()
+  const byKind = { IMAGE: { files: 0, bytes: 0 }, VIDEO: { files: 0, bytes: 0 } }
+  for (const r of rows) byKind[r.kind] = { files: r.files, bytes: r.bytes }
+  return {
+    usedBytes: byKind.IMAGE.bytes + byKind.VIDEO.bytes,
+    quotaBytes: quotaBytes(deps),
+    files: byKind.IMAGE.files + byKind.VIDEO.files,
+    byKind,
+  }
+}
+
+/**
+ * Removes a library file for good. A file in use is a 409 listing its users, unless `force`: then it is
+ * unlinked everywhere in the same transaction that deletes its record, and the file goes after commit.
+ */
+export async function deleteMedia(deps: Deps, ctx: StoreCtx, id: string, force: boolean) {
+  const row = writeTransaction(deps.db, (tx) => {
+    const found = findMedia(tx, ctx, id)
+    const users = MEDIA_USERS.flatMap((u) => u.find(tx, ctx.storeId, id))
+    if (users.length > 0 && !force) {
+      throw new AppError(
+        'MEDIA_IN_USE',
+        `The file is used in ${users.length} place${users.length > 1 ? 's' : ''} (see details). Remove it there first, or delete with ?force=true to unlink it everywhere.`,
+        users,
+      )
+    }
+    for (const u of MEDIA_USERS) u.unlink(tx, ctx.storeId, id)
+    tx.delete(media).where(eq(media.id, id)).run()
+    return found
+  })
+  await rm(filePath(deps, row), { force: true })
+}

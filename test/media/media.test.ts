@@ -1,0 +1,214 @@
+import { describe, expect, test } from 'bun:test'
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs'
+import { join } from 'node:path'
+import { createTestApp } from '../helpers/app'
+import { apiKey, expectOk, FIXTURES, formWith, twoStores, upload } from '../helpers/world'
+
+const setup = async (settings = {}) => {
+  const t = createTestApp({ settings: { rateLimitRps: '0', ...settings } })
+  const world = await twoStores(t.call, t.deps)
+  return { ...t, world, keyA: apiKey(world.A.key.apiKey), keyB: apiKey(world.B.key.apiKey) }
+}
+
+/** GET on a media URL through the app (the URL is absolute, on PUBLIC_URL). */
+const fetchUrl = (t: Awaited<ReturnType<typeof setup>>, url: string, headers: Record<string, string> = {}) =>
+  t.call('GET', new URL(url).pathname, { headers })
+
+const SAMPLES = [
+  ['sample.jpg', 'IMAGE', 'image/jpeg', 'jpg'],
+  ['sample.png', 'IMAGE', 'image/png', 'png'],
+  ['sample.webp', 'IMAGE', 'image/webp', 'webp'],
+  ['sample.gif', 'IMAGE', 'image/gif', 'gif'],
+  ['sample.avif', 'IMAGE', 'image/avif', 'avif'],
+  ['sample.mp4', 'VIDEO', 'video/mp4', 'mp4'],
+  ['sample.webm', 'VIDEO', 'video/webm', 'webm'],
+] as const
+
+describe('uploads', () => {
+  test('every accepted format is recognised, sized and served back byte for byte', async () => {
+    const t = await setup()
+    for (const [fixture, kind, mimeType, ext] of SAMPLES) {
+      const bytes = readFileSync(join(FIXTURES, fixture))
+      const media = await upload(t.call, t.keyA, fixture)
+      expect(media).toEqual({
+        id: expect.stringMatching(/^med_/),
+        kind,
+        url: `http://localhost:3000/v1/files/${t.world.A.group.storeId}/${media.id}.${ext}`,
+        mimeType,
+        sizeBytes: bytes.length,
+        filename: fixture,
+        ...(kind === 'IMAGE' ? { width: 64, height: 48 } : {}),
+        createdAt: new Date(t.clock.now()).toISOString(),
+      })
+      const served = await t.app.handle(new Request(`http://localhost${new URL(media.url).pathname}`))
+      expect(served.status).toBe(200)
+      expect(served.headers.get('content-type')).toBe(mimeType)
+      expect(served.headers.get('x-content-type-options')).toBe('nosniff')
+      expect(served.headers.get('cache-control')).toBe('public, max-age=31536000, immutable')
+      expect(served.headers.get('etag')).toBe(`"${media.id}"`)
+      expect(Buffer.from(await served.arrayBuffer()).equals(bytes)).toBe(true)
+    }
+  })
+
+  test('the declared type and file name are ignored: the bytes decide', async () => {
+    const t = await setup()
+    const form = new FormData()
+    form.append('file', new Blob([readFileSync(join(FIXTURES, 'sample.png'))], { type: 'video/mp4' }), 'clip.mp4')
+    const res = await t.call('POST', '/v1/uploads', { headers: t.keyA, raw: form })
+    expect(res.status).toBe(201)
+    expect([res.body.kind, res.body.mimeType, res.body.filename]).toEqual(['IMAGE', 'image/png', 'clip.mp4'])
+    expect(res.body.url).toEndWith('.png')
+  })
+
+  test('the common mistakes are answered with the fix', async () => {
+    const t = await setup()
+    const json = await t.call('POST', '/v1/uploads', { headers: t.keyA, body: { file: 'photo.jpg' } })
+    expect([json.status, json.body.error.code]).toEqual([415, 'UNSUPPORTED_MEDIA_TYPE'])
+    expect(json.body.error.message).toContain("Uploads must be multipart/form-data, but the request has Content-Type 'application/json'")
+    expect(json.body.error.message).toContain('-F file=@photo.jpg')
+
+    const noBoundary = await t.call('POST', '/v1/uploads', { headers: { ...t.keyA, 'content-type': 'multipart/form-data' }, raw: 'x' })
+    expect([noBoundary.status, noBoundary.body.error.code]).toEqual([415, 'UNSUPPORTED_MEDIA_TYPE'])
+    expect(noBoundary.body.error.message).toContain('has no boundary')
+
+    const field = await t.call('POST', '/v1/uploads', { headers: t.keyA, raw: formWith('sample.png', 'photo') })
+    expect([field.status, field.body.error.code]).toEqual([400, 'VALIDATION_ERROR'])
+    expect(field.body.error.message).toContain("The file came in the form field 'photo'")
+
+    const html = await t.call('POST', '/v1/uploads', { headers: t.keyA, raw: formWith('page-renamed.png') })
+    expect(html.status).toBe(415)
+    expect(html.body.error.message).toContain('HTML document')
+
+    const svg = await t.call('POST', '/v1/uploads', { headers: t.keyA, raw: formWith('drawing.svg') })
+    expect(svg.status).toBe(415)
+    expect(svg.body.error.message).toStartWith('SVG files are not accepted')
+
+    const noFile = new FormData()
+    noFile.append('name', 'x')
+    const missing = await t.call('POST', '/v1/uploads', { headers: t.keyA, raw: noFile })
+    expect([missing.status, missing.body.error.details]).toEqual([400, [{ path: 'file', message: 'required' }]])
+
+    const emptyForm = new FormData()
+    emptyForm.append('file', new Blob([]), 'empty.png')
+    const empty = await t.call('POST', '/v1/uploads', { headers: t.keyA, raw: emptyForm })
+    expect([empty.status, empty.body.error.message]).toEqual([400, 'The file is empty. Check the path of the file you attach.'])
+
+    // Nothing was kept of any of them.
+    const list = await t.call('GET', '/v1/media', { headers: t.keyA })
+    expect(list.body.total).toBe(1) // the world's own upload
+    expect(readdirSync(join(t.dir, 'media', t.world.A.group.storeId))).toEqual([`${t.world.A.media.id}.png`])
+  })
+
+  test('an image over 10 MiB is 413 FILE_TOO_LARGE, a store over its quota 413 QUOTA_EXCEEDED', async () => {
+    const t = await setup({ mediaQuotaMb: '12' })
+    const png = readFileSync(join(FIXTURES, 'sample.png'))
+    const big = Buffer.concat([png, Buffer.alloc(10 * 1024 * 1024)])
+    const form = new FormData()
+    form.append('file', new Blob([big]), 'big.png')
+    const tooBig = await t.call('POST', '/v1/uploads', { headers: t.keyA, raw: form })
+    expect([tooBig.status, tooBig.body.error.code]).toEqual([413, 'FILE_TOO_LARGE'])
+    expect(tooBig.body.error.message).toContain('10 MiB, the limit for an image')
+
+    const nine = new FormData()
+    nine.append('file', new Blob([Buffer.concat([png, Buffer.alloc(9 * 1024 * 1024)])]), 'nine.png')
+    expect((await t.call('POST', '/v1/uploads', { headers: t.keyA, raw: nine })).status).toBe(201)
+    const again = new FormData()
+    again.append('file', new Blob([Buffer.concat([png, Buffer.alloc(4 * 1024 * 1024)])]), 'four.png')
+    const over = await t.call('POST', '/v1/uploads', { headers: t.keyA, raw: again })
+    expect([over.status, over.body.error.code]).toEqual([413, 'QUOTA_EXCEEDED'])
+    expect(over.body.error.message).toContain('GET /v1/media/usage')
+    // Store B has its own quota.
+    expect((await t.call('POST', '/v1/uploads', { headers: t.keyB, raw: again })).status).toBe(201)
+    expect(readdirSync(join(t.dir, 'media', t.world.A.group.storeId)).filter((n) => n.startsWith('.tmp'))).toEqual([])
+  })
+
+  test('a declared size above the largest file is refused before the body is read', async () => {
+    const t = await setup()
+    let pulled = 0
+    const body = new ReadableStream<Uint8Array>({
+      pull(c) {
+        pulled++
+        c.enqueue(new Uint8Array(65536))
+      },
+    })
+    const res = await t.app.handle(
+      new Request('http://localhost/v1/uploads', {
+        method: 'POST',
+        headers: { ...t.keyA, 'content-type': 'multipart/form-data; boundary=x', 'content-length': String(1024 ** 3) },
+        body,
+        duplex: 'half',
+      } as RequestInit),
+    )
+    expect(res.status).toBe(413)
+    expect(((await res.json()) as any).error.code).toBe('FILE_TOO_LARGE')
+    expect(pulled).toBeLessThanOrEqual(1)
+  })
+})
+
+describe('the library', () => {
+  test('lists newest first with a kind filter, never another store, and reports usage', async () => {
+    const t = await setup()
+    await upload(t.call, t.keyA, 'sample.mp4')
+    t.clock.advance(1000)
+    const jpg = await upload(t.call, t.keyA, 'sample.jpg')
+    const all = await expectOk(t.call('GET', '/v1/media', { headers: t.keyA }))
+    expect(all.total).toBe(3)
+    expect(all.data[0].id).toBe(jpg.id)
+    const videos = await expectOk(t.call('GET', '/v1/media?kind=VIDEO', { headers: t.keyA }))
+    expect(videos.data.map((m: any) => m.kind)).toEqual(['VIDEO'])
+    const b = await expectOk(t.call('GET', '/v1/media', { headers: t.keyB }))
+    expect(b.data.map((m: any) => m.id)).toEqual([t.world.B.media.id])
+
+    const size = (f: string) => statSync(join(FIXTURES, f)).size
+    expect(await expectOk(t.call('GET', '/v1/media/usage', { headers: t.keyA }))).toEqual({
+      usedBytes: size('sample.png') + size('sample.mp4') + size('sample.jpg'),
+      quotaBytes: 500 * 1024 * 1024,
+      files: 3,
+      byKind: {
+        IMAGE: { files: 2, bytes: size('sample.png') + size('sample.jpg') },
+        VIDEO: { files: 1, bytes: size('sample.mp4') },
+      },
+    })
+  })
+
+  test('deleting removes the record and the file; another store gets 404', async () => {
+    const t = await setup()
+    const m = t.world.A.media
+    const path = join(t.dir, 'media', t.world.A.group.storeId, `${m.id}.png`)
+    expect(existsSync(path)).toBe(true)
+    expect((await t.call('DELETE', `/v1/media/${m.id}`, { headers: t.keyB })).status).toBe(404)
+    expect(existsSync(path)).toBe(true)
+    expect((await t.call('DELETE', `/v1/media/${m.id}`, { headers: t.keyA })).status).toBe(204)
+    expect(existsSync(path)).toBe(false)
+    expect((await fetchUrl(t, m.url)).status).toBe(404)
+    expect((await t.call('DELETE', `/v1/media/${m.id}`, { headers: t.keyA })).status).toBe(404)
+  })
+})
+
+describe('public files', () => {
+  test('ETag revalidation and byte ranges', async () => {
+    const t = await setup()
+    const video = await upload(t.call, t.keyA, 'sample.mp4')
+    const bytes = readFileSync(join(FIXTURES, 'sample.mp4'))
+    expect((await fetchUrl(t, video.url, { 'if-none-match': `"${video.id}"` })).status).toBe(304)
+    const part = await t.app.handle(new Request(`http://localhost${new URL(video.url).pathname}`, { headers: { range: 'bytes=100-199' } }))
+    expect(part.status).toBe(206)
+    expect(part.headers.get('content-range')).toBe(`bytes 100-199/${bytes.length}`)
+    expect(Buffer.from(await part.arrayBuffer()).equals(bytes.subarray(100, 200))).toBe(true)
+    const tail = await t.app.handle(new Request(`http://localhost${new URL(video.url).pathname}`, { headers: { range: 'bytes=-10' } }))
+    expect(Buffer.from(await tail.arrayBuffer()).equals(bytes.subarray(bytes.length - 10))).toBe(true)
+    const beyond = await fetchUrl(t, video.url, { range: `bytes=${bytes.length}-` })
+    expect([beyond.status, beyond.body.error.code]).toEqual([416, 'RANGE_NOT_SATISFIABLE'])
+    expect(beyond.headers.get('content-range')).toBe(`bytes */${bytes.length}`)
+  })
+
+  test('a file is found only under its own store, id and extension', async () => {
+    const t = await setup()
+    const { A, B } = t.world
+    const name = A.media.url.split('/').pop()!
+    expect((await t.call('GET', `/v1/files/${B.group.storeId}/${name}`)).status).toBe(404)
+    expect((await t.call('GET', `/v1/files/${A.group.storeId}/${name.replace('.png', '.gif')}`)).status).toBe(404)
+    expect((await t.call('GET', `/v1/files/${A.group.storeId}/..%2F..%2Fstorefront.db`)).status).toBe(404)
+    expect((await t.call('GET', `/v1/files/${A.group.storeId}/${name}`)).status).toBe(200)
+  })
+})
