@@ -1,5 +1,6 @@
 #!/usr/bin/env bun
 import { Command, CommanderError, Option } from 'commander'
+import { addTeacherCommands, CliFailure } from './cli/commands'
 import { ConfigError, loadConfig, SETTINGS, type RawSettings } from './config'
 import { serve } from './server'
 import { VERSION } from './version'
@@ -40,6 +41,7 @@ serveCommand.action(async (options: Record<string, string | boolean>) => {
 })
 
 program.command('version').description('print the version').action(() => console.log(VERSION))
+addTeacherCommands(program)
 
 try {
   await program.parseAsync(process.argv)
@@ -49,5 +51,9 @@ try {
     fail(`${e.message.replace(/^error: /, '')} (see storefront --help)`)
   }
   if (e instanceof ConfigError) fail(e.message)
+  if (e instanceof CliFailure) {
+    process.stderr.write(e.lines.map((l) => `storefront: ${l}`).join('\n') + '\n')
+    process.exit(1)
+  }
   throw e
 }

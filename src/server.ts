@@ -1,7 +1,8 @@
-import { accessSync, constants, mkdirSync } from 'node:fs'
+import { accessSync, constants, mkdirSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { createApp } from './app'
 import { createDeps } from './deps'
+import { PID_FILE } from './features/backup/service'
 import { sweepMediaFolder } from './features/media/sweep'
 import { ConfigError, derivePublicUrl, lanAddresses, type Config } from './config'
 import { resolveAdminToken } from './kernel/admin-token'
@@ -49,6 +50,8 @@ export async function serve(config: Config, log: Log = consoleLog) {
     throw new ConfigError(`--port / PORT: port ${config.port} on ${config.host} ${reason}; pick another port`)
   }
   const port = app.server!.port!
+  // `storefront restore` refuses to run under a live server; this file tells it one is.
+  writeFileSync(join(config.dataDir, PID_FILE), String(process.pid))
   // Known only now when --port 0 asked for a free port.
   deps.publicUrl = derivePublicUrl(config, port)
 
@@ -65,6 +68,7 @@ export async function serve(config: Config, log: Log = consoleLog) {
     await app.server?.stop()
     await deps.lifecycle.stop()
     database.close()
+    rmSync(join(config.dataDir, PID_FILE), { force: true })
     log.info('stopped cleanly')
     process.exit(0)
   }

@@ -21,9 +21,12 @@ export interface Running {
   stop(signal?: NodeJS.Signals): Promise<number>
 }
 
+/** The server from source, as `npm start` runs it: for tests that need a server but not the build. */
+export const SOURCE_SERVER = [process.execPath, join(root, 'src', 'main.ts')]
+
 /** Starts the executable with --port 0 and waits for its banner to learn the port it got. */
-export async function startExecutable(bin: string, cwd: string, args: string[] = []): Promise<Running> {
-  const proc = Bun.spawn([bin, '--port', '0', '--host', '127.0.0.1', ...args], {
+export async function startExecutable(bin: string | string[], cwd: string, args: string[] = []): Promise<Running> {
+  const proc = Bun.spawn([...[bin].flat(), '--port', '0', '--host', '127.0.0.1', ...args], {
     cwd,
     stdin: 'ignore',
     stdout: 'pipe',
@@ -66,8 +69,8 @@ export function emptyDir(): string {
 }
 
 /** Runs the executable to completion (for CLI errors and subcommands). */
-export async function runExecutable(bin: string, args: string[], cwd = emptyDir()) {
-  const proc = Bun.spawn([bin, ...args], { cwd, stdout: 'pipe', stderr: 'pipe', env: { PATH: process.env.PATH ?? '' } })
+export async function runExecutable(bin: string | string[], args: string[], cwd = emptyDir()) {
+  const proc = Bun.spawn([...[bin].flat(), ...args], { cwd, stdout: 'pipe', stderr: 'pipe', env: { PATH: process.env.PATH ?? '' } })
   const [code, stdout, stderr] = await Promise.all([proc.exited, new Response(proc.stdout).text(), new Response(proc.stderr).text()])
   return { code, stdout, stderr }
 }

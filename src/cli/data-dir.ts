@@ -1,0 +1,35 @@
+import { join } from 'node:path'
+import { loadConfig, type RawSettings } from '../config'
+import { createDeps } from '../deps'
+import { systemClock } from '../kernel/clock'
+import { openDatabase } from '../kernel/db/database'
+import { migrate } from '../kernel/db/migrate'
+import { randomIds } from '../kernel/ids'
+import { consoleLog } from '../kernel/log'
+import { prepareDataDir } from '../server'
+
+/** For the offline commands: the data dir's database, migrated, with the same services as the server. */
+export function openDataDir(dataDir: string | undefined) {
+  const config = loadConfig({ dataDir } as RawSettings, process.env)
+  prepareDataDir(config.dataDir)
+  const database = openDatabase(join(config.dataDir, 'storefront.db'))
+  migrate(database.db)
+  const deps = createDeps(config, database, { clock: systemClock, ids: randomIds, log: consoleLog, adminToken: '', publicUrl: '' })
+  return {
+    config,
+    database,
+    deps,
+    async close() {
+      await deps.lifecycle.stop()
+      database.close()
+    },
+  }
+}
+
+/** Progress lines on a terminal; nothing when the output goes to a file or a pipe. */
+export const progressLine = (message: string) => {
+  if (process.stderr.isTTY) process.stderr.write(`\r\x1b[2K${message}`)
+}
+export const endProgress = () => {
+  if (process.stderr.isTTY) process.stderr.write('\r\x1b[2K')
+}

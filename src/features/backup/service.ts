@@ -1,0 +1,94 @@
+import { Database } from 'bun:sqlite'
+import { existsSync, readFileSync } from 'node:fs'
+import { mkdir, mkdtemp, rename, rm, symlink } from 'node:fs/promises'
+import { dirname, join, resolve } from 'node:path'
+import * as tar from 'tar'
+
+export class BackupError extends Error {}
+
+const DB = 'storefront.db'
+export const PID_FILE = 'server.pid'
+
+/**
+ * A consistent copy of a running server's data: `VACUUM INTO` takes a snapshot of the database in one
+ * read transaction (writers go on meanwhile), then the snapshot and the media folder are packed into
+ * one .tar.gz. Files uploaded after the snapshot may be in it too; the next start removes those.
+ */
+export async function backup(sqlite: Database, dataDir: string, file: string, progress: (m: string) => void = () => {}) {
+  const target = resolve(file)
+  const work = await mkdtemp(join(dirname(target), '.storefront-backup-'))
+  try {
+    progress('copying the database')
+    sqlite.exec(`VACUUM INTO '${join(work, DB).replaceAll("'", "''")}'`)
+    await symlink(join(dataDir, 'media'), join(work, 'media'))
+    let files = 0
+    await tar.create(
+      {
+        gzip: true,
+        file: `${target}.partial`,
+        cwd: work,
+        portable: true,
+        follow: true,
+        filter: (path) => !path.split('/').pop()!.startsWith('.tmp-'),
+        onWriteEntry: () => {
+          if (++files % 100 === 0) progress(`packed ${files} files`)
+        },
+      },
+      [DB, ...(existsSync(join(dataDir, 'media')) ? ['media'] : [])],
+    )
+    await rename(`${target}.partial`, target)
+    return { file: target, entries: files }
+  } finally {
+    await rm(work, { recursive: true, force: true })
+    await rm(`${target}.partial`, { force: true })
+  }
+}
+
+function serverRunning(dataDir: string): number | undefined {
+  const pidFile = join(dataDir, PID_FILE)
+  if (!existsSync(pidFile)) return undefined
+  const pid = Number(readFileSync(pidFile, 'utf8'))
+  try {
+    process.kill(pid, 0)
+    return pid
+  } catch {
+    return undefined // left behind by a crash
+  }
+}
+
+/**
+ * Replaces the data dir's database and media with a backup's. The server must be stopped. What was
+ * there is kept aside in `before-restore-<time>/`, and the backup is checked before anything moves.
+ */
+export async function restore(file: string, dataDir: string, now = Date.now()) {
+  const pid = serverRunning(dataDir)
+  if (pid) throw new BackupError(`the server is running on this data dir (pid ${pid}); stop it first, then restore`)
+  if (!existsSync(file)) throw new BackupError(`no backup file at ${file}`)
+  await mkdir(dataDir, { recursive: true })
+  const work = await mkdtemp(join(dataDir, '.restore-'))
+  try {
+    await tar
+      .extract({ file, cwd: work, strict: true, filter: (path) => path === DB || path.startsWith('media/') || path === 'media' })
+      .catch((e) => {
+        throw new BackupError(`${file} is not a Storefront backup (${(e as Error).message})`)
+      })
+    if (!existsSync(join(work, DB))) throw new BackupError(`${file} holds no ${DB}: it is not a Storefront backup`)
+    const check = new Database(join(work, DB), { readonly: true })
+    try {
+      const ok = (check.query('PRAGMA integrity_check').get() as { integrity_check: string }).integrity_check
+      if (ok !== 'ok') throw new BackupError(`the database in ${file} is damaged (${ok}); nothing was changed`)
+    } finally {
+      check.close()
+    }
+    const present = [DB, `${DB}-wal`, `${DB}-shm`, 'media'].filter((name) => existsSync(join(dataDir, name)))
+    const aside = present.length ? join(dataDir, `before-restore-${new Date(now).toISOString().replace(/[:.]/g, '-')}`) : null
+    if (aside) await mkdir(aside)
+    for (const name of present) await rename(join(dataDir, name), join(aside!, name))
+    await rename(join(work, DB), join(dataDir, DB))
+    if (existsSync(join(work, 'media'))) await rename(join(work, 'media'), join(dataDir, 'media'))
+    else await mkdir(join(dataDir, 'media'))
+    return { aside }
+  } finally {
+    await rm(work, { recursive: true, force: true })
+  }
+}

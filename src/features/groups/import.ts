@@ -1,0 +1,104 @@
+import { eq, inArray, sql } from 'drizzle-orm'
+import { parse } from 'csv-parse/sync'
+import { groups, stores, students } from '../../kernel/auth/tables'
+import { writeTransaction } from '../../kernel/db/database'
+import type { Deps } from '../../kernel/deps'
+import { MemberInput } from '../members/model'
+import { insertMembers } from '../members/service'
+
+export interface ImportRow {
+  line: number
+  group: string
+  rm: string
+  name: string
+}
+
+export class ImportError extends Error {
+  readonly problems: string[]
+  constructor(problems: string[]) {
+    super(`${problems.length} problem(s) in the class list; nothing was imported`)
+    const lineOf = (p: string) => Number(/^line (\d+)/.exec(p)?.[1] ?? 0)
+    this.problems = [...problems].sort((a, b) => lineOf(a) - lineOf(b))
+  }
+}
+
+const GROUP_NAME_MAX = 80
+
+/** Reads a class list `group,rm,name` (a header line is optional), reporting every bad row by line. */
+export function parseClassList(text: string): ImportRow[] {
+  let records: string[][]
+  try {
+    records = parse(text, { relax_column_count: true, skip_empty_lines: true, trim: true, bom: true })
+  } catch (e) {
+    throw new ImportError([`the file is not valid CSV: ${(e as Error).message}`])
+  }
+  const problems: string[] = []
+  const rows: ImportRow[] = []
+  records.forEach((record, index) => {
+    const line = index + 1
+    if (index === 0 && record.map((c) => c.toLowerCase()).join(',') === 'group,rm,name') return
+    if (record.length !== 3) return problems.push(`line ${line}: expected 3 columns (group,rm,name), found ${record.length}`)
+    const [group, rm, name] = record as [string, string, string]
+    if (!group || group.length > GROUP_NAME_MAX) problems.push(`line ${line}: the group name must have 1 to ${GROUP_NAME_MAX} characters`)
+    const member = MemberInput.safeParse({ rm, name })
+    if (!member.success) for (const issue of member.error.issues) problems.push(`line ${line}: ${issue.message}`)
+    rows.push({ line, group, rm, name })
+  })
+  const firstLine = new Map<string, ImportRow>()
+  for (const row of rows) {
+    const seen = firstLine.get(row.rm)
+    if (seen && seen.group.toLowerCase() !== row.group.toLowerCase()) {
+      problems.push(`line ${row.line}: RM ${row.rm} is also in group '${seen.group}' on line ${seen.line}; a student belongs to one group`)
+    }
+    if (!seen) firstLine.set(row.rm, row)
+  }
+  if (problems.length) throw new ImportError(problems)
+  return rows
+}
+
+/**
+ * Creates the groups (each with its store) and members of a class list in one transaction: every
+ * row is checked first, and one bad row imports nothing. Importing the same list twice changes nothing.
+ */
+export function importClassList(deps: Deps, rows: ImportRow[], progress: (message: string) => void = () => {}) {
+  const now = deps.clock.now()
+  return writeTransaction(deps.db, (tx) => {
+    const existing = tx
+      .select({ rm: students.rm, groupId: students.groupId, group: groups.name })
+      .from(students)
+      .innerJoin(groups, eq(groups.id, students.groupId))
+      .where(inArray(students.rm, rows.map((r) => r.rm)))
+      .all()
+    const problems = rows.flatMap((row) => {
+      const there = existing.find((e) => e.rm === row.rm)
+      return there && there.group.toLowerCase() !== row.group.toLowerCase()
+        ? [`line ${row.line}: RM ${row.rm} is already in group '${there.group}'`]
+        : []
+    })
+    if (problems.length) throw new ImportError(problems)
+
+    const byGroup = new Map<string, ImportRow[]>()
+    for (const row of rows) {
+      const key = row.group.toLowerCase()
+      byGroup.set(key, [...(byGroup.get(key) ?? []), row])
+    }
+    let groupsCreated = 0
+    let studentsAdded = 0
+    for (const members of byGroup.values()) {
+      const name = members[0]!.group
+      let group = tx.select({ id: groups.id }).from(groups).where(sql`lower(${groups.name}) = ${name.toLowerCase()}`).get()
+      if (!group) {
+        group = { id: deps.ids.next('grp') }
+        tx.insert(groups).values({ id: group.id, name, createdAt: now }).run()
+        tx.insert(stores).values({ id: deps.ids.next('str'), groupId: group.id, storeName: name, createdAt: now, updatedAt: now }).run()
+        groupsCreated++
+      }
+      const unique = [...new Map(members.map((m) => [m.rm, m])).values()]
+      const fresh = unique.filter((m) => !existing.some((e) => e.rm === m.rm))
+      insertMembers(tx, group.id, fresh.map(({ rm, name: studentName }) => ({ rm, name: studentName })), now)
+      studentsAdded += fresh.length
+      progress(`${name}: ${fresh.length} new member(s)`)
+    }
+    return { groupsCreated, studentsAdded, alreadyThere: rows.length - studentsAdded }
+  })
+}

@@ -1,0 +1,149 @@
+import { Database } from 'bun:sqlite'
+import { describe, expect, test } from 'bun:test'
+import { existsSync, readFileSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { emptyDir, runExecutable, SOURCE_SERVER, startExecutable } from '../helpers/executable'
+
+const cli = (args: string[], cwd: string) => runExecutable(SOURCE_SERVER, args, cwd)
+
+const count = (dataDir: string, table: string) => {
+  const db = new Database(join(dataDir, 'storefront.db'), { readonly: true })
+  try {
+    return (db.query(`select count(*) as n from ${table}`).get() as { n: number }).n
+  } finally {
+    db.close()
+  }
+}
+
+describe('storefront groups import', () => {
+  test('a class list with bad rows reports each row by line and creates nothing', async () => {
+    const dir = emptyDir()
+    writeFileSync(join(dir, 'class.csv'), 'group,rm,name\nAzul,100,Ana\nAzul,1 01,Bruno\nVerde,100,Ana again\nRosa,300\n')
+    const res = await cli(['groups', 'import', 'class.csv', '--data', 'data'], dir)
+    expect(res.code).toBe(1)
+    expect(res.stdout).toBe('')
+    expect(res.stderr.trim().split('\n')).toEqual([
+      'storefront: 3 problem(s) in the class list; nothing was imported',
+      'storefront:   line 3: rm may hold letters, digits, dot, dash and underscore only',
+      "storefront:   line 4: RM 100 is also in group 'Azul' on line 2; a student belongs to one group",
+      'storefront:   line 5: expected 3 columns (group,rm,name), found 2',
+    ])
+    // The list is checked before the data folder is even opened.
+    expect(existsSync(join(dir, 'data', 'storefront.db'))).toBe(false)
+  })
+
+  test('a row that clashes with a student already in another group imports nothing', async () => {
+    const dir = emptyDir()
+    writeFileSync(join(dir, 'first.csv'), 'Azul,100,Ana\n')
+    writeFileSync(join(dir, 'second.csv'), 'Rosa,300,Rui\nVerde,100,Ana\n')
+    await cli(['groups', 'import', 'first.csv', '--data', 'data'], dir)
+    const res = await cli(['groups', 'import', 'second.csv', '--data', 'data'], dir)
+    expect(res.code).toBe(1)
+    expect(res.stderr).toContain("line 2: RM 100 is already in group 'Azul'")
+    expect(count(join(dir, 'data'), 'groups')).toBe(1)
+    expect(count(join(dir, 'data'), 'students')).toBe(1)
+  })
+
+  test('a good list creates groups, stores and members; importing it again changes nothing; quiet without a terminal', async () => {
+    const dir = emptyDir()
+    writeFileSync(join(dir, 'class.csv'), 'Azul,100,Ana\nAzul,101,"Silva, Bruno"\nVerde,200,Carla\n')
+    const first = await cli(['groups', 'import', 'class.csv', '--data', 'data'], dir)
+    expect([first.code, first.stdout, first.stderr]).toEqual([0, 'imported 3 rows: 2 new groups, 3 new students, 0 already there\n', ''])
+    const again = await cli(['groups', 'import', 'class.csv', '--data', 'data'], dir)
+    expect(again.stdout).toBe('imported 3 rows: 0 new groups, 0 new students, 3 already there\n')
+    const db = new Database(join(dir, 'data', 'storefront.db'), { readonly: true })
+    expect(db.query('select g.name as g, s.rm, s.name from students s join groups g on g.id = s.group_id order by s.rm').all()).toEqual([
+      { g: 'Azul', rm: '100', name: 'Ana' },
+      { g: 'Azul', rm: '101', name: 'Silva, Bruno' },
+      { g: 'Verde', rm: '200', name: 'Carla' },
+    ])
+    expect(db.query('select count(*) as n from stores').get()).toEqual({ n: 2 })
+    db.close()
+    const missing = await cli(['groups', 'import', 'nope.csv'], dir)
+    expect([missing.code, missing.stderr]).toEqual([1, 'storefront: cannot read nope.csv (ENOENT)\n'])
+  })
+})
+
+describe('storefront backup and restore', () => {
+  test('a backup taken under write load restores to an intact database holding every write acknowledged before it began', async () => {
+    const dir = emptyDir()
+    const server = await startExecutable(SOURCE_SERVER, dir, ['--rate-limit-rps', '0'])
+    const admin = { 'x-admin-token': readFileSync(join(dir, 'data', 'admin-token'), 'utf8').trim(), 'content-type': 'application/json' }
+    const acknowledged: { name: string; at: number }[] = []
+    let writing = true
+    let n = 0
+    const writer = async () => {
+      while (writing) {
+        const name = `Group ${n++}`
+        const res = await fetch(`${server.base}/v1/admin/groups`, { method: 'POST', headers: admin, body: JSON.stringify({ name, members: [{ rm: `rm${n}`, name }] }) })
+        if (res.status === 201) acknowledged.push({ name, at: Date.now() })
+      }
+    }
+    const writers = [writer(), writer(), writer()]
+    await Bun.sleep(300)
+    const began = Date.now()
+    const backup = await cli(['backup', 'class.tgz', '--data', 'data'], dir)
+    await Bun.sleep(200)
+    writing = false
+    await Promise.all(writers)
+    expect(backup.code).toBe(0)
+    expect(backup.stdout).toStartWith(`backup written to ${join(dir, 'class.tgz')}`)
+    expect(backup.stderr).toBe('')
+    const before = acknowledged.filter((a) => a.at < began).map((a) => a.name)
+    expect(before.length).toBeGreaterThan(5)
+    expect(acknowledged.length).toBeGreaterThan(before.length) // the load went on during the backup
+
+    // Restoring refuses a running server's folder.
+    const refused = await cli(['restore', 'class.tgz', '--data', 'data'], dir)
+    expect(refused.code).toBe(1)
+    expect(refused.stderr).toContain('the server is running on this data dir')
+    expect(await server.stop()).toBe(0)
+
+    const restored = await cli(['restore', 'class.tgz', '--data', 'restored'], dir)
+    expect([restored.code, restored.stdout]).toEqual([0, `restored class.tgz into ${join(dir, 'restored')}\n`])
+    const db = new Database(join(dir, 'restored', 'storefront.db'), { readonly: true })
+    expect(db.query('PRAGMA integrity_check').get()).toEqual({ integrity_check: 'ok' })
+    const names = new Set((db.query('select name from groups').all() as { name: string }[]).map((r) => r.name))
+    db.close()
+    for (const name of before) expect(names.has(name)).toBe(true)
+
+    // The restored folder starts as a server.
+    const again = await startExecutable(SOURCE_SERVER, dir, ['--data', 'restored'])
+    expect((await fetch(`${again.base}/health`)).status).toBe(200)
+    expect(await again.stop()).toBe(0)
+
+    // Over an existing folder, the old data is set aside, not lost.
+    const over = await cli(['restore', 'class.tgz', '--data', 'data'], dir)
+    expect(over.stdout).toContain('the previous data is in')
+    const aside = /in (.+)\n$/.exec(over.stdout)![1]!
+    expect(existsSync(join(aside, 'storefront.db'))).toBe(true)
+  })
+
+  test('a file that is not a backup is refused with one line and nothing changes', async () => {
+    const dir = emptyDir()
+    writeFileSync(join(dir, 'junk.tgz'), 'junk')
+    const res = await cli(['restore', 'junk.tgz', '--data', 'data'], dir)
+    expect(res.code).toBe(1)
+    expect(res.stderr.trim().split('\n')).toHaveLength(1)
+    expect(res.stderr).toStartWith('storefront: junk.tgz is not a Storefront backup')
+    expect(existsSync(join(dir, 'data', 'storefront.db'))).toBe(false)
+  })
+})
+
+describe('storefront activity', () => {
+  test('prints the report as CSV or as a table', async () => {
+    const dir = emptyDir()
+    writeFileSync(join(dir, 'class.csv'), 'Azul,100,Ana\n')
+    await cli(['groups', 'import', 'class.csv', '--data', 'data'], dir)
+    const csv = await cli(['activity', '--csv', '--data', 'data'], dir)
+    expect(csv.code).toBe(0)
+    const lines = csv.stdout.trimEnd().split('\r\n')
+    expect(lines[0]).toBe('group_id,group,rm,name,calls,errors,last_call_at')
+    expect(lines[1]).toMatch(/^grp_[0-9a-z]+,Azul,100,Ana,0,0,$/)
+    const table = await cli(['activity', '--data', 'data'], dir)
+    expect(table.stdout).toContain('group  rm   name            calls  errors  last call')
+    const bad = await cli(['activity', '--from', 'someday', '--data', 'data'], dir)
+    expect(bad.code).toBe(1)
+    expect(bad.stderr).toContain('from must be an ISO date')
+  })
+})
