@@ -13,7 +13,7 @@ const SAFE_INTEGER_BOUNDS = new Set([Number.MAX_SAFE_INTEGER, Number.MIN_SAFE_IN
  * `$schema` and ±2^53 integer bounds that zod adds everywhere are dropped.
  */
 export function buildOpenApiDocument(app: AnyElysia, version: string) {
-  const generated = toOpenAPISchema(app, { paths: ['/openapi.json'] }, undefined, undefined, '3.1.0') as {
+  const generated = toOpenAPISchema(withReadableParsers(app), { paths: ['/openapi.json'] }, undefined, undefined, '3.1.0') as {
     paths: Json
     components: { schemas: Json }
   }
@@ -26,6 +26,27 @@ export function buildOpenApiDocument(app: AnyElysia, version: string) {
     paths,
     components: { securitySchemes: SECURITY_SCHEMES, schemas: tidy(schemas, schemas) },
   }
+}
+
+type Parser = { fn: unknown }
+type AppView = { getGlobalRoutes(): { hooks?: { parse?: Parser[] } }[]; getGlobalDefinitions?(): unknown }
+
+/**
+ * The HTTP kernel reads every JSON body with one global function (http/plugin.ts). The generator
+ * lists a body's content types from the route's *named* parsers and skips functions, which left every
+ * request body without a schema. It is shown the routes with JSON named instead, unless a route
+ * names a parser of its own (multipart uploads).
+ */
+function withReadableParsers(app: AnyElysia): AnyElysia {
+  const view = app as unknown as AppView
+  return {
+    getGlobalDefinitions: () => view.getGlobalDefinitions?.(),
+    getGlobalRoutes: () =>
+      view.getGlobalRoutes().map((route) => {
+        const named = (route.hooks?.parse ?? []).filter((p) => typeof p.fn !== 'function')
+        return { ...route, hooks: { ...route.hooks, parse: named.length > 0 ? named : [{ fn: 'json' }] } }
+      }),
+  } as unknown as AnyElysia
 }
 
 function tidy(node: unknown, schemas: Json): unknown {
