@@ -10,6 +10,7 @@ import { storeAuthRoutes } from './features/store-auth/routes'
 import { storeSettingsRoutes } from './features/store-settings/routes'
 import { docsRoutes } from './features/system/docs'
 import { healthRoutes } from './features/system/health'
+import { webhookRoutes } from './features/webhooks/routes'
 
 /**
  * Builds the whole HTTP application from its dependencies. It never listens: tests call
@@ -28,7 +29,8 @@ export function createApp(deps: Deps, extraRoutes?: AnyElysia) {
         .use(storeAuthRoutes(deps))
         .use(storeSettingsRoutes(deps))
         .use(apiKeyRoutes(deps))
-        .use(memberRoutes(deps)),
+        .use(memberRoutes(deps))
+        .use(webhookRoutes(deps)),
     )
   // Tests mount probe routes here to exercise the kernel before features exist.
   if (extraRoutes) app.use(extraRoutes)

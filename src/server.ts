@@ -45,7 +45,9 @@ export async function serve(config: Config, log: Log = consoleLog) {
   }
   const port = app.server!.port!
   // Known only now when --port 0 asked for a free port.
+  deps.listenPort = port
   deps.publicUrl = derivePublicUrl(config, port)
+  deps.webhooks.start()
 
   printBanner(config, port, deps.publicUrl, admin)
 
