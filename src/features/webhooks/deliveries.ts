@@ -1,4 +1,4 @@
-import { and, asc, eq, gt, inArray, isNull, lte, min, notInArray, sql } from 'drizzle-orm'
+import { and, asc, eq, gt, inArray, isNull, lte, min, sql } from 'drizzle-orm'
 import type { Db, Sql } from '../../kernel/db/database'
 import { writeTransaction } from '../../kernel/db/database'
 import type { Ids } from '../../kernel/ids'
@@ -69,9 +69,12 @@ export const endpointsWithDueAttempts = (db: Db, now: number): string[] =>
 export const nextDueAfter = (db: Db, now: number): number | null =>
   db.select({ at: min(deliveries.dueAt) }).from(deliveries).where(and(isPending, gt(deliveries.dueAt, now))).get()?.at ?? null
 
-/** Up to `limit` attempts of one endpoint that are due, oldest first, with what sending them takes. */
-export function dueAttempts(db: Db, webhookId: string, now: number, exclude: string[], limit: number) {
-  return db
+/**
+ * The attempts of one endpoint that are due, oldest first, with what sending them takes: at most
+ * `limit`, in-flight ones included (the caller skips those). Prepared once: it runs after every attempt.
+ */
+export function dueAttemptsQuery(db: Db) {
+  const query = db
     .select({
       id: deliveries.id,
       storeId: deliveries.storeId,
@@ -85,13 +88,14 @@ export function dueAttempts(db: Db, webhookId: string, now: number, exclude: str
     .from(deliveries)
     .innerJoin(endpoints, eq(endpoints.id, deliveries.webhookId))
     .innerJoin(outboxEvents, eq(outboxEvents.id, deliveries.eventId))
-    .where(and(eq(deliveries.webhookId, webhookId), isPending, lte(deliveries.dueAt, now), notInArray(deliveries.id, exclude)))
+    .where(and(eq(deliveries.webhookId, sql.placeholder('webhookId')), isPending, lte(deliveries.dueAt, sql.placeholder('now'))))
     .orderBy(asc(deliveries.dueAt), asc(sql`${deliveries}.rowid`))
-    .limit(limit)
-    .all()
+    .limit(sql.placeholder('limit'))
+    .prepare()
+  return (webhookId: string, now: number, limit: number) => query.all({ webhookId, now, limit })
 }
 
-export type DueAttempt = ReturnType<typeof dueAttempts>[number]
+export type DueAttempt = ReturnType<ReturnType<typeof dueAttemptsQuery>>[number]
 
 /**
  * Writes what one attempt did and, when it failed and retries remain, the next attempt. Returns when

@@ -1,5 +1,5 @@
 import type { Deps } from '../../kernel/deps'
-import { dueAttempts, endpointsWithDueAttempts, fanOut, nextDueAfter, recordAttempt, type DueAttempt } from './deliveries'
+import { dueAttemptsQuery, endpointsWithDueAttempts, fanOut, nextDueAfter, recordAttempt, type DueAttempt } from './deliveries'
 import { attempt } from './send'
 import { eventBody, signedHeaders } from './signature'
 import { checkTarget, systemResolve, type Resolve } from './targets'
@@ -32,8 +32,10 @@ export class WebhookDispatcher {
   private inFlight = new Map<string, Set<string>>()
   private sends = new Set<Promise<void>>()
   private stopping = new AbortController()
+  private dueAttempts: ReturnType<typeof dueAttemptsQuery>
 
   constructor(private deps: DispatcherDeps) {
+    this.dueAttempts = dueAttemptsQuery(deps.db)
     deps.outbox.onEmit(() => this.wake())
   }
 
@@ -92,7 +94,10 @@ export class WebhookDispatcher {
     const busy = this.inFlight.get(webhookId) ?? new Set<string>()
     const room = MAX_IN_FLIGHT_PER_ENDPOINT - busy.size
     if (room <= 0) return
-    const due = dueAttempts(this.deps.db, webhookId, this.deps.clock.now(), [...busy], room)
+    // The first MAX due rows hold every in-flight one that could hide the `room` rows to start.
+    const due = this.dueAttempts(webhookId, this.deps.clock.now(), MAX_IN_FLIGHT_PER_ENDPOINT)
+      .filter((d) => !busy.has(d.id))
+      .slice(0, room)
     if (due.length === 0) return
     this.inFlight.set(webhookId, busy)
     for (const d of due) {
