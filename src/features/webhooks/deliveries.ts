@@ -8,12 +8,12 @@ import { webhookDeliveries as deliveries, webhookEndpoints as endpoints } from '
 
 /** Failed attempts are retried after these delays (decisions §12): 7 attempts, then FAILED for good. */
 export const RETRY_DELAYS_MS = [10_000, 60_000, 5 * 60_000, 30 * 60_000, 2 * 60 * 60_000, 6 * 60 * 60_000]
-export const MAX_ATTEMPTS = RETRY_DELAYS_MS.length + 1
+const MAX_ATTEMPTS = RETRY_DELAYS_MS.length + 1
 
 /** Written as a literal so that SQLite can use the partial index on pending rows. */
 const isPending = sql`${deliveries.status} = 'PENDING'`
 
-export const subscribes = (events: string[], type: string) => events.includes('*') || events.includes(type)
+const subscribes = (events: string[], type: string) => events.includes('*') || events.includes(type)
 
 /** A new attempt, to be sent at `dueAt`. */
 export function insertAttempt(

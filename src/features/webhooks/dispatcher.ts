@@ -94,7 +94,7 @@ export class WebhookDispatcher {
     const busy = this.inFlight.get(webhookId) ?? new Set<string>()
     const room = MAX_IN_FLIGHT_PER_ENDPOINT - busy.size
     if (room <= 0) return
-    // The first MAX due rows hold every in-flight one that could hide the `room` rows to start.
+    // In-flight rows are due rows too: of the first MAX due rows, at least `room` are not in flight (if that many exist).
     const due = this.dueAttempts(webhookId, this.deps.clock.now(), MAX_IN_FLIGHT_PER_ENDPOINT)
       .filter((d) => !busy.has(d.id))
       .slice(0, room)

@@ -1,9 +1,9 @@
 import { BadTarget } from './targets'
 
 /** Success is a 2xx within this time (decisions §12). */
-export const DELIVERY_TIMEOUT_MS = 10_000
+const DELIVERY_TIMEOUT_MS = 10_000
 /** How much of the receiver's answer the log keeps. */
-export const RESPONSE_BODY_LIMIT = 2048
+const RESPONSE_BODY_LIMIT = 2048
 
 export interface AttemptResult {
   ok: boolean
@@ -14,7 +14,7 @@ export interface AttemptResult {
   durationMs: number
 }
 
-export interface AttemptRequest {
+interface AttemptRequest {
   headers: Record<string, string>
   body: string
   /** Checks and resolves the target right before sending (targets.ts); throws BadTarget. */

@@ -22,7 +22,7 @@ export const webhookEndpoints = sqliteTable(
 )
 
 export const DELIVERY_STATUSES = ['PENDING', 'SUCCEEDED', 'FAILED'] as const
-export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number]
+type DeliveryStatus = (typeof DELIVERY_STATUSES)[number]
 
 /**
  * One row per attempt to send one event to one endpoint. A `PENDING` row is an attempt still to be
