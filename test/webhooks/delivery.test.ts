@@ -156,6 +156,30 @@ describe('webhook delivery to a real receiver', () => {
     })
   })
 
+  test('the log keeps the first 2 KB of the answer', async () => {
+    const { t, storeId, headers } = await setup()
+    const receiver = startReceiver(() => new Response('é'.repeat(1500) + 'x'.repeat(3000)))
+    await register(t, headers, receiver.url)
+    emit(t.deps, storeId, 'order.paid')
+    await deliverDue(t.deps)
+    const [attempt] = await deliveries(t, headers)
+    expect(attempt.status).toBe('SUCCEEDED')
+    expect(Buffer.byteLength(attempt.responseBody)).toBe(2048)
+    expect(attempt.responseBody).toBe('é'.repeat(1024))
+  })
+
+  test('a receiver that does not speak TLS on an https:// URL is a tls error', async () => {
+    const { t, storeId, headers } = await setup()
+    const receiver = startReceiver()
+    await register(t, headers, `https://127.0.0.1:${receiver.port}/hook`)
+    emit(t.deps, storeId, 'order.paid')
+    await deliverDue(t.deps)
+    const [, first] = await deliveries(t, headers)
+    expect(first.status).toBe('FAILED')
+    expect(first.error).toStartWith('tls: ')
+    expect(first.error).toEndWith('(the receiver needs a certificate this server trusts, or use http:// where allowed)')
+  })
+
   test('a name that resolves to a forbidden address at send time is refused, not sent to', async () => {
     const { t, storeId, headers } = await setup()
     const receiver = startReceiver()
