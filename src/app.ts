@@ -12,6 +12,7 @@ import { storeAuthRoutes } from './features/store-auth/routes'
 import { storeSettingsRoutes } from './features/store-settings/routes'
 import { docsRoutes } from './features/system/docs'
 import { healthRoutes } from './features/system/health'
+import { webhookRoutes } from './features/webhooks/routes'
 
 /**
  * Builds the whole HTTP application from its dependencies. It never listens: tests call
@@ -32,7 +33,9 @@ export function createApp(deps: Deps, extraRoutes?: AnyElysia) {
         .use(apiKeyRoutes(deps))
         .use(memberRoutes(deps))
         .use(customerRoutes(deps))
-        .use(mediaRoutes(deps)),
+        .use(mediaRoutes(deps))
+
+        .use(webhookRoutes(deps)),
     )
   // Tests mount probe routes here to exercise the kernel before features exist.
   if (extraRoutes) app.use(extraRoutes)

@@ -1,5 +1,6 @@
 import type { Config } from './config'
 import { ActivityRecorder } from './features/activity/recorder'
+import { WebhookDispatcher } from './features/webhooks/dispatcher'
 import { RateLimiter } from './kernel/auth/rate-limiter'
 import type { Clock } from './kernel/clock'
 import type { OpenDatabase } from './kernel/db/database'
@@ -20,7 +21,7 @@ export function createDeps(
   const lifecycle = new Lifecycle()
   const activity = new ActivityRecorder(database.db, clock, log)
   activity.start(lifecycle)
-  return {
+  const deps = {
     config,
     db: database.db,
     sqlite: database.sqlite,
@@ -35,5 +36,10 @@ export function createDeps(
     startedAt: clock.now(),
     adminToken: options.adminToken,
     publicUrl: options.publicUrl,
+    listenPort: config.port,
   }
+  // The dispatcher reads listenPort and publicUrl from this same object, which the server updates after listening.
+  const webhooks = new WebhookDispatcher(deps)
+  lifecycle.onStop(() => webhooks.stop())
+  return Object.assign(deps, { webhooks })
 }

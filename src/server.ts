@@ -53,7 +53,9 @@ export async function serve(config: Config, log: Log = consoleLog) {
   // `storefront restore` refuses to run under a live server; this file tells it one is.
   writeFileSync(join(config.dataDir, PID_FILE), String(process.pid))
   // Known only now when --port 0 asked for a free port.
+  deps.listenPort = port
   deps.publicUrl = derivePublicUrl(config, port)
+  deps.webhooks.start()
 
   printBanner(config, port, deps.publicUrl, admin)
 

@@ -1,4 +1,8 @@
 import { afterEach } from 'bun:test'
 import { cleanupTestApps } from './helpers/app'
+import { stopReceivers } from './helpers/receivers'
 
-afterEach(cleanupTestApps)
+afterEach(async () => {
+  await cleanupTestApps()
+  stopReceivers()
+})

@@ -1,5 +1,6 @@
 import type { Database } from 'bun:sqlite'
 import type { Config } from '../config'
+import type { WebhookDispatcher } from '../features/webhooks/dispatcher'
 import type { CallRecorder } from './auth/gate'
 import type { RateLimiter } from './auth/rate-limiter'
 import type { Clock } from './clock'
@@ -30,4 +31,8 @@ export interface Deps {
   adminToken: string
   /** Base of absolute URLs handed to clients (media files), without a trailing slash. */
   publicUrl: string
+  /** The port actually listened on: config.port until the server knows it (`--port 0` picks one). */
+  listenPort: number
+  /** Delivers webhooks from the outbox (features/webhooks); started by the server, not by tests unless they ask. */
+  webhooks: WebhookDispatcher
 }

@@ -71,26 +71,28 @@ export async function createCustomer(deps: Deps, storeId: string, email = 'buyer
 }
 
 /**
- * Two groups, each with: an active student, a student who still must change the password, a spare
- * member, a working key, a spare key and a revoked key, and a customer.
+ * A group with: an active student, a student who still must change the password, a spare member, a
+ * working key, a spare key and a revoked key, and a customer.
  */
+export async function oneStore(call: Call, deps: Deps, tag: string) {
+  const rms = { active: `${tag}1001`, fresh: `${tag}1002`, spare: `${tag}1003` }
+  const group = await createGroup(call, `Group ${tag.toUpperCase()}`, [
+    { rm: rms.active, name: `Active ${tag}` },
+    { rm: rms.fresh, name: `Fresh ${tag}` },
+    { rm: rms.spare, name: `Spare ${tag}` },
+  ])
+  const student = await activeStudent(call, rms.active)
+  const mustChange = await firstLogin(call, rms.fresh)
+  const key = await createKey(call, student, 'main')
+  const spareKey = await createKey(call, student, 'spare')
+  const revoked = await createKey(call, student, 'revoked')
+  await expectOk(call('DELETE', `/v1/store/api-keys/${revoked.id}`, { headers: bearer(student) }), 204)
+  const customer = await createCustomer(deps, group.storeId)
+  const media = await upload(call, apiKey(key.apiKey))
+  return { group, rms, student, mustChange, key, spareKey, revoked, customer, media }
+}
+
+/** Two such groups, A and B. */
 export async function twoStores(call: Call, deps: Deps) {
-  const make = async (tag: 'a' | 'b') => {
-    const rms = { active: `${tag}1001`, fresh: `${tag}1002`, spare: `${tag}1003` }
-    const group = await createGroup(call, `Group ${tag.toUpperCase()}`, [
-      { rm: rms.active, name: `Active ${tag}` },
-      { rm: rms.fresh, name: `Fresh ${tag}` },
-      { rm: rms.spare, name: `Spare ${tag}` },
-    ])
-    const student = await activeStudent(call, rms.active)
-    const mustChange = await firstLogin(call, rms.fresh)
-    const key = await createKey(call, student, 'main')
-    const spareKey = await createKey(call, student, 'spare')
-    const revoked = await createKey(call, student, 'revoked')
-    await expectOk(call('DELETE', `/v1/store/api-keys/${revoked.id}`, { headers: bearer(student) }), 204)
-    const customer = await createCustomer(deps, group.storeId)
-    const media = await upload(call, apiKey(key.apiKey))
-    return { group, rms, student, mustChange, key, spareKey, revoked, customer, media }
-  }
-  return { A: await make('a'), B: await make('b') }
+  return { A: await oneStore(call, deps, 'a'), B: await oneStore(call, deps, 'b') }
 }

@@ -38,6 +38,27 @@ describe('API reference', () => {
     expect(res.body.paths['/docs']).toBeUndefined()
   })
 
+  test('every request body is documented with its JSON schema', async () => {
+    const { call } = createTestApp()
+    const doc = (await call('GET', '/openapi.json')).body
+    const bodies = Object.entries(doc.paths).flatMap(([path, ops]: [string, any]) =>
+      Object.entries(ops).filter(([, op]: [string, any]) => op.requestBody).map(([method, op]: [string, any]) => ({ at: `${method} ${path}`, content: op.requestBody.content })),
+    )
+    expect(bodies.map((b) => b.at)).toContain('post /v1/store/api-keys')
+    for (const body of bodies) {
+      if (body.at === 'post /v1/uploads') {
+        expect(Object.keys(body.content)).toEqual(['multipart/form-data'])
+        expect(body.content['multipart/form-data'].schema.properties.file).toMatchObject({ type: 'string', format: 'binary' })
+        continue
+      }
+      expect({ at: body.at, types: Object.keys(body.content), type: body.content['application/json']?.schema?.type }).toEqual({
+        at: body.at,
+        types: ['application/json'],
+        type: 'object',
+      })
+    }
+  })
+
   test('GET /docs is a page whose script comes from this server, not a CDN', async () => {
     const { call } = createTestApp()
     const page = await call('GET', '/docs')

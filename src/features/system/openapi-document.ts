@@ -13,7 +13,7 @@ const SAFE_INTEGER_BOUNDS = new Set([Number.MAX_SAFE_INTEGER, Number.MIN_SAFE_IN
  * `$schema` and ±2^53 integer bounds that zod adds everywhere are dropped.
  */
 export function buildOpenApiDocument(app: AnyElysia, version: string) {
-  const generated = toOpenAPISchema(withoutFunctionParsers(app), { paths: ['/openapi.json'] }, undefined, undefined, '3.1.0') as {
+  const generated = toOpenAPISchema(withReadableParsers(app), { paths: ['/openapi.json'] }, undefined, undefined, '3.1.0') as {
     paths: Json
     components: { schemas: Json }
   }
@@ -21,7 +21,7 @@ export function buildOpenApiDocument(app: AnyElysia, version: string) {
   const paths: Json = {}
   for (const [path, item] of Object.entries(tidy(generated.paths, schemas) as Json)) {
     // A route declared as '/' under a prefix is served with and without the slash; document it without.
-    paths[path.length > 1 ? path.replace(/\/$/, '') : path] = jsonOnly(withNoContent(item as Json))
+    paths[path.length > 1 ? path.replace(/\/$/, '') : path] = withNoContent(item as Json)
   }
   return {
     openapi: '3.1.0',
@@ -33,31 +33,24 @@ export function buildOpenApiDocument(app: AnyElysia, version: string) {
 }
 
 type Parser = { fn: unknown }
+type AppView = { getGlobalRoutes(): { hooks?: { parse?: Parser[] } }[]; getGlobalDefinitions?(): unknown }
 
 /**
- * The plugin leaves a request body undocumented when the route has a parser function, and every route
- * has one: the kernel's JSON parser. It sees the routes here without those, so it documents the body
- * from the route's schema; named parsers (`parse: 'formdata'` on an upload) still tell the media type.
+ * The HTTP kernel reads every JSON body with one global function (http/plugin.ts). The generator
+ * lists a body's content types from the route's *named* parsers and skips functions, which left every
+ * request body without a schema. It is shown the routes with JSON named instead, unless a route
+ * names a parser of its own (multipart uploads).
  */
-function withoutFunctionParsers(app: AnyElysia): AnyElysia {
-  // The plugin reads these two protected members; the view offers the same two.
-  const source = app as unknown as { getGlobalRoutes(): AnyElysia['routes']; getGlobalDefinitions?(): unknown }
-  const routes = source.getGlobalRoutes().map((route) => {
-    const parse = (route.hooks?.parse as Parser[] | undefined)?.filter((p) => typeof p.fn !== 'function')
-    return { ...route, hooks: { ...route.hooks, parse: parse?.length ? parse : undefined } }
-  })
-  return { getGlobalRoutes: () => routes, getGlobalDefinitions: () => source.getGlobalDefinitions?.() } as unknown as AnyElysia
-}
-
-/** Without a named parser the plugin offers JSON, form and multipart bodies; the API takes JSON only. */
-function jsonOnly(item: Json): Json {
-  for (const operation of Object.values(item) as { requestBody?: { content?: Json } }[]) {
-    const content = operation.requestBody?.content
-    if (content?.['application/json'] && content['application/x-www-form-urlencoded']) {
-      operation.requestBody!.content = { 'application/json': content['application/json'] }
-    }
-  }
-  return item
+function withReadableParsers(app: AnyElysia): AnyElysia {
+  const view = app as unknown as AppView
+  return {
+    getGlobalDefinitions: () => view.getGlobalDefinitions?.(),
+    getGlobalRoutes: () =>
+      view.getGlobalRoutes().map((route) => {
+        const named = (route.hooks?.parse ?? []).filter((p) => typeof p.fn !== 'function')
+        return { ...route, hooks: { ...route.hooks, parse: named.length > 0 ? named : [{ fn: 'json' }] } }
+      }),
+  } as unknown as AnyElysia
 }
 
 /** Deletions answer 204 with no body; say so where the route declared no success response. */

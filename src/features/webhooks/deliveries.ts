@@ -1,0 +1,134 @@
+import { and, asc, eq, gt, inArray, isNull, lte, min, sql } from 'drizzle-orm'
+import type { Db, Sql } from '../../kernel/db/database'
+import { writeTransaction } from '../../kernel/db/database'
+import type { Ids } from '../../kernel/ids'
+import { outboxEvents } from '../../kernel/tables'
+import type { AttemptResult } from './send'
+import { webhookDeliveries as deliveries, webhookEndpoints as endpoints } from './tables'
+
+/** Failed attempts are retried after these delays (decisions §12): 7 attempts, then FAILED for good. */
+export const RETRY_DELAYS_MS = [10_000, 60_000, 5 * 60_000, 30 * 60_000, 2 * 60 * 60_000, 6 * 60 * 60_000]
+const MAX_ATTEMPTS = RETRY_DELAYS_MS.length + 1
+
+/** Written as a literal so that SQLite can use the partial index on pending rows. */
+const isPending = sql`${deliveries.status} = 'PENDING'`
+
+const subscribes = (events: string[], type: string) => events.includes('*') || events.includes(type)
+
+/** A new attempt, to be sent at `dueAt`. */
+export function insertAttempt(
+  tx: Sql,
+  ids: Ids,
+  a: { storeId: string; webhookId: string; eventId: string; attempt: number; dueAt: number; now: number; redelivery?: boolean },
+): string {
+  const id = ids.next('dlv')
+  tx.insert(deliveries)
+    .values({ id, storeId: a.storeId, webhookId: a.webhookId, eventId: a.eventId, attempt: a.attempt, redelivery: a.redelivery ?? false, status: 'PENDING', dueAt: a.dueAt, createdAt: a.now })
+    .run()
+  return id
+}
+
+/**
+ * Turns up to `batch` events of the outbox into first attempts, one per subscribed endpoint of the
+ * event's store, and marks them dispatched in the same transaction: an event is fanned out exactly
+ * once, even across a crash. Returns how many events it took.
+ */
+export function fanOut(db: Db, ids: Ids, now: number, batch: number): number {
+  return writeTransaction(db, (tx) => {
+    const events = tx.select().from(outboxEvents).where(isNull(outboxEvents.dispatchedAt)).orderBy(asc(outboxEvents.createdAt)).limit(batch).all()
+    const byStore = new Map<string, { id: string; events: string[] }[]>()
+    for (const event of events) {
+      let targets = byStore.get(event.storeId)
+      if (!targets) {
+        targets = tx.select({ id: endpoints.id, events: endpoints.events }).from(endpoints).where(eq(endpoints.storeId, event.storeId)).all()
+        byStore.set(event.storeId, targets)
+      }
+      for (const endpoint of targets) {
+        if (!subscribes(endpoint.events, event.type)) continue
+        insertAttempt(tx, ids, { storeId: event.storeId, webhookId: endpoint.id, eventId: event.id, attempt: 1, dueAt: now, now })
+      }
+    }
+    if (events.length > 0) {
+      tx.update(outboxEvents).set({ dispatchedAt: now }).where(inArray(outboxEvents.id, events.map((e) => e.id))).run()
+    }
+    return events.length
+  })
+}
+
+/** Endpoints with attempts due now. */
+export const endpointsWithDueAttempts = (db: Db, now: number): string[] =>
+  db
+    .select({ webhookId: deliveries.webhookId })
+    .from(deliveries)
+    .where(and(isPending, lte(deliveries.dueAt, now)))
+    .groupBy(deliveries.webhookId)
+    .all()
+    .map((r) => r.webhookId)
+
+/** When the next attempt not yet due falls due, if any. */
+export const nextDueAfter = (db: Db, now: number): number | null =>
+  db.select({ at: min(deliveries.dueAt) }).from(deliveries).where(and(isPending, gt(deliveries.dueAt, now))).get()?.at ?? null
+
+/**
+ * The attempts of one endpoint that are due, oldest first, with what sending them takes: at most
+ * `limit`, in-flight ones included (the caller skips those). Prepared once: it runs after every attempt.
+ */
+export function dueAttemptsQuery(db: Db) {
+  const query = db
+    .select({
+      id: deliveries.id,
+      storeId: deliveries.storeId,
+      webhookId: deliveries.webhookId,
+      attempt: deliveries.attempt,
+      redelivery: deliveries.redelivery,
+      url: endpoints.url,
+      secret: endpoints.secret,
+      event: { id: outboxEvents.id, type: outboxEvents.type, createdAt: outboxEvents.createdAt, data: outboxEvents.data },
+    })
+    .from(deliveries)
+    .innerJoin(endpoints, eq(endpoints.id, deliveries.webhookId))
+    .innerJoin(outboxEvents, eq(outboxEvents.id, deliveries.eventId))
+    .where(and(eq(deliveries.webhookId, sql.placeholder('webhookId')), isPending, lte(deliveries.dueAt, sql.placeholder('now'))))
+    .orderBy(asc(deliveries.dueAt), asc(sql`${deliveries}.rowid`))
+    .limit(sql.placeholder('limit'))
+    .prepare()
+  return (webhookId: string, now: number, limit: number) => query.all({ webhookId, now, limit })
+}
+
+export type DueAttempt = ReturnType<ReturnType<typeof dueAttemptsQuery>>[number]
+
+/**
+ * Writes what one attempt did and, when it failed and retries remain, the next attempt. Returns when
+ * that next attempt is due, or null. Nothing is written when the endpoint was deleted meanwhile.
+ */
+export function recordAttempt(
+  db: Db,
+  ids: Ids,
+  sent: DueAttempt,
+  outcome: { sentAt: number; headers: Record<string, string>; payload: string; result: AttemptResult; now: number },
+): number | null {
+  const { result, now } = outcome
+  const retries = !result.ok && !sent.redelivery && sent.attempt < MAX_ATTEMPTS
+  const nextRetryAt = retries ? now + RETRY_DELAYS_MS[sent.attempt - 1]! : null
+  return writeTransaction(db, (tx) => {
+    const updated = tx
+      .update(deliveries)
+      .set({
+        status: result.ok ? 'SUCCEEDED' : 'FAILED',
+        sentAt: outcome.sentAt,
+        responseStatus: result.responseStatus,
+        responseBody: result.responseBody,
+        error: result.error,
+        durationMs: result.durationMs,
+        requestHeaders: outcome.headers,
+        signedPayload: outcome.payload,
+        nextRetryAt,
+      })
+      .where(and(eq(deliveries.id, sent.id), isPending))
+      .returning({ id: deliveries.id })
+      .all()
+    if (updated.length === 0 || nextRetryAt === null) return null
+    insertAttempt(tx, ids, { storeId: sent.storeId, webhookId: sent.webhookId, eventId: sent.event.id, attempt: sent.attempt + 1, dueAt: nextRetryAt, now })
+    return nextRetryAt
+  })
+}

@@ -1,0 +1,98 @@
+import { z } from 'zod'
+import { EVENT_TYPES, type EventType } from '../../kernel/events'
+import { Page, PageQuery } from '../../kernel/pagination'
+import { DELIVERY_STATUSES } from './tables'
+
+const EVENT_NAMES = Object.keys(EVENT_TYPES) as [EventType, ...EventType[]]
+
+const unknownEvent = (issue: { input?: unknown }) =>
+  `'${String(issue.input)}' is not an event name. Valid names: ${EVENT_NAMES.join(', ')}, or "*" for all of them (GET /v1/webhooks/events describes each)`
+
+export const RegisterWebhookBody = z
+  .object({
+    url: z
+      .string()
+      .trim()
+      .min(1, 'url is required')
+      .max(2048)
+      .describe('Where to POST events: https:// (http:// and loopback only when the server allows insecure webhooks).'),
+    events: z
+      .array(z.enum(['*', ...EVENT_NAMES], { error: unknownEvent }))
+      .min(1, 'list at least one event name, or ["*"] for all events')
+      .max(EVENT_NAMES.length + 1)
+      .describe('Event names to receive, or ["*"] for all of them.'),
+    description: z.string().trim().max(200).optional(),
+  })
+  .strict()
+export type RegisterWebhookBody = z.infer<typeof RegisterWebhookBody>
+
+export const WebhookEndpoint = z
+  .object({
+    id: z.string(),
+    url: z.string(),
+    events: z.array(z.string()),
+    description: z.string().nullable(),
+    createdAt: z.string(),
+  })
+  .meta({ id: 'WebhookEndpoint' })
+
+export const RegisteredWebhook = WebhookEndpoint.extend({
+  signingSecret: z.string().describe('whsec_...: the key of every signature. Shown only in this response: store it now.'),
+})
+
+export const WebhookList = Page(WebhookEndpoint)
+
+export const EventTypeList = z.object({ data: z.array(z.object({ name: z.string(), description: z.string() })) })
+
+export const DeliveryQueued = z
+  .object({ eventId: z.string(), deliveryId: z.string().describe('Follow it in GET /v1/webhooks/deliveries.') })
+  .meta({ id: 'DeliveryQueued' })
+
+export const SignBody = z
+  .object({
+    timestamp: z
+      .union([z.number().int().min(0), z.string().regex(/^\d{1,16}$/, 'timestamp is the X-Timestamp value: milliseconds, digits only')])
+      .describe('The X-Timestamp header value (milliseconds).'),
+    body: z.string().describe('The raw body exactly as your receiver got it, as one string (not a parsed object).'),
+  })
+  .strict()
+
+export const Signed = z.object({
+  signedPayload: z.string().describe('`<timestamp>.<body>`: the text the HMAC covers.'),
+  signature: z.string().describe('`sha256=` + lowercase hex HMAC-SHA256 of signedPayload with the signing secret: X-Signature.'),
+})
+
+export const DeliveryQuery = PageQuery.extend({
+  webhookId: z.string().optional(),
+  eventType: z.enum(EVENT_NAMES, { error: unknownEvent }).optional(),
+  status: z.enum(DELIVERY_STATUSES).optional(),
+})
+export type DeliveryQuery = z.infer<typeof DeliveryQuery>
+
+const time = z.string().nullable()
+
+export const Delivery = z
+  .object({
+    id: z.string(),
+    webhookId: z.string(),
+    eventId: z.string(),
+    eventType: z.string(),
+    attempt: z.number().int().describe('1 for the first try of this event at this endpoint; retries and redeliveries count on'),
+    status: z.enum(DELIVERY_STATUSES).describe('PENDING: not sent yet (see scheduledAt). SUCCEEDED: a 2xx within 10 s. FAILED: anything else.'),
+    redelivery: z.boolean().describe('asked for with redeliver: sent once, not retried'),
+    scheduledAt: z.string(),
+    sentAt: time,
+    responseStatus: z.number().int().nullable(),
+    responseBody: z.string().nullable().describe('the first 2 KB of the answer'),
+    error: z.string().nullable().describe('why it failed: timeout, connection refused, tls, dns, redirect, status, refused target'),
+    durationMs: z.number().int().nullable(),
+    requestHeaders: z.record(z.string(), z.string()).nullable().describe('the headers sent, signature included'),
+    signedPayload: z.string().nullable().describe('`<X-Timestamp>.<body>`, the exact text that was signed'),
+    createdAt: z.string(),
+    nextRetryAt: time.describe('when the next attempt goes, for a FAILED attempt that will be retried'),
+  })
+  .meta({ id: 'WebhookDelivery' })
+
+export const DeliveryList = Page(Delivery)
+
+export const IdParams = z.object({ id: z.string() })

@@ -1,0 +1,114 @@
+import { Elysia } from 'elysia'
+import { authMacro } from '../../kernel/auth/macro'
+import type { Deps } from '../../kernel/deps'
+import { ErrorEnvelope } from '../../kernel/errors'
+import { PageQuery } from '../../kernel/pagination'
+import {
+  DeliveryList,
+  DeliveryQuery,
+  DeliveryQueued,
+  EventTypeList,
+  IdParams,
+  RegisteredWebhook,
+  RegisterWebhookBody,
+  SignBody,
+  Signed,
+  WebhookList,
+} from './model'
+import { deleteWebhook, listDeliveries, listEventTypes, listWebhooks, pingWebhook, redeliver, registerWebhook, signForEndpoint } from './service'
+
+const tags = ['Webhooks']
+
+export const webhookRoutes = (deps: Deps) =>
+  new Elysia({ prefix: '/webhooks' })
+    .use(authMacro)
+    .get('/events', () => listEventTypes(), {
+      auth: 'key',
+      response: { 200: EventTypeList },
+      detail: { tags, summary: 'Event names you can subscribe to', description: 'The authoritative list, with what each event means.' },
+    })
+    .post(
+      '',
+      async ({ ctx, body, set }) => {
+        set.status = 201
+        return registerWebhook(deps, ctx, body)
+      },
+      {
+        auth: 'key',
+        body: RegisterWebhookBody,
+        response: { 201: RegisteredWebhook, 400: ErrorEnvelope },
+        detail: {
+          tags,
+          summary: 'Register an endpoint',
+          description:
+            'The response carries `signingSecret` this once: keep it to verify signatures. The URL must be https:// (http:// and loopback only when the server runs with --allow-insecure-webhooks); link-local, metadata and this server\'s own address are refused.',
+        },
+      },
+    )
+    .get('', ({ ctx, query }) => listWebhooks(deps, ctx, query), {
+      auth: 'key',
+      query: PageQuery,
+      response: { 200: WebhookList },
+      detail: { tags, summary: "The store's endpoints", description: 'Oldest first. The signing secret is never shown again.' },
+    })
+    .delete(
+      '/:id',
+      ({ ctx, params }) => {
+        deleteWebhook(deps, ctx, params.id)
+        return new Response(null, { status: 204 })
+      },
+      {
+        auth: 'key',
+        params: IdParams,
+        response: { 404: ErrorEnvelope },
+        detail: { tags, summary: 'Remove an endpoint', description: 'Its deliveries log goes with it; pending attempts are dropped. 204 with no body.' },
+      },
+    )
+    .post(
+      '/:id/ping',
+      ({ ctx, params, set }) => {
+        set.status = 202
+        return pingWebhook(deps, ctx, params.id)
+      },
+      {
+        auth: 'key',
+        params: IdParams,
+        response: { 202: DeliveryQueued, 404: ErrorEnvelope },
+        detail: { tags, summary: 'Send a test event', description: 'A `ping` event to this endpoint only, signed like any other. Follow it in the deliveries log.' },
+      },
+    )
+    .post('/:id/sign', ({ ctx, params, body }) => signForEndpoint(deps, ctx, params.id, body), {
+      auth: 'key',
+      params: IdParams,
+      body: SignBody,
+      response: { 200: Signed, 400: ErrorEnvelope, 404: ErrorEnvelope },
+      detail: {
+        tags,
+        summary: 'Sign a body with this endpoint\'s secret',
+        description: 'Returns what X-Signature would be for that X-Timestamp and raw body: compare it with what your verification code computes.',
+      },
+    })
+    .get('/deliveries', ({ ctx, query }) => listDeliveries(deps, ctx, query), {
+      auth: 'key',
+      query: DeliveryQuery,
+      response: { 200: DeliveryList, 400: ErrorEnvelope },
+      detail: {
+        tags,
+        summary: 'Deliveries log',
+        description:
+          'Every attempt, newest first, with the answer (status, first 2 KB of the body), the error, the duration, the headers sent and the exact signed text. Filter by webhookId, eventType, status.',
+      },
+    })
+    .post(
+      '/deliveries/:id/redeliver',
+      ({ ctx, params, set }) => {
+        set.status = 202
+        return redeliver(deps, ctx, params.id)
+      },
+      {
+        auth: 'key',
+        params: IdParams,
+        response: { 202: DeliveryQueued, 404: ErrorEnvelope },
+        detail: { tags, summary: 'Send an event again', description: 'The same event (same id and body), signed afresh, once, now. It is not retried if it fails.' },
+      },
+    )

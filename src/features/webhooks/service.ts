@@ -1,0 +1,160 @@
+import { and, count, desc, eq, max, sql, type SQL } from 'drizzle-orm'
+import type { StoreCtx } from '../../kernel/auth/kinds'
+import { isoTime } from '../../kernel/clock'
+import { writeTransaction, type Sql } from '../../kernel/db/database'
+import type { Deps } from '../../kernel/deps'
+import { AppError } from '../../kernel/errors'
+import { EVENT_TYPES } from '../../kernel/events'
+import { pageWindow, toPage, type PageQuery } from '../../kernel/pagination'
+import { outboxEvents } from '../../kernel/tables'
+import { insertAttempt } from './deliveries'
+import type { DeliveryQuery, RegisterWebhookBody } from './model'
+import { newSigningSecret, signature, signedPayload } from './signature'
+import { webhookDeliveries as deliveries, webhookEndpoints as endpoints } from './tables'
+import { BadTarget } from './targets'
+
+export const listEventTypes = () => ({ data: Object.entries(EVENT_TYPES).map(([name, description]) => ({ name, description })) })
+
+const notFound = (id: string) =>
+  new AppError('NOT_FOUND', `No webhook endpoint with id '${id}' in this store. GET /v1/webhooks lists them.`)
+
+const toEndpoint = (e: typeof endpoints.$inferSelect) => ({
+  id: e.id,
+  url: e.url,
+  events: e.events,
+  description: e.description,
+  createdAt: isoTime(e.createdAt),
+})
+
+/** The URL is checked on its resolved addresses here and again before every attempt. */
+export async function registerWebhook(deps: Deps, ctx: StoreCtx, input: RegisterWebhookBody) {
+  try {
+    await deps.webhooks.checkTarget(input.url)
+  } catch (e) {
+    if (!(e instanceof BadTarget)) throw e
+    throw new AppError('VALIDATION_ERROR', `Invalid request body: url: ${e.message}.`, [{ path: 'url', message: e.message }])
+  }
+  const row = {
+    id: deps.ids.next('whk'),
+    storeId: ctx.storeId,
+    url: input.url,
+    events: input.events.includes('*') ? ['*'] : [...new Set(input.events)],
+    description: input.description ?? null,
+    secret: newSigningSecret(),
+    createdAt: deps.clock.now(),
+  }
+  deps.db.insert(endpoints).values(row).run()
+  return { ...toEndpoint(row), signingSecret: row.secret }
+}
+
+export function listWebhooks(deps: Deps, ctx: StoreCtx, query: PageQuery) {
+  const { limit, offset } = pageWindow(query)
+  const mine = eq(endpoints.storeId, ctx.storeId)
+  const rows = deps.db.select().from(endpoints).where(mine).orderBy(endpoints.createdAt, sql`rowid`).limit(limit).offset(offset).all()
+  const [{ n }] = deps.db.select({ n: count() }).from(endpoints).where(mine).all() as [{ n: number }]
+  return toPage(rows.map(toEndpoint), n, query)
+}
+
+/** Its deliveries log goes with it; attempts still pending are never sent. */
+export function deleteWebhook(deps: Deps, ctx: StoreCtx, id: string) {
+  const deleted = deps.db.delete(endpoints).where(and(eq(endpoints.id, id), eq(endpoints.storeId, ctx.storeId))).returning({ id: endpoints.id }).all()
+  if (deleted.length === 0) throw notFound(id)
+}
+
+function endpointOf(db: Sql, ctx: StoreCtx, id: string) {
+  const endpoint = db.select().from(endpoints).where(and(eq(endpoints.id, id), eq(endpoints.storeId, ctx.storeId))).get()
+  if (!endpoint) throw notFound(id)
+  return endpoint
+}
+
+/**
+ * A `ping` event for this endpoint only: written as already dispatched, so no other endpoint gets
+ * it. Emitting it wakes the dispatcher.
+ */
+export function pingWebhook(deps: Deps, ctx: StoreCtx, id: string) {
+  return writeTransaction(deps.db, (tx) => {
+    endpointOf(tx, ctx, id)
+    const now = deps.clock.now()
+    const eventId = deps.outbox.emit(tx, ctx.storeId, 'ping', { webhookId: id, message: 'Hello from Storefront: your endpoint is reachable.' })
+    tx.update(outboxEvents).set({ dispatchedAt: now }).where(eq(outboxEvents.id, eventId)).run()
+    const deliveryId = insertAttempt(tx, deps.ids, { storeId: ctx.storeId, webhookId: id, eventId, attempt: 1, dueAt: now, now })
+    return { eventId, deliveryId }
+  })
+}
+
+/** The same event (same id, same body) to the same endpoint once more, now; not retried. */
+export function redeliver(deps: Deps, ctx: StoreCtx, deliveryId: string) {
+  const queued = writeTransaction(deps.db, (tx) => {
+    const original = tx
+      .select({ webhookId: deliveries.webhookId, eventId: deliveries.eventId })
+      .from(deliveries)
+      .where(and(eq(deliveries.id, deliveryId), eq(deliveries.storeId, ctx.storeId)))
+      .get()
+    if (!original) {
+      throw new AppError('NOT_FOUND', `No webhook delivery with id '${deliveryId}' in this store. GET /v1/webhooks/deliveries lists them.`)
+    }
+    const [{ last }] = tx
+      .select({ last: max(deliveries.attempt) })
+      .from(deliveries)
+      .where(and(eq(deliveries.webhookId, original.webhookId), eq(deliveries.eventId, original.eventId)))
+      .all() as [{ last: number }]
+    const now = deps.clock.now()
+    const id = insertAttempt(tx, deps.ids, { storeId: ctx.storeId, ...original, attempt: last + 1, dueAt: now, now, redelivery: true })
+    return { eventId: original.eventId, deliveryId: id }
+  })
+  deps.webhooks.wake()
+  return queued
+}
+
+/** What this endpoint's secret makes of a timestamp and a body: for testing one's own verification code. */
+export function signForEndpoint(deps: Deps, ctx: StoreCtx, id: string, input: { timestamp: number | string; body: string }) {
+  const endpoint = endpointOf(deps.db, ctx, id)
+  const payload = signedPayload(input.timestamp, input.body)
+  return { signedPayload: payload, signature: signature(endpoint.secret, payload) }
+}
+
+const optionalTime = (ms: number | null) => (ms === null ? null : isoTime(ms))
+
+export function listDeliveries(deps: Deps, ctx: StoreCtx, query: DeliveryQuery) {
+  const { limit, offset } = pageWindow(query)
+  const filters: SQL[] = [eq(deliveries.storeId, ctx.storeId)]
+  if (query.webhookId) filters.push(eq(deliveries.webhookId, query.webhookId))
+  if (query.eventType) filters.push(eq(outboxEvents.type, query.eventType))
+  if (query.status) filters.push(eq(deliveries.status, query.status))
+  const where = and(...filters)
+  const rows = deps.db
+    .select({ d: deliveries, eventType: outboxEvents.type })
+    .from(deliveries)
+    .innerJoin(outboxEvents, eq(outboxEvents.id, deliveries.eventId))
+    .where(where)
+    .orderBy(desc(deliveries.createdAt), desc(sql`${deliveries}.rowid`))
+    .limit(limit)
+    .offset(offset)
+    .all()
+  const [{ n }] = deps.db
+    .select({ n: count() })
+    .from(deliveries)
+    .innerJoin(outboxEvents, eq(outboxEvents.id, deliveries.eventId))
+    .where(where)
+    .all() as [{ n: number }]
+  const data = rows.map(({ d, eventType }) => ({
+    id: d.id,
+    webhookId: d.webhookId,
+    eventId: d.eventId,
+    eventType,
+    attempt: d.attempt,
+    status: d.status,
+    redelivery: d.redelivery,
+    scheduledAt: isoTime(d.dueAt),
+    sentAt: optionalTime(d.sentAt),
+    responseStatus: d.responseStatus,
+    responseBody: d.responseBody,
+    error: d.error,
+    durationMs: d.durationMs,
+    requestHeaders: d.requestHeaders,
+    signedPayload: d.signedPayload,
+    createdAt: isoTime(d.createdAt),
+    nextRetryAt: optionalTime(d.nextRetryAt),
+  }))
+  return toPage(data, n, query)
+}

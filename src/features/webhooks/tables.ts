@@ -1,0 +1,66 @@
+import { sql } from 'drizzle-orm'
+import { index, integer, sqliteTable, text } from 'drizzle-orm/sqlite-core'
+import { stores } from '../../kernel/auth/tables'
+import { outboxEvents } from '../../kernel/tables'
+
+/** Where a store wants its events sent (decisions §12). The secret is kept in clear: it is needed to sign. */
+export const webhookEndpoints = sqliteTable(
+  'webhook_endpoints',
+  {
+    id: text().primaryKey(),
+    storeId: text('store_id')
+      .notNull()
+      .references(() => stores.id, { onDelete: 'cascade' }),
+    url: text().notNull(),
+    /** Event names, or `["*"]` for all of them. */
+    events: text({ mode: 'json' }).$type<string[]>().notNull(),
+    description: text(),
+    secret: text().notNull(),
+    createdAt: integer('created_at').notNull(),
+  },
+  (t) => [index('webhook_endpoints_store').on(t.storeId)],
+)
+
+export const DELIVERY_STATUSES = ['PENDING', 'SUCCEEDED', 'FAILED'] as const
+type DeliveryStatus = (typeof DELIVERY_STATUSES)[number]
+
+/**
+ * One row per attempt to send one event to one endpoint. A `PENDING` row is an attempt still to be
+ * made at `dueAt`; a failed attempt that will be retried gets `nextRetryAt` and the next attempt is a
+ * new `PENDING` row. Everything the dispatcher needs is here, so a restart (even after `kill -9`)
+ * sends every `PENDING` row again: delivery is at-least-once.
+ */
+export const webhookDeliveries = sqliteTable(
+  'webhook_deliveries',
+  {
+    id: text().primaryKey(),
+    storeId: text('store_id').notNull(),
+    webhookId: text('webhook_id')
+      .notNull()
+      .references(() => webhookEndpoints.id, { onDelete: 'cascade' }),
+    eventId: text('event_id')
+      .notNull()
+      .references(() => outboxEvents.id, { onDelete: 'cascade' }),
+    /** 1 for the first attempt; retries and redeliveries count on. */
+    attempt: integer().notNull(),
+    /** Asked for with POST /webhooks/deliveries/:id/redeliver: sent once, never retried. */
+    redelivery: integer({ mode: 'boolean' }).notNull().default(false),
+    status: text().$type<DeliveryStatus>().notNull(),
+    dueAt: integer('due_at').notNull(),
+    createdAt: integer('created_at').notNull(),
+    sentAt: integer('sent_at'),
+    responseStatus: integer('response_status'),
+    /** The first 2 KB of what the receiver answered. */
+    responseBody: text('response_body'),
+    error: text(),
+    durationMs: integer('duration_ms'),
+    requestHeaders: text('request_headers', { mode: 'json' }).$type<Record<string, string>>(),
+    /** `<timestamp>.<body>`, the exact text that was signed (never the secret). */
+    signedPayload: text('signed_payload'),
+    nextRetryAt: integer('next_retry_at'),
+  },
+  (t) => [
+    index('webhook_deliveries_store').on(t.storeId, t.createdAt),
+    index('webhook_deliveries_due').on(t.webhookId, t.dueAt).where(sql`${t.status} = 'PENDING'`),
+  ],
+)

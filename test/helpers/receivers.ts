@@ -1,0 +1,66 @@
+import { writeTransaction } from '../../src/kernel/db/database'
+import type { Deps } from '../../src/kernel/deps'
+import type { EventType } from '../../src/kernel/events'
+
+export interface Received {
+  path: string
+  headers: Record<string, string>
+  body: string
+  /** Date.now() when it arrived. */
+  at: number
+}
+
+type Answer = (request: Request, n: number) => Response | Promise<Response>
+
+const running: { stop(force: boolean): unknown }[] = []
+
+/**
+ * A webhook receiver on loopback that records every request and answers with `answer` (200 "ok" by
+ * default; `n` counts requests from 1). Stopped by stopReceivers (test/setup.ts).
+ */
+export function startReceiver(answer: Answer = () => new Response('ok')) {
+  const received: Received[] = []
+  const server = Bun.serve({
+    port: 0,
+    hostname: '127.0.0.1',
+    // Bun closes idle connections after 10 s by default, which would race the sender's own 10 s time-out.
+    idleTimeout: 60,
+    async fetch(request) {
+      const body = await request.text()
+      received.push({ path: new URL(request.url).pathname, headers: Object.fromEntries(request.headers), body, at: Date.now() })
+      return answer(request, received.length)
+    },
+  })
+  running.push(server)
+  return { url: `http://127.0.0.1:${server.port}/hook`, port: server.port!, received, events: () => received.map((r) => JSON.parse(r.body)) }
+}
+
+/** A loopback URL where nothing listens: a port the system just handed out, closed again. */
+export function closedPortUrl() {
+  const server = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: () => new Response() })
+  server.stop(true)
+  return `http://127.0.0.1:${server.port}/hook`
+}
+
+export function stopReceivers() {
+  for (const server of running.splice(0)) server.stop(true)
+}
+
+/** What a feature does when its state changes: the event is written in the feature's transaction. */
+export const emit = (deps: Deps, storeId: string, type: EventType, data: Record<string, unknown> = {}) =>
+  writeTransaction(deps.db, (tx) => deps.outbox.emit(tx, storeId, type, data))
+
+/** Fans out waiting events, sends every attempt due by the (manual) clock, and waits for the answers. */
+export async function deliverDue(deps: Deps) {
+  deps.webhooks.tick()
+  await deps.webhooks.settled()
+}
+
+/** Polls until `check` holds, or fails after `ms`. */
+export async function waitFor(check: () => boolean, ms: number, what: string) {
+  const deadline = Date.now() + ms
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`timed out after ${ms} ms waiting for ${what}`)
+    await Bun.sleep(10)
+  }
+}
