@@ -42,7 +42,7 @@ CREATE TABLE `product_ratings` (
 	FOREIGN KEY (`product_id`) REFERENCES `products`(`id`) ON UPDATE no action ON DELETE cascade
 );
 --> statement-breakpoint
-CREATE INDEX `product_ratings_store_average` ON `product_ratings` (`store_id`,`average`,`product_id`);--> statement-breakpoint
+CREATE INDEX `product_ratings_store_average` ON `product_ratings` (`store_id`,`average`,`count`,`product_id`);--> statement-breakpoint
 CREATE TABLE `products` (
 	`seq` integer PRIMARY KEY NOT NULL,
 	`id` text NOT NULL,

@@ -58,3 +58,8 @@ END;
 CREATE TRIGGER `products_count_delete` AFTER DELETE ON `products` WHEN old.deleted_at IS NULL BEGIN
   UPDATE product_counts SET n = n - 1 WHERE store_id = old.store_id AND state = old.state;
 END;
+--> statement-breakpoint
+-- Every product has its review summary row from the start (zeros until the first review).
+CREATE TRIGGER `products_rating_insert` AFTER INSERT ON `products` BEGIN
+  INSERT INTO product_ratings(product_id, store_id) VALUES (new.id, new.store_id);
+END;

@@ -4,10 +4,12 @@ import { httpKernel } from './kernel/http/plugin'
 import { RouteTable } from './kernel/http/route-table'
 import { activityRoutes } from './features/activity/routes'
 import { apiKeyRoutes } from './features/api-keys/routes'
+import { productRoutes, variantRoutes } from './features/catalog/routes'
 import { groupRoutes } from './features/groups/routes'
 import { memberRoutes } from './features/members/routes'
 import { storeAuthRoutes } from './features/store-auth/routes'
 import { storeSettingsRoutes } from './features/store-settings/routes'
+import { taxonomyRoutes } from './features/taxonomy/routes'
 import { docsRoutes } from './features/system/docs'
 import { healthRoutes } from './features/system/health'
 
@@ -28,7 +30,12 @@ export function createApp(deps: Deps, extraRoutes?: AnyElysia) {
         .use(storeAuthRoutes(deps))
         .use(storeSettingsRoutes(deps))
         .use(apiKeyRoutes(deps))
-        .use(memberRoutes(deps)),
+        .use(memberRoutes(deps))
+        .use(productRoutes(deps))
+        .use(variantRoutes(deps))
+        .use(taxonomyRoutes(deps, 'categories'))
+        .use(taxonomyRoutes(deps, 'brands'))
+        .use(taxonomyRoutes(deps, 'collections')),
     )
   // Tests mount probe routes here to exercise the kernel before features exist.
   if (extraRoutes) app.use(extraRoutes)

@@ -3,6 +3,7 @@ import { Elysia } from 'elysia'
 import { authMacro } from '../../src/kernel/auth/macro'
 import { RouteTable, type RouteEntry } from '../../src/kernel/http/route-table'
 import { createTestApp } from '../helpers/app'
+import { seedCatalog } from '../helpers/catalog'
 import { admin, apiKey, bearer, twoStores } from '../helpers/world'
 
 /**
@@ -10,7 +11,11 @@ import { admin, apiKey, bearer, twoStores } from '../helpers/world'
  * added later is covered without editing this file; one with a new kind of path parameter makes the
  * test fail until a fixture for it is added to ID_OF below.
  */
-type World = Awaited<ReturnType<typeof twoStores>>
+async function matrixWorld(t: ReturnType<typeof createTestApp>) {
+  const stores = await twoStores(t.call, t.deps)
+  return { ...stores, catalog: await seedCatalog(t.call, stores.A.key.apiKey) }
+}
+type World = Awaited<ReturnType<typeof matrixWorld>>
 
 /** Store A's resource that a path parameter names, by the path segment before the parameter. */
 const ID_OF: Record<string, (w: World) => string> = {
@@ -18,6 +23,33 @@ const ID_OF: Record<string, (w: World) => string> = {
   members: (w) => w.A.rms.spare,
   groups: (w) => w.A.group.id,
   students: (w) => w.A.rms.spare,
+  products: (w) => w.catalog.product.id,
+  variants: (w) => w.catalog.variant.id,
+  categories: (w) => w.catalog.category.id,
+  brands: (w) => w.catalog.brand.id,
+  collections: (w) => w.catalog.collection.id,
+}
+
+/**
+ * A valid body for each route that takes one and names a store's resource, so that the call gets past
+ * validation to the store check (a 400 for a missing body would hide a leak behind it).
+ */
+const BODY_OF: Record<string, unknown> = {
+  'PUT /v1/products/:id': { name: 'Renamed in the matrix' },
+  'POST /v1/products/:id/variants': { sku: 'MATRIX-1', price: 1, stock: 0, options: { size: 'XL' } },
+  'PATCH /v1/variants/:id': { price: 1.5 },
+  'POST /v1/variants/:id/stock/receive': { quantity: 1 },
+  'POST /v1/variants/:id/stock/adjust': { quantity: 1, reason: 'matrix count' },
+  'PUT /v1/categories/:id': { description: 'matrix' },
+  'PUT /v1/brands/:id': { description: 'matrix' },
+  'PUT /v1/collections/:id': { description: 'matrix' },
+}
+
+function bodyFor(route: RouteEntry, hasStoreIds: boolean): unknown {
+  if (!route.takesBody || !hasStoreIds) return undefined
+  const key = `${route.method} ${route.path}`
+  if (!(key in BODY_OF)) throw new Error(`add a valid body to BODY_OF for ${key}`)
+  return BODY_OF[key]
 }
 
 /** Routes whose ids are global (teacher routes): no store owns them, so no cross-store rule applies. */
@@ -111,9 +143,10 @@ async function runMatrix(t: ReturnType<typeof createTestApp>, world: World, all:
     for (const route of all) {
       const hasStoreIds = storeScoped(route) && route.path.includes('/:')
       const path = pathFor(route, world)
+      const body = bodyFor(route, hasStoreIds)
       for (const credential of CREDENTIALS) {
         const want = expected(route, credential.name, hasStoreIds)
-        const res = await t.call(route.method, path, { headers: credential.headers(world, route) })
+        const res = await t.call(route.method, path, { headers: credential.headers(world, route), body })
         checked++
         const got = `${res.status} ${res.body?.error?.code ?? ''}`
         const ok =
@@ -138,7 +171,7 @@ const probes = new Elysia({ prefix: '/v1/probe' })
 describe('authorization matrix over the route table', () => {
   test('every route answers every credential as its declared kind requires', async () => {
     const t = createTestApp({ settings: { rateLimitRps: '0' } })
-    const world = await twoStores(t.call, t.deps)
+    const world = await matrixWorld(t)
     const routes = new RouteTable()
     routes.fill(t.app.routes)
     const all = routes.all()
@@ -152,7 +185,7 @@ describe('authorization matrix over the route table', () => {
 
   test('key and customer routes answer as declared, and hand the handler the right store', async () => {
     const t = createTestApp({ settings: { rateLimitRps: '0' }, extraRoutes: probes })
-    const world = await twoStores(t.call, t.deps)
+    const world = await matrixWorld(t)
     const routes = new RouteTable()
     routes.fill(t.app.routes)
     await runMatrix(t, world, routes.all().filter((r) => r.path.startsWith('/v1/probe')))

@@ -140,7 +140,7 @@ export const productRatings = sqliteTable(
     r4: integer().notNull().default(0),
     r5: integer().notNull().default(0),
   },
-  (t) => [index('product_ratings_store_average').on(t.storeId, t.average, t.productId)],
+  (t) => [index('product_ratings_store_average').on(t.storeId, t.average, t.count, t.productId)],
 )
 
 /** Product images (decisions §9), defined minimally here so reads can show them; the media feature fills it. */
