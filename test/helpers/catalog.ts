@@ -1,5 +1,7 @@
-import type { caller } from './app'
-import { apiKey, expectOk } from './world'
+import { expect } from 'bun:test'
+import type { StoreCtx } from '../../src/kernel/auth/kinds'
+import { createTestApp, type CallResult, type caller } from './app'
+import { apiKey, expectOk, twoStores } from './world'
 
 type Call = ReturnType<typeof caller>
 
@@ -37,4 +39,22 @@ export async function seedCatalog(call: Call, key: string) {
   const collection = await c.createTerm('collections', 'Verão')
   const product = await c.createProduct({ categoryId: category.id, brandId: brand.id, collectionIds: [collection.id] })
   return { category, brand, collection, product, variant: product.variants[0] }
+}
+
+/** Store A and B with their catalogs' clients, on an app without the rate limit. */
+export async function catalogSetup() {
+  const t = createTestApp({ settings: { rateLimitRps: '0' } })
+  const w = await twoStores(t.call, t.deps)
+  return { ...t, w, A: storeCatalog(t.call, w.A.key.apiKey), B: storeCatalog(t.call, w.B.key.apiKey) }
+}
+
+/** What a service function needs to act for store A (for moves that only orders make). */
+export const storeCtx = (storeId: string): StoreCtx => ({ storeId, groupId: 'grp_test', actor: { type: 'apiKey', keyId: 'key_test', rm: null } })
+
+/** The 404 of a cross-store id must read exactly like the 404 of an unknown id. */
+export function expectSameNotFound(cross: CallResult, unknown: CallResult, crossId: string, unknownId: string) {
+  expect(cross.status).toBe(404)
+  expect(unknown.status).toBe(404)
+  expect(cross.body.error.code).toBe('NOT_FOUND')
+  expect(cross.body.error.message.replaceAll(crossId, 'X')).toBe(unknown.body.error.message.replaceAll(unknownId, 'X'))
 }

@@ -92,7 +92,11 @@ export const AdjustBody = z
       .max(1_000_000)
       .refine((q) => q !== 0, 'must not be 0')
       .describe('signed: -2 removes two units (breakage, loss), 3 adds three (found in a count)'),
-    reason: z.string().trim().min(1, 'reason is required: say why the stock changed').max(200),
+    reason: z
+      .string({ error: 'reason is required: say why the stock changed, e.g. "broken in transit"' })
+      .trim()
+      .min(1, 'reason is required: say why the stock changed, e.g. "broken in transit"')
+      .max(200),
   })
   .strict()
 
