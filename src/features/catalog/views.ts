@@ -38,6 +38,7 @@ export const toMovement = (m: typeof stockMovements.$inferSelect): StockMovement
 
 /** The columns a product body is made of: the product and its review summary. */
 export const productColumns = {
+  seq: products.seq,
   id: products.id,
   name: products.name,
   description: products.description,
