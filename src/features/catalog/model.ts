@@ -1,6 +1,6 @@
 import { z } from 'zod'
 import { Money } from '../../kernel/money'
-import { PageQuery } from '../../kernel/pagination'
+import { Page, PageQuery } from '../../kernel/pagination'
 import { PRODUCT_STATES, STOCK_MOVEMENT_KINDS } from './tables'
 
 /** Request and response shapes of products, variants and stock (decisions §8). */
@@ -172,6 +172,8 @@ const productFields = {
 
 export const ProductSummary = z.object(productFields).meta({ id: 'ProductSummary' })
 export type ProductSummary = z.infer<typeof ProductSummary>
+
+export const ProductPage = Page(ProductSummary)
 
 export const Product = z.object({ ...productFields, images: z.array(ProductImage) }).meta({ id: 'Product' })
 export type Product = z.infer<typeof Product>

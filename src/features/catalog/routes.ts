@@ -4,21 +4,25 @@ import type { Deps } from '../../kernel/deps'
 import { ErrorEnvelope } from '../../kernel/errors'
 import { Page, PageQuery } from '../../kernel/pagination'
 import { listProducts } from './list'
-import { AddVariantBody, AdjustBody, CreateProductBody, IdParams, PatchVariantBody, Product, ProductListQuery, ProductSummary, ReceiveBody, StockMovement, UpdateProductBody, Variant } from './model'
+import { AddVariantBody, AdjustBody, CreateProductBody, IdParams, PatchVariantBody, Product, ProductListQuery, ProductPage, ReceiveBody, StockMovement, UpdateProductBody, Variant } from './model'
 import { createProduct, deleteProduct, getProduct, updateProduct } from './products'
+import { CatalogReadCache, jsonResponse } from './read-cache'
 import { listMovements } from './stock'
 import { addVariant, adjustStock, getVariant, patchVariant, receiveStock } from './variants'
 
 const tags = ['Catalog']
 const stockTags = ['Stock']
 
-export const productRoutes = (deps: Deps) =>
-  new Elysia({ prefix: '/products' })
+export const productRoutes = (deps: Deps) => {
+  // Reads are served from the cache while the store's catalog is unchanged; bodies are checked
+  // against their schema (parse) before they are kept, as Elysia would check a returned object.
+  const cache = new CatalogReadCache(deps.db)
+  return new Elysia({ prefix: '/products' })
     .use(authMacro)
-    .get('/', ({ ctx, query }) => listProducts(deps, ctx, query), {
+    .get('/', ({ ctx, query }) => jsonResponse(cache.read(ctx.storeId, `list ${JSON.stringify(query)}`, () => ProductPage.parse(listProducts(deps, ctx, query)))), {
       auth: 'key',
       query: ProductListQuery,
-      response: { 200: Page(ProductSummary), 400: ErrorEnvelope },
+      response: { 200: ProductPage, 400: ErrorEnvelope },
       detail: {
         tags,
         summary: 'List and search products',
@@ -44,7 +48,7 @@ export const productRoutes = (deps: Deps) =>
         },
       },
     )
-    .get('/:id', ({ ctx, params }) => getProduct(deps.db, ctx, params.id), {
+    .get('/:id', ({ ctx, params }) => jsonResponse(cache.read(ctx.storeId, `product ${params.id}`, () => Product.parse(getProduct(deps.db, ctx, params.id)))), {
       auth: 'key',
       params: IdParams,
       response: { 200: Product, 404: ErrorEnvelope },
@@ -97,6 +101,7 @@ export const productRoutes = (deps: Deps) =>
         },
       },
     )
+}
 
 export const variantRoutes = (deps: Deps) =>
   new Elysia({ prefix: '/variants' })

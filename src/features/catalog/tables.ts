@@ -173,3 +173,14 @@ export const productCounts = sqliteTable(
   },
   (t) => [primaryKey({ columns: [t.storeId, t.state] })],
 )
+
+/**
+ * A number per store that triggers raise on every change a product read can show (products,
+ * variants, collections, ratings, images): cached reads of the store are valid while it stays.
+ */
+export const catalogVersions = sqliteTable('catalog_versions', {
+  storeId: text('store_id')
+    .primaryKey()
+    .references(() => stores.id, { onDelete: 'cascade' }),
+  version: integer().notNull(),
+})
