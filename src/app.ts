@@ -5,11 +5,13 @@ import { RouteTable } from './kernel/http/route-table'
 import { activityRoutes } from './features/activity/routes'
 import { apiKeyRoutes } from './features/api-keys/routes'
 import { customerRoutes } from './features/customers/routes'
+import { productRoutes, variantRoutes } from './features/catalog/routes'
 import { groupRoutes } from './features/groups/routes'
 import { mediaRoutes } from './features/media/routes'
 import { memberRoutes } from './features/members/routes'
 import { storeAuthRoutes } from './features/store-auth/routes'
 import { storeSettingsRoutes } from './features/store-settings/routes'
+import { taxonomyRoutes } from './features/taxonomy/routes'
 import { docsRoutes } from './features/system/docs'
 import { healthRoutes } from './features/system/health'
 import { webhookRoutes } from './features/webhooks/routes'
@@ -34,8 +36,12 @@ export function createApp(deps: Deps, extraRoutes?: AnyElysia) {
         .use(memberRoutes(deps))
         .use(customerRoutes(deps))
         .use(mediaRoutes(deps))
-
-        .use(webhookRoutes(deps)),
+        .use(webhookRoutes(deps))
+        .use(productRoutes(deps))
+        .use(variantRoutes(deps))
+        .use(taxonomyRoutes(deps, 'categories'))
+        .use(taxonomyRoutes(deps, 'brands'))
+        .use(taxonomyRoutes(deps, 'collections')),
     )
   // Tests mount probe routes here to exercise the kernel before features exist.
   if (extraRoutes) app.use(extraRoutes)

@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { describeId } from './ids'
 
 /**
  * The closed catalogue of error codes (decisions §3) and the HTTP status each one answers with.
@@ -58,8 +59,18 @@ export class AppError extends Error {
   }
 }
 
-export const notFound = (what: string, id: string) =>
-  new AppError('NOT_FOUND', `No ${what} with id '${id}' in this store. Check the id, or list the ${what}s to find it.`)
+/**
+ * The 404 of a store resource. When the id's prefix names another kind of thing, the message says so
+ * ("'var_…' is a variant id"): the commonest mix-up is a product id where a variant id belongs.
+ * `where` says where to find the right ids, e.g. 'GET /v1/products lists them'.
+ */
+export function notFound(what: string, id: string, where: string) {
+  const named = describeId(id)
+  const mixUp = named && named !== what ? ` '${id}' is ${article(named)} ${named} id, not ${article(what)} ${what} id.` : ''
+  return new AppError('NOT_FOUND', `No ${what} with id '${id}' in this store.${mixUp} Check the id; ${where}.`)
+}
+
+const article = (noun: string) => (/^[aeiouAEIOU]/.test(noun) ? 'an' : 'a')
 
 /** The one error body of the whole API, also published in the OpenAPI document. */
 export const ErrorEnvelope = z

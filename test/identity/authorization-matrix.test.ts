@@ -3,6 +3,7 @@ import { Elysia } from 'elysia'
 import { authMacro } from '../../src/kernel/auth/macro'
 import { RouteTable, type RouteEntry } from '../../src/kernel/http/route-table'
 import { createTestApp } from '../helpers/app'
+import { seedCatalog } from '../helpers/catalog'
 import { admin, apiKey, bearer, expectOk, twoStores } from '../helpers/world'
 
 /**
@@ -10,18 +11,19 @@ import { admin, apiKey, bearer, expectOk, twoStores } from '../helpers/world'
  * added later is covered without editing this file; one with a new kind of path parameter makes the
  * test fail until a fixture for it is added to ID_OF below.
  */
-type World = Awaited<ReturnType<typeof worldOf>>
-
-/** Two stores, and in store A the resources that path parameters name. */
-async function worldOf(t: ReturnType<typeof createTestApp>) {
+async function matrixWorld(t: ReturnType<typeof createTestApp>) {
   const stores = await twoStores(t.call, t.deps)
-  const webhook = await expectOk(
-    t.call('POST', '/v1/webhooks', { headers: apiKey(stores.A.key.apiKey), body: { url: 'https://10.9.8.7/hook', events: ['*'] } }),
-    201,
-  )
-  const ping = await expectOk(t.call('POST', `/v1/webhooks/${webhook.id}/ping`, { headers: apiKey(stores.A.key.apiKey) }), 202)
-  return { ...stores, webhookId: webhook.id as string, deliveryId: ping.deliveryId as string }
+  const key = apiKey(stores.A.key.apiKey)
+  const webhook = await expectOk(t.call('POST', '/v1/webhooks', { headers: key, body: { url: 'https://10.9.8.7/hook', events: ['*'] } }), 201)
+  const ping = await expectOk(t.call('POST', `/v1/webhooks/${webhook.id}/ping`, { headers: key }), 202)
+  return {
+    ...stores,
+    catalog: await seedCatalog(t.call, stores.A.key.apiKey),
+    webhookId: webhook.id as string,
+    deliveryId: ping.deliveryId as string,
+  }
 }
+type World = Awaited<ReturnType<typeof matrixWorld>>
 
 /** Store A's resource that a path parameter names, by the path segment before the parameter. */
 const ID_OF: Record<string, (w: World) => string> = {
@@ -29,12 +31,40 @@ const ID_OF: Record<string, (w: World) => string> = {
   members: (w) => w.A.rms.spare,
   groups: (w) => w.A.group.id,
   students: (w) => w.A.rms.spare,
+  products: (w) => w.catalog.product.id,
+  variants: (w) => w.catalog.variant.id,
+  categories: (w) => w.catalog.category.id,
+  brands: (w) => w.catalog.brand.id,
+  collections: (w) => w.catalog.collection.id,
   media: (w) => w.A.media.id,
   // /v1/files/:storeId/:name, the public URL of a file
   files: (w) => w.A.group.storeId,
-  ':storeId': (w) => w.A.media.url.split('/').pop(),
+  ':storeId': (w) => w.A.media.url.split('/').pop()!,
   webhooks: (w) => w.webhookId,
   deliveries: (w) => w.deliveryId,
+}
+
+/**
+ * A valid body for each route that takes one and names a store's resource, so that the call gets past
+ * validation to the store check (a 400 for a missing body would hide a leak behind it).
+ */
+const BODY_OF: Record<string, unknown> = {
+  'PUT /v1/products/:id': { name: 'Renamed in the matrix' },
+  'POST /v1/products/:id/variants': { sku: 'MATRIX-1', price: 1, stock: 0, options: { size: 'XL' } },
+  'PATCH /v1/variants/:id': { price: 1.5 },
+  'POST /v1/variants/:id/stock/receive': { quantity: 1 },
+  'POST /v1/variants/:id/stock/adjust': { quantity: 1, reason: 'matrix count' },
+  'PUT /v1/categories/:id': { description: 'matrix' },
+  'PUT /v1/brands/:id': { description: 'matrix' },
+  'PUT /v1/collections/:id': { description: 'matrix' },
+  'POST /v1/webhooks/:id/sign': { timestamp: 1700000000000, body: '{}' },
+}
+
+function bodyFor(route: RouteEntry, hasStoreIds: boolean): unknown {
+  if (!route.takesBody || !hasStoreIds) return undefined
+  const key = `${route.method} ${route.path}`
+  if (!(key in BODY_OF)) throw new Error(`add a valid body to BODY_OF for ${key}`)
+  return BODY_OF[key]
 }
 
 /** Routes whose ids are global (teacher routes): no store owns them, so no cross-store rule applies. */
@@ -122,30 +152,23 @@ function expected(route: RouteEntry, credential: string, hasStoreIds: boolean): 
   return table[kind]![credential]!
 }
 
-/**
- * The matrix sends no body. A route that takes one refuses that (400) before it looks at any id, so
- * the answer is the same for another store's id as for an unknown one; each feature's own tests send
- * a valid body to prove the 404.
- */
-const refusedBodyFirst = (route: RouteEntry, res: { status: number; body: any }) =>
-  route.takesBody && res.status === 400 && res.body?.error?.code === 'VALIDATION_ERROR'
-
 async function runMatrix(t: ReturnType<typeof createTestApp>, world: World, all: RouteEntry[]) {
     const failures: string[] = []
     let checked = 0
     for (const route of all) {
       const hasStoreIds = storeScoped(route) && route.path.includes('/:')
       const path = pathFor(route, world)
+      const body = bodyFor(route, hasStoreIds)
       for (const credential of CREDENTIALS) {
         const want = expected(route, credential.name, hasStoreIds)
-        const res = await t.call(route.method, path, { headers: credential.headers(world, route) })
+        const res = await t.call(route.method, path, { headers: credential.headers(world, route), body })
         checked++
         const got = `${res.status} ${res.body?.error?.code ?? ''}`
         const ok =
           want === 'allowed'
             ? res.status !== 401 && res.status !== 403 && res.status < 500
             : want === 'not found'
-              ? (res.status === 404 && res.body.error.code === 'NOT_FOUND') || refusedBodyFirst(route, res)
+              ? res.status === 404 && res.body.error.code === 'NOT_FOUND'
               : res.status === want.status && res.body?.error?.code === want.code
         if (!ok) failures.push(`${route.method} ${route.path} with ${credential.name}: expected ${JSON.stringify(want)}, got ${got}`)
       }
@@ -163,7 +186,7 @@ const probes = new Elysia({ prefix: '/v1/probe' })
 describe('authorization matrix over the route table', () => {
   test('every route answers every credential as its declared kind requires', async () => {
     const t = createTestApp({ settings: { rateLimitRps: '0' } })
-    const world = await worldOf(t)
+    const world = await matrixWorld(t)
     const routes = new RouteTable()
     routes.fill(t.app.routes)
     const all = routes.all()
@@ -177,7 +200,7 @@ describe('authorization matrix over the route table', () => {
 
   test('key and customer routes answer as declared, and hand the handler the right store', async () => {
     const t = createTestApp({ settings: { rateLimitRps: '0' }, extraRoutes: probes })
-    const world = await worldOf(t)
+    const world = await matrixWorld(t)
     const routes = new RouteTable()
     routes.fill(t.app.routes)
     await runMatrix(t, world, routes.all().filter((r) => r.path.startsWith('/v1/probe')))

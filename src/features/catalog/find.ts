@@ -1,0 +1,44 @@
+import { and, eq, isNull } from 'drizzle-orm'
+import type { StoreCtx } from '../../kernel/auth/kinds'
+import { isUniqueViolation, type Sql } from '../../kernel/db/database'
+import { AppError, notFound } from '../../kernel/errors'
+import { products, variants } from './tables'
+
+/**
+ * Loading a live product or variant of the caller's store. Anything else (unknown, deleted, another
+ * store's) is the same 404, which also says when the id is of another kind (a product id where a
+ * variant id belongs).
+ */
+export const PRODUCTS_HINT = 'GET /v1/products lists them'
+
+export function findProduct(db: Sql, ctx: StoreCtx, id: string) {
+  const row = db
+    .select({ id: products.id })
+    .from(products)
+    .where(and(eq(products.id, id), eq(products.storeId, ctx.storeId), isNull(products.deletedAt)))
+    .get()
+  if (!row) throw notFound('product', id, PRODUCTS_HINT)
+  return row
+}
+
+export function findVariant(db: Sql, ctx: StoreCtx, id: string) {
+  const row = db
+    .select()
+    .from(variants)
+    .where(and(eq(variants.id, id), eq(variants.storeId, ctx.storeId), isNull(variants.deletedAt)))
+    .get()
+  if (!row) throw notFound('variant', id, "a product's variants are listed in GET /v1/products/:id")
+  return row
+}
+
+/** SKUs are unique per store (ignoring case) among live variants; the unique index decides. */
+export function savingSku<T>(sku: string | undefined, write: () => T): T {
+  try {
+    return write()
+  } catch (e) {
+    if (isUniqueViolation(e)) {
+      throw new AppError('CONFLICT', `The sku '${sku}' is already used by a variant of this store (SKUs are compared ignoring case). Choose another sku.`)
+    }
+    throw e
+  }
+}

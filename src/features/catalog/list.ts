@@ -1,0 +1,88 @@
+import { and, asc, count, desc, eq, gte, inArray, isNull, lte, sql, sum, type SQL, type SQLWrapper } from 'drizzle-orm'
+import type { StoreCtx } from '../../kernel/auth/kinds'
+import type { Sql } from '../../kernel/db/database'
+import type { Deps } from '../../kernel/deps'
+import { toCents } from '../../kernel/money'
+import { pageWindow, toPage } from '../../kernel/pagination'
+import type { ProductListQuery, ProductSort } from './model'
+import { matchesSearch, searchExpression } from './search'
+import { productCollections, productCounts, productRatings, products } from './tables'
+import { productViews, selectProducts } from './views'
+
+/**
+ * GET /products (decisions §8). Every order ends in the id, so pages never overlap or skip.
+ *
+ * A filtered page can be found two ways: walk the index of the sort order and test each row's filter
+ * columns inside the index (fast when many rows match: 20 turn up soon), or start from the rows that
+ * match (the search index, the price index...) and sort them (fast when few match). The total, counted
+ * first, picks the way; SQLite's `+column` keeps the planner from using an index for that term.
+ */
+const ORDER: Record<ProductSort, SQL[]> = {
+  '-createdAt': [desc(products.createdAt), desc(products.id)],
+  createdAt: [asc(products.createdAt), asc(products.id)],
+  name: [asc(sql`lower(${products.name})`), asc(products.id)],
+  price: [asc(products.priceCents), asc(products.id)],
+  '-price': [desc(products.priceCents), desc(products.id)],
+  '-rating': [desc(productRatings.average), desc(productRatings.count), desc(productRatings.productId)],
+}
+
+/** Up to this many matches, sorting the matches beats walking the sort order. */
+const SORT_MATCHES_UP_TO = 2000
+
+type Way = 'walk the order' | 'start from the matches'
+
+function conditions(ctx: StoreCtx, query: ProductListQuery, way: Way) {
+  const column = (c: SQLWrapper) => (way === 'walk the order' ? sql`+${c}` : sql`${c}`)
+  const expression = query.search ? searchExpression(query.search) : null
+  const filters: SQL[] = []
+  if (query.categoryId !== undefined) filters.push(eq(column(products.categoryId), query.categoryId))
+  if (query.brandId !== undefined) filters.push(eq(column(products.brandId), query.brandId))
+  if (query.collectionId !== undefined) {
+    filters.push(sql`${column(products.id)} in (select ${productCollections.productId} from ${productCollections} where ${productCollections.collectionId} = ${query.collectionId})`)
+  }
+  if (query.minPrice !== undefined) filters.push(gte(column(products.priceCents), toCents(query.minPrice)))
+  if (query.maxPrice !== undefined) filters.push(lte(column(products.priceCents), toCents(query.maxPrice)))
+  if (expression) filters.push(matchesSearch(expression))
+  // Starting from the search matches means not walking the store's index: each match is looked up.
+  const store = expression && way === 'start from the matches' ? sql`+${products.storeId}` : sql`${products.storeId}`
+  const scope = [eq(store, ctx.storeId), isNull(products.deletedAt)]
+  if (query.state) scope.push(eq(products.state, query.state))
+  return { filters, where: and(...scope, ...filters) }
+}
+
+export function listProducts(deps: Deps, ctx: StoreCtx, query: ProductListQuery) {
+  const { db } = deps
+  const matching = conditions(ctx, query, 'start from the matches')
+  const filtered = matching.filters.length > 0
+  const total = filtered ? countWhere(db, matching.where) : storeTotal(db, ctx, query.state)
+  const way: Way = filtered && total <= SORT_MATCHES_UP_TO ? 'start from the matches' : 'walk the order'
+  const { limit, offset } = pageWindow(query)
+  // The page's rows are found by their seq alone, which the indexes cover, so a deep page skips its
+  // offset inside an index; only the rows shown are then read in full.
+  // Sorting by rating walks the ratings index, which needs the store named on its side.
+  const byRating = query.sort === '-rating'
+  const pageQuery = db.select({ seq: products.seq }).from(products)
+  const seqs = (byRating ? pageQuery.innerJoin(productRatings, eq(productRatings.productId, products.id)) : pageQuery)
+    .where(and(conditions(ctx, query, way).where, byRating ? eq(productRatings.storeId, ctx.storeId) : undefined))
+    .orderBy(...ORDER[query.sort])
+    .limit(limit)
+    .offset(offset)
+    .all()
+    .map((r) => r.seq)
+  const position = new Map(seqs.map((seq, i) => [seq, i]))
+  const rows = seqs.length === 0 ? [] : selectProducts(db).where(inArray(products.seq, seqs)).all()
+  rows.sort((a, b) => position.get(a.seq)! - position.get(b.seq)!)
+  return toPage(productViews(db, rows), total, query)
+}
+
+/** Without filters the total comes from product_counts (kept by triggers) instead of a count of every row. */
+function storeTotal(db: Sql, ctx: StoreCtx, state: ProductListQuery['state']) {
+  const where = and(eq(productCounts.storeId, ctx.storeId), state ? eq(productCounts.state, state) : undefined)
+  const [row] = db.select({ n: sum(productCounts.n).mapWith(Number) }).from(productCounts).where(where).all()
+  return row?.n ?? 0
+}
+
+function countWhere(db: Sql, where: SQL | undefined) {
+  const [row] = db.select({ n: count() }).from(products).where(where).all()
+  return row?.n ?? 0
+}

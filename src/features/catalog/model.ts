@@ -1,0 +1,195 @@
+import { z } from 'zod'
+import { Money } from '../../kernel/money'
+import { Page, PageQuery } from '../../kernel/pagination'
+import { PRODUCT_STATES, STOCK_MOVEMENT_KINDS } from './tables'
+
+/** Request and response shapes of products, variants and stock (decisions §8). */
+
+const STOCK_ENDPOINTS = 'POST /v1/variants/:id/stock/receive or POST /v1/variants/:id/stock/adjust'
+
+/** A field that belongs to another endpoint: sending it is a 400 whose message names that endpoint. */
+const elsewhere = (message: string) => z.never({ error: message }).optional().describe(`Not accepted here: ${message}`)
+
+const stockElsewhere = elsewhere(`changes only through ${STOCK_ENDPOINTS}, so that every change is in the stock ledger`)
+
+const Name = z.string().trim().min(1, 'name is required').max(200, 'name has at most 200 characters')
+const Description = z.string().trim().max(5000, 'description has at most 5000 characters')
+const Sku = z
+  .string()
+  .trim()
+  .min(1, 'sku is required')
+  .max(64, 'sku has at most 64 characters')
+  .regex(/^[A-Za-z0-9][A-Za-z0-9._\-/]*$/, 'sku may hold letters, digits, dot, dash, underscore and slash, and starts with a letter or digit')
+  .describe('Unique in the store, ignoring case.')
+const Quantity = z.number().int('must be a whole number')
+const StockLevel = Quantity.min(0, 'must not be negative').max(1_000_000)
+const MinStock = StockLevel.describe('product.low_stock fires when available falls to or below this (default 5)')
+const Options = z
+  .record(z.string().trim().min(1).max(40), z.string().trim().min(1).max(80))
+  .refine((o) => Object.keys(o).length <= 10, 'at most 10 options')
+  .describe('What tells this variant apart, e.g. {"size": "M", "color": "blue"}.')
+const TermId = (what: string) => z.string().nullable().describe(`id of one of this store's ${what}, or null`)
+const CollectionIds = z.array(z.string()).max(50).describe("ids of this store's collections")
+export const ProductStateSchema = z.enum(PRODUCT_STATES).describe('DRAFT (the default), PUBLISHED (can be bought) or ARCHIVED')
+
+export const CreateProductBody = z
+  .object({
+    type: z.literal('SIMPLE').default('SIMPLE'),
+    name: Name,
+    sku: Sku,
+    price: Money,
+    stock: StockLevel.describe('initial stock, recorded in the ledger as a RECEIVE'),
+    state: ProductStateSchema.default('DRAFT'),
+    description: Description.default(''),
+    categoryId: TermId('categories').optional(),
+    brandId: TermId('brands').optional(),
+    collectionIds: CollectionIds.default([]),
+    minStock: MinStock.default(5),
+  })
+  .strict()
+export type CreateProductBody = z.infer<typeof CreateProductBody>
+
+export const UpdateProductBody = z
+  .object({
+    name: Name,
+    description: Description,
+    state: ProductStateSchema,
+    categoryId: TermId('categories'),
+    brandId: TermId('brands'),
+    collectionIds: CollectionIds.describe('replaces the whole list'),
+  })
+  .partial()
+  .extend({
+    price: elsewhere('is set per variant: PATCH /v1/variants/:id (the product price is its lowest variant price)'),
+    sku: elsewhere('is set per variant: PATCH /v1/variants/:id'),
+    stock: stockElsewhere,
+  })
+  .strict()
+export type UpdateProductBody = z.infer<typeof UpdateProductBody>
+
+export const AddVariantBody = z
+  .object({ sku: Sku, price: Money, stock: StockLevel, options: Options.default({}), minStock: MinStock.default(5) })
+  .strict()
+export type AddVariantBody = z.infer<typeof AddVariantBody>
+
+export const PatchVariantBody = z
+  .object({ price: Money, sku: Sku, minStock: MinStock, options: Options })
+  .partial()
+  .extend({ stock: stockElsewhere })
+  .strict()
+export type PatchVariantBody = z.infer<typeof PatchVariantBody>
+
+export const ReceiveBody = z
+  .object({
+    quantity: Quantity.min(1, 'must be at least 1').max(1_000_000).describe('units that arrived'),
+    note: z.string().trim().max(200).optional().describe('kept in the ledger as the reason'),
+  })
+  .strict()
+
+export const AdjustBody = z
+  .object({
+    quantity: Quantity.min(-1_000_000)
+      .max(1_000_000)
+      .refine((q) => q !== 0, 'must not be 0')
+      .describe('signed: -2 removes two units (breakage, loss), 3 adds three (found in a count)'),
+    reason: z
+      .string({ error: 'reason is required: say why the stock changed, e.g. "broken in transit"' })
+      .trim()
+      .min(1, 'reason is required: say why the stock changed, e.g. "broken in transit"')
+      .max(200),
+  })
+  .strict()
+
+const SORTS = ['name', 'price', '-price', 'createdAt', '-createdAt', '-rating'] as const
+export type ProductSort = (typeof SORTS)[number]
+
+const PriceFilter = z.coerce.number().pipe(Money)
+
+export const ProductListQuery = PageQuery.extend({
+  search: z.string().trim().max(200).optional().describe('words to find in name, sku or description, ignoring case and accents; a word matches as a prefix'),
+  categoryId: z.string().optional(),
+  brandId: z.string().optional(),
+  collectionId: z.string().optional(),
+  state: ProductStateSchema.optional().describe('without it every state is listed; a shop front asks PUBLISHED'),
+  minPrice: PriceFilter.optional().describe('lowest product price (its cheapest variant), inclusive'),
+  maxPrice: PriceFilter.optional().describe('highest product price (its cheapest variant), inclusive'),
+  sort: z.enum(SORTS).default('-createdAt').describe('a leading - sorts descending; default -createdAt'),
+}).refine((q) => q.minPrice === undefined || q.maxPrice === undefined || q.minPrice <= q.maxPrice, {
+  message: 'minPrice must not be above maxPrice',
+  path: ['minPrice'],
+})
+export type ProductListQuery = z.infer<typeof ProductListQuery>
+
+export const IdParams = z.object({ id: z.string() })
+
+export const Variant = z
+  .object({
+    id: z.string().describe('what carts take'),
+    productId: z.string(),
+    sku: z.string(),
+    price: z.number(),
+    stock: z.number().int().describe('units on hand'),
+    reserved: z.number().int().describe('units held by PENDING orders'),
+    available: z.number().int().describe('stock - reserved: what can still be sold'),
+    minStock: z.number().int(),
+    options: z.record(z.string(), z.string()),
+    createdAt: z.string(),
+    updatedAt: z.string(),
+  })
+  .meta({ id: 'Variant' })
+export type Variant = z.infer<typeof Variant>
+
+export const Rating = z
+  .object({
+    average: z.number().describe('rounded to 2 decimals; 0 without reviews'),
+    count: z.number().int(),
+    distribution: z.object({ 5: z.number().int(), 4: z.number().int(), 3: z.number().int(), 2: z.number().int(), 1: z.number().int() }),
+  })
+  .meta({ id: 'RatingSummary' })
+
+export const ProductImage = z
+  .object({ id: z.string(), productId: z.string(), mediaId: z.string().nullable(), url: z.string(), isPrimary: z.boolean(), position: z.number().int() })
+  .meta({ id: 'ProductImage' })
+
+const productFields = {
+  id: z.string(),
+  type: z.literal('SIMPLE'),
+  name: z.string(),
+  sku: z.string().describe('the sku of the first variant'),
+  description: z.string(),
+  price: z.number().describe('the lowest variant price'),
+  stock: z.number().int().describe("the sum of the variants' available stock"),
+  state: ProductStateSchema,
+  categoryId: z.string().nullable(),
+  brandId: z.string().nullable(),
+  collectionIds: z.array(z.string()),
+  variants: z.array(Variant),
+  image: z.string().nullable().describe('URL of the cover image, null without images'),
+  rating: Rating,
+  createdAt: z.string(),
+  updatedAt: z.string(),
+}
+
+export const ProductSummary = z.object(productFields).meta({ id: 'ProductSummary' })
+export type ProductSummary = z.infer<typeof ProductSummary>
+
+export const ProductPage = Page(ProductSummary)
+
+export const Product = z.object({ ...productFields, images: z.array(ProductImage) }).meta({ id: 'Product' })
+export type Product = z.infer<typeof Product>
+
+export const StockMovement = z
+  .object({
+    id: z.number().int(),
+    variantId: z.string(),
+    kind: z.enum(STOCK_MOVEMENT_KINDS).describe('RECEIVE and ADJUST come from the stock endpoints; RESERVE, RELEASE, SALE and RETURN from orders'),
+    quantity: z.number().int().describe('units moved: signed for ADJUST, positive otherwise'),
+    stock: z.number().int().describe('stock after this movement'),
+    reserved: z.number().int().describe('reserved after this movement'),
+    available: z.number().int().describe('available after this movement'),
+    reason: z.string().nullable(),
+    orderId: z.string().nullable(),
+    createdAt: z.string(),
+  })
+  .meta({ id: 'StockMovement' })
+export type StockMovement = z.infer<typeof StockMovement>

@@ -1,0 +1,85 @@
+import { and, eq, isNull } from 'drizzle-orm'
+import type { StoreCtx } from '../../kernel/auth/kinds'
+import { writeTransaction, type Sql } from '../../kernel/db/database'
+import type { Deps } from '../../kernel/deps'
+import { notFound } from '../../kernel/errors'
+import { requireTerms } from '../taxonomy/service'
+import { findProduct, PRODUCTS_HINT, savingSku } from './find'
+import type { CreateProductBody, Product, UpdateProductBody } from './model'
+import { insertVariant } from './variants'
+import { productCollections, products, variants } from './tables'
+import { productViews, selectProducts } from './views'
+
+/** Products: base data and state. Prices and stock live on the variants (variants.ts, stock.ts). */
+
+export function getProduct(db: Sql, ctx: StoreCtx, id: string): Product {
+  const row = selectProducts(db)
+    .where(and(eq(products.id, id), eq(products.storeId, ctx.storeId), isNull(products.deletedAt)))
+    .get()
+  if (!row) throw notFound('product', id, PRODUCTS_HINT)
+  return productViews(db, [row], true)[0]!
+}
+
+function checkTerms(db: Sql, ctx: StoreCtx, input: { categoryId?: string | null; brandId?: string | null; collectionIds?: string[] }) {
+  if (input.categoryId) requireTerms(db, ctx, 'categories', [input.categoryId], 'categoryId')
+  if (input.brandId) requireTerms(db, ctx, 'brands', [input.brandId], 'brandId')
+  if (input.collectionIds) requireTerms(db, ctx, 'collections', [...new Set(input.collectionIds)], 'collectionIds')
+}
+
+function linkCollections(tx: Sql, productId: string, collectionIds: string[]) {
+  tx.delete(productCollections).where(eq(productCollections.productId, productId)).run()
+  const unique = [...new Set(collectionIds)]
+  if (unique.length > 0) tx.insert(productCollections).values(unique.map((collectionId) => ({ productId, collectionId }))).run()
+}
+
+/** A SIMPLE product and its one variant, which carries the sku, price and initial stock. */
+export function createProduct(deps: Deps, ctx: StoreCtx, input: CreateProductBody): Product {
+  const id = deps.ids.next('prod')
+  const now = deps.clock.now()
+  return savingSku(input.sku, () =>
+    writeTransaction(deps.db, (tx) => {
+      checkTerms(tx, ctx, input)
+      tx.insert(products)
+        .values({
+          id,
+          storeId: ctx.storeId,
+          type: input.type,
+          name: input.name,
+          description: input.description,
+          state: input.state,
+          categoryId: input.categoryId ?? null,
+          brandId: input.brandId ?? null,
+          createdAt: now,
+          updatedAt: now,
+        })
+        .run()
+      insertVariant(tx, deps, ctx, id, { sku: input.sku, price: input.price, stock: input.stock, minStock: input.minStock, options: {} })
+      linkCollections(tx, id, input.collectionIds)
+      return getProduct(tx, ctx, id)
+    }),
+  )
+}
+
+export function updateProduct(deps: Deps, ctx: StoreCtx, id: string, input: UpdateProductBody): Product {
+  const { collectionIds, price: _price, sku: _sku, stock: _stock, ...base } = input
+  return writeTransaction(deps.db, (tx) => {
+    findProduct(tx, ctx, id)
+    checkTerms(tx, ctx, input)
+    tx.update(products).set({ ...base, updatedAt: deps.clock.now() }).where(eq(products.id, id)).run()
+    if (collectionIds) linkCollections(tx, id, collectionIds)
+    return getProduct(tx, ctx, id)
+  })
+}
+
+/**
+ * Soft delete: the product and its variants leave every read, search and cart (which look up live
+ * variants only); orders keep their own snapshot of name, sku and price. The SKUs become free again.
+ */
+export function deleteProduct(deps: Deps, ctx: StoreCtx, id: string) {
+  writeTransaction(deps.db, (tx) => {
+    findProduct(tx, ctx, id)
+    const now = deps.clock.now()
+    tx.update(products).set({ deletedAt: now, updatedAt: now }).where(eq(products.id, id)).run()
+    tx.update(variants).set({ deletedAt: now, updatedAt: now }).where(and(eq(variants.productId, id), isNull(variants.deletedAt))).run()
+  })
+}

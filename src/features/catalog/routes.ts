@@ -1,0 +1,155 @@
+import { Elysia } from 'elysia'
+import { authMacro } from '../../kernel/auth/macro'
+import type { Deps } from '../../kernel/deps'
+import { ErrorEnvelope } from '../../kernel/errors'
+import { Page, PageQuery } from '../../kernel/pagination'
+import { listProducts } from './list'
+import { AddVariantBody, AdjustBody, CreateProductBody, IdParams, PatchVariantBody, Product, ProductListQuery, ProductPage, ReceiveBody, StockMovement, UpdateProductBody, Variant } from './model'
+import { createProduct, deleteProduct, getProduct, updateProduct } from './products'
+import { CatalogReadCache, jsonResponse } from './read-cache'
+import { listMovements } from './stock'
+import { addVariant, adjustStock, getVariant, patchVariant, receiveStock } from './variants'
+
+const tags = ['Catalog']
+const stockTags = ['Stock']
+
+export const productRoutes = (deps: Deps) => {
+  // Reads are served from the cache while the store's catalog is unchanged; bodies are checked
+  // against their schema (parse) before they are kept, as Elysia would check a returned object.
+  const cache = new CatalogReadCache(deps.db)
+  return new Elysia({ prefix: '/products' })
+    .use(authMacro)
+    .get('/', ({ ctx, query }) => jsonResponse(cache.read(ctx.storeId, `list ${JSON.stringify(query)}`, () => ProductPage.parse(listProducts(deps, ctx, query)))), {
+      auth: 'key',
+      query: ProductListQuery,
+      response: { 200: ProductPage, 400: ErrorEnvelope },
+      detail: {
+        tags,
+        summary: 'List and search products',
+        description:
+          'Every state is listed unless `state` is given (a shop front asks `state=PUBLISHED`). `search` finds words in name, sku and description, ignoring case and accents ("acai" finds "Açaí"; "cami" finds "Camiseta"). Prices filter and sort on the product price, its cheapest variant. Each item carries its variants, its cover image URL and its rating.',
+      },
+    })
+    .post(
+      '/',
+      ({ ctx, body, set }) => {
+        set.status = 201
+        return createProduct(deps, ctx, body)
+      },
+      {
+        auth: 'key',
+        body: CreateProductBody,
+        response: { 201: Product, 400: ErrorEnvelope, 404: ErrorEnvelope, 409: ErrorEnvelope },
+        detail: {
+          tags,
+          summary: 'Create a product',
+          description:
+            'A SIMPLE product gets one variant with the sku, price and stock given; that variant id is what carts take. New products are DRAFT unless `state` says otherwise. The initial stock is the first RECEIVE of the stock ledger. A sku already used in the store is 409 CONFLICT; a categoryId, brandId or collectionId that is not this store\u2019s is 404.',
+        },
+      },
+    )
+    .get('/:id', ({ ctx, params }) => jsonResponse(cache.read(ctx.storeId, `product ${params.id}`, () => Product.parse(getProduct(deps.db, ctx, params.id)))), {
+      auth: 'key',
+      params: IdParams,
+      response: { 200: Product, 404: ErrorEnvelope },
+      detail: { tags, summary: 'One product with its variants, images and rating' },
+    })
+    .put('/:id', ({ ctx, params, body }) => updateProduct(deps, ctx, params.id, body), {
+      auth: 'key',
+      params: IdParams,
+      body: UpdateProductBody,
+      response: { 200: Product, 400: ErrorEnvelope, 404: ErrorEnvelope },
+      detail: {
+        tags,
+        summary: 'Change base data and state',
+        description:
+          'Send any subset of name, description, state (DRAFT, PUBLISHED, ARCHIVED: any move is allowed), categoryId and brandId (null clears them) and collectionIds (replaces the list). Price and sku are per variant (PATCH /v1/variants/:id); stock changes through the stock endpoints: sending them here is a 400 that says so.',
+      },
+    })
+    .delete(
+      '/:id',
+      ({ ctx, params }) => {
+        deleteProduct(deps, ctx, params.id)
+        return new Response(null, { status: 204 })
+      },
+      {
+        auth: 'key',
+        params: IdParams,
+        response: { 404: ErrorEnvelope },
+        detail: {
+          tags,
+          summary: 'Delete a product',
+          description: 'It leaves every list, search and cart at once, with its variants; orders already placed keep their own copy of name, sku and price. Its SKUs can be used again. 204 with no body.',
+        },
+      },
+    )
+    .post(
+      '/:id/variants',
+      ({ ctx, params, body, set }) => {
+        set.status = 201
+        return addVariant(deps, ctx, params.id, body)
+      },
+      {
+        auth: 'key',
+        params: IdParams,
+        body: AddVariantBody,
+        response: { 201: Variant, 400: ErrorEnvelope, 404: ErrorEnvelope, 409: ErrorEnvelope },
+        detail: {
+          tags,
+          summary: 'Add a variant',
+          description: 'Another sellable version of the product, told apart by `options` (e.g. {"size": "L"}); two variants of a product cannot have the same options (409). The product price becomes its cheapest variant\u2019s.',
+        },
+      },
+    )
+}
+
+export const variantRoutes = (deps: Deps) =>
+  new Elysia({ prefix: '/variants' })
+    .use(authMacro)
+    .get('/:id', ({ ctx, params }) => getVariant(deps, ctx, params.id), {
+      auth: 'key',
+      params: IdParams,
+      response: { 200: Variant, 404: ErrorEnvelope },
+      detail: { tags, summary: 'One variant' },
+    })
+    .patch('/:id', ({ ctx, params, body }) => patchVariant(deps, ctx, params.id, body), {
+      auth: 'key',
+      params: IdParams,
+      body: PatchVariantBody,
+      response: { 200: Variant, 400: ErrorEnvelope, 404: ErrorEnvelope, 409: ErrorEnvelope },
+      detail: {
+        tags,
+        summary: 'Change price, sku, minStock or options',
+        description: 'Never stock: that changes through POST /v1/variants/:id/stock/receive or /adjust, so that every change is in the ledger.',
+      },
+    })
+    .post('/:id/stock/receive', ({ ctx, params, body }) => receiveStock(deps, ctx, params.id, body), {
+      auth: 'key',
+      params: IdParams,
+      body: ReceiveBody,
+      response: { 200: Variant, 400: ErrorEnvelope, 404: ErrorEnvelope },
+      detail: { tags: stockTags, summary: 'Receive stock', description: 'Adds `quantity` units (a delivery arrived). Recorded as a RECEIVE movement with `note` as its reason.' },
+    })
+    .post('/:id/stock/adjust', ({ ctx, params, body }) => adjustStock(deps, ctx, params.id, body), {
+      auth: 'key',
+      params: IdParams,
+      body: AdjustBody,
+      response: { 200: Variant, 400: ErrorEnvelope, 404: ErrorEnvelope, 409: ErrorEnvelope },
+      detail: {
+        tags: stockTags,
+        summary: 'Correct stock',
+        description:
+          'A signed correction with its reason (breakage, a count). Stock may not fall below the units reserved by pending orders: that is 409 INSUFFICIENT_STOCK with the levels in details. When available falls to minStock or below, product.low_stock is sent.',
+      },
+    })
+    .get('/:id/stock/movements', ({ ctx, params, query }) => listMovements(deps, ctx, params.id, query), {
+      auth: 'key',
+      params: IdParams,
+      query: PageQuery,
+      response: { 200: Page(StockMovement), 400: ErrorEnvelope, 404: ErrorEnvelope },
+      detail: {
+        tags: stockTags,
+        summary: 'The stock ledger of a variant',
+        description: 'Every change, newest first: RECEIVE, ADJUST (from the stock endpoints), RESERVE, RELEASE, SALE, RETURN (from orders), each with its reason and the levels it left.',
+      },
+    })

@@ -1,0 +1,107 @@
+import { and, count, desc, eq } from 'drizzle-orm'
+import type { StoreCtx } from '../../kernel/auth/kinds'
+import type { Sql } from '../../kernel/db/database'
+import type { Deps } from '../../kernel/deps'
+import { AppError } from '../../kernel/errors'
+import { findVariant } from './find'
+import { pageWindow, toPage, type PageQuery } from '../../kernel/pagination'
+import { stockMovements, variants, type StockMovementKind } from './tables'
+import { toMovement } from './views'
+
+/**
+ * The one way a variant's stock or reservation changes (decisions §8, §11): each movement writes the
+ * ledger row with the levels it left, and `product.low_stock` when available falls to minStock or
+ * below from above it, all in the caller's transaction. Orders call it for RESERVE, RELEASE, SALE
+ * and RETURN; the stock endpoints for RECEIVE and ADJUST.
+ */
+
+/** What one unit of each kind does to stock and to reserved. */
+const EFFECT: Record<StockMovementKind, { stock: number; reserved: number }> = {
+  RECEIVE: { stock: 1, reserved: 0 },
+  ADJUST: { stock: 1, reserved: 0 },
+  RESERVE: { stock: 0, reserved: 1 },
+  RELEASE: { stock: 0, reserved: -1 },
+  SALE: { stock: -1, reserved: -1 },
+  RETURN: { stock: 1, reserved: 0 },
+}
+
+export interface StockMove {
+  variantId: string
+  kind: StockMovementKind
+  /** Signed for ADJUST; a positive number of units for every other kind. */
+  quantity: number
+  reason: string | null
+  orderId?: string
+}
+
+type VariantRow = typeof variants.$inferSelect
+
+export function moveStock(tx: Sql, deps: Deps, ctx: StoreCtx, move: StockMove): VariantRow {
+  const { kind, quantity } = move
+  if (!Number.isInteger(quantity) || quantity === 0 || (kind !== 'ADJUST' && quantity < 0)) {
+    throw new Error(`moveStock: invalid quantity ${quantity} for ${kind}`)
+  }
+  const before = findVariant(tx, ctx, move.variantId)
+  const stock = before.stock + EFFECT[kind].stock * quantity
+  const reserved = before.reserved + EFFECT[kind].reserved * quantity
+  if (reserved < 0 || reserved > stock) throw refusal(before, move)
+  const now = deps.clock.now()
+  // The CHECK constraint on variants holds the same line, should this code ever be wrong.
+  const after = tx
+    .update(variants)
+    .set({ stock, reserved, updatedAt: now })
+    .where(eq(variants.id, before.id))
+    .returning()
+    .get()!
+  tx.insert(stockMovements)
+    .values({
+      storeId: ctx.storeId,
+      variantId: before.id,
+      kind,
+      quantity,
+      stockAfter: stock,
+      reservedAfter: reserved,
+      reason: move.reason,
+      orderId: move.orderId ?? null,
+      createdAt: now,
+    })
+    .run()
+  const availableBefore = before.stock - before.reserved
+  const available = stock - reserved
+  if (availableBefore > after.minStock && available <= after.minStock) {
+    deps.outbox.emit(tx, ctx.storeId, 'product.low_stock', {
+      productId: after.productId,
+      variantId: after.id,
+      sku: after.sku,
+      available,
+      minStock: after.minStock,
+    })
+  }
+  return after
+}
+
+function refusal(v: VariantRow, move: StockMove): AppError {
+  const available = v.stock - v.reserved
+  const levels = `${v.stock} in stock, ${v.reserved} reserved by pending orders, ${available} available`
+  const details = [{ variantId: v.id, sku: v.sku, requested: Math.abs(move.quantity), stock: v.stock, reserved: v.reserved, available }]
+  if (move.kind === 'ADJUST') {
+    return new AppError(
+      'INSUFFICIENT_STOCK',
+      `Variant ${v.sku} has ${levels}: stock cannot fall below what is reserved, so the largest reduction now is ${-available}. Cancel or wait for the pending orders, or adjust by less.`,
+      details,
+    )
+  }
+  if (move.kind === 'RESERVE') {
+    return new AppError('INSUFFICIENT_STOCK', `Only ${available} of variant ${v.sku} available (${levels}); ${move.quantity} requested.`, details)
+  }
+  return new AppError('CONFLICT', `Cannot ${move.kind.toLowerCase()} ${move.quantity} units of variant ${v.sku}: it has ${levels}.`, details)
+}
+
+export function listMovements(deps: Deps, ctx: StoreCtx, variantId: string, query: PageQuery) {
+  findVariant(deps.db, ctx, variantId)
+  const { limit, offset } = pageWindow(query)
+  const where = and(eq(stockMovements.variantId, variantId), eq(stockMovements.storeId, ctx.storeId))
+  const rows = deps.db.select().from(stockMovements).where(where).orderBy(desc(stockMovements.id)).limit(limit).offset(offset).all()
+  const [{ n }] = deps.db.select({ n: count() }).from(stockMovements).where(where).all() as [{ n: number }]
+  return toPage(rows.map(toMovement), n, query)
+}

@@ -1,0 +1,97 @@
+import { and, eq, isNull, max } from 'drizzle-orm'
+import type { StoreCtx } from '../../kernel/auth/kinds'
+import { writeTransaction, type Sql } from '../../kernel/db/database'
+import type { Deps } from '../../kernel/deps'
+import { AppError } from '../../kernel/errors'
+import { toCents } from '../../kernel/money'
+import type { AddVariantBody, PatchVariantBody, Variant } from './model'
+import { findProduct, findVariant, savingSku } from './find'
+import { moveStock } from './stock'
+import { products, variants } from './tables'
+import { toVariant } from './views'
+
+/** Variants: the sellable unit. Their price and sku change here; their stock only in stock.ts. */
+
+const sameOptions = (a: Record<string, string>, b: Record<string, string>) => {
+  const keys = Object.keys(a)
+  return keys.length === Object.keys(b).length && keys.every((k) => b[k] === a[k])
+}
+
+/** Two live variants of one product cannot have the same options: nothing would tell them apart. */
+function assertDistinctOptions(db: Sql, productId: string, options: Record<string, string>, exceptId?: string) {
+  const twin = db
+    .select({ id: variants.id, sku: variants.sku, options: variants.options })
+    .from(variants)
+    .where(and(eq(variants.productId, productId), isNull(variants.deletedAt)))
+    .all()
+    .find((v) => v.id !== exceptId && sameOptions(v.options, options))
+  if (twin) {
+    throw new AppError(
+      'CONFLICT',
+      `Variant ${twin.sku} of this product already has the options ${JSON.stringify(options)}. Give each variant different options, e.g. {"size": "M"} and {"size": "L"}.`,
+    )
+  }
+}
+
+/** Inserts a variant with no stock, then receives its initial stock, so the ledger starts at zero. */
+export function insertVariant(tx: Sql, deps: Deps, ctx: StoreCtx, productId: string, input: AddVariantBody) {
+  assertDistinctOptions(tx, productId, input.options)
+  const [{ last }] = tx.select({ last: max(variants.position) }).from(variants).where(eq(variants.productId, productId)).all() as [{ last: number | null }]
+  const id = deps.ids.next('var')
+  const now = deps.clock.now()
+  tx.insert(variants)
+    .values({
+      id,
+      storeId: ctx.storeId,
+      productId,
+      sku: input.sku,
+      priceCents: toCents(input.price),
+      minStock: input.minStock,
+      options: input.options,
+      position: (last ?? -1) + 1,
+      createdAt: now,
+      updatedAt: now,
+    })
+    .run()
+  if (input.stock > 0) return moveStock(tx, deps, ctx, { variantId: id, kind: 'RECEIVE', quantity: input.stock, reason: 'initial stock' })
+  return findVariant(tx, ctx, id)
+}
+
+export function addVariant(deps: Deps, ctx: StoreCtx, productId: string, input: AddVariantBody): Variant {
+  return savingSku(input.sku, () =>
+    writeTransaction(deps.db, (tx) => {
+      findProduct(tx, ctx, productId)
+      const variant = insertVariant(tx, deps, ctx, productId, input)
+      tx.update(products).set({ updatedAt: deps.clock.now() }).where(eq(products.id, productId)).run()
+      return toVariant(variant)
+    }),
+  )
+}
+
+export const getVariant = (deps: Deps, ctx: StoreCtx, id: string): Variant => toVariant(findVariant(deps.db, ctx, id))
+
+export function patchVariant(deps: Deps, ctx: StoreCtx, id: string, input: PatchVariantBody): Variant {
+  const { price, stock: _stock, ...rest } = input
+  return savingSku(input.sku, () =>
+    writeTransaction(deps.db, (tx) => {
+      const current = findVariant(tx, ctx, id)
+      if (rest.options) assertDistinctOptions(tx, current.productId, rest.options, id)
+      const changes = { ...rest, ...(price === undefined ? {} : { priceCents: toCents(price) }) }
+      if (Object.keys(changes).length === 0) return toVariant(current)
+      return toVariant(tx.update(variants).set({ ...changes, updatedAt: deps.clock.now() }).where(eq(variants.id, id)).returning().get()!)
+    }),
+  )
+}
+
+/** The stock endpoints: RECEIVE (units arrived) and ADJUST (a signed correction with its reason). */
+export function receiveStock(deps: Deps, ctx: StoreCtx, id: string, input: { quantity: number; note?: string }): Variant {
+  return toVariant(
+    writeTransaction(deps.db, (tx) => moveStock(tx, deps, ctx, { variantId: id, kind: 'RECEIVE', quantity: input.quantity, reason: input.note ?? null })),
+  )
+}
+
+export function adjustStock(deps: Deps, ctx: StoreCtx, id: string, input: { quantity: number; reason: string }): Variant {
+  return toVariant(
+    writeTransaction(deps.db, (tx) => moveStock(tx, deps, ctx, { variantId: id, kind: 'ADJUST', quantity: input.quantity, reason: input.reason })),
+  )
+}

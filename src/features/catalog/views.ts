@@ -1,0 +1,126 @@
+import { and, asc, eq, inArray, isNull } from 'drizzle-orm'
+import { isoTime } from '../../kernel/clock'
+import type { Sql } from '../../kernel/db/database'
+import { fromCents } from '../../kernel/money'
+import type { Product, ProductSummary, StockMovement, Variant } from './model'
+import { productCollections, productImages, productRatings, products, stockMovements, variants } from './tables'
+
+/** How stored rows become the bodies of decisions §8: cents to money, times to ISO, levels to available. */
+
+type VariantRow = typeof variants.$inferSelect
+
+export const toVariant = (v: VariantRow): Variant => ({
+  id: v.id,
+  productId: v.productId,
+  sku: v.sku,
+  price: fromCents(v.priceCents),
+  stock: v.stock,
+  reserved: v.reserved,
+  available: v.stock - v.reserved,
+  minStock: v.minStock,
+  options: v.options,
+  createdAt: isoTime(v.createdAt),
+  updatedAt: isoTime(v.updatedAt),
+})
+
+export const toMovement = (m: typeof stockMovements.$inferSelect): StockMovement => ({
+  id: m.id,
+  variantId: m.variantId,
+  kind: m.kind,
+  quantity: m.quantity,
+  stock: m.stockAfter,
+  reserved: m.reservedAfter,
+  available: m.stockAfter - m.reservedAfter,
+  reason: m.reason,
+  orderId: m.orderId,
+  createdAt: isoTime(m.createdAt),
+})
+
+/** The columns a product body is made of: the product and its review summary. */
+export const productColumns = {
+  seq: products.seq,
+  id: products.id,
+  name: products.name,
+  description: products.description,
+  state: products.state,
+  categoryId: products.categoryId,
+  brandId: products.brandId,
+  priceCents: products.priceCents,
+  createdAt: products.createdAt,
+  updatedAt: products.updatedAt,
+  ratingAverage: productRatings.average,
+  ratingCount: productRatings.count,
+  r1: productRatings.r1,
+  r2: productRatings.r2,
+  r3: productRatings.r3,
+  r4: productRatings.r4,
+  r5: productRatings.r5,
+}
+
+/** Products with their review summary; every product has one (a trigger makes it). */
+export const selectProducts = (db: Sql) =>
+  db.select(productColumns).from(products).innerJoin(productRatings, eq(productRatings.productId, products.id))
+
+type ProductRow = Awaited<ReturnType<ReturnType<typeof selectProducts>['all']>>[number]
+
+const groupBy = <T, K>(items: T[], key: (t: T) => K) => {
+  const map = new Map<K, T[]>()
+  for (const item of items) {
+    const group = map.get(key(item))
+    if (group) group.push(item)
+    else map.set(key(item), [item])
+  }
+  return map
+}
+
+/** Builds the bodies for a page of products with three more queries, whatever the page size. */
+export function productViews(db: Sql, rows: ProductRow[]): ProductSummary[]
+export function productViews(db: Sql, rows: ProductRow[], withImages: true): Product[]
+export function productViews(db: Sql, rows: ProductRow[], withImages = false): (ProductSummary | Product)[] {
+  if (rows.length === 0) return []
+  const ids = rows.map((r) => r.id)
+  const variantsOf = groupBy(
+    db.select().from(variants).where(and(inArray(variants.productId, ids), isNull(variants.deletedAt))).orderBy(asc(variants.position)).all(),
+    (v) => v.productId,
+  )
+  const imagesOf = groupBy(
+    db.select().from(productImages).where(inArray(productImages.productId, ids)).orderBy(asc(productImages.position)).all(),
+    (i) => i.productId,
+  )
+  const collectionsOf = groupBy(
+    db.select().from(productCollections).where(inArray(productCollections.productId, ids)).orderBy(asc(productCollections.collectionId)).all(),
+    (c) => c.productId,
+  )
+  return rows.map((r) => {
+    const vs = (variantsOf.get(r.id) ?? []).map(toVariant)
+    const images = imagesOf.get(r.id) ?? []
+    const cover = images.find((i) => i.isPrimary) ?? images[0]
+    const summary: ProductSummary = {
+      id: r.id,
+      type: 'SIMPLE',
+      name: r.name,
+      sku: vs[0]?.sku ?? '',
+      description: r.description,
+      price: fromCents(r.priceCents),
+      stock: vs.reduce((sum, v) => sum + v.available, 0),
+      state: r.state,
+      categoryId: r.categoryId,
+      brandId: r.brandId,
+      collectionIds: (collectionsOf.get(r.id) ?? []).map((c) => c.collectionId),
+      variants: vs,
+      image: cover?.url ?? null,
+      rating: {
+        average: r.ratingAverage,
+        count: r.ratingCount,
+        distribution: { 5: r.r5, 4: r.r4, 3: r.r3, 2: r.r2, 1: r.r1 },
+      },
+      createdAt: isoTime(r.createdAt),
+      updatedAt: isoTime(r.updatedAt),
+    }
+    if (!withImages) return summary
+    return {
+      ...summary,
+      images: images.map((i) => ({ id: i.id, productId: i.productId, mediaId: i.mediaId, url: i.url, isPrimary: i.isPrimary, position: i.position })),
+    }
+  })
+}

@@ -1,0 +1,97 @@
+import { and, asc, count, eq, inArray, sql } from 'drizzle-orm'
+import type { StoreCtx } from '../../kernel/auth/kinds'
+import { isoTime } from '../../kernel/clock'
+import { isUniqueViolation, type Sql } from '../../kernel/db/database'
+import type { Deps } from '../../kernel/deps'
+import { AppError, notFound } from '../../kernel/errors'
+import { pageWindow, toPage, type PageQuery } from '../../kernel/pagination'
+import { TAXONOMIES, type TaxonomyKind, type Term, type TermInput, type TermUpdate } from './model'
+import { categories } from './tables'
+
+/**
+ * Categories, brands and collections: one implementation for the three (decisions §8). Deleting a
+ * term keeps its products: their categoryId or brandId becomes null, collection links go (FK actions).
+ */
+
+// The three tables have the same columns, so one of them types them all.
+const tableOf = (kind: TaxonomyKind) => TAXONOMIES[kind].table as typeof categories
+
+const listRoute = (kind: TaxonomyKind) => `GET /v1/${kind} lists them`
+
+type Row = typeof categories.$inferSelect
+
+const toTerm = (r: Row): Term => ({
+  id: r.id,
+  name: r.name,
+  description: r.description,
+  createdAt: isoTime(r.createdAt),
+  updatedAt: isoTime(r.updatedAt),
+})
+
+function findTerm(db: Sql, ctx: StoreCtx, kind: TaxonomyKind, id: string): Row {
+  const t = tableOf(kind)
+  const row = db.select().from(t).where(and(eq(t.id, id), eq(t.storeId, ctx.storeId))).get()
+  if (!row) throw notFound(TAXONOMIES[kind].one, id, listRoute(kind))
+  return row
+}
+
+/** Names are unique per store ignoring case; the unique index decides, this says it kindly. */
+function savingName<T>(kind: TaxonomyKind, name: string | undefined, write: () => T): T {
+  try {
+    return write()
+  } catch (e) {
+    if (isUniqueViolation(e)) {
+      throw new AppError('CONFLICT', `This store already has a ${TAXONOMIES[kind].one} named '${name}' (names are compared ignoring case). Choose another name, or use the existing one.`)
+    }
+    throw e
+  }
+}
+
+export function listTerms(deps: Deps, ctx: StoreCtx, kind: TaxonomyKind, query: PageQuery) {
+  const t = tableOf(kind)
+  const { limit, offset } = pageWindow(query)
+  const rows = deps.db.select().from(t).where(eq(t.storeId, ctx.storeId)).orderBy(asc(sql`lower(${t.name})`), asc(t.id)).limit(limit).offset(offset).all()
+  const [{ n }] = deps.db.select({ n: count() }).from(t).where(eq(t.storeId, ctx.storeId)).all() as [{ n: number }]
+  return toPage(rows.map(toTerm), n, query)
+}
+
+export const getTerm = (deps: Deps, ctx: StoreCtx, kind: TaxonomyKind, id: string) => toTerm(findTerm(deps.db, ctx, kind, id))
+
+export function createTerm(deps: Deps, ctx: StoreCtx, kind: TaxonomyKind, input: TermInput): Term {
+  const now = deps.clock.now()
+  const row: Row = { id: deps.ids.next(TAXONOMIES[kind].prefix), storeId: ctx.storeId, name: input.name, description: input.description ?? null, createdAt: now, updatedAt: now }
+  savingName(kind, input.name, () => deps.db.insert(tableOf(kind)).values(row).run())
+  return toTerm(row)
+}
+
+export function updateTerm(deps: Deps, ctx: StoreCtx, kind: TaxonomyKind, id: string, update: TermUpdate): Term {
+  const t = tableOf(kind)
+  findTerm(deps.db, ctx, kind, id)
+  if (Object.keys(update).length > 0) {
+    savingName(kind, update.name, () =>
+      deps.db.update(t).set({ ...update, updatedAt: deps.clock.now() }).where(and(eq(t.id, id), eq(t.storeId, ctx.storeId))).run(),
+    )
+  }
+  return getTerm(deps, ctx, kind, id)
+}
+
+export function deleteTerm(deps: Deps, ctx: StoreCtx, kind: TaxonomyKind, id: string) {
+  const t = tableOf(kind)
+  findTerm(deps.db, ctx, kind, id)
+  deps.db.delete(t).where(and(eq(t.id, id), eq(t.storeId, ctx.storeId))).run()
+}
+
+/**
+ * For a product body that names terms (categoryId, brandId, collectionIds): each must be this store's,
+ * else a 404 that names the field, like any other unknown id.
+ */
+export function requireTerms(db: Sql, ctx: StoreCtx, kind: TaxonomyKind, ids: string[], field: string) {
+  if (ids.length === 0) return
+  const t = tableOf(kind)
+  const found = new Set(db.select({ id: t.id }).from(t).where(and(eq(t.storeId, ctx.storeId), inArray(t.id, ids))).all().map((r) => r.id))
+  const missing = ids.find((id) => !found.has(id))
+  if (missing !== undefined) {
+    const e = notFound(TAXONOMIES[kind].one, missing, listRoute(kind))
+    throw new AppError('NOT_FOUND', `${field}: ${e.message}`)
+  }
+}

@@ -1,0 +1,133 @@
+import { describe, expect, test } from 'bun:test'
+import { eq } from 'drizzle-orm'
+import { productRatings } from '../../src/features/catalog/tables'
+import { catalogSetup } from '../helpers/catalog'
+import { expectOk } from '../helpers/world'
+
+const names = (page: { data: { name: string }[] }) => page.data.map((p) => p.name)
+
+describe('GET /v1/products', () => {
+  test("lists newest first with variants, image and rating; pages never overlap; another store's products never show", async () => {
+    const { A, B, clock } = await catalogSetup()
+    for (const name of ['one', 'two', 'three', 'four', 'five']) {
+      await A.createProduct({ name })
+      clock.advance(1000)
+    }
+    await B.createProduct({ name: 'of B' })
+    const first = await A.list('pageSize=2')
+    expect(first).toMatchObject({ page: 1, pageSize: 2, total: 5 })
+    expect(names(first)).toEqual(['five', 'four'])
+    expect(first.data[0]).toMatchObject({ image: null, rating: { average: 0, count: 0 }, variants: [{ stock: 10, available: 10 }] })
+    expect(first.data[0].images).toBeUndefined()
+    expect(names(await A.list('pageSize=2&page=2'))).toEqual(['three', 'two'])
+    expect(names(await A.list('pageSize=2&page=3'))).toEqual(['one'])
+    expect((await A.list('pageSize=2&page=4')).data).toEqual([])
+    expect(names(await B.list())).toEqual(['of B'])
+  })
+
+  test('filters by state, category, brand, collection and price, alone and together, with a matching total', async () => {
+    const { A, B } = await catalogSetup()
+    const cat = await A.createTerm('categories', 'Roupas')
+    const brand = await A.createTerm('brands', 'Nike')
+    const col = await A.createTerm('collections', 'Verão')
+    await A.createProduct({ name: 'a', price: 10, state: 'PUBLISHED', categoryId: cat.id })
+    await A.createProduct({ name: 'b', price: 20, state: 'PUBLISHED', categoryId: cat.id, brandId: brand.id, collectionIds: [col.id] })
+    await A.createProduct({ name: 'c', price: 30, state: 'DRAFT', brandId: brand.id, collectionIds: [col.id] })
+    await A.createProduct({ name: 'd', price: 40.5, state: 'ARCHIVED' })
+    const check = async (query: string, expected: string[]) => {
+      const page = await A.list(`sort=name&${query}`)
+      expect({ query, names: names(page), total: page.total }).toEqual({ query, names: expected, total: expected.length })
+    }
+    await check('state=PUBLISHED', ['a', 'b'])
+    await check('state=ARCHIVED', ['d'])
+    await check(`categoryId=${cat.id}`, ['a', 'b'])
+    await check(`brandId=${brand.id}`, ['b', 'c'])
+    await check(`collectionId=${col.id}`, ['b', 'c'])
+    await check('minPrice=20', ['b', 'c', 'd'])
+    await check('maxPrice=20', ['a', 'b'])
+    await check('minPrice=15&maxPrice=40.5', ['b', 'c', 'd'])
+    await check(`state=PUBLISHED&brandId=${brand.id}&maxPrice=25`, ['b'])
+    await check(`categoryId=${(await B.createTerm('categories', 'x')).id}`, [])
+  })
+
+  test('the product price is its cheapest live variant, for filters, sorts and the body', async () => {
+    const { A } = await catalogSetup()
+    const p = await A.createProduct({ name: 'multi', price: 50 })
+    await A.createProduct({ name: 'single', price: 30 })
+    await expectOk(A.send('POST', `/v1/products/${p.id}/variants`, { sku: 'MULTI-L', price: 25, stock: 1, options: { size: 'L' } }), 201)
+    const page = await A.list('sort=price')
+    expect(page.data.map((x: any) => [x.name, x.price])).toEqual([['multi', 25], ['single', 30]])
+    expect(page.data[0].stock).toBe(11)
+    expect(names(await A.list('maxPrice=26'))).toEqual(['multi'])
+  })
+
+  test('sorts by name, price, -price, createdAt, -createdAt and -rating', async () => {
+    const { A, clock, deps } = await catalogSetup()
+    const made: Record<string, string> = {}
+    for (const [name, price] of [['banana', 3], ['Abacate', 9], ['cereja', 5]] as const) {
+      made[name] = (await A.createProduct({ name, price })).id
+      clock.advance(1000)
+    }
+    expect(names(await A.list('sort=name'))).toEqual(['Abacate', 'banana', 'cereja'])
+    expect(names(await A.list('sort=price'))).toEqual(['banana', 'cereja', 'Abacate'])
+    expect(names(await A.list('sort=-price'))).toEqual(['Abacate', 'cereja', 'banana'])
+    expect(names(await A.list('sort=createdAt'))).toEqual(['banana', 'Abacate', 'cereja'])
+    expect(names(await A.list('sort=-createdAt'))).toEqual(['cereja', 'Abacate', 'banana'])
+    // What the reviews feature will write: the summary rows.
+    const rate = (id: string, r: { count: number; sum: number; average: number; r5: number; r4: number }) =>
+      deps.db.update(productRatings).set(r).where(eq(productRatings.productId, id)).run()
+    rate(made.banana!, { count: 2, sum: 9, average: 4.5, r5: 1, r4: 1 })
+    rate(made.cereja!, { count: 1, sum: 5, average: 5, r5: 1, r4: 0 })
+    const byRating = await A.list('sort=-rating')
+    expect(names(byRating)).toEqual(['cereja', 'banana', 'Abacate'])
+    expect(byRating.data[1].rating).toEqual({ average: 4.5, count: 2, distribution: { 5: 1, 4: 1, 3: 0, 2: 0, 1: 0 } })
+  })
+
+  test('search finds words of name, any variant sku and description, ignoring case and accents, as prefixes', async () => {
+    const { A } = await catalogSetup()
+    const acai = await A.createProduct({ name: 'Tigela de Açaí', sku: 'BOWL-7', description: 'Com granola' })
+    await A.createProduct({ name: 'Camiseta Azul', sku: 'TSH-001-BLU', description: 'Algodão orgânico' })
+    await expectOk(A.send('POST', `/v1/products/${acai.id}/variants`, { sku: 'ACAI-XL-900', price: 30, stock: 1, options: { size: 'XL' } }), 201)
+    const check = async (search: string, expected: string[]) =>
+      expect({ search, found: names(await A.list(`search=${encodeURIComponent(search)}&sort=name`)) }).toEqual({ search, found: expected })
+    await check('acai', ['Tigela de Açaí'])
+    await check('AÇAÍ', ['Tigela de Açaí'])
+    await check('tige', ['Tigela de Açaí'])
+    await check('algodao', ['Camiseta Azul'])
+    await check('tsh-001', ['Camiseta Azul'])
+    await check('acai-xl', ['Tigela de Açaí'])
+    await check('camiseta granola', [])
+    await check('"; DROP TABLE products; --', [])
+    await check('   ', ['Camiseta Azul', 'Tigela de Açaí'])
+    // An edit is searchable at once; a deleted product is not.
+    await expectOk(A.send('PUT', `/v1/products/${acai.id}`, { name: 'Tigela de Cupuaçu' }))
+    await check('cupuacu', ['Tigela de Cupuaçu'])
+    await check('acai', ['Tigela de Cupuaçu']) // still by its variant sku
+    await expectOk(A.send('DELETE', `/v1/products/${acai.id}`), 204)
+    await check('cupuacu', [])
+  })
+
+  test("search never finds another store's products", async () => {
+    const { A, B } = await catalogSetup()
+    await B.createProduct({ name: 'Bola de futebol' })
+    await A.createProduct({ name: 'Bola de vôlei' })
+    const page = await A.list('search=bola')
+    expect(names(page)).toEqual(['Bola de vôlei'])
+    expect(page.total).toBe(1)
+  })
+
+  test('pageSize above 100, minPrice above maxPrice, a price with 3 decimals and an unknown sort are each a 400', async () => {
+    const { A } = await catalogSetup()
+    for (const [query, path] of [
+      ['pageSize=101', 'pageSize'],
+      ['minPrice=20&maxPrice=10', 'minPrice'],
+      ['minPrice=1.001', 'minPrice'],
+      ['maxPrice=-1', 'maxPrice'],
+      ['sort=popularity', 'sort'],
+      ['state=sold', 'state'],
+    ]) {
+      const res = await A.send('GET', `/v1/products?${query}`)
+      expect({ query, status: res.status, path: res.body.error?.details?.[0]?.path }).toEqual({ query, status: 400, path })
+    }
+  })
+})

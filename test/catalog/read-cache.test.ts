@@ -1,0 +1,65 @@
+import { describe, expect, test } from 'bun:test'
+import { eq } from 'drizzle-orm'
+import { moveStock } from '../../src/features/catalog/stock'
+import { productImages, productRatings, products, stockMovements } from '../../src/features/catalog/tables'
+import { stores } from '../../src/kernel/auth/tables'
+import { writeTransaction } from '../../src/kernel/db/database'
+import { catalogSetup, storeCtx } from '../helpers/catalog'
+import { expectOk } from '../helpers/world'
+
+/**
+ * Product reads are cached per store; triggers raise the store's catalog version on any change a read
+ * shows. These changes are made the way other features will make them (directly in the database),
+ * and each must show in the very next read.
+ */
+describe('cached product reads', () => {
+  test('a list or detail read after a change by another feature shows the change at once', async () => {
+    const t = await catalogSetup()
+    const p = await t.A.createProduct({ stock: 10 })
+    const read = async () => [await t.A.list(), await t.A.product(p.id)]
+    await read() // fill the cache
+    writeTransaction(t.deps.db, (tx) => moveStock(tx, t.deps, storeCtx(t.w.A.group.storeId), { variantId: p.variants[0].id, kind: 'RESERVE', quantity: 3, reason: 'order' }))
+    let [list, detail] = await read()
+    expect(list.data[0].variants[0]).toMatchObject({ reserved: 3, available: 7 })
+    expect(detail.stock).toBe(7)
+
+    t.deps.db.update(productRatings).set({ count: 1, sum: 4, average: 4, r4: 1 }).where(eq(productRatings.productId, p.id)).run()
+    ;[list, detail] = await read()
+    expect(list.data[0].rating).toEqual({ average: 4, count: 1, distribution: { 5: 0, 4: 1, 3: 0, 2: 0, 1: 0 } })
+    expect(detail.rating.count).toBe(1)
+
+    t.deps.db.insert(productImages).values({ id: 'img_1', storeId: t.w.A.group.storeId, productId: p.id, mediaId: null, url: 'https://img.example/1.jpg', isPrimary: true, position: 0, createdAt: 0 }).run()
+    ;[list, detail] = await read()
+    expect(list.data[0].image).toBe('https://img.example/1.jpg')
+    expect(detail.images).toEqual([{ id: 'img_1', productId: p.id, mediaId: null, url: 'https://img.example/1.jpg', isPrimary: true, position: 0 }])
+  })
+
+  test('deleting a collection or a brand shows in cached product reads', async () => {
+    const t = await catalogSetup()
+    const col = await t.A.createTerm('collections', 'Natal')
+    const brand = await t.A.createTerm('brands', 'Acme')
+    const p = await t.A.createProduct({ collectionIds: [col.id], brandId: brand.id })
+    expect((await t.A.product(p.id)).collectionIds).toEqual([col.id])
+    await expectOk(t.A.send('DELETE', `/v1/collections/${col.id}`), 204)
+    await expectOk(t.A.send('DELETE', `/v1/brands/${brand.id}`), 204)
+    const after = await t.A.product(p.id)
+    expect(after).toMatchObject({ collectionIds: [], brandId: null })
+  })
+
+  test("one store's cached reads are never served to another store", async () => {
+    const t = await catalogSetup()
+    await t.A.createProduct({ name: 'only in A' })
+    expect((await t.A.list()).total).toBe(1)
+    expect(await t.B.list()).toEqual({ data: [], page: 1, pageSize: 20, total: 0 })
+  })
+
+  test('a store with a catalog can be deleted whole: the triggers keep out of the way', async () => {
+    const t = await catalogSetup()
+    const p = await t.A.createProduct({ collectionIds: [(await t.A.createTerm('collections', 'c')).id] })
+    await expectOk(t.A.send('POST', `/v1/variants/${p.variants[0].id}/stock/receive`, { quantity: 2 }))
+    t.deps.db.delete(stores).where(eq(stores.id, t.w.A.group.storeId)).run()
+    expect(t.deps.db.select().from(products).all()).toEqual([])
+    expect(t.deps.db.select().from(stockMovements).all()).toEqual([])
+    expect(t.deps.sqlite.query('select count(*) as n from product_search').get()).toEqual({ n: 0 })
+  })
+})
