@@ -8,6 +8,7 @@ import { customerRoutes } from './features/customers/routes'
 import { productRoutes, variantRoutes } from './features/catalog/routes'
 import { groupRoutes } from './features/groups/routes'
 import { mediaRoutes } from './features/media/routes'
+import { productImageRoutes } from './features/product-images/routes'
 import { memberRoutes } from './features/members/routes'
 import { storeAuthRoutes } from './features/store-auth/routes'
 import { storeSettingsRoutes } from './features/store-settings/routes'
@@ -36,6 +37,7 @@ export function createApp(deps: Deps, extraRoutes?: AnyElysia) {
         .use(memberRoutes(deps))
         .use(customerRoutes(deps))
         .use(mediaRoutes(deps))
+        .use(productImageRoutes(deps))
         .use(webhookRoutes(deps))
         .use(productRoutes(deps))
         .use(variantRoutes(deps))

@@ -1,5 +1,6 @@
 import type { Config } from './config'
 import { ActivityRecorder } from './features/activity/recorder'
+import { productImageUsers } from './features/product-images/service'
 import { WebhookDispatcher } from './features/webhooks/dispatcher'
 import { RateLimiter } from './kernel/auth/rate-limiter'
 import type { Clock } from './kernel/clock'
@@ -31,6 +32,7 @@ export function createDeps(
     outbox: createOutbox(ids, clock),
     lifecycle,
     activity,
+    mediaUsers: [productImageUsers],
     limiter: new RateLimiter(clock, config.rateLimitRps, config.rateLimitBurst),
     version: VERSION,
     startedAt: clock.now(),

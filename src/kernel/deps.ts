@@ -1,5 +1,6 @@
 import type { Database } from 'bun:sqlite'
 import type { Config } from '../config'
+import type { MediaUser } from '../features/media/users'
 import type { WebhookDispatcher } from '../features/webhooks/dispatcher'
 import type { CallRecorder } from './auth/gate'
 import type { RateLimiter } from './auth/rate-limiter'
@@ -22,6 +23,8 @@ export interface Deps {
   lifecycle: Lifecycle
   /** Counts authenticated calls per group and RM; flushed in batches (features/activity). */
   activity: CallRecorder & { flush(): void }
+  /** What may use a media library file (product images, review photos): DELETE /v1/media/:id asks them. */
+  mediaUsers: MediaUser[]
   /** The per-store token bucket (decisions §13). */
   limiter: RateLimiter
   version: string

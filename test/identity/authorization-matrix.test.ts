@@ -16,10 +16,13 @@ async function matrixWorld(t: ReturnType<typeof createTestApp>) {
   const key = apiKey(stores.A.key.apiKey)
   const webhook = await expectOk(t.call('POST', '/v1/webhooks', { headers: key, body: { url: 'https://10.9.8.7/hook', events: ['*'] } }), 201)
   const ping = await expectOk(t.call('POST', `/v1/webhooks/${webhook.id}/ping`, { headers: key }), 202)
+  const catalog = await seedCatalog(t.call, stores.A.key.apiKey)
+  const image = await expectOk(t.call('POST', `/v1/products/${catalog.product.id}/images`, { headers: key, body: { mediaId: stores.A.media.id } }), 201)
   return {
     ...stores,
-    catalog: await seedCatalog(t.call, stores.A.key.apiKey),
+    catalog,
     webhookId: webhook.id as string,
+    imageId: image.id as string,
     deliveryId: ping.deliveryId as string,
   }
 }
@@ -40,6 +43,7 @@ const ID_OF: Record<string, (w: World) => string> = {
   // /v1/files/:storeId/:name, the public URL of a file
   files: (w) => w.A.group.storeId,
   ':storeId': (w) => w.A.media.url.split('/').pop()!,
+  images: (w) => w.imageId,
   webhooks: (w) => w.webhookId,
   deliveries: (w) => w.deliveryId,
 }
@@ -57,6 +61,8 @@ const BODY_OF: Record<string, unknown> = {
   'PUT /v1/categories/:id': { description: 'matrix' },
   'PUT /v1/brands/:id': { description: 'matrix' },
   'PUT /v1/collections/:id': { description: 'matrix' },
+  'POST /v1/products/:id/images': { url: 'https://example.com/a.png' },
+  'PATCH /v1/images/:id': { position: 0 },
   'POST /v1/webhooks/:id/sign': { timestamp: 1700000000000, body: '{}' },
 }
 

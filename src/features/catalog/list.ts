@@ -72,7 +72,7 @@ export function listProducts(deps: Deps, ctx: StoreCtx, query: ProductListQuery)
   const position = new Map(seqs.map((seq, i) => [seq, i]))
   const rows = seqs.length === 0 ? [] : selectProducts(db).where(inArray(products.seq, seqs)).all()
   rows.sort((a, b) => position.get(a.seq)! - position.get(b.seq)!)
-  return toPage(productViews(db, rows), total, query)
+  return toPage(productViews(db, deps.publicUrl, rows), total, query)
 }
 
 /** Without filters the total comes from product_counts (kept by triggers) instead of a count of every row. */

@@ -12,12 +12,12 @@ import { productViews, selectProducts } from './views'
 
 /** Products: base data and state. Prices and stock live on the variants (variants.ts, stock.ts). */
 
-export function getProduct(db: Sql, ctx: StoreCtx, id: string): Product {
+export function getProduct(db: Sql, publicUrl: string, ctx: StoreCtx, id: string): Product {
   const row = selectProducts(db)
     .where(and(eq(products.id, id), eq(products.storeId, ctx.storeId), isNull(products.deletedAt)))
     .get()
   if (!row) throw notFound('product', id, PRODUCTS_HINT)
-  return productViews(db, [row], true)[0]!
+  return productViews(db, publicUrl, [row], true)[0]!
 }
 
 function checkTerms(db: Sql, ctx: StoreCtx, input: { categoryId?: string | null; brandId?: string | null; collectionIds?: string[] }) {
@@ -55,7 +55,7 @@ export function createProduct(deps: Deps, ctx: StoreCtx, input: CreateProductBod
         .run()
       insertVariant(tx, deps, ctx, id, { sku: input.sku, price: input.price, stock: input.stock, minStock: input.minStock, options: {} })
       linkCollections(tx, id, input.collectionIds)
-      return getProduct(tx, ctx, id)
+      return getProduct(tx, deps.publicUrl, ctx, id)
     }),
   )
 }
@@ -67,7 +67,7 @@ export function updateProduct(deps: Deps, ctx: StoreCtx, id: string, input: Upda
     checkTerms(tx, ctx, input)
     tx.update(products).set({ ...base, updatedAt: deps.clock.now() }).where(eq(products.id, id)).run()
     if (collectionIds) linkCollections(tx, id, collectionIds)
-    return getProduct(tx, ctx, id)
+    return getProduct(tx, deps.publicUrl, ctx, id)
   })
 }
 

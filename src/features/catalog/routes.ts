@@ -48,7 +48,7 @@ export const productRoutes = (deps: Deps) => {
         },
       },
     )
-    .get('/:id', ({ ctx, params }) => jsonResponse(cache.read(ctx.storeId, `product ${params.id}`, () => Product.parse(getProduct(deps.db, ctx, params.id)))), {
+    .get('/:id', ({ ctx, params }) => jsonResponse(cache.read(ctx.storeId, `product ${params.id}`, () => Product.parse(getProduct(deps.db, deps.publicUrl, ctx, params.id)))), {
       auth: 'key',
       params: IdParams,
       response: { 200: Product, 404: ErrorEnvelope },

@@ -74,9 +74,15 @@ const groupBy = <T, K>(items: T[], key: (t: T) => K) => {
 }
 
 /** Builds the bodies for a page of products with three more queries, whatever the page size. */
-export function productViews(db: Sql, rows: ProductRow[]): ProductSummary[]
-export function productViews(db: Sql, rows: ProductRow[], withImages: true): Product[]
-export function productViews(db: Sql, rows: ProductRow[], withImages = false): (ProductSummary | Product)[] {
+/**
+ * Images of library files are stored as their path (/v1/files/...) and shown on PUBLIC_URL, which may
+ * change between starts (the default follows the machine's LAN address); external URLs are kept as given.
+ */
+export const imageUrl = (publicUrl: string, stored: string) => (stored.startsWith('/') ? `${publicUrl}${stored}` : stored)
+
+export function productViews(db: Sql, publicUrl: string, rows: ProductRow[]): ProductSummary[]
+export function productViews(db: Sql, publicUrl: string, rows: ProductRow[], withImages: true): Product[]
+export function productViews(db: Sql, publicUrl: string, rows: ProductRow[], withImages = false): (ProductSummary | Product)[] {
   if (rows.length === 0) return []
   const ids = rows.map((r) => r.id)
   const variantsOf = groupBy(
@@ -108,7 +114,7 @@ export function productViews(db: Sql, rows: ProductRow[], withImages = false): (
       brandId: r.brandId,
       collectionIds: (collectionsOf.get(r.id) ?? []).map((c) => c.collectionId),
       variants: vs,
-      image: cover?.url ?? null,
+      image: cover ? imageUrl(publicUrl, cover.url) : null,
       rating: {
         average: r.ratingAverage,
         count: r.ratingCount,
@@ -120,7 +126,7 @@ export function productViews(db: Sql, rows: ProductRow[], withImages = false): (
     if (!withImages) return summary
     return {
       ...summary,
-      images: images.map((i) => ({ id: i.id, productId: i.productId, mediaId: i.mediaId, url: i.url, isPrimary: i.isPrimary, position: i.position })),
+      images: images.map((i) => ({ id: i.id, productId: i.productId, mediaId: i.mediaId, url: imageUrl(publicUrl, i.url), isPrimary: i.isPrimary, position: i.position })),
     }
   })
 }

@@ -12,7 +12,6 @@ import { MiB, type MediaKind } from './formats'
 import type { Media } from './model'
 import { receiveFile, type ReceivedFile } from './receive'
 import { media } from './tables'
-import { MEDIA_USERS } from './users'
 
 type MediaRow = typeof media.$inferSelect
 
@@ -122,7 +121,7 @@ export function mediaUsage(deps: Deps, ctx: StoreCtx) {
 export async function deleteMedia(deps: Deps, ctx: StoreCtx, id: string, force: boolean) {
   const row = writeTransaction(deps.db, (tx) => {
     const found = findMedia(tx, ctx, id)
-    const users = MEDIA_USERS.flatMap((u) => u.find(tx, ctx.storeId, id))
+    const users = deps.mediaUsers.flatMap((u) => u.find(tx, ctx.storeId, id))
     if (users.length > 0 && !force) {
       throw new AppError(
         'MEDIA_IN_USE',
@@ -130,7 +129,7 @@ export async function deleteMedia(deps: Deps, ctx: StoreCtx, id: string, force: 
         users,
       )
     }
-    for (const u of MEDIA_USERS) u.unlink(tx, ctx.storeId, id)
+    for (const u of deps.mediaUsers) u.unlink(tx, ctx.storeId, id)
     tx.delete(media).where(eq(media.id, id)).run()
     return found
   })

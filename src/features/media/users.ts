@@ -3,11 +3,9 @@ import type { Sql } from '../../kernel/db/database'
 /**
  * What may use a library file: product images and review photos (decisions §9). Each entry finds the
  * uses of a file in a store and removes them, for DELETE /v1/media/:id and its force option. The
- * features that link media add their entry to this list.
+ * list is wired in createDeps (src/deps.ts), where each feature that links media adds its entry.
  */
 export interface MediaUser {
   find(tx: Sql, storeId: string, mediaId: string): Record<string, unknown>[]
   unlink(tx: Sql, storeId: string, mediaId: string): void
 }
-
-export const MEDIA_USERS: MediaUser[] = []

@@ -1,0 +1,158 @@
+import { and, asc, eq, isNull } from 'drizzle-orm'
+import { rm } from 'node:fs/promises'
+import type { StoreCtx } from '../../kernel/auth/kinds'
+import { writeTransaction, type Sql } from '../../kernel/db/database'
+import type { Deps } from '../../kernel/deps'
+import { AppError, notFound } from '../../kernel/errors'
+import { findProduct } from '../catalog/find'
+import { productImages, products } from '../catalog/tables'
+import { imageUrl } from '../catalog/views'
+import { filePath, findMedia, uploadMedia } from '../media/service'
+import { media } from '../media/tables'
+import type { MediaUser } from '../media/users'
+
+type ImageRow = typeof productImages.$inferSelect
+
+/**
+ * A product's images (decisions §9): positions stay 0..n-1 without gaps and exactly one image is the
+ * cover, whatever sequence of links, changes and unlinks happened. Unlinking never deletes the library file.
+ */
+const view = (publicUrl: string, i: ImageRow) => ({
+  id: i.id,
+  productId: i.productId,
+  mediaId: i.mediaId,
+  url: imageUrl(publicUrl, i.url),
+  isPrimary: i.isPrimary,
+  position: i.position,
+})
+
+const imagesOf = (tx: Sql, productId: string) =>
+  tx.select().from(productImages).where(eq(productImages.productId, productId)).orderBy(asc(productImages.position), asc(productImages.createdAt)).all()
+
+/** Rewrites positions and the cover of a product from the wanted order. */
+function settle(tx: Sql, productId: string, order: ImageRow[], primaryId?: string) {
+  const primary = primaryId ?? order.find((i) => i.isPrimary)?.id ?? order[0]?.id
+  order.forEach((image, position) => {
+    const isPrimary = image.id === primary
+    if (image.position !== position || image.isPrimary !== isPrimary) {
+      tx.update(productImages).set({ position, isPrimary }).where(eq(productImages.id, image.id)).run()
+    }
+  })
+}
+
+function findImage(tx: Sql, ctx: StoreCtx, id: string): ImageRow {
+  const row = tx
+    .select({ image: productImages })
+    .from(productImages)
+    .innerJoin(products, eq(products.id, productImages.productId))
+    .where(and(eq(productImages.id, id), eq(productImages.storeId, ctx.storeId), isNull(products.deletedAt)))
+    .get()
+  if (!row) throw notFound('product image', id, "a product's images are listed in GET /v1/products/:id")
+  return row.image
+}
+
+function link(deps: Deps, tx: Sql, ctx: StoreCtx, productId: string, source: { mediaId: string; url: string } | { mediaId: null; url: string }, isPrimary?: boolean) {
+  findProduct(tx, ctx, productId)
+  const id = deps.ids.next('img')
+  const existing = imagesOf(tx, productId)
+  tx.insert(productImages)
+    .values({ id, storeId: ctx.storeId, productId, mediaId: source.mediaId, url: source.url, isPrimary: false, position: existing.length, createdAt: deps.clock.now() })
+    .run()
+  const all = imagesOf(tx, productId)
+  settle(tx, productId, all, isPrimary ? id : undefined)
+  return view(deps.publicUrl, imagesOf(tx, productId).find((i) => i.id === id)!)
+}
+
+const libraryPath = (m: typeof media.$inferSelect) => `/v1/files/${m.storeId}/${m.id}.${m.extension}`
+
+function requireImage(m: typeof media.$inferSelect) {
+  if (m.kind !== 'IMAGE') {
+    throw new AppError('VALIDATION_ERROR', `Media ${m.id} is a video; product images take pictures only. Videos stay in the library, where GET /v1/media lists their URLs.`, [
+      { path: 'mediaId', message: 'must be an image' },
+    ])
+  }
+}
+
+export function linkImage(deps: Deps, ctx: StoreCtx, productId: string, body: { mediaId?: string; url?: string; isPrimary?: boolean }) {
+  return writeTransaction(deps.db, (tx) => {
+    if (body.mediaId) {
+      const m = findMedia(tx, ctx, body.mediaId)
+      requireImage(m)
+      return link(deps, tx, ctx, productId, { mediaId: m.id, url: libraryPath(m) }, body.isPrimary)
+    }
+    return link(deps, tx, ctx, productId, { mediaId: null, url: body.url! }, body.isPrimary)
+  })
+}
+
+/** Upload and link in one call; if the link cannot be made, the uploaded file does not stay. */
+export async function uploadAndLink(deps: Deps, ctx: StoreCtx, productId: string, request: Request) {
+  findProduct(deps.db, ctx, productId)
+  const { media: uploaded, fields } = await uploadMedia(deps, ctx, request)
+  try {
+    const isPrimary = parseFlag(fields.isPrimary)
+    const image = writeTransaction(deps.db, (tx) => {
+      const m = findMedia(tx, ctx, uploaded.id)
+      requireImage(m)
+      return link(deps, tx, ctx, productId, { mediaId: m.id, url: libraryPath(m) }, isPrimary)
+    })
+    return { image, media: uploaded }
+  } catch (e) {
+    const row = deps.db.select().from(media).where(eq(media.id, uploaded.id)).get()
+    if (row) {
+      deps.db.delete(media).where(eq(media.id, row.id)).run()
+      await rm(filePath(deps, row), { force: true })
+    }
+    throw e
+  }
+}
+
+function parseFlag(value: string | undefined): boolean | undefined {
+  if (value === undefined || value === '') return undefined
+  if (value === 'true') return true
+  if (value === 'false') return false
+  throw new AppError('VALIDATION_ERROR', `The form field isPrimary must be true or false, not '${value}'.`, [{ path: 'isPrimary', message: 'must be true or false' }])
+}
+
+export function updateImage(deps: Deps, ctx: StoreCtx, id: string, body: { isPrimary?: true; position?: number }) {
+  return writeTransaction(deps.db, (tx) => {
+    const image = findImage(tx, ctx, id)
+    const order = imagesOf(tx, image.productId).filter((i) => i.id !== id)
+    const at = body.position === undefined ? image.position : Math.min(body.position, order.length)
+    order.splice(at, 0, image)
+    settle(tx, image.productId, order, body.isPrimary ? id : undefined)
+    return view(deps.publicUrl, imagesOf(tx, image.productId).find((i) => i.id === id)!)
+  })
+}
+
+/** Unlinks; the next image becomes the cover when the cover goes. The library file stays. */
+export function unlinkImage(deps: Deps, ctx: StoreCtx, id: string) {
+  writeTransaction(deps.db, (tx) => {
+    const image = findImage(tx, ctx, id)
+    tx.delete(productImages).where(eq(productImages.id, id)).run()
+    settle(tx, image.productId, imagesOf(tx, image.productId))
+  })
+}
+
+/** Product images as users of library files, for DELETE /v1/media/:id. */
+export const productImageUsers: MediaUser = {
+  find(tx, storeId, mediaId) {
+    return tx
+      .select({ productId: productImages.productId, imageId: productImages.id })
+      .from(productImages)
+      .innerJoin(products, eq(products.id, productImages.productId))
+      .where(and(eq(productImages.storeId, storeId), eq(productImages.mediaId, mediaId), isNull(products.deletedAt)))
+      .all()
+      .map((u) => ({ usedBy: 'productImage', ...u }))
+  },
+  unlink(tx, storeId, mediaId) {
+    const affected = tx
+      .select({ productId: productImages.productId })
+      .from(productImages)
+      .where(and(eq(productImages.storeId, storeId), eq(productImages.mediaId, mediaId)))
+      .all()
+      .map((r) => r.productId)
+    if (affected.length === 0) return
+    tx.delete(productImages).where(and(eq(productImages.storeId, storeId), eq(productImages.mediaId, mediaId))).run()
+    for (const productId of new Set(affected)) settle(tx, productId, imagesOf(tx, productId))
+  },
+}
