@@ -38,6 +38,22 @@ describe('API reference', () => {
     expect(res.body.paths['/docs']).toBeUndefined()
   })
 
+  test('every route that takes a body documents it as JSON with its schema', async () => {
+    const { call } = createTestApp()
+    const { body: doc } = await call('GET', '/openapi.json')
+    const withBodies = Object.entries<any>(doc.paths).flatMap(([path, ops]) =>
+      Object.entries<any>(ops).filter(([, op]) => op.requestBody).map(([method, op]) => ({ at: `${method} ${path}`, content: op.requestBody.content })),
+    )
+    expect(withBodies.map((b) => b.at)).toContain('post /v1/products/')
+    for (const { at, content } of withBodies) {
+      expect({ at, types: Object.keys(content) }).toEqual({ at, types: ['application/json'] })
+      expect(content['application/json'].schema.type).toBe('object')
+    }
+    const update = doc.paths['/v1/products/{id}'].put
+    expect(update.requestBody.content['application/json'].schema.properties.stock.description).toContain('POST /v1/variants/:id/stock/receive')
+    expect(update.responses['200'].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/Product' })
+  })
+
   test('GET /docs is a page whose script comes from this server, not a CDN', async () => {
     const { call } = createTestApp()
     const page = await call('GET', '/docs')

@@ -34,7 +34,19 @@ Every response carries \`X-Request-Id\`; quote it when asking about an internal 
 - Query parameters the route does not know are ignored.
 `.trim()
 
-export const TAGS = [{ name: 'System', description: 'Health and this reference.' }]
+export const TAGS = [
+  { name: 'System', description: 'Health and this reference.' },
+  {
+    name: 'Catalog',
+    description:
+      'Products, their variants (the sellable unit: carts take variant ids), categories, brands and collections. A product\'s price is its cheapest variant\'s; its stock, the sum of what its variants have available.',
+  },
+  {
+    name: 'Stock',
+    description:
+      'Stock changes only here (receive, adjust) and through orders (reserve, release, sale, return); every change is in the ledger of its variant. available = stock - reserved; product.low_stock is sent when available falls to minStock or below.',
+  },
+]
 
 export const SECURITY_SCHEMES = {
   apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key', description: "Your store's API key (sk_...)." },

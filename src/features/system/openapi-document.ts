@@ -1,5 +1,6 @@
 import { toOpenAPISchema } from '@elysiajs/openapi'
 import type { AnyElysia } from 'elysia'
+import { z } from 'zod'
 import { API_DESCRIPTION, SECURITY_SCHEMES, TAGS } from './docs-text'
 
 type Json = Record<string, unknown>
@@ -18,6 +19,7 @@ export function buildOpenApiDocument(app: AnyElysia, version: string) {
     components: { schemas: Json }
   }
   const schemas: Json = { ...generated.components.schemas }
+  addRequestBodies(app, generated.paths)
   const paths = tidy(generated.paths, schemas) as Json
   return {
     openapi: '3.1.0',
@@ -25,6 +27,22 @@ export function buildOpenApiDocument(app: AnyElysia, version: string) {
     tags: TAGS,
     paths,
     components: { securitySchemes: SECURITY_SCHEMES, schemas: tidy(schemas, schemas) },
+  }
+}
+
+/**
+ * The kernel parses bodies in one global onParse function, and @elysiajs/openapi leaves the request
+ * body's content empty for routes with a parser function. Each route's body schema goes back in here,
+ * as the JSON the route takes.
+ */
+function addRequestBodies(app: AnyElysia, paths: Json) {
+  for (const route of app.routes) {
+    const body = (route.hooks as { body?: unknown } | undefined)?.body
+    if (!(body instanceof z.ZodType)) continue
+    const path = route.path.replace(/:([^/]+)/g, '{$1}')
+    const operation = (paths[path] as Json | undefined)?.[route.method.toLowerCase()] as { requestBody?: { content?: Json } } | undefined
+    if (!operation?.requestBody || Object.keys(operation.requestBody.content ?? {}).length > 0) continue
+    operation.requestBody.content = { 'application/json': { schema: z.toJSONSchema(body, { io: 'input', unrepresentable: 'any' }) } }
   }
 }
 
