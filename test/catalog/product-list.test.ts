@@ -127,10 +127,13 @@ describe('GET /v1/products', () => {
       ['maxPrice=-1', 'maxPrice'],
       ['sort=popularity', 'sort'],
       ['state=sold', 'state'],
+      ['minPrice=abc', 'minPrice'],
     ]) {
       const res = await A.send('GET', `/v1/products?${query}`)
       expect({ query, status: res.status, path: res.body.error?.details?.[0]?.path }).toEqual({ query, status: 400, path })
     }
+    const notNumber = await A.send('GET', '/v1/products?minPrice=abc')
+    expect(notNumber.body.error.details).toEqual([{ path: 'minPrice', message: 'must be a number, e.g. 19.90' }])
   })
 })
 
