@@ -1,7 +1,9 @@
 import { describe, expect, test } from 'bun:test'
 import { eq } from 'drizzle-orm'
+import { listProducts } from '../../src/features/catalog/list'
+import { ProductListQuery } from '../../src/features/catalog/model'
 import { productRatings } from '../../src/features/catalog/tables'
-import { catalogSetup } from '../helpers/catalog'
+import { catalogSetup, storeCtx } from '../helpers/catalog'
 import { expectOk } from '../helpers/world'
 
 const names = (page: { data: { name: string }[] }) => page.data.map((p) => p.name)
@@ -125,9 +127,50 @@ describe('GET /v1/products', () => {
       ['maxPrice=-1', 'maxPrice'],
       ['sort=popularity', 'sort'],
       ['state=sold', 'state'],
+      ['minPrice=abc', 'minPrice'],
     ]) {
       const res = await A.send('GET', `/v1/products?${query}`)
       expect({ query, status: res.status, path: res.body.error?.details?.[0]?.path }).toEqual({ query, status: 400, path })
+    }
+    const notNumber = await A.send('GET', '/v1/products?minPrice=abc')
+    expect(notNumber.body.error.details).toEqual([{ path: 'minPrice', message: 'must be a number, e.g. 19.90' }])
+  })
+})
+
+describe('the two ways to find a filtered page', () => {
+  test('walking the sort order and starting from the matches give the same pages', async () => {
+    const { A, clock, deps, w } = await catalogSetup()
+    const cat = await A.createTerm('categories', 'c')
+    const brand = await A.createTerm('brands', 'b')
+    const col = await A.createTerm('collections', 'col')
+    for (let i = 0; i < 12; i++) {
+      await A.createProduct({
+        name: `Produto ${i % 3 === 0 ? 'azul' : 'verde'} ${i}`,
+        price: 10 + i,
+        state: i % 2 ? 'PUBLISHED' : 'DRAFT',
+        categoryId: i % 4 === 0 ? cat.id : null,
+        brandId: i % 3 === 0 ? brand.id : null,
+        collectionIds: i % 5 === 0 ? [col.id] : [],
+      })
+      clock.advance(1000)
+    }
+    const ctx = storeCtx(w.A.group.storeId)
+    const queries = [
+      { search: 'azul' },
+      { search: 'produto', state: 'PUBLISHED', sort: 'price' },
+      { categoryId: cat.id, sort: 'name' },
+      { brandId: brand.id, sort: '-price', pageSize: '2', page: '2' },
+      { collectionId: col.id },
+      { minPrice: '12', maxPrice: '18', state: 'DRAFT', sort: 'createdAt' },
+      { minPrice: '15', search: 'verde', sort: '-rating' },
+    ]
+    for (const raw of queries) {
+      const query = ProductListQuery.parse(raw)
+      const walked = listProducts(deps, ctx, query, 0)
+      const fromMatches = listProducts(deps, ctx, query, Infinity)
+      expect(walked.data.map((p) => p.id)).toEqual(fromMatches.data.map((p) => p.id))
+      expect(walked.total).toBe(fromMatches.total)
+      expect(walked.data.length).toBeGreaterThan(0)
     }
   })
 })

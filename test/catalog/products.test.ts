@@ -74,6 +74,11 @@ describe('POST /v1/products', () => {
       expect(res.body.error.code).toBe('VALIDATION_ERROR')
       expect(res.body.error.details).toEqual([{ path, message }])
     }
+    const missing = await A.send('POST', '/v1/products', { name: 'Sem sku', price: 1 })
+    expect(missing.body.error.details).toEqual([
+      { path: 'sku', message: 'is required (string)' },
+      { path: 'stock', message: 'is required (number)' },
+    ])
     expect((await A.list()).total).toBe(0)
   })
 

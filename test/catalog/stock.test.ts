@@ -63,7 +63,7 @@ describe('POST /v1/variants/:id/stock/receive and /adjust', () => {
     const res = await t.A.send('POST', `/v1/variants/${v.id}/stock/adjust`, { quantity: -7, reason: 'loss' })
     expect(res.status).toBe(409)
     expect(res.body.error.code).toBe('INSUFFICIENT_STOCK')
-    expect(res.body.error.message).toContain('the largest reduction now is -6')
+    expect(res.body.error.message).toContain('stock cannot fall below the 4 units reserved by pending orders (cancel or wait for them), so the largest reduction now is -6')
     expect(res.body.error.details).toEqual([{ variantId: v.id, sku: v.sku, requested: 7, stock: 10, reserved: 4, available: 6 }])
     expect(await t.A.variant(v.id)).toMatchObject({ stock: 10, reserved: 4, available: 6 })
     expect((await expectOk(t.A.send('GET', `/v1/variants/${v.id}/stock/movements`))).total).toBe(2)

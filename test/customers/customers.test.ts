@@ -73,7 +73,7 @@ describe('customers', () => {
       expect.arrayContaining([
         { path: 'email', message: 'email must be an e-mail address, e.g. ana@example.com' },
         { path: 'password', message: 'password needs at least 8 characters' },
-        { path: 'name', message: 'expected string, received undefined' },
+        { path: 'name', message: 'is required (string)' },
       ]),
     )
   })

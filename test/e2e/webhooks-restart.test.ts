@@ -53,8 +53,12 @@ describe('webhooks across a kill -9', () => {
     await waitFor(() => sent.every((id) => delivered().has(id)), 10_000, 'every event after the restart')
     expect([...delivered()].sort()).toEqual([...sent].sort())
 
-    const log = await api(second, 'GET', '/v1/webhooks/deliveries?status=SUCCEEDED&pageSize=100', key)
-    expect(new Set(log.data.map((d: any) => d.eventId))).toEqual(new Set(sent))
+    // The receiver has each event before the server records the attempt's answer: wait for the log too.
+    const succeeded = async () =>
+      new Set((await api(second, 'GET', '/v1/webhooks/deliveries?status=SUCCEEDED&pageSize=100', key)).data.map((d: any) => d.eventId))
+    let logged = new Set<unknown>()
+    await waitFor(async () => (logged = await succeeded()).size >= sent.length, 5_000, 'every attempt recorded as SUCCEEDED')
+    expect(logged).toEqual(new Set(sent))
     expect(await second.stop('SIGTERM')).toBe(0)
   }, 30_000)
 })

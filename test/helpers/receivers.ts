@@ -57,9 +57,9 @@ export async function deliverDue(deps: Deps) {
 }
 
 /** Polls until `check` holds, or fails after `ms`. */
-export async function waitFor(check: () => boolean, ms: number, what: string) {
+export async function waitFor(check: () => boolean | Promise<boolean>, ms: number, what: string) {
   const deadline = Date.now() + ms
-  while (!check()) {
+  while (!(await check())) {
     if (Date.now() > deadline) throw new Error(`timed out after ${ms} ms waiting for ${what}`)
     await Bun.sleep(10)
   }

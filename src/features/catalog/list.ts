@@ -50,12 +50,12 @@ function conditions(ctx: StoreCtx, query: ProductListQuery, way: Way) {
   return { filters, where: and(...scope, ...filters) }
 }
 
-export function listProducts(deps: Deps, ctx: StoreCtx, query: ProductListQuery) {
+export function listProducts(deps: Deps, ctx: StoreCtx, query: ProductListQuery, sortMatchesUpTo = SORT_MATCHES_UP_TO) {
   const { db } = deps
   const matching = conditions(ctx, query, 'start from the matches')
   const filtered = matching.filters.length > 0
   const total = filtered ? countWhere(db, matching.where) : storeTotal(db, ctx, query.state)
-  const way: Way = filtered && total <= SORT_MATCHES_UP_TO ? 'start from the matches' : 'walk the order'
+  const way: Way = filtered && total <= sortMatchesUpTo ? 'start from the matches' : 'walk the order'
   const { limit, offset } = pageWindow(query)
   // The page's rows are found by their seq alone, which the indexes cover, so a deep page skips its
   // offset inside an index; only the rows shown are then read in full.

@@ -103,7 +103,7 @@ export const AdjustBody = z
 const SORTS = ['name', 'price', '-price', 'createdAt', '-createdAt', '-rating'] as const
 export type ProductSort = (typeof SORTS)[number]
 
-const PriceFilter = z.coerce.number().pipe(Money)
+const PriceFilter = z.coerce.number({ error: 'must be a number, e.g. 19.90' }).pipe(Money)
 
 export const ProductListQuery = PageQuery.extend({
   search: z.string().trim().max(200).optional().describe('words to find in name, sku or description, ignoring case and accents; a word matches as a prefix'),

@@ -85,9 +85,10 @@ function refusal(v: VariantRow, move: StockMove): AppError {
   const levels = `${v.stock} in stock, ${v.reserved} reserved by pending orders, ${available} available`
   const details = [{ variantId: v.id, sku: v.sku, requested: Math.abs(move.quantity), stock: v.stock, reserved: v.reserved, available }]
   if (move.kind === 'ADJUST') {
+    const floor = v.reserved === 0 ? 'zero' : `the ${v.reserved} units reserved by pending orders (cancel or wait for them)`
     return new AppError(
       'INSUFFICIENT_STOCK',
-      `Variant ${v.sku} has ${levels}: stock cannot fall below what is reserved, so the largest reduction now is ${-available}. Cancel or wait for the pending orders, or adjust by less.`,
+      `Variant ${v.sku} has ${levels}: stock cannot fall below ${floor}, so the largest reduction now is ${-available}. Adjust by less.`,
       details,
     )
   }

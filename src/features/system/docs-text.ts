@@ -37,10 +37,22 @@ Every response carries \`X-Request-Id\`; quote it when asking about an internal 
 export const TAGS = [
   { name: 'System', description: 'Health and this reference.' },
   {
+    name: 'Catalog',
+    description:
+      'Products, their variants (the sellable unit: carts take variant ids), categories, brands and collections. A product\'s price is its cheapest variant\'s; its stock, the sum of what its variants have available.',
+  },
+  {
+    name: 'Stock',
+    description:
+      'Stock changes only here (receive, adjust) and through orders (reserve, release, sale, return); every change is in the ledger of its variant. available = stock - reserved; product.low_stock is sent when available falls to minStock or below.',
+  },
+  {
     name: 'Store panel',
     description: 'For the students of a group, with a student token: login, settings, API keys, members. API keys do not open these routes.',
   },
   { name: 'Customers', description: "The shop's buyers, per store: register, log in, and the customer token for cart and orders." },
+  { name: 'Media', description: "The store's library of pictures and videos, product images, and the public files behind media URLs." },
+  { name: 'Webhooks', description: 'Signed notifications of events (orders, stock, reviews) sent to your app, with a log of every attempt.' },
   { name: 'Admin', description: "For the teacher, with X-Admin-Token: groups, students' passwords, activity for grading." },
 ]
 

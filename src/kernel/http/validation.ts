@@ -1,7 +1,7 @@
 import type { ValidationError } from 'elysia'
 import { AppError, type ErrorDetail } from '../errors'
 
-type Issue = { message: string; path?: readonly (PropertyKey | { key: PropertyKey })[]; code?: string; keys?: string[] }
+type Issue = { message: string; path?: readonly (PropertyKey | { key: PropertyKey })[]; code?: string; keys?: string[]; expected?: string }
 
 const WHERE: Record<string, string> = {
   body: 'request body',
@@ -55,5 +55,9 @@ function toDetails(issue: Issue): ErrorDetail[] {
     }))
   }
   const message = issue.message.replace(/^Invalid input: /, '')
+  // zod says "expected string, received undefined" for a field left out; say what to do instead.
+  if (issue.code === 'invalid_type' && issue.expected && /received undefined$/.test(message)) {
+    return [{ path: base.join('.'), message: `is required (${issue.expected})` }]
+  }
   return [{ path: base.join('.'), message }]
 }

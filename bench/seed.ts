@@ -1,0 +1,66 @@
+import { createProduct } from '../src/features/catalog/products'
+import { createKey } from '../src/features/api-keys/service'
+import { createGroup } from '../src/features/groups/service'
+import { createTerm } from '../src/features/taxonomy/service'
+import type { StoreCtx, StudentCtx } from '../src/kernel/auth/kinds'
+import { writeTransaction } from '../src/kernel/db/database'
+import type { Deps } from '../src/kernel/deps'
+
+/**
+ * One store with `count` products made through the real service (createProduct), so every trigger,
+ * ledger row and index is what a class would produce. Names, prices and states come from a seeded
+ * generator: the same catalog every run.
+ */
+const NOUNS = ['Camiseta', 'Calça', 'Tênis', 'Jaqueta', 'Boné', 'Meia', 'Mochila', 'Relógio', 'Óculos', 'Caneca', 'Garrafa', 'Luminária', 'Almofada', 'Toalha', 'Cadeira', 'Mesa', 'Fone', 'Teclado', 'Caderno', 'Caneta']
+const COLORS = ['Azul', 'Vermelho', 'Verde', 'Preto', 'Branco', 'Amarelo', 'Cinza', 'Rosa', 'Laranja', 'Marrom']
+const TRAITS = ['Básico', 'Premium', 'Esportivo', 'Clássico', 'Orgânico', 'Térmico', 'Infantil', 'Compacto', 'Retrô', 'Ecológico']
+const STATES = ['PUBLISHED', 'PUBLISHED', 'PUBLISHED', 'PUBLISHED', 'PUBLISHED', 'PUBLISHED', 'PUBLISHED', 'DRAFT', 'DRAFT', 'ARCHIVED'] as const
+
+/** mulberry32: a tiny seeded generator, so that the catalog is the same every run. */
+function random(seed: number) {
+  return () => {
+    seed = (seed + 0x6d2b79f5) | 0
+    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed)
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
+  }
+}
+
+export async function seedStore(deps: Deps, count: number, onProgress: (done: number) => void) {
+  const group = createGroup(deps, { name: 'Bench', members: [{ rm: 'bench1', name: 'Bench Student' }] })
+  const ctx: StoreCtx = { storeId: group.storeId, groupId: group.id, actor: { type: 'student', rm: 'bench1', mustChangePassword: false } }
+  const key = createKey(deps, ctx as StudentCtx, 'bench')
+  const pick = random(42)
+  const one = <T>(items: readonly T[]) => items[Math.floor(pick() * items.length)]!
+  const terms = (kind: 'categories' | 'brands' | 'collections', n: number) =>
+    Array.from({ length: n }, (_, i) => createTerm(deps, ctx, kind, { name: `${kind} ${i + 1}` }).id)
+  const categories = terms('categories', 20)
+  const brands = terms('brands', 50)
+  const collections = terms('collections', 10)
+  const productIds: string[] = []
+  const batch = 1000
+  for (let start = 0; start < count; start += batch) {
+    // One outer transaction per thousand products: the same rows, far fewer commits.
+    writeTransaction(deps.db, () => {
+      for (let i = start; i < Math.min(count, start + batch); i++) {
+        const [noun, color, trait] = [one(NOUNS), one(COLORS), one(TRAITS)]
+        const p = createProduct(deps, ctx, {
+          type: 'SIMPLE',
+          name: `${noun} ${trait} ${color}`,
+          sku: `${noun.slice(0, 3).toUpperCase()}-${String(i).padStart(6, '0')}`,
+          price: Math.round(500 + pick() * 99_500) / 100,
+          stock: Math.floor(pick() * 50),
+          state: one(STATES),
+          description: `${noun} ${trait.toLowerCase()} na cor ${color.toLowerCase()}, ideal para o dia a dia.`,
+          categoryId: one(categories),
+          brandId: one(brands),
+          collectionIds: pick() < 0.2 ? [one(collections)] : [],
+          minStock: 5,
+        })
+        productIds.push(p.id)
+      }
+    })
+    onProgress(Math.min(count, start + batch))
+  }
+  return { ctx, apiKey: key.apiKey, productIds }
+}
