@@ -4,6 +4,7 @@ import { httpKernel } from './kernel/http/plugin'
 import { RouteTable } from './kernel/http/route-table'
 import { activityRoutes } from './features/activity/routes'
 import { apiKeyRoutes } from './features/api-keys/routes'
+import { classroomRoutes } from './features/classroom/routes'
 import { customerRoutes } from './features/customers/routes'
 import { productRoutes, variantRoutes } from './features/catalog/routes'
 import { groupRoutes } from './features/groups/routes'
@@ -31,6 +32,7 @@ export function createApp(deps: Deps, extraRoutes?: AnyElysia) {
       v1
         .use(groupRoutes(deps))
         .use(activityRoutes(deps))
+        .use(classroomRoutes(deps))
         .use(storeAuthRoutes(deps))
         .use(storeSettingsRoutes(deps))
         .use(apiKeyRoutes(deps))

@@ -1,0 +1,41 @@
+import { rm } from 'node:fs/promises'
+import { join } from 'node:path'
+import type { Database } from 'bun:sqlite'
+import type { Deps } from '../../kernel/deps'
+import { mediaRoot } from '../media/service'
+import { getGroup } from '../groups/service'
+
+/**
+ * Kept by a reset (decisions §6: members and keys stay). `catalog_versions` only ever grows: cached
+ * product reads are keyed by it, so a version that went back could serve a read from before the reset.
+ */
+const KEEP = new Set(['api_keys', 'catalog_versions'])
+
+/** Every table with a store_id column: the store's data, whichever feature added it. */
+export function storeTables(sqlite: Database): string[] {
+  const tables = sqlite.query("select name from sqlite_master where type = 'table' and name not like 'sqlite_%'").all() as { name: string }[]
+  return tables
+    .map((t) => t.name)
+    .filter((name) => !KEEP.has(name))
+    .filter((name) => (sqlite.query('select name from pragma_table_info(?)').all(name) as { name: string }[]).some((c) => c.name === 'store_id'))
+}
+
+/**
+ * Empties a group's store: catalog, media (files too), customers, carts, orders, reviews, webhooks and
+ * their events, in one transaction. Members, API keys, settings and the activity counts stay.
+ */
+export async function resetStore(deps: Deps, groupId: string) {
+  const group = getGroup(deps, groupId)
+  const removed: Record<string, number> = {}
+  const reset = deps.sqlite.transaction(() => {
+    // Rows refer to each other across tables; the checks run at commit, when all of them are gone.
+    deps.sqlite.exec('PRAGMA defer_foreign_keys = ON')
+    for (const table of storeTables(deps.sqlite)) {
+      const { changes } = deps.sqlite.query(`delete from "${table}" where store_id = ?`).run(group.storeId)
+      if (changes > 0) removed[table] = changes
+    }
+  })
+  reset.immediate()
+  await rm(join(mediaRoot(deps), group.storeId), { recursive: true, force: true })
+  return { groupId: group.id, storeId: group.storeId, removed }
+}

@@ -1,0 +1,112 @@
+import { and, count, eq, isNull } from 'drizzle-orm'
+import type { StoreCtx } from '../../kernel/auth/kinds'
+import type { Deps } from '../../kernel/deps'
+import { AppError } from '../../kernel/errors'
+import { createProduct } from '../catalog/products'
+import { products } from '../catalog/tables'
+import { addVariant } from '../catalog/variants'
+import { register } from '../customers/service'
+import { getGroup } from '../groups/service'
+import { uploadMedia } from '../media/service'
+import { linkImage } from '../product-images/service'
+import { createTerm } from '../taxonomy/service'
+import { demoPicture } from './demo-images'
+
+/** A small deterministic random source (mulberry32): the same seed gives the same demo store. */
+function random(seed: number) {
+  let a = seed >>> 0
+  const next = () => {
+    a = (a + 0x6d2b79f5) >>> 0
+    let t = a
+    t = Math.imul(t ^ (t >>> 15), t | 1)
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
+  }
+  return { next, int: (min: number, max: number) => min + Math.floor(next() * (max - min + 1)), pick: <T>(list: readonly T[]) => list[Math.floor(next() * list.length)]! }
+}
+
+const CATEGORIES = { Roupas: ['Camiseta', 'Moletom', 'Bermuda', 'Jaqueta', 'Calça'], Calçados: ['Tênis', 'Sandália', 'Bota'], Acessórios: ['Boné', 'Mochila', 'Meia', 'Garrafa'] } as const
+const BRANDS = ['Aurora', 'Cerrado', 'Maré Alta', 'Pinhão'] as const
+const COLLECTIONS = ['Verão', 'Essenciais'] as const
+const COLORS = [
+  ['Azul', [31, 111, 235]],
+  ['Verde', [46, 160, 67]],
+  ['Vermelho', [218, 54, 51]],
+  ['Amarelo', [212, 167, 44]],
+  ['Preto', [36, 41, 47]],
+  ['Lilás', [137, 87, 229]],
+] as const
+const SIZES = { Roupas: ['P', 'M', 'G'], Calçados: ['38', '40', '42'], Acessórios: ['Único'] } as const
+const CUSTOMERS = ['Ana Souza', 'Bruno Lima', 'Carla Dias'] as const
+export const DEMO_PRODUCTS = 40
+
+/**
+ * Fills an empty store with a demo catalog (decisions §6): categories, brands, collections, products
+ * with variants and a picture each, and a few customers, so a class can call the API in its first
+ * minute. Everything goes through the same services as the API, so every rule and event holds.
+ */
+export async function seedDemo(deps: Deps, groupId: string, seed = 1) {
+  const group = getGroup(deps, groupId)
+  const ctx: StoreCtx = { storeId: group.storeId, groupId: group.id, actor: { type: 'apiKey', keyId: 'seed-demo', rm: null } }
+  const existing = deps.db.select({ n: count() }).from(products).where(and(eq(products.storeId, ctx.storeId), isNull(products.deletedAt))).get()!.n
+  if (existing > 0) {
+    throw new AppError('CONFLICT', `The store of '${group.name}' already has ${existing} products. Reset it first (POST /v1/admin/groups/${group.id}/reset-store), then seed.`)
+  }
+  const rnd = random(seed)
+  const categories = Object.fromEntries(Object.keys(CATEGORIES).map((name) => [name, createTerm(deps, ctx, 'categories', { name })]))
+  const brands = BRANDS.map((name) => createTerm(deps, ctx, 'brands', { name }))
+  const collections = COLLECTIONS.map((name) => createTerm(deps, ctx, 'collections', { name }))
+  let variants = 0
+  const names = new Set<string>()
+  while (names.size < DEMO_PRODUCTS) {
+    const category = rnd.pick(Object.keys(CATEGORIES)) as keyof typeof CATEGORIES
+    const [colorName, rgb] = rnd.pick(COLORS)
+    const brand = rnd.pick(brands)
+    const name = `${rnd.pick(CATEGORIES[category])} ${colorName} ${brand.name}`
+    if (names.has(name)) continue
+    names.add(name)
+    const n = names.size
+    const sizes = SIZES[category]
+    const price = rnd.int(19, 399) + rnd.pick([0.9, 0.99, 0.5])
+    const product = createProduct(deps, ctx, {
+      type: 'SIMPLE',
+      name,
+      sku: `DEMO-${String(n).padStart(3, '0')}-${sizes[0]}`,
+      price,
+      stock: rnd.int(0, 40),
+      state: n % 8 === 0 ? 'DRAFT' : 'PUBLISHED',
+      description: `${name}: produto de demonstração da loja ${group.name}.`,
+      categoryId: categories[category]!.id,
+      brandId: brand.id,
+      collectionIds: rnd.next() < 0.4 ? [rnd.pick(collections).id] : [],
+      minStock: 5,
+    })
+    variants++
+    for (const size of sizes.slice(1)) {
+      addVariant(deps, ctx, product.id, { sku: `DEMO-${String(n).padStart(3, '0')}-${size}`, price, stock: rnd.int(0, 30), options: { tamanho: size }, minStock: 5 })
+      variants++
+    }
+    const form = new FormData()
+    form.append('file', new Blob([demoPicture([...rgb])], { type: 'image/png' }), `demo-${n}.png`)
+    const { media } = await uploadMedia(deps, ctx, new Request('http://seed.local/', { method: 'POST', body: form }))
+    linkImage(deps, ctx, product.id, { mediaId: media.id })
+  }
+  const customers = []
+  for (const [i, name] of CUSTOMERS.entries()) {
+    const email = `${name.split(' ')[0]!.toLowerCase()}@demo.example`
+    const password = `demo-password-${i + 1}`
+    await register(deps, ctx, { email, password, name })
+    customers.push({ email, password })
+  }
+  return {
+    groupId: group.id,
+    storeId: group.storeId,
+    categories: Object.keys(categories).length,
+    brands: brands.length,
+    collections: collections.length,
+    products: DEMO_PRODUCTS,
+    variants,
+    images: DEMO_PRODUCTS,
+    customers,
+  }
+}

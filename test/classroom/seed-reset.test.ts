@@ -1,0 +1,104 @@
+import { describe, expect, test } from 'bun:test'
+import { existsSync, readdirSync } from 'node:fs'
+import { join } from 'node:path'
+import { createTestApp } from '../helpers/app'
+import { admin, apiKey, bearer, expectOk, twoStores } from '../helpers/world'
+
+const setup = async () => {
+  const t = createTestApp({ settings: { rateLimitRps: '0' } })
+  return { ...t, w: await twoStores(t.call, t.deps) }
+}
+
+type Setup = Awaited<ReturnType<typeof setup>>
+const seed = (t: Setup, groupId: string, body?: object) => t.call('POST', `/v1/admin/groups/${groupId}/seed-demo`, { headers: admin, body })
+const all = async (t: Setup, key: string, path: string) => expectOk(t.call('GET', `/v1/${path}${path.includes('?') ? '&' : '?'}pageSize=100`, { headers: apiKey(key) }))
+/** What a store's catalog looks like, without the ids that differ from run to run. */
+const catalogOf = async (t: Setup, key: string) =>
+  (await all(t, key, 'products')).data
+    .map((p: any) => [p.name, p.price, p.state, p.variants.map((v: any) => [v.sku, v.price, v.stock, v.options])])
+    .sort((a: any, b: any) => String(a[0]).localeCompare(String(b[0])))
+
+describe('seed-demo', () => {
+  test('fills an empty store with products, variants, pictures, taxonomy and customers', async () => {
+    const t = await setup()
+    const { A } = t.w
+    const res = await seed(t, A.group.id)
+    expect(res.status).toBe(201)
+    expect(res.body).toMatchObject({ groupId: A.group.id, storeId: A.group.storeId, categories: 3, brands: 4, collections: 2, products: 40, images: 40 })
+    const list = await all(t, A.key.apiKey, 'products')
+    expect(list.total).toBe(40)
+    expect(list.data.reduce((n: number, p: any) => n + p.variants.length, 0)).toBe(res.body.variants)
+    expect(list.data.filter((p: any) => p.state === 'PUBLISHED')).toHaveLength(35)
+    for (const p of list.data) {
+      expect(p.image).toStartWith(`http://localhost:3000/v1/files/${A.group.storeId}/med_`)
+      expect(p.categoryId).toMatch(/^cat_/)
+      expect(p.brandId).toMatch(/^brd_/)
+    }
+    const picture = await t.app.handle(new Request(`http://localhost${new URL(list.data[0].image).pathname}`))
+    expect(picture.headers.get('content-type')).toBe('image/png')
+    expect((await all(t, A.key.apiKey, 'categories')).total).toBe(3)
+    expect((await all(t, A.key.apiKey, 'media')).total).toBe(41) // the world's own upload, and the 40 pictures
+    const [customer] = res.body.customers
+    const login = await t.call('POST', '/v1/customers/login', { headers: apiKey(A.key.apiKey), body: customer })
+    expect(login.status).toBe(200)
+  })
+
+  test('the same seed gives the same catalog; another seed another one', async () => {
+    const t = await setup()
+    const { A, B } = t.w
+    await expectOk(seed(t, A.group.id, { seed: 7 }), 201)
+    await expectOk(seed(t, B.group.id, { seed: 7 }), 201)
+    const a = await catalogOf(t, A.key.apiKey)
+    expect(a).toHaveLength(40)
+    expect(await catalogOf(t, B.key.apiKey)).toEqual(a)
+    const other = await setup()
+    await expectOk(seed(other, other.w.A.group.id, { seed: 8 }), 201)
+    expect(await catalogOf(other, other.w.A.key.apiKey)).not.toEqual(a)
+  })
+
+  test('a store that already has products is 409; an unknown group 404', async () => {
+    const t = await setup()
+    await expectOk(seed(t, t.w.A.group.id), 201)
+    const again = await seed(t, t.w.A.group.id)
+    expect([again.status, again.body.error.code]).toEqual([409, 'CONFLICT'])
+    expect(again.body.error.message).toContain('reset-store')
+    expect((await seed(t, 'grp_nope')).status).toBe(404)
+  })
+})
+
+describe('reset-store', () => {
+  test("empties the store's data and files, keeps members, keys and settings, and leaves another store untouched", async () => {
+    const t = await setup()
+    const { A, B } = t.w
+    await expectOk(seed(t, A.group.id), 201)
+    const seededB = await expectOk(seed(t, B.group.id), 201)
+    await expectOk(t.call('POST', '/v1/webhooks', { headers: apiKey(A.key.apiKey), body: { url: 'https://10.1.1.1/hook', events: ['*'] } }), 201)
+    await expectOk(t.call('PUT', '/v1/store/settings', { headers: bearer(A.student), body: { primaryColor: '#123456' } }))
+    const bBefore = await catalogOf(t, B.key.apiKey)
+    expect((await all(t, A.key.apiKey, 'products')).total).toBe(40) // cached before the reset
+
+    const res = await t.call('POST', `/v1/admin/groups/${A.group.id}/reset-store`, { headers: admin })
+    expect(res.status).toBe(200)
+    expect(res.body.removed).toMatchObject({ products: 40, media: 41, customers: 4, webhook_endpoints: 1 })
+
+    for (const path of ['products', 'media', 'categories', 'brands', 'collections', 'webhooks']) {
+      expect({ path, total: (await all(t, A.key.apiKey, path)).total }).toEqual({ path, total: 0 })
+    }
+    expect(existsSync(join(t.dir, 'media', A.group.storeId))).toBe(false)
+    const customer = await t.call('GET', '/v1/customers/me', { headers: { ...apiKey(A.key.apiKey), ...bearer(A.customer.token) } })
+    expect(customer.status).toBe(401)
+    // Members, keys and settings stay.
+    expect((await expectOk(t.call('GET', '/v1/store/members', { headers: bearer(A.student) }))).data).toHaveLength(3)
+    expect((await expectOk(t.call('GET', '/v1/store/settings', { headers: bearer(A.student) }))).primaryColor).toBe('#123456')
+
+    // Store B is as it was, files included.
+    expect(await catalogOf(t, B.key.apiKey)).toEqual(bBefore)
+    expect(readdirSync(join(t.dir, 'media', B.group.storeId))).toHaveLength(41)
+    const login = await t.call('POST', '/v1/customers/login', { headers: apiKey(B.key.apiKey), body: seededB.customers[0] })
+    expect(login.status).toBe(200)
+
+    // And A can start again.
+    expect((await seed(t, A.group.id)).status).toBe(201)
+    expect((await all(t, A.key.apiKey, 'products')).total).toBe(40)
+  })
+})
