@@ -18,12 +18,20 @@ async function matrixWorld(t: ReturnType<typeof createTestApp>) {
   const ping = await expectOk(t.call('POST', `/v1/webhooks/${webhook.id}/ping`, { headers: key }), 202)
   const catalog = await seedCatalog(t.call, stores.A.key.apiKey)
   const image = await expectOk(t.call('POST', `/v1/products/${catalog.product.id}/images`, { headers: key, body: { mediaId: stores.A.media.id } }), 201)
+  // A's customer has an order and, after it, an item in the cart.
+  const buyable = await expectOk(t.call('POST', '/v1/products', { headers: key, body: { name: 'Matrix', sku: 'MATRIX-BUY', price: 5, stock: 100, state: 'PUBLISHED' } }), 201)
+  const customer = { ...key, ...bearer(stores.A.customer.token) }
+  await expectOk(t.call('POST', '/v1/cart/items', { headers: customer, body: { variantId: buyable.variants[0].id, quantity: 1 } }))
+  const order = await expectOk(t.call('POST', '/v1/orders/checkout', { headers: customer }), 201)
+  const cart = await expectOk(t.call('POST', '/v1/cart/items', { headers: customer, body: { variantId: buyable.variants[0].id, quantity: 1 } }))
   return {
     ...stores,
     catalog,
     webhookId: webhook.id as string,
     imageId: image.id as string,
     deliveryId: ping.deliveryId as string,
+    orderId: order.id as string,
+    cartItemId: cart.items[0].id as string,
   }
 }
 type World = Awaited<ReturnType<typeof matrixWorld>>
@@ -46,6 +54,9 @@ const ID_OF: Record<string, (w: World) => string> = {
   images: (w) => w.imageId,
   webhooks: (w) => w.webhookId,
   deliveries: (w) => w.deliveryId,
+  // /v1/cart/items/:id and /v1/orders/:id, /v1/store/orders/:id
+  items: (w) => w.cartItemId,
+  orders: (w) => w.orderId,
 }
 
 /**
@@ -64,6 +75,10 @@ const BODY_OF: Record<string, unknown> = {
   'POST /v1/products/:id/images': { url: 'https://example.com/a.png' },
   'PATCH /v1/images/:id': { position: 0 },
   'POST /v1/webhooks/:id/sign': { timestamp: 1700000000000, body: '{}' },
+  'PATCH /v1/cart/items/:id': { quantity: 2 },
+  'POST /v1/orders/:id/pay': { method: 'PIX' },
+  'POST /v1/store/orders/:id/transition': { to: 'CANCELLED' },
+  'POST /v1/store/orders/:id/refund': { reason: 'matrix' },
 }
 
 function bodyFor(route: RouteEntry, hasStoreIds: boolean): unknown {
