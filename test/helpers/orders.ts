@@ -1,6 +1,7 @@
 import { expect } from 'bun:test'
 import { stockMovements, variants } from '../../src/features/catalog/tables'
-import { eq } from 'drizzle-orm'
+import { and, eq } from 'drizzle-orm'
+import { outboxEvents } from '../../src/kernel/tables'
 import type { Deps } from '../../src/kernel/deps'
 import { caller, createTestApp } from './app'
 import { storeCatalog } from './catalog'
@@ -72,3 +73,14 @@ export function expectLedgerConsistent(deps: Deps, variantId: string) {
   return moves
 }
 
+
+/** The events of a type written to the outbox for a store, oldest first. */
+export function eventsOf(deps: Deps, storeId: string, type: string) {
+  return deps.db
+    .select()
+    .from(outboxEvents)
+    .where(and(eq(outboxEvents.storeId, storeId), eq(outboxEvents.type, type)))
+    .orderBy(outboxEvents.createdAt)
+    .all()
+    .map((e) => e.data as Record<string, unknown>)
+}

@@ -1,4 +1,4 @@
-import { and, asc, eq } from 'drizzle-orm'
+import { and, asc, eq, sql } from 'drizzle-orm'
 import type { StoreCtx } from '../../kernel/auth/kinds'
 import { stores } from '../../kernel/auth/tables'
 import { writeTransaction, type Sql } from '../../kernel/db/database'
@@ -49,7 +49,7 @@ export function cartLines(tx: Sql, cartId: string) {
     .innerJoin(variants, eq(variants.id, cartItems.variantId))
     .innerJoin(products, eq(products.id, variants.productId))
     .where(eq(cartItems.cartId, cartId))
-    .orderBy(asc(cartItems.createdAt), asc(cartItems.id))
+    .orderBy(asc(cartItems.createdAt), sql`${cartItems}.rowid`)
     .all()
 }
 
