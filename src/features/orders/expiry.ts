@@ -80,7 +80,8 @@ export class OrderExpiry {
       .where(eq(orders.status, 'PENDING'))
       .all() as [{ next: number | null }]
     const when = Math.min(next ?? Infinity, now + HEARTBEAT_MS)
-    if (this.timer && this.timerAt <= when) return
+    // A timer already set for sooner stays, unless the clock says it is overdue (a clock that jumps, as in tests).
+    if (this.timer && this.timerAt <= when && this.timerAt > now) return
     clearTimeout(this.timer)
     this.timerAt = when
     this.timer = setTimeout(() => {
