@@ -31,7 +31,7 @@ export const canMove = (from: OrderState, to: OrderState, op: Operation) => MOVE
 /** Throws 409 INVALID_TRANSITION unless `op` may move an order from `from` to `to`; the message lists what is possible. */
 export function assertMove(orderId: string, from: OrderState, to: OrderState, op: Operation) {
   if (canMove(from, to, op)) return
-  const possible = MOVES.filter((m) => m.from === from).flatMap((m) => m.by.filter((b) => b !== 'expire').map((b) => `${m.to} by ${HOW[b]}`))
+  const possible = MOVES.filter((m) => m.from === from).map((m) => `${m.to} by ${m.by.filter((b) => b !== 'expire').map((b) => HOW[b]).join(' or ')}`)
   const next = possible.length ? `From ${from} the order can go to: ${possible.join('; ')}.` : `${from} is final: nothing more can happen to the order.`
   const other = MOVES.find((m) => m.from === from && m.to === to)
   const hint = other ? ` To make it ${to}, use ${other.by.filter((b) => b !== 'expire').map((b) => HOW[b]).join(' or ')}.` : ''
