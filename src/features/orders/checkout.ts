@@ -78,6 +78,6 @@ export function checkout(deps: Deps, ctx: StoreCtx) {
     deps.outbox.emit(tx, ctx.storeId, 'order.created', { orderId: row.id, number: row.number, customerId, total: subtotalCents / 100 })
     return toOrder(tx, row)
   })
-  deps.orderExpiry.wake()
+  deps.orderExpiry.wake(Date.parse(order.expiresAt!))
   return order
 }

@@ -37,9 +37,12 @@ export class OrderExpiry {
     this.timer = undefined
   }
 
-  /** A new order may be due sooner than the timer set: look again. */
-  wake() {
-    if (this.running) this.schedule()
+  /** A new order may be due sooner than the timer set (at `dueAt`, when known): look again. */
+  wake(dueAt?: number) {
+    if (!this.running) return
+    // The common case, an order due after the timer already set, needs no query.
+    if (dueAt !== undefined && this.timer && dueAt >= this.timerAt && this.timerAt > this.deps.clock.now()) return
+    this.schedule()
   }
 
   /** Expires every order due by now; returns how many. Also forgets idempotency keys past their 24 h. */

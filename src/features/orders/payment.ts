@@ -24,8 +24,7 @@ const processor = {
 export function pay(deps: Deps, ctx: StoreCtx, orderId: string, body: PayBody, idempotencyKey: string | undefined) {
   const fingerprint = JSON.stringify({ customer: customerOf(ctx), orderId, method: body.method, simulate: body.simulate ?? null, installments: body.installments ?? 1 })
   return withIdempotency(deps, ctx.storeId, idempotencyKey, fingerprint, async () => {
-    // Orders past their time are cancelled first, so an expired order is never paid.
-    deps.orderExpiry.tick()
+    // An order past its time is never paid: the transaction below expires it instead (the timer may not have run yet).
     const before = findOrder(deps.db, ctx, orderId)
     assertMove(before.id, before.status, 'PAID', 'pay')
     const approved = await processor.authorize(body)
