@@ -11,6 +11,8 @@ import { idempotencyKeys } from './tables'
  */
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000
 export const MAX_KEY_LENGTH = 255
+/** A payment takes milliseconds; a claim this old without an answer belongs to a process that died. */
+export const ABANDONED_AFTER_MS = 60_000
 
 export interface Answer {
   status: number
@@ -45,10 +47,11 @@ export async function withIdempotency(
           'This Idempotency-Key was already used for a different request (another order, method or options). Use a new key for a new payment.',
         )
       }
-      if (row.responseStatus === null) {
+      // A claim that never got its answer in time was left by a crash: the request may run again.
+      if (row.responseStatus === null && row.createdAt > now - ABANDONED_AFTER_MS) {
         throw new AppError('IDEMPOTENCY_IN_PROGRESS', 'A request with this Idempotency-Key is still running. Wait a moment and send it again to get its answer.')
       }
-      return row
+      if (row.responseStatus !== null) return row
     }
     if (row) tx.delete(idempotencyKeys).where(where).run()
     tx.insert(idempotencyKeys).values({ storeId, key, fingerprint, createdAt: now }).run()
