@@ -87,6 +87,9 @@ function cartView(tx: Sql, ctx: StoreCtx, cart: { id: string }): Cart {
 }
 
 export function getCart(deps: Deps, ctx: StoreCtx): Cart {
+  // Reading a cart that exists takes no write lock; only the first look creates it.
+  const existing = deps.db.select().from(carts).where(and(eq(carts.customerId, customerOf(ctx)), eq(carts.storeId, ctx.storeId))).get()
+  if (existing) return cartView(deps.db, ctx, existing)
   return writeTransaction(deps.db, (tx) => cartView(tx, ctx, cartOf(tx, deps, ctx)))
 }
 

@@ -17,6 +17,15 @@ export const PayBody = z
   .strict()
 export type PayBody = z.infer<typeof PayBody>
 
+export const PayHeaders = z.object({
+  'idempotency-key': z
+    .string()
+    .min(1, 'Idempotency-Key must not be empty')
+    .max(255, 'Idempotency-Key has at most 255 characters; a UUID is a good key')
+    .optional()
+    .describe('Replays the first answer for 24 h instead of paying twice (per store).'),
+})
+
 export const TransitionBody = z
   .object({
     to: OrderStatus,

@@ -24,14 +24,15 @@ const processor = {
 export function pay(deps: Deps, ctx: StoreCtx, orderId: string, body: PayBody, idempotencyKey: string | undefined) {
   const fingerprint = JSON.stringify({ customer: customerOf(ctx), orderId, method: body.method, simulate: body.simulate ?? null, installments: body.installments ?? 1 })
   return withIdempotency(deps, ctx.storeId, idempotencyKey, fingerprint, async () => {
-    // An order past its time is never paid: the transaction below expires it instead (the timer may not have run yet).
+    // Refuse early what cannot be paid; the transaction below checks again after the processor answered.
     const before = findOrder(deps.db, ctx, orderId)
     assertMove(before.id, before.status, 'PAID', 'pay')
     const approved = await processor.authorize(body)
     const result = writeTransaction(deps.db, (tx) => {
       const order = findOrder(tx, ctx, orderId)
       const now = deps.clock.now()
-      if (order.status === 'PENDING' && order.expiresAt <= now) return { expired: cancelOrder(tx, deps, order, 'EXPIRED', 'expire'), paymentId: '', order }
+      // Past its time (the timer may not have run yet), the order expires here instead of being paid.
+      if (order.status === 'PENDING' && order.expiresAt <= now) return { expired: true as const, order: cancelOrder(tx, deps, order, 'EXPIRED', 'expire'), paymentId: null }
       assertMove(order.id, order.status, 'PAID', 'pay')
       const paymentId = deps.ids.next('pay')
       tx.insert(payments)
@@ -47,12 +48,10 @@ export function pay(deps: Deps, ctx: StoreCtx, orderId: string, body: PayBody, i
           createdAt: now,
         })
         .run()
-      return { expired: null, paymentId, order: approved ? markPaid(tx, deps, order) : order }
+      return { expired: false as const, paymentId, order: approved ? markPaid(tx, deps, order) : order }
     })
-    if (result.expired) {
-      assertMove(orderId, result.expired.status, 'PAID', 'pay')
-      throw new Error('unreachable: an expired order cannot be paid')
-    }
+    // Committed: the expiry stands, and the answer is the refusal of paying a CANCELLED order.
+    if (result.expired) return assertMove(orderId, result.order.status, 'PAID', 'pay') as never
     if (!approved) {
       throw new AppError(
         'PAYMENT_DECLINED',

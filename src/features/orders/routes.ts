@@ -3,7 +3,7 @@ import { authMacro } from '../../kernel/auth/macro'
 import type { Deps } from '../../kernel/deps'
 import { ErrorEnvelope } from '../../kernel/errors'
 import { checkout } from './checkout'
-import { CustomerOrderQuery, Order, OrderIdParams, OrderPage, PayBody, RefundBody, StoreOrderQuery, TransitionBody } from './model'
+import { CustomerOrderQuery, Order, OrderIdParams, OrderPage, PayBody, PayHeaders, RefundBody, StoreOrderQuery, TransitionBody } from './model'
 import { pay } from './payment'
 import { cancelByCustomer, getOrder, listCustomerOrders, listStoreOrders, refund, transition } from './service'
 
@@ -54,6 +54,7 @@ export const orderRoutes = (deps: Deps) =>
         auth: 'customer',
         params: OrderIdParams,
         body: PayBody,
+        headers: PayHeaders,
         response: { 200: Order, 400: ErrorEnvelope, 402: ErrorEnvelope, 404: ErrorEnvelope, 409: ErrorEnvelope, 422: ErrorEnvelope },
         detail: {
           tags,
