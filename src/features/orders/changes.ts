@@ -2,6 +2,7 @@ import { eq } from 'drizzle-orm'
 import type { StoreCtx } from '../../kernel/auth/kinds'
 import type { Sql } from '../../kernel/db/database'
 import type { Deps } from '../../kernel/deps'
+import { fromCents } from '../../kernel/money'
 import { moveStock } from '../catalog/stock'
 import { assertMove, type Operation } from './states'
 import { orderItems, orders, type CancelReason } from './tables'
@@ -28,7 +29,7 @@ export function cancelOrder(tx: Sql, deps: Deps, order: OrderRow, reason: Cancel
   }
   const now = deps.clock.now()
   const after = update(tx, order, { status: 'CANCELLED', cancelReason: reason, cancelledAt: now, updatedAt: now })
-  deps.outbox.emit(tx, order.storeId, 'order.cancelled', { orderId: order.id, number: order.number, reason, total: after.totalCents / 100 })
+  deps.outbox.emit(tx, order.storeId, 'order.cancelled', { orderId: order.id, number: order.number, reason, total: fromCents(after.totalCents) })
   return after
 }
 
@@ -41,7 +42,7 @@ export function markPaid(tx: Sql, deps: Deps, order: OrderRow): OrderRow {
   }
   const now = deps.clock.now()
   const after = update(tx, order, { status: 'PAID', paidAt: now, updatedAt: now })
-  deps.outbox.emit(tx, order.storeId, 'order.paid', { orderId: order.id, number: order.number, total: after.totalCents / 100 })
+  deps.outbox.emit(tx, order.storeId, 'order.paid', { orderId: order.id, number: order.number, total: fromCents(after.totalCents) })
   return after
 }
 
