@@ -4,6 +4,7 @@ import { httpKernel } from './kernel/http/plugin'
 import { RouteTable } from './kernel/http/route-table'
 import { activityRoutes } from './features/activity/routes'
 import { apiKeyRoutes } from './features/api-keys/routes'
+import { cartRoutes } from './features/cart/routes'
 import { classroomRoutes } from './features/classroom/routes'
 import { customerRoutes } from './features/customers/routes'
 import { productRoutes, variantRoutes } from './features/catalog/routes'
@@ -11,6 +12,7 @@ import { groupRoutes } from './features/groups/routes'
 import { mediaRoutes } from './features/media/routes'
 import { productImageRoutes } from './features/product-images/routes'
 import { memberRoutes } from './features/members/routes'
+import { orderRoutes, storeOrderRoutes } from './features/orders/routes'
 import { storeAuthRoutes } from './features/store-auth/routes'
 import { storeSettingsRoutes } from './features/store-settings/routes'
 import { taxonomyRoutes } from './features/taxonomy/routes'
@@ -45,7 +47,10 @@ export function createApp(deps: Deps, extraRoutes?: AnyElysia) {
         .use(variantRoutes(deps))
         .use(taxonomyRoutes(deps, 'categories'))
         .use(taxonomyRoutes(deps, 'brands'))
-        .use(taxonomyRoutes(deps, 'collections')),
+        .use(taxonomyRoutes(deps, 'collections'))
+        .use(cartRoutes(deps))
+        .use(orderRoutes(deps))
+        .use(storeOrderRoutes(deps)),
     )
   // Tests mount probe routes here to exercise the kernel before features exist.
   if (extraRoutes) app.use(extraRoutes)

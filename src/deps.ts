@@ -1,6 +1,7 @@
 import type { Config } from './config'
 import { ActivityRecorder } from './features/activity/recorder'
 import { productImageUsers } from './features/product-images/service'
+import { OrderExpiry } from './features/orders/expiry'
 import { WebhookDispatcher } from './features/webhooks/dispatcher'
 import { RateLimiter } from './kernel/auth/rate-limiter'
 import type { Clock } from './kernel/clock'
@@ -43,5 +44,7 @@ export function createDeps(
   // The dispatcher reads listenPort and publicUrl from this same object, which the server updates after listening.
   const webhooks = new WebhookDispatcher(deps)
   lifecycle.onStop(() => webhooks.stop())
-  return Object.assign(deps, { webhooks })
+  const orderExpiry = new OrderExpiry(deps)
+  lifecycle.onStop(() => orderExpiry.stop())
+  return Object.assign(deps, { webhooks, orderExpiry })
 }

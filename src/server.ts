@@ -56,6 +56,7 @@ export async function serve(config: Config, log: Log = consoleLog) {
   deps.listenPort = port
   deps.publicUrl = derivePublicUrl(config, port)
   deps.webhooks.start()
+  deps.orderExpiry.start()
 
   printBanner(config, port, deps.publicUrl, admin)
 

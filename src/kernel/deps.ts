@@ -1,6 +1,7 @@
 import type { Database } from 'bun:sqlite'
 import type { Config } from '../config'
 import type { MediaUser } from '../features/media/users'
+import type { OrderExpiry } from '../features/orders/expiry'
 import type { WebhookDispatcher } from '../features/webhooks/dispatcher'
 import type { CallRecorder } from './auth/gate'
 import type { RateLimiter } from './auth/rate-limiter'
@@ -38,4 +39,6 @@ export interface Deps {
   listenPort: number
   /** Delivers webhooks from the outbox (features/webhooks); started by the server, not by tests unless they ask. */
   webhooks: WebhookDispatcher
+  /** Cancels unpaid orders after RESERVATION_TTL_MINUTES (features/orders); started by the server, tests call tick(). */
+  orderExpiry: OrderExpiry
 }

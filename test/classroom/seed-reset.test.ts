@@ -24,7 +24,7 @@ describe('seed-demo', () => {
     const { A } = t.w
     const res = await seed(t, A.group.id)
     expect(res.status).toBe(201)
-    expect(res.body).toMatchObject({ groupId: A.group.id, storeId: A.group.storeId, categories: 3, brands: 4, collections: 2, products: 40, images: 40 })
+    expect(res.body).toMatchObject({ groupId: A.group.id, storeId: A.group.storeId, categories: 3, brands: 4, collections: 2, products: 40, images: 40, orders: 6 })
     const list = await all(t, A.key.apiKey, 'products')
     expect(list.total).toBe(40)
     expect(list.data.reduce((n: number, p: any) => n + p.variants.length, 0)).toBe(res.body.variants)
@@ -41,6 +41,11 @@ describe('seed-demo', () => {
     const [customer] = res.body.customers
     const login = await t.call('POST', '/v1/customers/login', { headers: apiKey(A.key.apiKey), body: customer })
     expect(login.status).toBe(200)
+    const orders = await all(t, A.key.apiKey, 'store/orders')
+    expect(orders.total).toBe(6)
+    expect(orders.data.map((o: any) => o.status)).toEqual(Array(6).fill('PAID'))
+    const mine = await expectOk(t.call('GET', '/v1/orders', { headers: { ...apiKey(A.key.apiKey), ...bearer(login.body.token) } }))
+    expect(mine.total).toBe(2)
   })
 
   test('the same seed gives the same catalog; another seed another one', async () => {
@@ -79,9 +84,9 @@ describe('reset-store', () => {
 
     const res = await t.call('POST', `/v1/admin/groups/${A.group.id}/reset-store`, { headers: admin })
     expect(res.status).toBe(200)
-    expect(res.body.removed).toMatchObject({ products: 40, media: 41, customers: 4, webhook_endpoints: 1 })
+    expect(res.body.removed).toMatchObject({ products: 40, media: 41, customers: 4, orders: 6, webhook_endpoints: 1 })
 
-    for (const path of ['products', 'media', 'categories', 'brands', 'collections', 'webhooks']) {
+    for (const path of ['products', 'media', 'categories', 'brands', 'collections', 'webhooks', 'store/orders']) {
       expect({ path, total: (await all(t, A.key.apiKey, path)).total }).toEqual({ path, total: 0 })
     }
     expect(existsSync(join(t.dir, 'media', A.group.storeId))).toBe(false)

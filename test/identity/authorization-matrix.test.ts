@@ -19,6 +19,12 @@ async function matrixWorld(t: ReturnType<typeof createTestApp>) {
   const catalog = await seedCatalog(t.call, stores.A.key.apiKey)
   const spare = await expectOk(t.call('POST', '/v1/admin/groups', { headers: admin, body: { name: 'Spare group' } }), 201)
   const image = await expectOk(t.call('POST', `/v1/products/${catalog.product.id}/images`, { headers: key, body: { mediaId: stores.A.media.id } }), 201)
+  // A's customer has an order and, after it, an item in the cart.
+  const buyable = await expectOk(t.call('POST', '/v1/products', { headers: key, body: { name: 'Matrix', sku: 'MATRIX-BUY', price: 5, stock: 100, state: 'PUBLISHED' } }), 201)
+  const customer = { ...key, ...bearer(stores.A.customer.token) }
+  await expectOk(t.call('POST', '/v1/cart/items', { headers: customer, body: { variantId: buyable.variants[0].id, quantity: 1 } }))
+  const order = await expectOk(t.call('POST', '/v1/orders/checkout', { headers: customer }), 201)
+  const cart = await expectOk(t.call('POST', '/v1/cart/items', { headers: customer, body: { variantId: buyable.variants[0].id, quantity: 1 } }))
   return {
     ...stores,
     catalog,
@@ -26,6 +32,8 @@ async function matrixWorld(t: ReturnType<typeof createTestApp>) {
     imageId: image.id as string,
     spareGroupId: spare.id as string,
     deliveryId: ping.deliveryId as string,
+    orderId: order.id as string,
+    cartItemId: cart.items[0].id as string,
   }
 }
 type World = Awaited<ReturnType<typeof matrixWorld>>
@@ -49,6 +57,9 @@ const ID_OF: Record<string, (w: World) => string> = {
   images: (w) => w.imageId,
   webhooks: (w) => w.webhookId,
   deliveries: (w) => w.deliveryId,
+  // /v1/cart/items/:id and /v1/orders/:id, /v1/store/orders/:id
+  items: (w) => w.cartItemId,
+  orders: (w) => w.orderId,
 }
 
 /**
@@ -67,6 +78,10 @@ const BODY_OF: Record<string, unknown> = {
   'POST /v1/products/:id/images': { url: 'https://example.com/a.png' },
   'PATCH /v1/images/:id': { position: 0 },
   'POST /v1/webhooks/:id/sign': { timestamp: 1700000000000, body: '{}' },
+  'PATCH /v1/cart/items/:id': { quantity: 2 },
+  'POST /v1/orders/:id/pay': { method: 'PIX' },
+  'POST /v1/store/orders/:id/transition': { to: 'CANCELLED' },
+  'POST /v1/store/orders/:id/refund': { reason: 'matrix' },
 }
 
 function bodyFor(route: RouteEntry, hasStoreIds: boolean): unknown {

@@ -41,7 +41,8 @@ export function moveStock(tx: Sql, deps: Deps, ctx: StoreCtx, move: StockMove): 
   if (!Number.isInteger(quantity) || quantity === 0 || (kind !== 'ADJUST' && quantity < 0)) {
     throw new Error(`moveStock: invalid quantity ${quantity} for ${kind}`)
   }
-  const before = findVariant(tx, ctx, move.variantId)
+  // An order may still hold units of a variant deleted since checkout: those moves must find it.
+  const before = kind === 'RELEASE' || kind === 'SALE' || kind === 'RETURN' ? heldVariant(tx, ctx, move.variantId) : findVariant(tx, ctx, move.variantId)
   const stock = before.stock + EFFECT[kind].stock * quantity
   const reserved = before.reserved + EFFECT[kind].reserved * quantity
   if (reserved < 0 || reserved > stock) throw refusal(before, move)
@@ -78,6 +79,12 @@ export function moveStock(tx: Sql, deps: Deps, ctx: StoreCtx, move: StockMove): 
     })
   }
   return after
+}
+
+function heldVariant(tx: Sql, ctx: StoreCtx, id: string): VariantRow {
+  const row = tx.select().from(variants).where(and(eq(variants.id, id), eq(variants.storeId, ctx.storeId))).get()
+  if (!row) throw new Error(`moveStock: variant ${id} is not in store ${ctx.storeId}`)
+  return row
 }
 
 function refusal(v: VariantRow, move: StockMove): AppError {

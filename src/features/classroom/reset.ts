@@ -30,10 +30,13 @@ export async function resetStore(deps: Deps, groupId: string) {
   const reset = deps.sqlite.transaction(() => {
     // Rows refer to each other across tables; the checks run at commit, when all of them are gone.
     deps.sqlite.exec('PRAGMA defer_foreign_keys = ON')
-    for (const table of storeTables(deps.sqlite)) {
-      const { changes } = deps.sqlite.query(`delete from "${table}" where store_id = ?`).run(group.storeId)
-      if (changes > 0) removed[table] = changes
+    const tables = storeTables(deps.sqlite)
+    // Counted first: deleting one table's rows removes others' by cascade (a customer's orders).
+    for (const table of tables) {
+      const { n } = deps.sqlite.query(`select count(*) as n from "${table}" where store_id = ?`).get(group.storeId) as { n: number }
+      if (n > 0) removed[table] = n
     }
+    for (const table of tables) deps.sqlite.query(`delete from "${table}" where store_id = ?`).run(group.storeId)
   })
   reset.immediate()
   await rm(join(mediaRoot(deps), group.storeId), { recursive: true, force: true })

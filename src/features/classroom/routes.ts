@@ -23,6 +23,7 @@ const SeedResult = z.object({
   products: z.number().int(),
   variants: z.number().int(),
   images: z.number().int(),
+  orders: z.number().int().describe('paid orders of the demo customers'),
   customers: z.array(z.object({ email: z.string(), password: z.string() })).describe('demo customers the class can log in as'),
 })
 
@@ -52,7 +53,7 @@ export const classroomRoutes = (deps: Deps) =>
           tags,
           summary: "Fill a group's empty store with a demo catalog",
           description:
-            '3 categories, 4 brands, 2 collections, 40 products (most PUBLISHED) with size variants and a picture each, and 3 customers, through the same rules as the API. The same `seed` gives the same catalog. A store that already has products is 409: reset it first.',
+            '3 categories, 4 brands, 2 collections, 40 products (most PUBLISHED) with size variants and a picture each, and 3 customers with 2 paid orders each, through the same rules as the API. The same `seed` gives the same catalog. A store that already has products is 409: reset it first.',
         },
       },
     )

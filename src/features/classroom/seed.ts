@@ -1,9 +1,12 @@
-import { and, count, eq, isNull } from 'drizzle-orm'
+import { and, count, eq, gte, isNull, sql } from 'drizzle-orm'
 import type { StoreCtx } from '../../kernel/auth/kinds'
 import type { Deps } from '../../kernel/deps'
 import { AppError } from '../../kernel/errors'
 import { createProduct } from '../catalog/products'
-import { products } from '../catalog/tables'
+import { products, variants } from '../catalog/tables'
+import { addItem } from '../cart/service'
+import { checkout } from '../orders/checkout'
+import { pay } from '../orders/payment'
 import { addVariant } from '../catalog/variants'
 import { register } from '../customers/service'
 import { getGroup } from '../groups/service'
@@ -42,7 +45,7 @@ export const DEMO_PRODUCTS = 40
 
 /**
  * Fills an empty store with a demo catalog (decisions §6): categories, brands, collections, products
- * with variants and a picture each, and a few customers, so a class can call the API in its first
+ with variants and a picture each, and a few customers with paid orders, so a class can call the API in its first
  * minute. Everything goes through the same services as the API, so every rule and event holds.
  */
 export async function seedDemo(deps: Deps, groupId: string, seed = 1) {
@@ -56,7 +59,7 @@ export async function seedDemo(deps: Deps, groupId: string, seed = 1) {
   const categories = Object.fromEntries(Object.keys(CATEGORIES).map((name) => [name, createTerm(deps, ctx, 'categories', { name })]))
   const brands = BRANDS.map((name) => createTerm(deps, ctx, 'brands', { name }))
   const collections = COLLECTIONS.map((name) => createTerm(deps, ctx, 'collections', { name }))
-  let variants = 0
+  let variantCount = 0
   const names = new Set<string>()
   while (names.size < DEMO_PRODUCTS) {
     const category = rnd.pick(Object.keys(CATEGORIES)) as keyof typeof CATEGORIES
@@ -81,10 +84,10 @@ export async function seedDemo(deps: Deps, groupId: string, seed = 1) {
       collectionIds: rnd.next() < 0.4 ? [rnd.pick(collections).id] : [],
       minStock: 5,
     })
-    variants++
+    variantCount++
     for (const size of sizes.slice(1)) {
       addVariant(deps, ctx, product.id, { sku: `DEMO-${String(n).padStart(3, '0')}-${size}`, price, stock: rnd.int(0, 30), options: { tamanho: size }, minStock: 5 })
-      variants++
+      variantCount++
     }
     const form = new FormData()
     form.append('file', new Blob([demoPicture([...rgb])], { type: 'image/png' }), `demo-${n}.png`)
@@ -92,11 +95,26 @@ export async function seedDemo(deps: Deps, groupId: string, seed = 1) {
     linkImage(deps, ctx, product.id, { mediaId: media.id })
   }
   const customers = []
+  let orders = 0
   for (const [i, name] of CUSTOMERS.entries()) {
     const email = `${name.split(' ')[0]!.toLowerCase()}@demo.example`
     const password = `demo-password-${i + 1}`
-    await register(deps, ctx, { email, password, name })
+    const { customer } = await register(deps, ctx, { email, password, name })
     customers.push({ email, password })
+    // Each demo customer has bought something, so orders, stock movements and reviews have data.
+    const buyer: StoreCtx = { ...ctx, actor: { type: 'customer', customerId: customer.id, keyId: 'seed-demo', rm: null } }
+    const forSale = deps.db
+      .select({ id: variants.id })
+      .from(variants)
+      .innerJoin(products, eq(products.id, variants.productId))
+      .where(and(eq(products.storeId, ctx.storeId), eq(products.state, 'PUBLISHED'), gte(sql`${variants.stock} - ${variants.reserved}`, 8)))
+      .all()
+    for (let k = 0; k < 2 && forSale.length > 0; k++) {
+      addItem(deps, buyer, { variantId: rnd.pick(forSale).id, quantity: 1 })
+      const order = checkout(deps, buyer)
+      await pay(deps, buyer, order.id, { method: k === 0 ? 'PIX' : 'CREDIT_CARD' }, undefined)
+      orders++
+    }
   }
   return {
     groupId: group.id,
@@ -105,8 +123,9 @@ export async function seedDemo(deps: Deps, groupId: string, seed = 1) {
     brands: brands.length,
     collections: collections.length,
     products: DEMO_PRODUCTS,
-    variants,
+    variants: variantCount,
     images: DEMO_PRODUCTS,
+    orders,
     customers,
   }
 }

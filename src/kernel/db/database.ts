@@ -22,7 +22,7 @@ export function openDatabase(file: string): OpenDatabase {
   sqlite.exec('PRAGMA synchronous = NORMAL')
   sqlite.exec('PRAGMA foreign_keys = ON')
   sqlite.exec('PRAGMA busy_timeout = 5000')
-  const db = drizzle({ client: sqlite })
+  const db = drizzle({ client: cachingStatements(sqlite) })
   return {
     sqlite,
     db,
@@ -35,6 +35,22 @@ export function openDatabase(file: string): OpenDatabase {
       }
     },
   }
+}
+
+/**
+ * drizzle compiles every statement afresh (`prepare`), which was a fifth of the CPU time of an order.
+ * Bun's `query` keeps one compiled statement per SQL text. Sharing it is safe because drizzle runs each
+ * statement to completion synchronously and never finalizes it; code that uses `sqlite` directly is
+ * left with the uncached `prepare`.
+ */
+function cachingStatements(sqlite: Database): Database {
+  return new Proxy(sqlite, {
+    get(target, prop) {
+      if (prop === 'prepare') return (sql: string) => target.query(sql)
+      const value = Reflect.get(target, prop, target)
+      return typeof value === 'function' ? value.bind(target) : value
+    },
+  })
 }
 
 /**

@@ -45,7 +45,7 @@ function toAppError(code: unknown, error: unknown, method: string, path: string,
 const internal = () =>
   new AppError(
     'INTERNAL_ERROR',
-    'Something went wrong inside the server. Nothing was changed by this request; try again, and if it persists give the teacher the requestId.',
+    'Something went wrong inside the server. Try the request again; if it keeps failing, give the teacher the requestId.',
   )
 
 function routeNotFound(method: string, path: string, routes: RouteTable): AppError {

@@ -1,0 +1,42 @@
+import { Elysia } from 'elysia'
+import { authMacro } from '../../kernel/auth/macro'
+import type { Deps } from '../../kernel/deps'
+import { ErrorEnvelope } from '../../kernel/errors'
+import { AddItemBody, Cart, ChangeItemBody, ItemIdParams } from './model'
+import { addItem, changeItem, getCart, removeItem } from './service'
+
+const tags = ['Cart and orders']
+
+/** The buyer's cart: X-API-Key plus the customer's Bearer token. */
+export const cartRoutes = (deps: Deps) =>
+  new Elysia({ prefix: '/cart' })
+    .use(authMacro)
+    .get('', ({ ctx }) => getCart(deps, ctx), {
+      auth: 'customer',
+      response: { 200: Cart },
+      detail: { tags, summary: "The customer's cart", description: 'Prices are today\u2019s; `available` says how many units of each line can be bought now.' },
+    })
+    .post('/items', ({ ctx, body }) => addItem(deps, ctx, body), {
+      auth: 'customer',
+      body: AddItemBody,
+      response: { 200: Cart, 400: ErrorEnvelope, 404: ErrorEnvelope, 409: ErrorEnvelope },
+      detail: {
+        tags,
+        summary: 'Add a variant to the cart',
+        description:
+          'Adding a variant already in the cart adds the quantities up. A product id where the variant id belongs is a 404 that says so. A product that is not PUBLISHED is 409 PRODUCT_UNAVAILABLE; more units than `available` is 409 INSUFFICIENT_STOCK. Answers with the whole cart.',
+      },
+    })
+    .patch('/items/:id', ({ ctx, params, body }) => changeItem(deps, ctx, params.id, body.quantity), {
+      auth: 'customer',
+      params: ItemIdParams,
+      body: ChangeItemBody,
+      response: { 200: Cart, 400: ErrorEnvelope, 404: ErrorEnvelope, 409: ErrorEnvelope },
+      detail: { tags, summary: 'Change the quantity of a cart item', description: 'Sets the quantity (at least 1; remove the item with DELETE). Answers with the whole cart.' },
+    })
+    .delete('/items/:id', ({ ctx, params }) => removeItem(deps, ctx, params.id), {
+      auth: 'customer',
+      params: ItemIdParams,
+      response: { 200: Cart, 404: ErrorEnvelope },
+      detail: { tags, summary: 'Remove a cart item', description: 'Answers with the whole cart.' },
+    })

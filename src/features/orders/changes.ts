@@ -1,0 +1,71 @@
+import { eq } from 'drizzle-orm'
+import type { StoreCtx } from '../../kernel/auth/kinds'
+import type { Sql } from '../../kernel/db/database'
+import type { Deps } from '../../kernel/deps'
+import { fromCents } from '../../kernel/money'
+import { moveStock } from '../catalog/stock'
+import { assertMove, type Operation } from './states'
+import { orderItems, orders, type CancelReason } from './tables'
+import type { OrderRow } from './views'
+
+/** State changes shared by the buyer, the store panel and the expiry timer; each runs in the caller's transaction. */
+
+const itemsOf = (tx: Sql, orderId: string) => tx.select().from(orderItems).where(eq(orderItems.orderId, orderId)).all()
+
+/** The store's context for moves made on its behalf (expiry); only storeId is read by stock moves. */
+export const systemCtx = (storeId: string): StoreCtx => ({ storeId, groupId: '', actor: { type: 'apiKey', keyId: 'system', rm: null } })
+
+function update(tx: Sql, order: OrderRow, set: Partial<OrderRow>): OrderRow {
+  return tx.update(orders).set(set).where(eq(orders.id, order.id)).returning().get()!
+}
+
+/** PENDING → CANCELLED: the reservation is released and `order.cancelled` sent. */
+export function cancelOrder(tx: Sql, deps: Deps, order: OrderRow, reason: CancelReason, op: Operation): OrderRow {
+  assertMove(order.id, order.status, 'CANCELLED', op)
+  const ctx = systemCtx(order.storeId)
+  const label = { CUSTOMER: 'cancelled by the customer', STORE: 'cancelled by the store', EXPIRED: 'not paid in time' }[reason]
+  for (const item of itemsOf(tx, order.id)) {
+    moveStock(tx, deps, ctx, { variantId: item.variantId, kind: 'RELEASE', quantity: item.quantity, reason: `order #${order.number} ${label}`, orderId: order.id })
+  }
+  const now = deps.clock.now()
+  const after = update(tx, order, { status: 'CANCELLED', cancelReason: reason, cancelledAt: now, updatedAt: now })
+  deps.outbox.emit(tx, order.storeId, 'order.cancelled', { orderId: order.id, number: order.number, reason, total: fromCents(after.totalCents) })
+  return after
+}
+
+/** PENDING → PAID after an approved payment: each reservation becomes a sale. */
+export function markPaid(tx: Sql, deps: Deps, order: OrderRow): OrderRow {
+  assertMove(order.id, order.status, 'PAID', 'pay')
+  const ctx = systemCtx(order.storeId)
+  for (const item of itemsOf(tx, order.id)) {
+    moveStock(tx, deps, ctx, { variantId: item.variantId, kind: 'SALE', quantity: item.quantity, reason: `order #${order.number} paid`, orderId: order.id })
+  }
+  const now = deps.clock.now()
+  const after = update(tx, order, { status: 'PAID', paidAt: now, updatedAt: now })
+  deps.outbox.emit(tx, order.storeId, 'order.paid', { orderId: order.id, number: order.number, total: fromCents(after.totalCents) })
+  return after
+}
+
+/** PAID → SHIPPED → DELIVERED by the store; each fires `shipment.updated`. */
+export function ship(tx: Sql, deps: Deps, order: OrderRow, to: 'SHIPPED' | 'DELIVERED', trackingCode: string | undefined): OrderRow {
+  assertMove(order.id, order.status, to, 'transition')
+  const now = deps.clock.now()
+  const after =
+    to === 'SHIPPED'
+      ? update(tx, order, { status: to, shippedAt: now, trackingCode: trackingCode ?? null, updatedAt: now })
+      : update(tx, order, { status: to, deliveredAt: now, ...(trackingCode ? { trackingCode } : {}), updatedAt: now })
+  deps.outbox.emit(tx, order.storeId, 'shipment.updated', { orderId: order.id, number: order.number, status: to, trackingCode: after.trackingCode })
+  return after
+}
+
+/** PAID | SHIPPED | DELIVERED → REFUNDED, the whole total; with restock the units return to stock. */
+export function refundOrder(tx: Sql, deps: Deps, order: OrderRow, input: { reason?: string; restock: boolean }): OrderRow {
+  assertMove(order.id, order.status, 'REFUNDED', 'refund')
+  const ctx = systemCtx(order.storeId)
+  if (input.restock) {
+    for (const item of itemsOf(tx, order.id)) {
+      moveStock(tx, deps, ctx, { variantId: item.variantId, kind: 'RETURN', quantity: item.quantity, reason: `order #${order.number} refunded`, orderId: order.id })
+    }
+  }
+  return update(tx, order, { status: 'REFUNDED', refundedAt: deps.clock.now(), updatedAt: deps.clock.now() })
+}

@@ -1,0 +1,76 @@
+import { and, eq } from 'drizzle-orm'
+import { writeTransaction } from '../../kernel/db/database'
+import type { Deps } from '../../kernel/deps'
+import { AppError, errorBody } from '../../kernel/errors'
+import { idempotencyKeys } from './tables'
+
+/**
+ * The Idempotency-Key of a payment (decisions §11), scoped to the store: the first request claims the
+ * key, and its answer is kept for 24 h and replayed to every repeat. The same key with a different
+ * request is 422 IDEMPOTENCY_KEY_REUSED; a repeat while the first still runs is 409 IDEMPOTENCY_IN_PROGRESS.
+ */
+export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000
+export const MAX_KEY_LENGTH = 255
+/** A payment takes milliseconds; a claim this old without an answer belongs to a process that died. */
+export const ABANDONED_AFTER_MS = 60_000
+
+export interface Answer {
+  status: number
+  body: unknown
+}
+
+/** A replayed answer, marked so that a client can tell. */
+const replay = (status: number, body: string) =>
+  new Response(body, { status, headers: { 'content-type': 'application/json', 'idempotent-replayed': 'true' } })
+
+export async function withIdempotency(
+  deps: Deps,
+  storeId: string,
+  key: string | undefined,
+  fingerprint: string,
+  run: () => Promise<Answer>,
+): Promise<Answer | Response> {
+  if (key === undefined) return run()
+  if (key.length === 0 || key.length > MAX_KEY_LENGTH) {
+    throw new AppError('VALIDATION_ERROR', `The Idempotency-Key header must have 1 to ${MAX_KEY_LENGTH} characters; a UUID is a good key.`, [
+      { path: 'headers.idempotency-key', message: `1 to ${MAX_KEY_LENGTH} characters` },
+    ])
+  }
+  const where = and(eq(idempotencyKeys.storeId, storeId), eq(idempotencyKeys.key, key))
+  const stored = writeTransaction(deps.db, (tx) => {
+    const now = deps.clock.now()
+    const row = tx.select().from(idempotencyKeys).where(where).get()
+    if (row && row.createdAt > now - IDEMPOTENCY_TTL_MS) {
+      if (row.fingerprint !== fingerprint) {
+        throw new AppError(
+          'IDEMPOTENCY_KEY_REUSED',
+          'This Idempotency-Key was already used for a different request (another order, method or options). Use a new key for a new payment.',
+        )
+      }
+      // A claim that never got its answer in time was left by a crash: the request may run again.
+      if (row.responseStatus === null && row.createdAt > now - ABANDONED_AFTER_MS) {
+        throw new AppError('IDEMPOTENCY_IN_PROGRESS', 'A request with this Idempotency-Key is still running. Wait a moment and send it again to get its answer.')
+      }
+      if (row.responseStatus !== null) return row
+    }
+    if (row) tx.delete(idempotencyKeys).where(where).run()
+    tx.insert(idempotencyKeys).values({ storeId, key, fingerprint, createdAt: now }).run()
+    return null
+  })
+  if (stored) return replay(stored.responseStatus!, stored.responseBody!)
+  let answer: Answer
+  try {
+    answer = await run()
+  } catch (e) {
+    // A refusal is the answer to replay; anything else (a crash) frees the key for another try.
+    if (e instanceof AppError && e.status < 500) answer = { status: e.status, body: errorBody(e) }
+    else {
+      deps.db.delete(idempotencyKeys).where(where).run()
+      throw e
+    }
+    deps.db.update(idempotencyKeys).set({ responseStatus: answer.status, responseBody: JSON.stringify(answer.body) }).where(where).run()
+    throw e
+  }
+  deps.db.update(idempotencyKeys).set({ responseStatus: answer.status, responseBody: JSON.stringify(answer.body) }).where(where).run()
+  return answer
+}

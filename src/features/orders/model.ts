@@ -1,0 +1,101 @@
+import { z } from 'zod'
+import { PageQuery, Page } from '../../kernel/pagination'
+import { CANCEL_REASONS, ORDER_STATES, PAYMENT_METHODS } from './tables'
+
+/** Request and response shapes of orders and payments (decisions §11). */
+
+export const OrderIdParams = z.object({ id: z.string() })
+
+export const OrderStatus = z.enum(ORDER_STATES).describe('PENDING, PAID, CANCELLED, SHIPPED, DELIVERED or REFUNDED')
+
+export const PayBody = z
+  .object({
+    method: z.enum(PAYMENT_METHODS, { error: 'method must be PIX or CREDIT_CARD' }),
+    simulate: z.literal('decline', { error: "simulate can only be 'decline' (leave it out to approve)" }).optional(),
+    installments: z.number().int('installments must be a whole number').min(1).max(12, 'installments go from 1 to 12').optional(),
+  })
+  .strict()
+export type PayBody = z.infer<typeof PayBody>
+
+export const PayHeaders = z.object({
+  'idempotency-key': z
+    .string()
+    .min(1, 'Idempotency-Key must not be empty')
+    .max(255, 'Idempotency-Key has at most 255 characters; a UUID is a good key')
+    .optional()
+    .describe('Replays the first answer for 24 h instead of paying twice (per store).'),
+})
+
+export const TransitionBody = z
+  .object({
+    to: OrderStatus,
+    trackingCode: z.string().trim().min(1).max(100).optional().describe('Optional when moving to SHIPPED.'),
+  })
+  .strict()
+
+export const RefundBody = z
+  .object({
+    reason: z.string().trim().max(500).optional(),
+    restock: z.boolean().default(true).describe('true (the default) returns the units to stock'),
+  })
+  .strict()
+
+export const OrderItem = z.object({
+  variantId: z.string(),
+  productId: z.string(),
+  name: z.string(),
+  sku: z.string(),
+  unitPrice: z.number(),
+  quantity: z.number().int(),
+  lineTotal: z.number(),
+})
+
+export const Payment = z
+  .object({
+    id: z.string(),
+    method: z.enum(PAYMENT_METHODS),
+    status: z.enum(['APPROVED', 'DECLINED']),
+    amount: z.number(),
+    installments: z.number().int(),
+    pixCode: z.string().nullable().describe('PIX only: a simulated copy-and-paste code'),
+    createdAt: z.string(),
+  })
+  .meta({ id: 'Payment' })
+
+export const Refund = z.object({ id: z.string(), amount: z.number(), reason: z.string().nullable(), restock: z.boolean(), createdAt: z.string() })
+
+export const Order = z
+  .object({
+    id: z.string(),
+    number: z.number().int().describe('Counts up per store from 1'),
+    status: OrderStatus,
+    items: z.array(OrderItem),
+    subtotal: z.number(),
+    total: z.number(),
+    currency: z.string(),
+    customer: z.object({ id: z.string(), name: z.string(), email: z.string() }),
+    payments: z.array(Payment),
+    refunds: z.array(Refund),
+    shipment: z
+      .object({ status: z.enum(['SHIPPED', 'DELIVERED']), trackingCode: z.string().nullable(), shippedAt: z.string(), deliveredAt: z.string().nullable() })
+      .nullable(),
+    cancelReason: z.enum(CANCEL_REASONS).nullable().describe('CUSTOMER, STORE or EXPIRED, when CANCELLED'),
+    createdAt: z.string(),
+    updatedAt: z.string(),
+    expiresAt: z.string().nullable().describe('While PENDING: when the order is cancelled unless paid'),
+  })
+  .meta({ id: 'Order' })
+export type Order = z.infer<typeof Order>
+
+export const OrderPage = Page(Order)
+
+export const CustomerOrderQuery = PageQuery.extend({ status: OrderStatus.optional() }).strict()
+
+const Time = z.iso.datetime({ error: 'must be an ISO 8601 time, e.g. 2026-01-31T00:00:00Z' })
+export const StoreOrderQuery = PageQuery.extend({
+  status: OrderStatus.optional(),
+  customerId: z.string().optional(),
+  from: Time.optional().describe('orders created at or after this time'),
+  to: Time.optional().describe('orders created before this time'),
+}).strict()
+export type StoreOrderQuery = z.infer<typeof StoreOrderQuery>

@@ -1,0 +1,64 @@
+import type { StoreCtx } from '../../kernel/auth/kinds'
+import { isoTime } from '../../kernel/clock'
+import { writeTransaction } from '../../kernel/db/database'
+import type { Deps } from '../../kernel/deps'
+import { AppError } from '../../kernel/errors'
+import { customerOf } from '../cart/service'
+import { cancelOrder, markPaid } from './changes'
+import { withIdempotency } from './idempotency'
+import type { PayBody } from './model'
+import { pixCode } from './pix'
+import { assertMove } from './states'
+import { payments } from './tables'
+import { findOrder, toOrder } from './views'
+
+/**
+ * The simulated payment processor. It answers asynchronously, as a real one would, so that a second
+ * request can arrive while a payment is under way (which the Idempotency-Key rules are about).
+ */
+const processor = {
+  authorize: (body: PayBody) => new Promise<boolean>((resolve) => setImmediate(() => resolve(body.simulate !== 'decline'))),
+}
+
+/** POST /orders/:id/pay (decisions §11): approved by default; `simulate: "decline"` is 402 and the order stays PENDING. */
+export function pay(deps: Deps, ctx: StoreCtx, orderId: string, body: PayBody, idempotencyKey: string | undefined) {
+  const fingerprint = JSON.stringify({ customer: customerOf(ctx), orderId, method: body.method, simulate: body.simulate ?? null, installments: body.installments ?? 1 })
+  return withIdempotency(deps, ctx.storeId, idempotencyKey, fingerprint, async () => {
+    // Refuse early what cannot be paid; the transaction below checks again after the processor answered.
+    const before = findOrder(deps.db, ctx, orderId)
+    assertMove(before.id, before.status, 'PAID', 'pay')
+    const approved = await processor.authorize(body)
+    const result = writeTransaction(deps.db, (tx) => {
+      const order = findOrder(tx, ctx, orderId)
+      const now = deps.clock.now()
+      // Past its time (the timer may not have run yet), the order expires here instead of being paid.
+      if (order.status === 'PENDING' && order.expiresAt <= now) return { expired: true as const, order: cancelOrder(tx, deps, order, 'EXPIRED', 'expire'), paymentId: null }
+      assertMove(order.id, order.status, 'PAID', 'pay')
+      const paymentId = deps.ids.next('pay')
+      tx.insert(payments)
+        .values({
+          id: paymentId,
+          orderId: order.id,
+          storeId: order.storeId,
+          method: body.method,
+          status: approved ? 'APPROVED' : 'DECLINED',
+          amountCents: order.totalCents,
+          installments: body.method === 'CREDIT_CARD' ? (body.installments ?? 1) : 1,
+          pixCode: body.method === 'PIX' ? pixCode(paymentId, order.totalCents) : null,
+          createdAt: now,
+        })
+        .run()
+      return { expired: false as const, paymentId, order: approved ? markPaid(tx, deps, order) : order }
+    })
+    // Committed: the expiry stands, and the answer is the refusal of paying a CANCELLED order.
+    if (result.expired) return assertMove(orderId, result.order.status, 'PAID', 'pay') as never
+    if (!approved) {
+      throw new AppError(
+        'PAYMENT_DECLINED',
+        `The payment was declined (simulated), so order #${result.order.number} stays PENDING until ${isoTime(result.order.expiresAt)}. Pay again without "simulate" to approve it.`,
+        [{ orderId, paymentId: result.paymentId, status: 'DECLINED' }],
+      )
+    }
+    return { status: 200, body: toOrder(deps.db, result.order) }
+  })
+}

@@ -1,0 +1,30 @@
+/**
+ * A simulated PIX "copia e cola" code: an EMV BR Code with the amount, a transaction id and its
+ * CRC16, shaped like a real one so a shop front can show it (or its QR code). It pays nothing.
+ */
+const field = (id: string, value: string) => `${id}${String(value.length).padStart(2, '0')}${value}`
+
+function crc16(text: string): string {
+  let crc = 0xffff
+  for (const byte of new TextEncoder().encode(text)) {
+    crc ^= byte << 8
+    for (let i = 0; i < 8; i++) crc = crc & 0x8000 ? ((crc << 1) ^ 0x1021) & 0xffff : (crc << 1) & 0xffff
+  }
+  return crc.toString(16).toUpperCase().padStart(4, '0')
+}
+
+export function pixCode(paymentId: string, amountCents: number): string {
+  const txid = paymentId.replace(/[^A-Za-z0-9]/g, '').slice(0, 25)
+  const payload =
+    field('00', '01') +
+    field('26', field('00', 'br.gov.bcb.pix') + field('01', `${txid}@storefront.sandbox`)) +
+    field('52', '0000') +
+    field('53', '986') +
+    field('54', (amountCents / 100).toFixed(2)) +
+    field('58', 'BR') +
+    field('59', 'STOREFRONT SANDBOX') +
+    field('60', 'SAO PAULO') +
+    field('62', field('05', txid)) +
+    '6304'
+  return payload + crc16(payload)
+}

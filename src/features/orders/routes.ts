@@ -1,0 +1,112 @@
+import { Elysia } from 'elysia'
+import { authMacro } from '../../kernel/auth/macro'
+import type { Deps } from '../../kernel/deps'
+import { ErrorEnvelope } from '../../kernel/errors'
+import { checkout } from './checkout'
+import { CustomerOrderQuery, Order, OrderIdParams, OrderPage, PayBody, PayHeaders, RefundBody, StoreOrderQuery, TransitionBody } from './model'
+import { pay } from './payment'
+import { cancelByCustomer, getOrder, listCustomerOrders, listStoreOrders, refund, transition } from './service'
+
+const tags = ['Cart and orders']
+const panelTags = ['Store panel']
+
+/** The buyer's orders: X-API-Key plus the customer's Bearer token. */
+export const orderRoutes = (deps: Deps) =>
+  new Elysia({ prefix: '/orders' })
+    .use(authMacro)
+    .post(
+      '/checkout',
+      ({ ctx, set }) => {
+        set.status = 201
+        return checkout(deps, ctx)
+      },
+      {
+        auth: 'customer',
+        response: { 201: Order, 409: ErrorEnvelope },
+        detail: {
+          tags,
+          summary: 'Check out the cart',
+          description: `Creates a PENDING order from the cart and reserves its stock: every line or none (409 INSUFFICIENT_STOCK lists the short lines; an empty cart is 409 CART_EMPTY). The order keeps the names, skus and prices of now, gets the store's next number, and the cart is emptied. Unpaid, it is cancelled after RESERVATION_TTL_MINUTES (see expiresAt).`,
+        },
+      },
+    )
+    .get('', ({ ctx, query }) => listCustomerOrders(deps, ctx, query), {
+      auth: 'customer',
+      query: CustomerOrderQuery,
+      response: { 200: OrderPage, 400: ErrorEnvelope },
+      detail: { tags, summary: "The customer's orders", description: 'Newest first; `status` filters.' },
+    })
+    .get('/:id', ({ ctx, params }) => getOrder(deps, ctx, params.id), {
+      auth: 'customer',
+      params: OrderIdParams,
+      response: { 200: Order, 404: ErrorEnvelope },
+      detail: { tags, summary: 'One of the customer\u2019s orders' },
+    })
+    .post(
+      '/:id/pay',
+      async ({ ctx, params, body, headers }) => {
+        const answer = await pay(deps, ctx, params.id, body, headers['idempotency-key'])
+        // A replay is already a Response; a first answer is written the same way, so both read alike.
+        if (answer instanceof Response) return answer
+        return new Response(JSON.stringify(answer.body), { status: answer.status, headers: { 'content-type': 'application/json' } })
+      },
+      {
+        auth: 'customer',
+        params: OrderIdParams,
+        body: PayBody,
+        headers: PayHeaders,
+        response: { 200: Order, 400: ErrorEnvelope, 402: ErrorEnvelope, 404: ErrorEnvelope, 409: ErrorEnvelope, 422: ErrorEnvelope },
+        detail: {
+          tags,
+          summary: 'Pay a pending order (simulated)',
+          description:
+            'Approved by default: the order becomes PAID and its reservation a sale. `simulate: "decline"` records a DECLINED payment and answers 402 PAYMENT_DECLINED; the order stays PENDING. PIX payments carry a simulated copy-and-paste code (`pixCode`); CREDIT_CARD takes `installments` 1 to 12. With an `Idempotency-Key` header (up to 255 characters, per store) a repeat gets the first answer again for 24 h (header `Idempotent-Replayed: true`) instead of paying twice; the same key with a different request is 422 IDEMPOTENCY_KEY_REUSED, and a repeat while the first is still running is 409 IDEMPOTENCY_IN_PROGRESS.',
+        },
+      },
+    )
+    .post('/:id/cancel', ({ ctx, params }) => cancelByCustomer(deps, ctx, params.id), {
+      auth: 'customer',
+      params: OrderIdParams,
+      response: { 200: Order, 404: ErrorEnvelope, 409: ErrorEnvelope },
+      detail: { tags, summary: 'Cancel a pending order', description: 'Only a PENDING order can be cancelled by the customer (409 INVALID_TRANSITION otherwise); its stock is released.' },
+    })
+
+/** The store's side of orders: the API key or a student token. */
+export const storeOrderRoutes = (deps: Deps) =>
+  new Elysia({ prefix: '/store/orders' })
+    .use(authMacro)
+    .get('', ({ ctx, query }) => listStoreOrders(deps, ctx, query), {
+      auth: 'key',
+      query: StoreOrderQuery,
+      response: { 200: OrderPage, 400: ErrorEnvelope },
+      detail: { tags: panelTags, summary: "The store's orders", description: 'Newest first. Filters: `status`, `customerId`, `from` and `to` (ISO times, created at or after / before).' },
+    })
+    .get('/:id', ({ ctx, params }) => getOrder(deps, ctx, params.id), {
+      auth: 'key',
+      params: OrderIdParams,
+      response: { 200: Order, 404: ErrorEnvelope },
+      detail: { tags: panelTags, summary: 'One order of the store' },
+    })
+    .post('/:id/transition', ({ ctx, params, body }) => transition(deps, ctx, params.id, body), {
+      auth: 'key',
+      params: OrderIdParams,
+      body: TransitionBody,
+      response: { 200: Order, 400: ErrorEnvelope, 404: ErrorEnvelope, 409: ErrorEnvelope },
+      detail: {
+        tags: panelTags,
+        summary: 'Move an order to another state',
+        description:
+          'The store may move PENDING → CANCELLED (stock released), PAID → SHIPPED (optional `trackingCode`) and SHIPPED → DELIVERED; SHIPPED and DELIVERED send `shipment.updated`. PAID happens only by payment and REFUNDED only by refund; anything else is 409 INVALID_TRANSITION, whose message lists the moves possible now.',
+      },
+    })
+    .post('/:id/refund', ({ ctx, params, body }) => refund(deps, ctx, params.id, body ?? { restock: true }), {
+      auth: 'key',
+      params: OrderIdParams,
+      body: RefundBody.optional(),
+      response: { 200: Order, 400: ErrorEnvelope, 404: ErrorEnvelope, 409: ErrorEnvelope },
+      detail: {
+        tags: panelTags,
+        summary: 'Refund an order',
+        description: 'Refunds the whole total of a PAID, SHIPPED or DELIVERED order (409 INVALID_TRANSITION otherwise); the order becomes REFUNDED and `order.refunded` is sent. `restock` (default true) returns the units to stock through the ledger.',
+      },
+    })

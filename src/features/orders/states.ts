@@ -1,0 +1,39 @@
+import { AppError } from '../../kernel/errors'
+import type { OrderState } from './tables'
+
+/**
+ * The order state machine of decisions §11, in one table. Each row is a move and the operations
+ * that may make it; anything not listed is 409 INVALID_TRANSITION.
+ */
+export type Operation = 'pay' | 'cancel' | 'expire' | 'transition' | 'refund'
+
+export const MOVES: readonly { from: OrderState; to: OrderState; by: readonly Operation[] }[] = [
+  { from: 'PENDING', to: 'PAID', by: ['pay'] },
+  { from: 'PENDING', to: 'CANCELLED', by: ['cancel', 'transition', 'expire'] },
+  { from: 'PAID', to: 'SHIPPED', by: ['transition'] },
+  { from: 'SHIPPED', to: 'DELIVERED', by: ['transition'] },
+  { from: 'PAID', to: 'REFUNDED', by: ['refund'] },
+  { from: 'SHIPPED', to: 'REFUNDED', by: ['refund'] },
+  { from: 'DELIVERED', to: 'REFUNDED', by: ['refund'] },
+]
+
+/** How a student makes each kind of move, for the messages. */
+const HOW: Record<Operation, string> = {
+  pay: 'POST /v1/orders/:id/pay',
+  cancel: 'POST /v1/orders/:id/cancel',
+  expire: 'expiry',
+  transition: 'POST /v1/store/orders/:id/transition',
+  refund: 'POST /v1/store/orders/:id/refund',
+}
+
+export const canMove = (from: OrderState, to: OrderState, op: Operation) => MOVES.some((m) => m.from === from && m.to === to && m.by.includes(op))
+
+/** Throws 409 INVALID_TRANSITION unless `op` may move an order from `from` to `to`; the message lists what is possible. */
+export function assertMove(orderId: string, from: OrderState, to: OrderState, op: Operation) {
+  if (canMove(from, to, op)) return
+  const possible = MOVES.filter((m) => m.from === from).map((m) => `${m.to} by ${m.by.filter((b) => b !== 'expire').map((b) => HOW[b]).join(' or ')}`)
+  const next = possible.length ? `From ${from} the order can go to: ${possible.join('; ')}.` : `${from} is final: nothing more can happen to the order.`
+  const other = MOVES.find((m) => m.from === from && m.to === to)
+  const hint = other ? ` To make it ${to}, use ${other.by.filter((b) => b !== 'expire').map((b) => HOW[b]).join(' or ')}.` : ''
+  throw new AppError('INVALID_TRANSITION', `Order ${orderId} is ${from} and cannot become ${to} this way. ${next}${hint}`, [{ orderId, status: from, requested: to }])
+}

@@ -1,0 +1,88 @@
+import { describe, expect, test } from 'bun:test'
+import { OrderExpiry } from '../../src/features/orders/expiry'
+import { createTestApp } from '../helpers/app'
+import { storeCatalog } from '../helpers/catalog'
+import { expectOk, twoStores } from '../helpers/world'
+import { buyer, eventsOf, expectLedgerConsistent, levels, shopSetup } from '../helpers/orders'
+
+const MINUTE = 60_000
+
+describe('expiry of unpaid orders (RESERVATION_TTL_MINUTES)', () => {
+  test('a PENDING order unpaid for 60 minutes is cancelled with reason EXPIRED, its stock released, order.cancelled sent', async () => {
+    const s = await shopSetup()
+    const order = await s.shop.buy(s.variantId, 4)
+    expect(order.expiresAt).toBe('2026-01-01T01:00:00.000Z')
+    s.clock.advance(60 * MINUTE - 1)
+    expect(s.deps.orderExpiry.tick()).toBe(0)
+    expect((await s.shop.order(order.id)).status).toBe('PENDING')
+    s.clock.advance(1)
+    expect(s.deps.orderExpiry.tick()).toBe(1)
+    const after = await s.shop.order(order.id)
+    expect(after).toMatchObject({ status: 'CANCELLED', cancelReason: 'EXPIRED', expiresAt: null })
+    expect(levels(s.deps, s.variantId)).toEqual({ stock: 10, reserved: 0 })
+    expect(eventsOf(s.deps, s.w.A.group.storeId, 'order.cancelled')).toEqual([{ orderId: order.id, number: 1, reason: 'EXPIRED', total: 79.96 }])
+    expect(expectLedgerConsistent(s.deps, s.variantId).at(-1)).toMatchObject({ kind: 'RELEASE', quantity: 4, reason: 'order #1 not paid in time' })
+  })
+
+  test('paid, cancelled and younger orders are left alone; the TTL comes from the setting', async () => {
+    const t = createTestApp({ settings: { rateLimitRps: '0', reservationTtlMinutes: '5' } })
+    const w = await twoStores(t.call, t.deps)
+    const product = await storeCatalog(t.call, w.A.key.apiKey).createProduct({ state: 'PUBLISHED', stock: 10 })
+    const shop = buyer(t.call, w.A.key.apiKey, w.A.customer.token)
+    const v = product.variants[0].id
+    const paid = await shop.buy(v)
+    await expectOk(shop.pay(paid.id))
+    const cancelled = await shop.buy(v)
+    await expectOk(shop.cancel(cancelled.id))
+    const old = await shop.buy(v)
+    expect(old.expiresAt).toBe('2026-01-01T00:05:00.000Z')
+    t.clock.advance(3 * MINUTE)
+    const young = await shop.buy(v)
+    t.clock.advance(2 * MINUTE)
+    expect(t.deps.orderExpiry.tick()).toBe(1)
+    expect((await shop.order(old.id)).status).toBe('CANCELLED')
+    expect((await shop.order(young.id)).status).toBe('PENDING')
+    expect((await shop.order(paid.id)).status).toBe('PAID')
+    expect((await shop.order(cancelled.id)).cancelReason).toBe('CUSTOMER')
+  })
+
+  test('an order past its time is never paid, even before the timer ran: 409 INVALID_TRANSITION and it is EXPIRED', async () => {
+    const s = await shopSetup()
+    const order = await s.shop.buy(s.variantId, 2)
+    s.clock.advance(61 * MINUTE)
+    const res = await s.shop.pay(order.id)
+    expect(res.status).toBe(409)
+    expect(res.body.error.code).toBe('INVALID_TRANSITION')
+    expect(await s.shop.order(order.id)).toMatchObject({ status: 'CANCELLED', cancelReason: 'EXPIRED', payments: [] })
+    expect(levels(s.deps, s.variantId)).toEqual({ stock: 10, reserved: 0 })
+  })
+
+  test('the due times live in the database: after a restart, what fell due meanwhile is expired at start', async () => {
+    const s = await shopSetup()
+    const order = await s.shop.buy(s.variantId, 2)
+    // The server stops before the order is due…
+    await s.deps.lifecycle.stop()
+    s.clock.advance(2 * 60 * MINUTE)
+    // …and a new process (a new timer on the same database) starts after it fell due.
+    const restarted = new OrderExpiry(s.deps)
+    restarted.start()
+    restarted.stop()
+    expect((await s.shop.order(order.id))).toMatchObject({ status: 'CANCELLED', cancelReason: 'EXPIRED' })
+    expect(levels(s.deps, s.variantId).reserved).toBe(0)
+  })
+
+  test('a started timer fires by itself when an order falls due', async () => {
+    const t = createTestApp({ settings: { rateLimitRps: '0', reservationTtlMinutes: '1' } })
+    const w = await twoStores(t.call, t.deps)
+    const product = await storeCatalog(t.call, w.A.key.apiKey).createProduct({ state: 'PUBLISHED', stock: 10 })
+    const shop = buyer(t.call, w.A.key.apiKey, w.A.customer.token)
+    t.deps.orderExpiry.start()
+    const order = await shop.buy(product.variants[0].id)
+    expect((await shop.order(order.id)).status).toBe('PENDING')
+    // Time comes from the injected clock: once it says the order is due, a wake-up sets the timer to now.
+    t.clock.advance(MINUTE)
+    t.deps.orderExpiry.wake()
+    await new Promise((r) => setTimeout(r, 20))
+    expect((await shop.order(order.id))).toMatchObject({ status: 'CANCELLED', cancelReason: 'EXPIRED' })
+  })
+})

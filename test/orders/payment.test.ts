@@ -1,0 +1,193 @@
+import { describe, expect, test } from 'bun:test'
+import { idempotencyKeys, payments } from '../../src/features/orders/tables'
+import { eq } from 'drizzle-orm'
+import { apiKey, bearer, expectOk } from '../helpers/world'
+import { eventsOf, expectLedgerConsistent, levels, registerBuyer, shopSetup } from '../helpers/orders'
+
+const paymentsOf = (deps: Parameters<typeof levels>[0], orderId: string) => deps.db.select().from(payments).where(eq(payments.orderId, orderId)).all()
+
+describe('POST /v1/orders/:id/pay', () => {
+  test('approves by default: the order is PAID, the reservation becomes a sale, order.paid carries orderId and total', async () => {
+    const s = await shopSetup()
+    const order = await s.shop.buy(s.variantId, 3)
+    const paid = await expectOk(s.shop.pay(order.id, { method: 'CREDIT_CARD', installments: 3 }))
+    expect(paid.status).toBe('PAID')
+    expect(paid.expiresAt).toBeNull()
+    expect(paid.payments).toEqual([
+      { id: expect.stringMatching(/^pay_/), method: 'CREDIT_CARD', status: 'APPROVED', amount: 59.97, installments: 3, pixCode: null, createdAt: '2026-01-01T00:00:00.000Z' },
+    ])
+    expect(levels(s.deps, s.variantId)).toEqual({ stock: 7, reserved: 0 })
+    expect(expectLedgerConsistent(s.deps, s.variantId).at(-1)).toMatchObject({ kind: 'SALE', quantity: 3, orderId: order.id })
+    expect(eventsOf(s.deps, s.w.A.group.storeId, 'order.paid')).toEqual([{ orderId: order.id, number: 1, total: 59.97 }])
+  })
+
+  test('PIX gets a simulated copy-and-paste code holding the amount', async () => {
+    const s = await shopSetup()
+    const order = await s.shop.buy(s.variantId, 3)
+    const paid = await expectOk(s.shop.pay(order.id, { method: 'PIX' }))
+    const code: string = paid.payments[0].pixCode
+    expect(code).toStartWith('000201')
+    expect(code).toContain('br.gov.bcb.pix')
+    expect(code).toContain('540559.97')
+    expect(code).toMatch(/6304[0-9A-F]{4}$/)
+  })
+
+  test('simulate "decline" is 402 PAYMENT_DECLINED: a DECLINED payment is recorded, the order stays PENDING with its reservation', async () => {
+    const s = await shopSetup()
+    const order = await s.shop.buy(s.variantId, 2)
+    const res = await s.shop.pay(order.id, { method: 'CREDIT_CARD', simulate: 'decline' })
+    expect(res.status).toBe(402)
+    expect(res.body.error.code).toBe('PAYMENT_DECLINED')
+    expect(res.body.error.message).toContain('stays PENDING')
+    const after = await s.shop.order(order.id)
+    expect(after.status).toBe('PENDING')
+    expect(after.payments).toMatchObject([{ status: 'DECLINED', amount: 39.98, method: 'CREDIT_CARD' }])
+    expect(levels(s.deps, s.variantId)).toEqual({ stock: 10, reserved: 2 })
+    expect(eventsOf(s.deps, s.w.A.group.storeId, 'order.paid')).toEqual([])
+    // Paying again without simulate approves it.
+    const paid = await expectOk(s.shop.pay(order.id))
+    expect(paid.payments.map((p: any) => p.status)).toEqual(['DECLINED', 'APPROVED'])
+  })
+
+  test('a bad method, simulate or installments is a 400 naming the field', async () => {
+    const s = await shopSetup()
+    const order = await s.shop.buy(s.variantId)
+    for (const [body, path] of [[{ method: 'BOLETO' }, 'method'], [{ method: 'PIX', simulate: 'approve' }, 'simulate'], [{ method: 'CREDIT_CARD', installments: 13 }, 'installments'], [{}, 'method']] as const) {
+      const res = await s.shop.pay(order.id, body)
+      expect(res.status).toBe(400)
+      expect(res.body.error.details[0].path).toBe(path)
+    }
+  })
+
+  test('paying a PAID order again without a key is 409 INVALID_TRANSITION and records nothing', async () => {
+    const s = await shopSetup()
+    const order = await s.shop.buy(s.variantId)
+    await expectOk(s.shop.pay(order.id))
+    const again = await s.shop.pay(order.id)
+    expect(again.status).toBe(409)
+    expect(again.body.error.code).toBe('INVALID_TRANSITION')
+    expect(paymentsOf(s.deps, order.id)).toHaveLength(1)
+  })
+})
+
+describe('Idempotency-Key', () => {
+  test('a repeat with the same key and body replays the first answer instead of paying twice', async () => {
+    const s = await shopSetup()
+    const order = await s.shop.buy(s.variantId)
+    const first = await s.shop.pay(order.id, { method: 'PIX' }, 'key-1')
+    const second = await s.shop.pay(order.id, { method: 'PIX' }, 'key-1')
+    expect(first.status).toBe(200)
+    expect(second.status).toBe(200)
+    expect(second.body).toEqual(first.body)
+    expect(second.headers.get('idempotent-replayed')).toBe('true')
+    expect(first.headers.get('idempotent-replayed')).toBeNull()
+    expect(paymentsOf(s.deps, order.id)).toHaveLength(1)
+  })
+
+  test('a declined first answer is replayed as the same 402', async () => {
+    const s = await shopSetup()
+    const order = await s.shop.buy(s.variantId)
+    const first = await s.shop.pay(order.id, { method: 'PIX', simulate: 'decline' }, 'key-d')
+    const second = await s.shop.pay(order.id, { method: 'PIX', simulate: 'decline' }, 'key-d')
+    expect([first.status, second.status]).toEqual([402, 402])
+    expect(second.body).toEqual(first.body)
+    expect(paymentsOf(s.deps, order.id)).toHaveLength(1)
+  })
+
+  test('the same key with a different body is 422 IDEMPOTENCY_KEY_REUSED', async () => {
+    const s = await shopSetup()
+    const order = await s.shop.buy(s.variantId)
+    expect((await s.shop.pay(order.id, { method: 'PIX', simulate: 'decline' }, 'key-2')).status).toBe(402)
+    const other = await s.shop.pay(order.id, { method: 'PIX' }, 'key-2')
+    expect(other.status).toBe(422)
+    expect(other.body.error.code).toBe('IDEMPOTENCY_KEY_REUSED')
+    const otherOrder = await s.shop.buy(s.variantId)
+    expect((await s.shop.pay(otherOrder.id, { method: 'PIX', simulate: 'decline' }, 'key-2')).status).toBe(422)
+  })
+
+  test('a key is scoped to the store and lives 24 hours', async () => {
+    const s = await shopSetup()
+    const order = await s.shop.buy(s.variantId)
+    await s.shop.pay(order.id, { method: 'PIX', simulate: 'decline' }, 'shared')
+    // Store B may use the same key for its own payment.
+    const b = await s.call('POST', '/v1/products', { headers: apiKey(s.w.B.key.apiKey), body: { name: 'B', sku: 'B-1', price: 1, stock: 1, state: 'PUBLISHED' } })
+    const bHeaders = { ...apiKey(s.w.B.key.apiKey), ...bearer(s.w.B.customer.token) }
+    await expectOk(s.call('POST', '/v1/cart/items', { headers: bHeaders, body: { variantId: b.body.variants[0].id, quantity: 1 } }))
+    const bOrder = await expectOk(s.call('POST', '/v1/orders/checkout', { headers: bHeaders }), 201)
+    const bPaid = await s.call('POST', `/v1/orders/${bOrder.id}/pay`, { headers: { ...bHeaders, 'idempotency-key': 'shared' }, body: { method: 'PIX' } })
+    expect(bPaid.status).toBe(200)
+    // Within 24 h the key still belongs to the first request; after that it is new again, and the sweep forgets it.
+    s.clock.advance(24 * 60 * 60 * 1000 - 1)
+    const fresh = await s.shop.buy(s.variantId)
+    expect((await s.shop.pay(fresh.id, { method: 'PIX' }, 'shared')).status).toBe(422)
+    s.clock.advance(2)
+    const paid = await s.shop.pay(fresh.id, { method: 'PIX' }, 'shared')
+    expect(paid.status).toBe(200)
+    expect(paid.body.status).toBe('PAID')
+    s.clock.advance(24 * 60 * 60 * 1000 + 1)
+    s.deps.orderExpiry.tick()
+    expect(s.deps.db.select().from(idempotencyKeys).all()).toEqual([])
+  })
+
+  test('a key over 255 characters is a 400', async () => {
+    const s = await shopSetup()
+    const order = await s.shop.buy(s.variantId)
+    const res = await s.shop.pay(order.id, { method: 'PIX' }, 'k'.repeat(256))
+    expect(res.status).toBe(400)
+    expect(res.body.error.message).toContain('255')
+    expect(paymentsOf(s.deps, order.id)).toHaveLength(0)
+  })
+
+  test('concurrent pays with the same key: exactly one payment; the others replay it or are 409 IDEMPOTENCY_IN_PROGRESS', async () => {
+    const s = await shopSetup()
+    const order = await s.shop.buy(s.variantId, 2)
+    const results = await Promise.all(Array.from({ length: 10 }, () => s.shop.pay(order.id, { method: 'PIX' }, 'same-key')))
+    const statuses = results.map((r) => (r.status === 409 ? r.body.error.code : r.status))
+    expect(statuses.filter((x) => x === 200).length).toBeGreaterThanOrEqual(1)
+    expect(statuses.every((x) => x === 200 || x === 'IDEMPOTENCY_IN_PROGRESS')).toBe(true)
+    expect(statuses).toContain('IDEMPOTENCY_IN_PROGRESS')
+    expect(paymentsOf(s.deps, order.id)).toHaveLength(1)
+    expect(levels(s.deps, s.variantId)).toEqual({ stock: 8, reserved: 0 })
+    // Once finished, a repeat gets the first answer.
+    const later = await s.shop.pay(order.id, { method: 'PIX' }, 'same-key')
+    expect(later.status).toBe(200)
+    expect(later.body.payments).toHaveLength(1)
+  })
+
+  test('concurrent pays without a key, or with different keys: exactly one payment, the others 409 INVALID_TRANSITION', async () => {
+    const s = await shopSetup()
+    const order = await s.shop.buy(s.variantId, 2)
+    const results = await Promise.all(Array.from({ length: 10 }, (_, i) => s.shop.pay(order.id, { method: 'PIX' }, i % 2 ? `k-${i}` : undefined)))
+    expect(results.filter((r) => r.status === 200)).toHaveLength(1)
+    expect(results.filter((r) => r.status === 409).map((r) => r.body.error.code)).toEqual(Array(9).fill('INVALID_TRANSITION'))
+    expect(paymentsOf(s.deps, order.id)).toHaveLength(1)
+    expect(levels(s.deps, s.variantId)).toEqual({ stock: 8, reserved: 0 })
+    expect(eventsOf(s.deps, s.w.A.group.storeId, 'order.paid')).toHaveLength(1)
+    expectLedgerConsistent(s.deps, s.variantId)
+  })
+
+  test("a second customer reusing the first one's key in the same store is 422", async () => {
+    const s = await shopSetup()
+    const order = await s.shop.buy(s.variantId)
+    await expectOk(s.shop.pay(order.id, { method: 'PIX' }, 'mine'))
+    const other = await registerBuyer(s.call, s.w.A.key.apiKey, 'other@example.com')
+    const theirs = await other.buy(s.variantId)
+    expect((await other.pay(theirs.id, { method: 'PIX' }, 'mine')).status).toBe(422)
+  })
+
+  test('a claim left without an answer (a crash mid-payment) is 409 IDEMPOTENCY_IN_PROGRESS for a minute, then the request may run', async () => {
+    const s = await shopSetup()
+    const order = await s.shop.buy(s.variantId)
+    const fingerprint = JSON.stringify({ customer: s.w.A.customer.id, orderId: order.id, method: 'PIX', simulate: null, installments: 1 })
+    s.deps.db.insert(idempotencyKeys).values({ storeId: s.w.A.group.storeId, key: 'crashed', fingerprint, createdAt: s.clock.now() }).run()
+    const running = await s.shop.pay(order.id, { method: 'PIX' }, 'crashed')
+    expect(running.status).toBe(409)
+    expect(running.body.error.code).toBe('IDEMPOTENCY_IN_PROGRESS')
+    expect(paymentsOf(s.deps, order.id)).toHaveLength(0)
+    s.clock.advance(60_001)
+    const retried = await s.shop.pay(order.id, { method: 'PIX' }, 'crashed')
+    expect(retried.status).toBe(200)
+    expect(retried.body.status).toBe('PAID')
+    expect((await s.shop.pay(order.id, { method: 'PIX' }, 'crashed')).headers.get('idempotent-replayed')).toBe('true')
+  })
+})
