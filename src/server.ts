@@ -58,8 +58,6 @@ export async function serve(config: Config, log: Log = consoleLog) {
   deps.webhooks.start()
   deps.orderExpiry.start()
 
-  printBanner(config, port, deps.publicUrl, admin)
-
   let stopping = false
   const stop = async (signal: string) => {
     if (stopping) {
@@ -77,6 +75,8 @@ export async function serve(config: Config, log: Log = consoleLog) {
   }
   process.on('SIGINT', () => void stop('SIGINT'))
   process.on('SIGTERM', () => void stop('SIGTERM'))
+  // Last: the banner tells scripts and tests the server is ready, so everything is in place before it.
+  printBanner(config, port, deps.publicUrl, admin)
   return { app, deps, port }
 }
 
