@@ -125,7 +125,8 @@ function requestFor(op: Operation, plan: Plan, w: World): { url: string; init: R
     return `/${encodeURIComponent(ID_OF[segment]?.(w) ?? 'unknown')}`
   })
   const search = new URLSearchParams(plan.query).toString()
-  const headers: Record<string, string> = credentialFor(op.auth, w)
+  // A copy: the shared `admin` headers must not take this request's content type.
+  const headers: Record<string, string> = { ...credentialFor(op.auth, w) }
   let body: RequestInit['body']
   const b = plan.body
   if (b.kind === 'json') {
@@ -184,6 +185,7 @@ describe(`fuzz from the OpenAPI document (${RUNS} requests per operation${LONG ?
       t.deps.activity.flush() // B's own setup calls are counted in memory until a flush
       const before = storeSnapshot(t.database.sqlite, storeB)
       const failures: string[] = []
+      const seed = Number(process.env.DRILLS_SEED ?? Date.now() % 2 ** 31)
       let sent = 0
       const tally: Record<string, Record<number, number>> = {}
       // Routes that end a credential the rest of the run needs are fuzzed last.
@@ -199,11 +201,11 @@ describe(`fuzz from the OpenAPI document (${RUNS} requests per operation${LONG ?
             const found = problems(op, response.status, response.headers, text, components)
             if (found.length) throw new Error(`${response.status} ${text.slice(0, 300)} :: ${found.join('; ')}`)
           }),
-          { numRuns: RUNS, endOnFailure: true, seed: Number(process.env.DRILLS_SEED ?? Date.now() % 2 ** 31) },
+          { numRuns: RUNS, endOnFailure: true, seed },
         )
         if (result.failed) {
           const plan = JSON.stringify(result.counterexample?.[0]).slice(0, 600)
-          failures.push(`${op.method} ${op.path} (seed ${result.seed}): ${String((result.errorInstance as Error)?.message ?? result.errorInstance)}\n    plan: ${plan}`)
+          failures.push(`${op.method} ${op.path} (DRILLS_SEED=${seed}): ${String((result.errorInstance as Error)?.message ?? result.errorInstance)}\n    plan: ${plan}`)
         }
       }
       if (process.env.DRILLS_VERBOSE) for (const [k, v] of Object.entries(tally)) console.log(k, JSON.stringify(v))
