@@ -16,7 +16,7 @@ import { storeSnapshot } from './snapshot'
  * below 500, carry a request id, be the error envelope when it is an error, and match the schema the
  * document gives for its status; store B, whose credentials are never used, must not change.
  */
-const RUNS = LONG ? 300 : 40
+const RUNS = LONG ? 300 : 50
 
 function credentialFor(auth: string | undefined, w: World): Record<string, string> {
   switch (auth) {
