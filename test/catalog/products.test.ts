@@ -58,6 +58,19 @@ describe('POST /v1/products', () => {
     expect(p.variants[0].minStock).toBe(2)
   })
 
+  test('an empty categoryId or brandId is a 404 naming the field, not a 500 (found by the fuzz drill)', async () => {
+    const { A } = await catalogSetup()
+    for (const field of ['categoryId', 'brandId']) {
+      const res = await A.send('POST', '/v1/products', productBody({ [field]: '' }))
+      expect(res.status).toBe(404)
+      expect(res.body.error.code).toBe('NOT_FOUND')
+    }
+    const product = await A.createProduct()
+    const put = await A.send('PUT', `/v1/products/${product.id}`, { brandId: '' })
+    expect(put.status).toBe(404)
+    expect((await A.product(product.id)).brandId).toBeNull()
+  })
+
   test('a price with 3 decimals, a negative price or stock, and an unknown field are each a 400 naming the field', async () => {
     const { A } = await catalogSetup()
     const cases: [Record<string, unknown>, string, string][] = [

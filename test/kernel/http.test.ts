@@ -23,6 +23,10 @@ const probes = new Elysia({ prefix: '/v1' })
   .get('/probes/crash', () => {
     throw new Error('secret internal detail at /srv/storefront/src/x.ts:12')
   })
+  .post('/probes/disk-full', () => {
+    // What bun:sqlite throws when a write meets a full disk.
+    throw Object.assign(new Error('database or disk is full'), { code: 'SQLITE_FULL' })
+  })
 
 const setup = () => createTestApp({ extraRoutes: probes })
 
@@ -171,6 +175,15 @@ describe('the error envelope', () => {
     expect(res.body.error.requestId).toBe(requestId)
     const logged = log.lines.find((l) => l.includes(requestId))!
     expect(logged).toContain('secret internal detail')
+  })
+
+  test('a write that meets a full disk is 507 INSUFFICIENT_STORAGE, logged, not a 500 saying to try again (found by the disk-full drill)', async () => {
+    const { call, log } = setup()
+    const res = await call('POST', '/v1/probes/disk-full')
+    expect(res.status).toBe(507)
+    expectEnvelope(res.body, 'INSUFFICIENT_STORAGE')
+    expect(res.body.error.message).toContain('disk is full')
+    expect(log.lines.some((l) => l.includes(res.headers.get('x-request-id')!))).toBe(true)
   })
 })
 

@@ -37,6 +37,14 @@ describe('product images', () => {
     expect(list.data.find((p: any) => p.id === t.product.id).image).toBe('https://cdn.example.com/back.jpg')
   })
 
+  test('an empty mediaId is a 400 naming the field, not a 500 (found by the fuzz drill)', async () => {
+    const t = await setup()
+    const res = await t.link({ mediaId: '' })
+    expect(res.status).toBe(400)
+    expect(res.body.error.details).toContainEqual(expect.objectContaining({ path: 'mediaId' }))
+    expect((await t.A.product(t.product.id)).images).toEqual([])
+  })
+
   test('library images follow PUBLIC_URL: they are stored as paths, not as the address of the day', async () => {
     const t = await setup()
     await expectOk(t.link({ mediaId: t.w.A.media.id }), 201)

@@ -90,3 +90,11 @@ describe('the OpenAPI document of the routes', () => {
     )
   })
 })
+
+describe('nullable enums in the OpenAPI document', () => {
+  test('a nullable enum allows null', async () => {
+    const { call } = createTestApp()
+    const doc = (await call('GET', '/openapi.json')).body
+    expect(doc.components.schemas.Order.properties.cancelReason).toMatchObject({ type: ['string', 'null'], enum: ['CUSTOMER', 'STORE', 'EXPIRED', null] })
+  })
+})

@@ -21,8 +21,8 @@ export function getProduct(db: Sql, publicUrl: string, ctx: StoreCtx, id: string
 }
 
 function checkTerms(db: Sql, ctx: StoreCtx, input: { categoryId?: string | null; brandId?: string | null; collectionIds?: string[] }) {
-  if (input.categoryId) requireTerms(db, ctx, 'categories', [input.categoryId], 'categoryId')
-  if (input.brandId) requireTerms(db, ctx, 'brands', [input.brandId], 'brandId')
+  if (input.categoryId != null) requireTerms(db, ctx, 'categories', [input.categoryId], 'categoryId')
+  if (input.brandId != null) requireTerms(db, ctx, 'brands', [input.brandId], 'brandId')
   if (input.collectionIds) requireTerms(db, ctx, 'collections', [...new Set(input.collectionIds)], 'collectionIds')
 }
 

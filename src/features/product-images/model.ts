@@ -2,7 +2,7 @@ import { z } from 'zod'
 
 export const LinkImageBody = z
   .object({
-    mediaId: z.string().optional().describe('an image already in the store library (POST /v1/uploads)'),
+    mediaId: z.string().min(1, 'mediaId must not be empty').optional().describe('an image already in the store library (POST /v1/uploads)'),
     url: z
       .url({ protocol: /^https?$/, error: 'url must be an http:// or https:// address' })
       .max(2048)

@@ -75,7 +75,7 @@ function requireImage(m: typeof media.$inferSelect) {
 
 export function linkImage(deps: Deps, ctx: StoreCtx, productId: string, body: { mediaId?: string; url?: string; isPrimary?: boolean }) {
   return writeTransaction(deps.db, (tx) => {
-    if (body.mediaId) {
+    if (body.mediaId !== undefined) {
       const m = findMedia(tx, ctx, body.mediaId)
       requireImage(m)
       return link(deps, tx, ctx, productId, { mediaId: m.id, url: libraryPath(m) }, body.isPrimary)

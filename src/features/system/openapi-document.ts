@@ -79,5 +79,10 @@ function tidy(node: unknown, schemas: Json): unknown {
     }
     out[key] = tidy(value, schemas)
   }
+  // The plugin turns a nullable enum into `type: [..., 'null']` with an `enum` that lacks null, which
+  // forbids the null it means to allow.
+  if (Array.isArray(out.type) && out.type.includes('null') && Array.isArray(out.enum) && !out.enum.includes(null)) {
+    out.enum = [...out.enum, null]
+  }
   return out
 }

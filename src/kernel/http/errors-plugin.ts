@@ -39,8 +39,21 @@ function toAppError(code: unknown, error: unknown, method: string, path: string,
     return toValidationError(error)
   }
   if (code === 'NOT_FOUND') return routeNotFound(method, path, routes)
+  if (isDiskFull(error)) return diskFull()
   return internal()
 }
+
+/** SQLite's SQLITE_FULL and the file system's ENOSPC: the server's disk has no room left. */
+function isDiskFull(error: unknown): boolean {
+  const e = error as { code?: unknown; message?: unknown } | undefined
+  return e?.code === 'SQLITE_FULL' || e?.code === 'ENOSPC' || /database or disk is full/.test(String(e?.message ?? ''))
+}
+
+const diskFull = () =>
+  new AppError(
+    'INSUFFICIENT_STORAGE',
+    "The server's disk is full, so nothing was saved by this request. Tell the teacher; once there is room again, send it again.",
+  )
 
 const internal = () =>
   new AppError(

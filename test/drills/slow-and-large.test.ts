@@ -1,0 +1,167 @@
+import { describe, expect, test } from 'bun:test'
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { emptyDir, SOURCE_SERVER, startExecutable, type Running } from '../helpers/executable'
+import { streamUpload } from '../helpers/raw-upload'
+import { FIXTURES } from '../helpers/world'
+import { LONG } from './openapi-ops'
+
+/**
+ * Slowloris and oversized input (issue 12): many connections that send their request a byte at a
+ * time, and bodies of 2 GiB, must neither exhaust the server's memory nor keep other clients waiting.
+ * The real server, on loopback. Quick: 200 slow connections for 3 s; DRILLS=long: 1000 for 20 s.
+ */
+const SLOW_CONNECTIONS = LONG ? 1000 : 200
+const SLOW_SECONDS = LONG ? 20 : 3
+const GIB2 = 2 * 1024 ** 3
+const ADMIN = 'adm_slow_drill_token_0123456789'
+/** More than the server may grow while holding all of this: it never buffers a body it refuses. */
+const MAX_GROWTH_MB = 150
+
+const rssMb = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) / 1024
+
+async function call(base: string, method: string, path: string, headers: Record<string, string>, body?: unknown): Promise<any> {
+  const res = await fetch(`${base}${path}`, { method, headers: { ...headers, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) })
+  if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${await res.text()}`)
+  return res.json()
+}
+
+async function keyOf(server: Running) {
+  await call(server.base, 'POST', '/v1/admin/groups', { 'x-admin-token': ADMIN }, { name: 'Slow', members: [{ rm: 's1001', name: 'S' }] })
+  const first = await call(server.base, 'POST', '/v1/store/auth/login', {}, { rm: 's1001', password: 's1001' })
+  const { token } = await call(server.base, 'POST', '/v1/store/auth/change-password', { authorization: `Bearer ${first.token}` }, { currentPassword: 's1001', newPassword: 's1001-password' })
+  return { 'x-api-key': (await call(server.base, 'POST', '/v1/store/api-keys', { authorization: `Bearer ${token}` }, { name: 'k' })).apiKey as string }
+}
+
+/** A normal client's worst latency over `ms`, calling every 50 ms; throws on any failed call. */
+async function probe(base: string, key: Record<string, string>, ms: number) {
+  let worst = 0
+  let calls = 0
+  const end = Date.now() + ms
+  while (Date.now() < end) {
+    const started = performance.now()
+    const res = await fetch(`${base}/v1/products?pageSize=5`, { headers: key, signal: AbortSignal.timeout(5_000) })
+    await res.arrayBuffer()
+    if (res.status !== 200) throw new Error(`a normal call got ${res.status}`)
+    worst = Math.max(worst, performance.now() - started)
+    calls++
+    await Bun.sleep(50)
+  }
+  return { worst, calls }
+}
+
+/** Sends a huge body over a raw socket as fast as the server takes it; returns the server's answer. */
+function hugeBody(port: number, path: string, headers: Record<string, string>, declared: boolean): Promise<string> {
+  const chunk = new Uint8Array(1 << 20).fill(0x20)
+  let sent = 0
+  let reply = ''
+  let pending: Uint8Array | undefined
+  const framed = new Uint8Array([...new TextEncoder().encode(`${chunk.length.toString(16)}\r\n`), ...chunk, 13, 10])
+  const pump = (socket: { write(d: Uint8Array): number }) => {
+    while (!reply && sent < GIB2) {
+      const piece = pending ?? (declared ? chunk : framed)
+      const n = socket.write(piece)
+      sent += n
+      pending = n < piece.length ? piece.subarray(n) : undefined
+      if (pending) return
+    }
+  }
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no answer after ${sent} bytes`)), 20_000)
+    Bun.connect({
+      hostname: '127.0.0.1',
+      port,
+      socket: {
+        open(socket) {
+          const lines = { ...headers, 'content-type': 'application/json', ...(declared ? { 'content-length': String(GIB2) } : { 'transfer-encoding': 'chunked' }) }
+          socket.write(`POST ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\n${Object.entries(lines).map(([k, v]) => `${k}: ${v}`).join('\r\n')}\r\n\r\n`)
+          pump(socket)
+        },
+        drain: (socket) => pump(socket),
+        data(socket, data) {
+          reply += new TextDecoder().decode(data)
+          if (/\r\n\r\n/.test(reply)) {
+            clearTimeout(timer)
+            socket.end()
+            resolve(reply)
+          }
+        },
+        close() {
+          clearTimeout(timer)
+          resolve(reply)
+        },
+        error(_, e) {
+          clearTimeout(timer)
+          reject(e)
+        },
+      },
+    })
+  })
+}
+
+describe(`slowloris and oversized input${LONG ? ' (long)' : ''}`, () => {
+  test(`${SLOW_CONNECTIONS} connections sending a byte at a time do not block a normal client or grow memory`, async () => {
+    const dir = emptyDir()
+    const server = await startExecutable(SOURCE_SERVER, dir, ['--data', dir, '--admin-token', ADMIN, '--rate-limit-rps', '0'])
+    const sockets: { end(): void; write(s: string): number }[] = []
+    let dripping = true
+    try {
+      const key = await keyOf(server)
+      const baseline = await probe(server.base, key, 500)
+      const before = rssMb(server.proc.pid)
+      for (let i = 0; i < SLOW_CONNECTIONS; i++) {
+        sockets.push(await Bun.connect({ hostname: '127.0.0.1', port: server.port, socket: { data() {}, error() {} } }))
+      }
+      const request = `POST /v1/products HTTP/1.1\r\nHost: 127.0.0.1\r\nx-api-key: ${key['x-api-key']}\r\ncontent-type: application/json\r\ncontent-length: 100\r\n\r\n{"name":`
+      const drip = (async () => {
+        for (let i = 0; dripping && i < request.length; i++) {
+          for (const s of sockets) s.write(request[i]!)
+          await Bun.sleep((SLOW_SECONDS * 1000) / request.length)
+        }
+      })()
+      const during = await probe(server.base, key, SLOW_SECONDS * 1000)
+      const grown = rssMb(server.proc.pid) - before
+      dripping = false
+      await drip
+      if (process.env.DRILLS_VERBOSE) console.log({ baseline, during, grown })
+      expect(during.calls).toBeGreaterThan(SLOW_SECONDS * 5)
+      expect(during.worst).toBeLessThan(Math.max(1000, baseline.worst * 10))
+      expect(grown).toBeLessThan(MAX_GROWTH_MB)
+    } finally {
+      dripping = false
+      for (const s of sockets) s.end()
+      await server.stop('SIGTERM')
+    }
+  }, LONG ? 120_000 : 30_000)
+
+  test('2 GiB bodies (declared, chunked JSON, chunked upload) are refused early without buffering, while others are served', async () => {
+    const dir = emptyDir()
+    const server = await startExecutable(SOURCE_SERVER, dir, ['--data', dir, '--admin-token', ADMIN, '--rate-limit-rps', '0'])
+    try {
+      const key = await keyOf(server)
+      const before = rssMb(server.proc.pid)
+      const normal = probe(server.base, key, 2_000)
+      const [declared, chunked] = await Promise.all([
+        hugeBody(server.port, '/v1/products', key, true),
+        hugeBody(server.port, '/v1/products', key, false),
+      ])
+      // A real video's start, then zeros: it passes the type check and meets the 100 MiB video limit.
+      const upload = await streamUpload(server.port, key, new Uint8Array(readFileSync(join(FIXTURES, 'sample.mp4'))), GIB2)
+      const grown = rssMb(server.proc.pid) - before
+      const { worst } = await normal
+      if (process.env.DRILLS_VERBOSE) console.log({ declared: declared.split('\r\n')[0], chunked: chunked.split('\r\n')[0], upload, grown, worst })
+      expect(declared).toStartWith('HTTP/1.1 413')
+      expect(declared).toContain('PAYLOAD_TOO_LARGE')
+      expect(chunked).toStartWith('HTTP/1.1 413')
+      expect([upload.status, upload.body.error.code]).toEqual([413, 'FILE_TOO_LARGE'])
+      expect(upload.sent).toBeLessThan(GIB2 / 4)
+      expect(grown).toBeLessThan(MAX_GROWTH_MB)
+      expect(worst).toBeLessThan(1000)
+      // Nothing of the refused upload stays in the media folder.
+      const files = await Array.fromAsync(new Bun.Glob('media/**/*').scan({ cwd: dir, dot: true }))
+      expect(files).toEqual([])
+    } finally {
+      await server.stop('SIGTERM')
+    }
+  }, 60_000)
+})
