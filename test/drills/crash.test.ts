@@ -14,7 +14,7 @@ import { LONG } from './openapi-ops'
  * every variant's stock, the media folder holds exactly the library's files, and at the end every
  * acknowledged webhook event reaches its receiver.
  *
- * The load is the list LOAD below: a feature that lands later (checkouts, payments, reviews) adds
+ * The load is the list LOAD below: a feature that lands later (reviews) adds
  * an entry with how to send one request and how to find its result in the database.
  */
 const ROUNDS = LONG ? 20 : 3
@@ -26,6 +26,8 @@ interface Session {
   key: Record<string, string>
   variants: string[]
   webhookId: string
+  /** Customer tokens of the store (each has its own cart). */
+  buyers: string[]
   round: number
   seq: () => number
 }
@@ -84,6 +86,21 @@ const LOAD: LoadOp[] = [
     missing: (db, acked) => missingRows(db, 'SELECT 1 FROM media WHERE id = ?', acked),
   },
   {
+    name: 'checkout and pay',
+    async send(s) {
+      const buyer = { ...s.key, authorization: `Bearer ${pick(s.buyers)}`, 'content-type': 'application/json' }
+      const post = (path: string, body?: unknown, extra: Record<string, string> = {}) =>
+        fetch(`${s.base}${path}`, { method: 'POST', headers: { ...buyer, ...extra }, body: body === undefined ? undefined : JSON.stringify(body) })
+      if ((await post('/v1/cart/items', { variantId: pick(s.variants), quantity: 1 })).status >= 300) return undefined
+      const checkout = await post('/v1/orders/checkout')
+      if (checkout.status >= 300) return (await checkout.text(), undefined)
+      const order = (await checkout.json()) as { id: string }
+      const paid = await post(`/v1/orders/${order.id}/pay`, { method: pick(['PIX', 'CREDIT_CARD']) }, { 'idempotency-key': `crash-${order.id}` })
+      return paid.status < 300 ? order.id : (await paid.text(), undefined)
+    },
+    missing: (db, acked) => missingRows(db, "SELECT 1 FROM orders WHERE id = ? AND status = 'PAID'", acked),
+  },
+  {
     name: 'webhook ping',
     async send(s) {
       const res = await fetch(`${s.base}/v1/webhooks/${s.webhookId}/ping`, { method: 'POST', headers: s.key })
@@ -108,8 +125,16 @@ async function setUp(server: Running, hookUrl: string) {
   const key = { 'x-api-key': apiKey }
   const variants: string[] = []
   for (let i = 0; i < 3; i++) variants.push((await call(server.base, 'POST', '/v1/products', key, { name: `Base ${i}`, sku: `BASE-${i}`, price: 10, stock: 50 })).variants[0].id)
+  for (let i = 0; i < 3; i++) {
+    const id = (await call(server.base, 'POST', '/v1/products', key, { name: `Sale ${i}`, sku: `SALE-${i}`, price: 19.99, stock: 500, state: 'PUBLISHED' })).variants[0].id
+    variants.push(id)
+  }
+  const buyers: string[] = []
+  for (let i = 0; i < 3; i++) {
+    buyers.push((await call(server.base, 'POST', '/v1/customers/register', key, { email: `buyer${i}@crash.example`, password: 'crash-buyer-pw', name: `Buyer ${i}` })).token)
+  }
   const hook = await call(server.base, 'POST', '/v1/webhooks', key, { url: hookUrl, events: ['*'] })
-  return { key, variants, webhookId: hook.id as string }
+  return { key, variants, buyers, webhookId: hook.id as string }
 }
 
 /** What must hold after every restart; each string is a broken promise. */
@@ -120,11 +145,15 @@ function problemsAfterRestart(dir: string, acked: Map<LoadOp, string[]>): string
     const integrity = db.query<{ integrity_check: string }, []>('PRAGMA integrity_check').all()
     if (integrity.map((r) => r.integrity_check).join() !== 'ok') out.push(`integrity_check: ${JSON.stringify(integrity)}`)
     for (const [op, values] of acked) for (const m of op.missing(db, values)) out.push(`${op.name} acknowledged but lost: ${m}`)
-    // The ledger: each variant's stock is its last movement's stock_after and the sum of the stock moves.
+    // The ledger: each variant's stock and reservation are what its movements add up to, and the last
+    // movement's levels.
     const ledger = db
-      .query<{ id: string; stock: number; reserved: number; sum: number; last: number | null }, []>(
+      .query<{ id: string; stock: number; reserved: number; sum: number; reservedSum: number; last: number | null }, []>(
         `SELECT v.id, v.stock, v.reserved,
-                (SELECT COALESCE(SUM(quantity), 0) FROM stock_movements m WHERE m.variant_id = v.id AND m.kind IN ('RECEIVE', 'ADJUST')) AS sum,
+                (SELECT COALESCE(SUM(CASE WHEN kind = 'SALE' THEN -quantity WHEN kind IN ('RECEIVE', 'ADJUST', 'RETURN') THEN quantity ELSE 0 END), 0)
+                   FROM stock_movements m WHERE m.variant_id = v.id) AS sum,
+                (SELECT COALESCE(SUM(CASE WHEN kind = 'RESERVE' THEN quantity WHEN kind IN ('RELEASE', 'SALE') THEN -quantity ELSE 0 END), 0)
+                   FROM stock_movements m WHERE m.variant_id = v.id) AS reservedSum,
                 (SELECT stock_after FROM stock_movements m WHERE m.variant_id = v.id ORDER BY m.id DESC LIMIT 1) AS last
          FROM variants v`,
       )
@@ -132,6 +161,7 @@ function problemsAfterRestart(dir: string, acked: Map<LoadOp, string[]>): string
     for (const v of ledger) {
       if (v.stock < 0 || v.reserved < 0 || v.reserved > v.stock) out.push(`variant ${v.id}: stock ${v.stock}, reserved ${v.reserved}`)
       if (v.stock !== v.sum || v.stock !== (v.last ?? 0)) out.push(`variant ${v.id}: stock ${v.stock} but ledger sums to ${v.sum}, last stock_after ${v.last}`)
+      if (v.reserved !== v.reservedSum) out.push(`variant ${v.id}: reserved ${v.reserved} but the ledger's reservations sum to ${v.reservedSum}`)
     }
     // The media folder is the library: no partial upload, no file without a record, no record without its file.
     const rows = db.query<{ id: string; store_id: string; extension: string }, []>('SELECT id, store_id, extension FROM media').all()
