@@ -4,19 +4,9 @@ import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { drizzle } from 'drizzle-orm/bun-sqlite'
 import type { Deps } from '../../src/kernel/deps'
-import { caller } from '../helpers/app'
-import { emptyDir, SOURCE_SERVER, startExecutable, type Running } from '../helpers/executable'
+import { emptyDir, overHttp, SOURCE_SERVER, startExecutable, type Running } from '../helpers/executable'
 import { buyer, expectLedgerConsistent, registerBuyer } from '../helpers/orders'
 import { activeStudent, apiKey, createKey, expectOk } from '../helpers/world'
-
-/** The app's client helpers, sent over real HTTP to a started server instead of app.handle. */
-const overHttp = (base: string) =>
-  caller({
-    handle: (request: Request) => {
-      const url = new URL(request.url)
-      return fetch(new Request(`${base}${url.pathname}${url.search}`, request))
-    },
-  })
 
 const servers: Running[] = []
 afterAll(async () => {

@@ -2,18 +2,9 @@ import { afterAll, expect, test } from 'bun:test'
 import { Database } from 'bun:sqlite'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { caller } from '../helpers/app'
-import { emptyDir, SOURCE_SERVER, startExecutable, type Running } from '../helpers/executable'
+import { emptyDir, overHttp, SOURCE_SERVER, startExecutable, type Running } from '../helpers/executable'
 import { registerBuyer } from '../helpers/orders'
 import { activeStudent, apiKey, createKey, expectOk } from '../helpers/world'
-
-const overHttp = (base: string) =>
-  caller({
-    handle: (request: Request) => {
-      const url = new URL(request.url)
-      return fetch(new Request(`${base}${url.pathname}${url.search}`, request))
-    },
-  })
 
 const servers: Running[] = []
 afterAll(async () => {

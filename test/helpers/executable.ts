@@ -1,6 +1,7 @@
 import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { caller } from './app'
 
 const root = join(import.meta.dir, '..', '..')
 
@@ -74,3 +75,12 @@ export async function runExecutable(bin: string | string[], args: string[], cwd 
   const [code, stdout, stderr] = await Promise.all([proc.exited, new Response(proc.stdout).text(), new Response(proc.stderr).text()])
   return { code, stdout, stderr }
 }
+
+/** The app's test client (helpers/app.ts `caller`), sent over real HTTP to a started server instead of app.handle. */
+export const overHttp = (base: string) =>
+  caller({
+    handle: (request: Request) => {
+      const url = new URL(request.url)
+      return fetch(new Request(`${base}${url.pathname}${url.search}`, request))
+    },
+  })
