@@ -15,6 +15,9 @@ const result = await Bun.build({
   // Plain --minify renames identifiers and breaks Elysia's compiled handlers (STYLE, pitfalls).
   minify: { whitespace: true, syntax: true, identifiers: false },
   sourcemap: 'inline',
+  // Bytecode skips parsing at start: the executable starts in about half the time. It needs CommonJS.
+  bytecode: true,
+  format: 'cjs',
   define: { STOREFRONT_MIGRATIONS: JSON.stringify(migrations) },
 })
 if (!result.success) {

@@ -43,9 +43,8 @@ serveCommand.action(async (options: Record<string, string | boolean>) => {
 program.command('version').description('print the version').action(() => console.log(VERSION))
 addTeacherCommands(program)
 
-try {
-  await program.parseAsync(process.argv)
-} catch (e) {
+/** Turns what a user can fix into one clear message and an exit code; anything else is a crash. */
+function onFailure(e: unknown): never {
   if (e instanceof CommanderError) {
     if (e.exitCode === 0) process.exit(0)
     fail(`${e.message.replace(/^error: /, '')} (see storefront --help)`)
@@ -57,3 +56,6 @@ try {
   }
   throw e
 }
+
+// No top-level await: the executable is compiled to bytecode, which needs it (scripts/build.ts).
+program.parseAsync(process.argv).catch(onFailure)

@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs'
 import { loadConfig } from '../config'
 import { ActivityQuery } from '../features/activity/model'
 import { activityCsv, activityReport } from '../features/activity/report'
-import { backup, BackupError, restore } from '../features/backup/service'
+import { BackupError, restore, backup } from '../features/backup/service'
 import { importClassList, ImportError, parseClassList } from '../features/groups/import'
 import { AppError } from '../kernel/errors'
 import { endProgress, openDataDir, progressLine } from './data-dir'
@@ -30,10 +30,10 @@ export function addTeacherCommands(program: Command) {
       } catch (e) {
         throw new CliFailure([`cannot read ${csv} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`])
       }
-      const rows = guard(() => parseClassList(text))
+      const rows = await guard(() => parseClassList(text))
       const dir = openDataDir(options.data)
       try {
-        const result = guard(() => importClassList(dir.deps, rows, progressLine))
+        const result = await guard(() => importClassList(dir.deps, rows, progressLine))
         endProgress()
         console.log(`imported ${rows.length} rows: ${result.groupsCreated} new groups, ${result.studentsAdded} new students, ${result.alreadyThere} already there`)
       } finally {
@@ -84,7 +84,7 @@ export function addTeacherCommands(program: Command) {
       try {
         const query = ActivityQuery.safeParse({ from: options.from, to: options.to, groupId: options.group })
         if (!query.success) throw new CliFailure(query.error.issues.map((i) => `--${String(i.path[0])}: ${i.message}`))
-        const report = guard(() => activityReport(dir.deps, query.data))
+        const report = await guard(() => activityReport(dir.deps, query.data))
         if (options.csv) return void process.stdout.write(activityCsv(report))
         const rows = [['group', 'rm', 'name', 'calls', 'errors', 'last call']]
         for (const g of report.groups) {
@@ -102,9 +102,9 @@ export function addTeacherCommands(program: Command) {
 }
 
 /** Turns the service errors a user can cause into CLI failures. */
-function guard<T>(work: () => T): T {
+async function guard<T>(work: () => T | Promise<T>): Promise<T> {
   try {
-    return work()
+    return await work()
   } catch (e) {
     if (e instanceof ImportError) throw new CliFailure([e.message, ...e.problems.map((p) => `  ${p}`)])
     if (e instanceof AppError) throw new CliFailure([e.message])

@@ -2,7 +2,6 @@ import { Database } from 'bun:sqlite'
 import { existsSync, readFileSync } from 'node:fs'
 import { mkdir, mkdtemp, rename, rm, symlink } from 'node:fs/promises'
 import { dirname, join, resolve } from 'node:path'
-import * as tar from 'tar'
 
 export class BackupError extends Error {}
 
@@ -15,6 +14,7 @@ export const PID_FILE = 'server.pid'
  * one .tar.gz. Files uploaded after the snapshot may be in it too; the next start removes those.
  */
 export async function backup(sqlite: Database, dataDir: string, file: string, progress: (m: string) => void = () => {}) {
+  const tar = await import('tar') // loaded by the backup command only, not by the server
   const target = resolve(file)
   const work = await mkdtemp(join(dirname(target), '.storefront-backup-'))
   try {
@@ -65,6 +65,7 @@ export async function restore(file: string, dataDir: string, now = Date.now()) {
   if (pid) throw new BackupError(`the server is running on this data dir (pid ${pid}); stop it first, then restore`)
   if (!existsSync(file)) throw new BackupError(`no backup file at ${file}`)
   await mkdir(dataDir, { recursive: true })
+  const tar = await import('tar')
   const work = await mkdtemp(join(dataDir, '.restore-'))
   try {
     await tar

@@ -13,7 +13,6 @@ import { getGroup } from '../groups/service'
 import { uploadMedia } from '../media/service'
 import { linkImage } from '../product-images/service'
 import { createTerm } from '../taxonomy/service'
-import { demoPicture } from './demo-images'
 
 /** A small deterministic random source (mulberry32): the same seed gives the same demo store. */
 function random(seed: number) {
@@ -55,6 +54,7 @@ export async function seedDemo(deps: Deps, groupId: string, seed = 1) {
   if (existing > 0) {
     throw new AppError('CONFLICT', `The store of '${group.name}' already has ${existing} products. Reset it first (POST /v1/admin/groups/${group.id}/reset-store), then seed.`)
   }
+  const { demoPicture } = await import('./demo-images') // pngjs: loaded when seeding, not at start
   const rnd = random(seed)
   const categories = Object.fromEntries(Object.keys(CATEGORIES).map((name) => [name, createTerm(deps, ctx, 'categories', { name })]))
   const brands = BRANDS.map((name) => createTerm(deps, ctx, 'brands', { name }))

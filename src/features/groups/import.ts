@@ -1,5 +1,4 @@
 import { eq, inArray, sql } from 'drizzle-orm'
-import { parse } from 'csv-parse/sync'
 import { groups, stores, students } from '../../kernel/auth/tables'
 import { writeTransaction } from '../../kernel/db/database'
 import type { Deps } from '../../kernel/deps'
@@ -25,7 +24,8 @@ export class ImportError extends Error {
 const GROUP_NAME_MAX = 80
 
 /** Reads a class list `group,rm,name` (a header line is optional), reporting every bad row by line. */
-export function parseClassList(text: string): ImportRow[] {
+export async function parseClassList(text: string): Promise<ImportRow[]> {
+  const { parse } = await import('csv-parse/sync') // loaded by the import command only, not by the server
   let records: string[][]
   try {
     records = parse(text, { relax_column_count: true, skip_empty_lines: true, trim: true, bom: true })

@@ -1,5 +1,3 @@
-import Busboy from 'busboy'
-import { fileTypeFromBuffer } from 'file-type'
 import { open, rm, type FileHandle } from 'node:fs/promises'
 import { Readable } from 'node:stream'
 import type { ReadableStream as NodeWebStream } from 'node:stream/web'
@@ -81,6 +79,8 @@ export async function receiveFile(request: Request, path: string, room: number):
   const contentType = checkEnvelope(request, room)
   if (!request.body) throw new AppError('VALIDATION_ERROR', `The request has no body. ${HOW}`)
 
+  // Loaded on the first upload, not at start.
+  const [{ default: Busboy }, { fileTypeFromBuffer }] = await Promise.all([import('busboy'), import('file-type')])
   const source = Readable.fromWeb(request.body as unknown as NodeWebStream)
   const parser = Busboy({ headers: { 'content-type': contentType }, limits: { files: 1, fields: 20, fieldSize: 10_000, parts: 40 } })
   const fields: Record<string, string> = {}

@@ -1,5 +1,4 @@
 import { and, count, desc, eq, sql } from 'drizzle-orm'
-import { imageSize } from 'image-size'
 import { mkdir, readFile, rename, rm } from 'node:fs/promises'
 import { join } from 'node:path'
 import type { StoreCtx } from '../../kernel/auth/kinds'
@@ -38,6 +37,7 @@ const usedBytes = (db: Sql, storeId: string) =>
 async function dimensions(path: string, file: ReceivedFile) {
   if (file.kind !== 'IMAGE') return { width: null, height: null }
   try {
+    const { imageSize } = await import('image-size')
     const size = imageSize(await readFile(path))
     return { width: size.width ?? null, height: size.height ?? null }
   } catch {

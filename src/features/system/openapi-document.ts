@@ -1,4 +1,3 @@
-import { toOpenAPISchema } from '@elysiajs/openapi'
 import type { AnyElysia } from 'elysia'
 import { API_DESCRIPTION, SECURITY_SCHEMES, TAGS } from './docs-text'
 
@@ -12,7 +11,9 @@ const SAFE_INTEGER_BOUNDS = new Set([Number.MAX_SAFE_INTEGER, Number.MIN_SAFE_IN
  * schemas given an id with `.meta({ id })` become shared `components.schemas`, and the per-schema
  * `$schema` and ±2^53 integer bounds that zod adds everywhere are dropped.
  */
-export function buildOpenApiDocument(app: AnyElysia, version: string) {
+export async function buildOpenApiDocument(app: AnyElysia, version: string) {
+  // Loaded on the first request for the document, not at start (it is a large module).
+  const { toOpenAPISchema } = await import('@elysiajs/openapi')
   const generated = toOpenAPISchema(withReadableParsers(app), { paths: ['/openapi.json'] }, undefined, undefined, '3.1.0') as {
     paths: Json
     components: { schemas: Json }
