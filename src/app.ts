@@ -13,6 +13,7 @@ import { mediaRoutes } from './features/media/routes'
 import { productImageRoutes } from './features/product-images/routes'
 import { memberRoutes } from './features/members/routes'
 import { orderRoutes, storeOrderRoutes } from './features/orders/routes'
+import { reviewRoutes, storeReviewRoutes } from './features/reviews/routes'
 import { storeAuthRoutes } from './features/store-auth/routes'
 import { storeSettingsRoutes } from './features/store-settings/routes'
 import { taxonomyRoutes } from './features/taxonomy/routes'
@@ -50,7 +51,9 @@ export function createApp(deps: Deps, extraRoutes?: AnyElysia) {
         .use(taxonomyRoutes(deps, 'collections'))
         .use(cartRoutes(deps))
         .use(orderRoutes(deps))
-        .use(storeOrderRoutes(deps)),
+        .use(storeOrderRoutes(deps))
+        .use(reviewRoutes(deps))
+        .use(storeReviewRoutes(deps)),
     )
   // Tests mount probe routes here to exercise the kernel before features exist.
   if (extraRoutes) app.use(extraRoutes)

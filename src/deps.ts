@@ -1,6 +1,7 @@
 import type { Config } from './config'
 import { ActivityRecorder } from './features/activity/recorder'
 import { productImageUsers } from './features/product-images/service'
+import { reviewPhotoUsers } from './features/reviews/service'
 import { OrderExpiry } from './features/orders/expiry'
 import { WebhookDispatcher } from './features/webhooks/dispatcher'
 import { RateLimiter } from './kernel/auth/rate-limiter'
@@ -33,7 +34,7 @@ export function createDeps(
     outbox: createOutbox(ids, clock),
     lifecycle,
     activity,
-    mediaUsers: [productImageUsers],
+    mediaUsers: [productImageUsers, reviewPhotoUsers],
     limiter: new RateLimiter(clock, config.rateLimitRps, config.rateLimitBurst),
     version: VERSION,
     startedAt: clock.now(),

@@ -24,7 +24,7 @@ describe('seed-demo', () => {
     const { A } = t.w
     const res = await seed(t, A.group.id)
     expect(res.status).toBe(201)
-    expect(res.body).toMatchObject({ groupId: A.group.id, storeId: A.group.storeId, categories: 3, brands: 4, collections: 2, products: 40, images: 40, orders: 6 })
+    expect(res.body).toMatchObject({ groupId: A.group.id, storeId: A.group.storeId, categories: 3, brands: 4, collections: 2, products: 40, images: 40, orders: 6, reviews: 3 })
     const list = await all(t, A.key.apiKey, 'products')
     expect(list.total).toBe(40)
     expect(list.data.reduce((n: number, p: any) => n + p.variants.length, 0)).toBe(res.body.variants)
@@ -44,6 +44,10 @@ describe('seed-demo', () => {
     const orders = await all(t, A.key.apiKey, 'store/orders')
     expect(orders.total).toBe(6)
     expect(orders.data.map((o: any) => o.status)).toEqual(Array(6).fill('PAID'))
+    const reviews = await all(t, A.key.apiKey, 'store/reviews')
+    expect(reviews.data.map((r: any) => r.rating).sort()).toEqual([3, 4, 5])
+    const reviewed = await expectOk(t.call('GET', `/v1/products/${reviews.data[0].productId}`, { headers: apiKey(A.key.apiKey) }))
+    expect(reviewed.rating.count).toBeGreaterThanOrEqual(1)
     const mine = await expectOk(t.call('GET', '/v1/orders', { headers: { ...apiKey(A.key.apiKey), ...bearer(login.body.token) } }))
     expect(mine.total).toBe(2)
   })
@@ -84,9 +88,9 @@ describe('reset-store', () => {
 
     const res = await t.call('POST', `/v1/admin/groups/${A.group.id}/reset-store`, { headers: admin })
     expect(res.status).toBe(200)
-    expect(res.body.removed).toMatchObject({ products: 40, media: 41, customers: 4, orders: 6, webhook_endpoints: 1 })
+    expect(res.body.removed).toMatchObject({ products: 40, media: 41, customers: 4, orders: 6, reviews: 3, webhook_endpoints: 1 })
 
-    for (const path of ['products', 'media', 'categories', 'brands', 'collections', 'webhooks', 'store/orders']) {
+    for (const path of ['products', 'media', 'categories', 'brands', 'collections', 'webhooks', 'store/orders', 'store/reviews']) {
       expect({ path, total: (await all(t, A.key.apiKey, path)).total }).toEqual({ path, total: 0 })
     }
     expect(existsSync(join(t.dir, 'media', A.group.storeId))).toBe(false)

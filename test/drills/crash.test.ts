@@ -11,11 +11,11 @@ import { LONG } from './openapi-ops'
  * Crash drill (issue 12): rounds of a mixed write load against the real server on loopback, each
  * ended by a SIGKILL at a random moment, then a restart. After every restart: PRAGMA integrity_check
  * is ok, every request answered 2xx before the kill is in the database, the stock ledger agrees with
- * every variant's stock, the media folder holds exactly the library's files, and at the end every
- * acknowledged webhook event reaches its receiver.
+ * every variant's stock, each product's review summary agrees with its reviews, the media folder holds
+ * exactly the library's files, and at the end every acknowledged webhook event reaches its receiver.
  *
- * The load is the list LOAD below: a feature that lands later (reviews) adds
- * an entry with how to send one request and how to find its result in the database.
+ * The load is the list LOAD below: a feature that lands later adds an entry with how to send one
+ * request and how to find its result in the database.
  */
 const ROUNDS = LONG ? 20 : 3
 const WORKERS = 6
@@ -108,6 +108,21 @@ const LOAD: LoadOp[] = [
     },
     missing: (db, acked) => missingRows(db, 'SELECT 1 FROM webhook_deliveries WHERE event_id = ?', acked),
   },
+  {
+    name: 'review',
+    // A new buyer each time (one review per customer and product): register, buy, pay, review.
+    async send(s) {
+      const n = s.seq()
+      const session = await json(s, 'POST', '/v1/customers/register', { email: `crash-${s.round}-${n}-${Math.random().toString(36).slice(2, 6)}@example.com`, password: 'password-123', name: `Crash ${n}` })
+      if (!session) return undefined
+      const buyer = { ...s, key: { ...s.key, authorization: `Bearer ${session.token}` } }
+      if (!(await json(buyer, 'POST', '/v1/cart/items', { variantId: pick(s.variants), quantity: 1 }))) return undefined
+      const order = await json(buyer, 'POST', '/v1/orders/checkout', {})
+      if (!order || !(await json(buyer, 'POST', `/v1/orders/${order.id}/pay`, { method: 'PIX' }))) return undefined
+      return (await json(buyer, 'POST', `/v1/products/${order.items[0].productId}/reviews`, { rating: 1 + (n % 5), title: `crash ${n}`, comment: '' }))?.id
+    },
+    missing: (db, acked) => missingRows(db, 'SELECT 1 FROM reviews WHERE id = ?', acked),
+  },
 ]
 
 async function call(base: string, method: string, path: string, headers: Record<string, string>, body?: unknown): Promise<any> {
@@ -124,7 +139,7 @@ async function setUp(server: Running, hookUrl: string) {
   const { apiKey } = await call(server.base, 'POST', '/v1/store/api-keys', { authorization: `Bearer ${token}` }, { name: 'load' })
   const key = { 'x-api-key': apiKey }
   const variants: string[] = []
-  for (let i = 0; i < 3; i++) variants.push((await call(server.base, 'POST', '/v1/products', key, { name: `Base ${i}`, sku: `BASE-${i}`, price: 10, stock: 50 })).variants[0].id)
+  for (let i = 0; i < 3; i++) variants.push((await call(server.base, 'POST', '/v1/products', key, { name: `Base ${i}`, sku: `BASE-${i}`, price: 10, stock: 50, state: 'PUBLISHED' })).variants[0].id)
   for (let i = 0; i < 3; i++) {
     const id = (await call(server.base, 'POST', '/v1/products', key, { name: `Sale ${i}`, sku: `SALE-${i}`, price: 19.99, stock: 500, state: 'PUBLISHED' })).variants[0].id
     variants.push(id)
@@ -163,6 +178,16 @@ function problemsAfterRestart(dir: string, acked: Map<LoadOp, string[]>): string
       if (v.stock !== v.sum || v.stock !== (v.last ?? 0)) out.push(`variant ${v.id}: stock ${v.stock} but ledger sums to ${v.sum}, last stock_after ${v.last}`)
       if (v.reserved !== v.reservedSum) out.push(`variant ${v.id}: reserved ${v.reserved} but the ledger's reservations sum to ${v.reservedSum}`)
     }
+    // Each product's stored review summary is what its visible reviews add up to.
+    const ratings = db
+      .query<{ product_id: string; count: number; sum: number; n: number; total: number }, []>(
+        `SELECT r.product_id, r.count, r.sum,
+                (SELECT COUNT(*) FROM reviews v WHERE v.product_id = r.product_id AND v.hidden = 0) AS n,
+                (SELECT COALESCE(SUM(rating), 0) FROM reviews v WHERE v.product_id = r.product_id AND v.hidden = 0) AS total
+         FROM product_ratings r`,
+      )
+      .all()
+    for (const r of ratings) if (r.count !== r.n || r.sum !== r.total) out.push(`product ${r.product_id}: rating count/sum ${r.count}/${r.sum}, reviews say ${r.n}/${r.total}`)
     // The media folder is the library: no partial upload, no file without a record, no record without its file.
     const rows = db.query<{ id: string; store_id: string; extension: string }, []>('SELECT id, store_id, extension FROM media').all()
     const expected = new Set(rows.map((r) => `${r.store_id}/${r.id}.${r.extension}`))

@@ -18,6 +18,17 @@ export async function matrixWorld(t: ReturnType<typeof createTestApp>) {
   // A's customer has an order and, after it, an item in the cart.
   const buyable = await expectOk(t.call('POST', '/v1/products', { headers: key, body: { name: 'Matrix', sku: 'MATRIX-BUY', price: 5, stock: 100, state: 'PUBLISHED' } }), 201)
   const customer = { ...key, ...bearer(stores.A.customer.token) }
+  // A paid order holding both products: A's customer has reviewed one (reviewId) and may review the seeded one.
+  await expectOk(t.call('PUT', `/v1/products/${catalog.product.id}`, { headers: key, body: { state: 'PUBLISHED' } }))
+  await expectOk(t.call('POST', '/v1/cart/items', { headers: customer, body: { variantId: buyable.variants[0].id, quantity: 1 } }))
+  await expectOk(t.call('POST', '/v1/cart/items', { headers: customer, body: { variantId: catalog.variant.id, quantity: 1 } }))
+  const paid = await expectOk(t.call('POST', '/v1/orders/checkout', { headers: customer }), 201)
+  await expectOk(t.call('POST', `/v1/orders/${paid.id}/pay`, { headers: customer, body: { method: 'PIX' } }))
+  await expectOk(t.call('PUT', `/v1/products/${catalog.product.id}`, { headers: key, body: { state: 'DRAFT' } }))
+  const review = await expectOk(
+    t.call('POST', `/v1/products/${buyable.id}/reviews`, { headers: customer, body: { rating: 4, title: 'Matrix review', comment: 'ok', mediaIds: [stores.A.media.id] } }),
+    201,
+  )
   await expectOk(t.call('POST', '/v1/cart/items', { headers: customer, body: { variantId: buyable.variants[0].id, quantity: 1 } }))
   const order = await expectOk(t.call('POST', '/v1/orders/checkout', { headers: customer }), 201)
   const cart = await expectOk(t.call('POST', '/v1/cart/items', { headers: customer, body: { variantId: buyable.variants[0].id, quantity: 1 } }))
@@ -30,6 +41,7 @@ export async function matrixWorld(t: ReturnType<typeof createTestApp>) {
     spareGroupId: spare.id as string,
     orderId: order.id as string,
     cartItemId: cart.items[0].id as string,
+    reviewId: review.id as string,
   }
 }
 export type World = Awaited<ReturnType<typeof matrixWorld>>
@@ -56,6 +68,8 @@ export const ID_OF: Record<string, (w: World) => string> = {
   // /v1/cart/items/:id and /v1/orders/:id, /v1/store/orders/:id
   items: (w) => w.cartItemId,
   orders: (w) => w.orderId,
+  // /v1/reviews/:id and /v1/store/reviews/:id
+  reviews: (w) => w.reviewId,
 }
 
 /**
@@ -78,6 +92,9 @@ export const BODY_OF: Record<string, unknown> = {
   'POST /v1/orders/:id/pay': { method: 'PIX' },
   'POST /v1/store/orders/:id/transition': { to: 'CANCELLED' },
   'POST /v1/store/orders/:id/refund': { reason: 'matrix' },
+  'POST /v1/products/:id/reviews': { rating: 5, title: 'From the matrix', comment: 'fine' },
+  'PATCH /v1/reviews/:id': { rating: 3 },
+  'PATCH /v1/store/reviews/:id': { hidden: true },
 }
 
 export function pathFor(route: Pick<RouteEntry, "path">, world: World): string {

@@ -24,6 +24,7 @@ const SeedResult = z.object({
   variants: z.number().int(),
   images: z.number().int(),
   orders: z.number().int().describe('paid orders of the demo customers'),
+  reviews: z.number().int().describe('reviews of the demo customers, one for the first purchase of each'),
   customers: z.array(z.object({ email: z.string(), password: z.string() })).describe('demo customers the class can log in as'),
 })
 
@@ -53,7 +54,7 @@ export const classroomRoutes = (deps: Deps) =>
           tags,
           summary: "Fill a group's empty store with a demo catalog",
           description:
-            '3 categories, 4 brands, 2 collections, 40 products (most PUBLISHED) with size variants and a picture each, and 3 customers with 2 paid orders each, through the same rules as the API. The same `seed` gives the same catalog. A store that already has products is 409: reset it first.',
+            '3 categories, 4 brands, 2 collections, 40 products (most PUBLISHED) with size variants and a picture each, and 3 customers with 2 paid orders each and a review of their first purchase, through the same rules as the API. The same `seed` gives the same catalog. A store that already has products is 409: reset it first.',
         },
       },
     )

@@ -12,7 +12,10 @@ import { register } from '../customers/service'
 import { getGroup } from '../groups/service'
 import { uploadMedia } from '../media/service'
 import { linkImage } from '../product-images/service'
+import { createReview } from '../reviews/service'
 import { createTerm } from '../taxonomy/service'
+
+const REVIEW_TITLES: Record<number, string> = { 5: 'Excelente', 4: 'Muito bom', 3: 'Razoável' }
 
 /** A small deterministic random source (mulberry32): the same seed gives the same demo store. */
 function random(seed: number) {
@@ -96,6 +99,7 @@ export async function seedDemo(deps: Deps, groupId: string, seed = 1) {
   }
   const customers = []
   let orders = 0
+  let reviews = 0
   for (const [i, name] of CUSTOMERS.entries()) {
     const email = `${name.split(' ')[0]!.toLowerCase()}@demo.example`
     const password = `demo-password-${i + 1}`
@@ -104,16 +108,23 @@ export async function seedDemo(deps: Deps, groupId: string, seed = 1) {
     // Each demo customer has bought something, so orders, stock movements and reviews have data.
     const buyer: StoreCtx = { ...ctx, actor: { type: 'customer', customerId: customer.id, keyId: 'seed-demo', rm: null } }
     const forSale = deps.db
-      .select({ id: variants.id })
+      .select({ id: variants.id, productId: variants.productId })
       .from(variants)
       .innerJoin(products, eq(products.id, variants.productId))
       .where(and(eq(products.storeId, ctx.storeId), eq(products.state, 'PUBLISHED'), gte(sql`${variants.stock} - ${variants.reserved}`, 8)))
       .all()
     for (let k = 0; k < 2 && forSale.length > 0; k++) {
-      addItem(deps, buyer, { variantId: rnd.pick(forSale).id, quantity: 1 })
+      const bought = rnd.pick(forSale)
+      addItem(deps, buyer, { variantId: bought.id, quantity: 1 })
       const order = checkout(deps, buyer)
       await pay(deps, buyer, order.id, { method: k === 0 ? 'PIX' : 'CREDIT_CARD' }, undefined)
       orders++
+      // The first purchase of each customer gets a review (no randomness, so the seed's catalog stays as before).
+      if (k === 0) {
+        const rating = 5 - (i % 3)
+        createReview(deps, buyer, bought.productId, { rating, title: REVIEW_TITLES[rating]!, comment: 'Demo review written by seed-demo.', mediaIds: [] })
+        reviews++
+      }
     }
   }
   return {
@@ -126,6 +137,7 @@ export async function seedDemo(deps: Deps, groupId: string, seed = 1) {
     variants: variantCount,
     images: DEMO_PRODUCTS,
     orders,
+    reviews,
     customers,
   }
 }

@@ -52,6 +52,7 @@ export const TAGS = [
   },
   { name: 'Customers', description: "The shop's buyers, per store: register, log in, and the customer token for cart and orders." },
   { name: 'Media', description: "The store's library of pictures and videos, product images, and the public files behind media URLs." },
+  { name: 'Reviews', description: 'Reviews by buyers (a paid order containing the product), one per product, with photos from the library; moderation hides them from the shop front and the summary.' },
   { name: 'Webhooks', description: 'Signed notifications of events (orders, stock, reviews) sent to your app, with a log of every attempt.' },
   { name: 'Admin', description: "For the teacher, with X-Admin-Token: groups, students' passwords, activity for grading." },
 ]

@@ -1,0 +1,62 @@
+import { z } from 'zod'
+import { Page, PageQuery } from '../../kernel/pagination'
+import { Rating } from '../catalog/model'
+
+/** Reviews (decisions §10). */
+const rating = z.number().int('rating is a whole number of stars').min(1, 'rating runs from 1 to 5').max(5, 'rating runs from 1 to 5')
+const title = z.string().trim().min(1, 'title must not be empty').max(120, 'title can be at most 120 characters')
+const comment = z.string().max(5000, 'comment can be at most 5000 characters')
+const mediaIds = z
+  .array(z.string().min(1))
+  .max(10, 'a review takes at most 10 photos')
+  .refine((ids) => new Set(ids).size === ids.length, 'mediaIds lists each photo once')
+  .describe('pictures of the store library (POST /v1/uploads), in the order to show')
+
+export const CreateReviewBody = z
+  .object({ rating, title, comment: comment.default(''), mediaIds: mediaIds.default([]) })
+  .strict()
+export type CreateReviewBody = z.infer<typeof CreateReviewBody>
+
+export const UpdateReviewBody = z
+  .object({ rating: rating.optional(), title: title.optional(), comment: comment.optional(), mediaIds: mediaIds.optional() })
+  .strict()
+export type UpdateReviewBody = z.infer<typeof UpdateReviewBody>
+
+export const ModerateReviewBody = z.object({ hidden: z.boolean('hidden must be true or false') }).strict()
+
+export const Review = z
+  .object({
+    id: z.string(),
+    productId: z.string(),
+    customer: z.object({ id: z.string(), name: z.string() }),
+    rating: z.number().int(),
+    title: z.string(),
+    comment: z.string(),
+    media: z.array(z.object({ id: z.string(), url: z.string() })),
+    hidden: z.boolean(),
+    createdAt: z.string(),
+    updatedAt: z.string(),
+  })
+  .meta({ id: 'Review' })
+export type Review = z.infer<typeof Review>
+
+export const ReviewPage = Page(Review).extend({ summary: Rating })
+export const PlainReviewPage = Page(Review)
+
+export const CanReview = z
+  .object({
+    canReview: z.boolean(),
+    reason: z.enum(['NO_PAID_ORDER', 'ALREADY_REVIEWED']).nullable().describe('why not; null when the customer may review'),
+  })
+  .meta({ id: 'CanReview' })
+
+const boolFlag = z.enum(['true', 'false'], 'hidden must be true or false').transform((v) => v === 'true')
+
+export const StoreReviewQuery = PageQuery.extend({
+  productId: z.string().optional(),
+  hidden: boolFlag.optional(),
+  rating: z.coerce.number().int().min(1, 'rating runs from 1 to 5').max(5, 'rating runs from 1 to 5').optional(),
+}).strict()
+
+export const ReviewListQuery = PageQuery.strict()
+export const IdParams = z.object({ id: z.string() })

@@ -1,0 +1,97 @@
+import { Elysia } from 'elysia'
+import { authMacro } from '../../kernel/auth/macro'
+import type { Deps } from '../../kernel/deps'
+import { ErrorEnvelope } from '../../kernel/errors'
+import { CanReview, CreateReviewBody, IdParams, ModerateReviewBody, PlainReviewPage, Review, ReviewListQuery, ReviewPage, StoreReviewQuery, UpdateReviewBody } from './model'
+import { canReview, createReview, deleteReview, listMyReviews, listProductReviews, listStoreReviews, moderateReview, updateReview } from './service'
+
+const tags = ['Reviews']
+
+/** A product's reviews and the customer's own (decisions §10). */
+export const reviewRoutes = (deps: Deps) =>
+  new Elysia()
+    .use(authMacro)
+    .get('/products/:id/reviews', ({ ctx, params, query }) => listProductReviews(deps, ctx, params.id, query), {
+      auth: 'key',
+      params: IdParams,
+      query: ReviewListQuery,
+      response: { 200: ReviewPage, 400: ErrorEnvelope, 404: ErrorEnvelope },
+      detail: {
+        tags,
+        summary: "A product's reviews, with its summary",
+        description: 'Newest first. Hidden reviews are left out, of the list and of `summary` (average rounded to 2 decimals, 0 without reviews; the same summary as the product `rating`).',
+      },
+    })
+    .get('/products/:id/reviews/can-review', ({ ctx, params }) => canReview(deps, ctx, params.id), {
+      auth: 'customer',
+      params: IdParams,
+      response: { 200: CanReview, 404: ErrorEnvelope },
+      detail: {
+        tags,
+        summary: 'Whether the customer may review the product',
+        description: '`reason` is null when they may, `ALREADY_REVIEWED` when they did, `NO_PAID_ORDER` without a paid, unrefunded order (PAID, SHIPPED or DELIVERED) containing the product.',
+      },
+    })
+    .post(
+      '/products/:id/reviews',
+      ({ ctx, params, body, set }) => {
+        set.status = 201
+        return createReview(deps, ctx, params.id, body)
+      },
+      {
+        auth: 'customer',
+        params: IdParams,
+        body: CreateReviewBody,
+        response: { 201: Review, 400: ErrorEnvelope, 403: ErrorEnvelope, 404: ErrorEnvelope, 409: ErrorEnvelope },
+        detail: {
+          tags,
+          summary: 'Review a bought product',
+          description:
+            '`rating` 1 to 5, `title` up to 120 characters, `comment` up to 5000, `mediaIds` pictures of the store library. Only a buyer with a paid, unrefunded order containing the product may (403 REVIEW_NOT_ALLOWED), once (409 ALREADY_REVIEWED). Sends `review.created`.',
+        },
+      },
+    )
+    .patch('/reviews/:id', ({ ctx, params, body }) => updateReview(deps, ctx, params.id, body), {
+      auth: 'customer',
+      params: IdParams,
+      body: UpdateReviewBody,
+      response: { 200: Review, 400: ErrorEnvelope, 403: ErrorEnvelope, 404: ErrorEnvelope },
+      detail: { tags, summary: 'Change your review', description: 'Any of rating, title, comment, mediaIds (which replaces the photos). Another customer\u2019s review is 403 FORBIDDEN.' },
+    })
+    .delete(
+      '/reviews/:id',
+      ({ ctx, params }) => {
+        deleteReview(deps, ctx, params.id)
+        return new Response(null, { status: 204 })
+      },
+      {
+        auth: 'customer',
+        params: IdParams,
+        response: { 403: ErrorEnvelope, 404: ErrorEnvelope },
+        detail: { tags, summary: 'Delete your review', description: '204 with no body; the product summary follows. Another customer\u2019s review is 403 FORBIDDEN.' },
+      },
+    )
+    .get('/me/reviews', ({ ctx, query }) => listMyReviews(deps, ctx, query), {
+      auth: 'customer',
+      query: ReviewListQuery,
+      response: { 200: PlainReviewPage, 400: ErrorEnvelope },
+      detail: { tags, summary: "The customer's reviews", description: 'Newest first, hidden ones included (with `hidden: true`).' },
+    })
+
+/** Moderation: the API key or a student token. */
+export const storeReviewRoutes = (deps: Deps) =>
+  new Elysia({ prefix: '/store/reviews' })
+    .use(authMacro)
+    .get('', ({ ctx, query }) => listStoreReviews(deps, ctx, query), {
+      auth: 'key',
+      query: StoreReviewQuery,
+      response: { 200: PlainReviewPage, 400: ErrorEnvelope },
+      detail: { tags, summary: "All of the store's reviews, hidden ones included", description: 'Newest first. Filters: `productId`, `hidden` (true or false), `rating` (1 to 5).' },
+    })
+    .patch('/:id', ({ ctx, params, body }) => moderateReview(deps, ctx, params.id, body), {
+      auth: 'key',
+      params: IdParams,
+      body: ModerateReviewBody,
+      response: { 200: Review, 400: ErrorEnvelope, 404: ErrorEnvelope },
+      detail: { tags, summary: 'Hide or show a review', description: '`hidden: true` takes it out of the public list and the product summary; `false` brings it back.' },
+    })

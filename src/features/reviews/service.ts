@@ -1,0 +1,278 @@
+import { and, asc, count, desc, eq, inArray, type SQL } from 'drizzle-orm'
+import type { StoreCtx } from '../../kernel/auth/kinds'
+import { customers } from '../../kernel/auth/tables'
+import { isoTime } from '../../kernel/clock'
+import { isUniqueViolation, writeTransaction, type Sql } from '../../kernel/db/database'
+import type { Deps } from '../../kernel/deps'
+import { AppError, notFound } from '../../kernel/errors'
+import { pageWindow, toPage, type PageQuery } from '../../kernel/pagination'
+import { customerOf } from '../cart/service'
+import { findProduct } from '../catalog/find'
+import { productRatings } from '../catalog/tables'
+import { findMedia, toMedia } from '../media/service'
+import { media } from '../media/tables'
+import type { MediaUser } from '../media/users'
+import { orderItems, orders } from '../orders/tables'
+import type { CreateReviewBody, Review, UpdateReviewBody } from './model'
+import { reviewMedia, reviews } from './tables'
+
+type ReviewRow = typeof reviews.$inferSelect
+
+/** Orders in these states were paid and not refunded: their buyer may review what they hold (decisions §10). */
+const PAID_STATES = ['PAID', 'SHIPPED', 'DELIVERED'] as const
+
+const REVIEWS_HINT = 'GET /v1/me/reviews lists your reviews, GET /v1/store/reviews all of the store'
+
+// ---------------------------------------------------------------- summary
+
+/** The product's summary from its visible reviews: what product_ratings must always hold. */
+export function ratingSummary(stars: number[]) {
+  const n = stars.length
+  const total = stars.reduce((a, b) => a + b, 0)
+  const by = (s: number) => stars.filter((r) => r === s).length
+  return { average: n === 0 ? 0 : Math.round((total / n) * 100) / 100, count: n, distribution: { 5: by(5), 4: by(4), 3: by(3), 2: by(2), 1: by(1) } }
+}
+
+/** Rewrites the product's row of product_ratings from its visible reviews; runs inside every change's transaction. */
+function refreshRating(tx: Sql, storeId: string, productId: string) {
+  const stars = tx
+    .select({ rating: reviews.rating })
+    .from(reviews)
+    .where(and(eq(reviews.productId, productId), eq(reviews.hidden, false)))
+    .all()
+    .map((r) => r.rating)
+  const s = ratingSummary(stars)
+  const values = {
+    count: s.count,
+    sum: stars.reduce((a, b) => a + b, 0),
+    average: s.average,
+    r1: s.distribution[1],
+    r2: s.distribution[2],
+    r3: s.distribution[3],
+    r4: s.distribution[4],
+    r5: s.distribution[5],
+  }
+  tx.insert(productRatings).values({ productId, storeId, ...values }).onConflictDoUpdate({ target: productRatings.productId, set: values }).run()
+}
+
+function storedSummary(db: Sql, productId: string) {
+  const r = db.select().from(productRatings).where(eq(productRatings.productId, productId)).get()
+  if (!r) return ratingSummary([])
+  return { average: r.average, count: r.count, distribution: { 5: r.r5, 4: r.r4, 3: r.r3, 2: r.r2, 1: r.r1 } }
+}
+
+// ---------------------------------------------------------------- views
+
+function toReviews(deps: Deps, db: Sql, rows: ReviewRow[]): Review[] {
+  if (rows.length === 0) return []
+  const names = new Map(
+    db
+      .select({ id: customers.id, name: customers.name })
+      .from(customers)
+      .where(inArray(customers.id, [...new Set(rows.map((r) => r.customerId))]))
+      .all()
+      .map((c) => [c.id, c.name]),
+  )
+  const photos = db
+    .select({ reviewId: reviewMedia.reviewId, file: media })
+    .from(reviewMedia)
+    .innerJoin(media, eq(media.id, reviewMedia.mediaId))
+    .where(inArray(reviewMedia.reviewId, rows.map((r) => r.id)))
+    .orderBy(asc(reviewMedia.position))
+    .all()
+  return rows.map((r) => ({
+    id: r.id,
+    productId: r.productId,
+    customer: { id: r.customerId, name: names.get(r.customerId) ?? '' },
+    rating: r.rating,
+    title: r.title,
+    comment: r.comment,
+    media: photos.filter((p) => p.reviewId === r.id).map((p) => ({ id: p.file.id, url: toMedia(deps, p.file).url })),
+    hidden: r.hidden,
+    createdAt: isoTime(r.createdAt),
+    updatedAt: isoTime(r.updatedAt),
+  }))
+}
+
+const toReview = (deps: Deps, db: Sql, row: ReviewRow) => toReviews(deps, db, [row])[0]!
+
+function page(deps: Deps, where: SQL | undefined, query: PageQuery) {
+  const { limit, offset } = pageWindow(query)
+  const rows = deps.db.select().from(reviews).where(where).orderBy(desc(reviews.createdAt), desc(reviews.id)).limit(limit).offset(offset).all()
+  const total = deps.db.select({ n: count() }).from(reviews).where(where).get()!.n
+  return toPage(toReviews(deps, deps.db, rows), total, query)
+}
+
+// ---------------------------------------------------------------- rules
+
+function findReview(db: Sql, ctx: StoreCtx, id: string): ReviewRow {
+  const row = db.select().from(reviews).where(and(eq(reviews.id, id), eq(reviews.storeId, ctx.storeId))).get()
+  if (!row) throw notFound('review', id, REVIEWS_HINT)
+  return row
+}
+
+/** Loads the customer's own review; another customer's is 403 (spec: own reviews only). */
+function findOwnReview(db: Sql, ctx: StoreCtx, id: string): ReviewRow {
+  const row = findReview(db, ctx, id)
+  if (row.customerId !== customerOf(ctx)) {
+    throw new AppError('FORBIDDEN', `Review ${id} belongs to another customer; a customer edits or deletes only their own reviews (GET /v1/me/reviews lists them).`)
+  }
+  return row
+}
+
+function hasPaidOrder(db: Sql, ctx: StoreCtx, customerId: string, productId: string) {
+  return !!db
+    .select({ id: orders.id })
+    .from(orders)
+    .innerJoin(orderItems, eq(orderItems.orderId, orders.id))
+    .where(and(eq(orders.storeId, ctx.storeId), eq(orders.customerId, customerId), inArray(orders.status, [...PAID_STATES]), eq(orderItems.productId, productId)))
+    .limit(1)
+    .get()
+}
+
+const existingReview = (db: Sql, customerId: string, productId: string) =>
+  db.select({ id: reviews.id }).from(reviews).where(and(eq(reviews.productId, productId), eq(reviews.customerId, customerId))).get()
+
+function whyNot(db: Sql, ctx: StoreCtx, productId: string): 'NO_PAID_ORDER' | 'ALREADY_REVIEWED' | null {
+  const customerId = customerOf(ctx)
+  if (existingReview(db, customerId, productId)) return 'ALREADY_REVIEWED'
+  if (!hasPaidOrder(db, ctx, customerId, productId)) return 'NO_PAID_ORDER'
+  return null
+}
+
+const alreadyReviewed = (productId: string, reviewId?: string) =>
+  new AppError(
+    'ALREADY_REVIEWED',
+    `You already reviewed product ${productId}; each customer reviews a product once. Change it with PATCH /v1/reviews/${reviewId ?? ':id'} instead.`,
+  )
+
+/** Checks the photos and writes them in the order given, replacing any earlier ones. */
+function setPhotos(tx: Sql, ctx: StoreCtx, reviewId: string, mediaIds: string[]) {
+  mediaIds.forEach((id, i) => {
+    const m = findMedia(tx, ctx, id)
+    if (m.kind !== 'IMAGE') {
+      throw new AppError('VALIDATION_ERROR', `Media ${id} is a video; review photos take pictures only. Send the ids of images of the library.`, [
+        { path: `mediaIds.${i}`, message: 'must be an image' },
+      ])
+    }
+  })
+  tx.delete(reviewMedia).where(eq(reviewMedia.reviewId, reviewId)).run()
+  mediaIds.forEach((mediaId, position) => tx.insert(reviewMedia).values({ reviewId, mediaId, storeId: ctx.storeId, position }).run())
+}
+
+// ---------------------------------------------------------------- operations
+
+export function listProductReviews(deps: Deps, ctx: StoreCtx, productId: string, query: PageQuery) {
+  findProduct(deps.db, ctx, productId)
+  const where = and(eq(reviews.storeId, ctx.storeId), eq(reviews.productId, productId), eq(reviews.hidden, false))
+  return { ...page(deps, where, query), summary: storedSummary(deps.db, productId) }
+}
+
+export function canReview(deps: Deps, ctx: StoreCtx, productId: string) {
+  findProduct(deps.db, ctx, productId)
+  const reason = whyNot(deps.db, ctx, productId)
+  return { canReview: reason === null, reason }
+}
+
+export function createReview(deps: Deps, ctx: StoreCtx, productId: string, body: CreateReviewBody) {
+  try {
+    return writeTransaction(deps.db, (tx) => {
+      findProduct(tx, ctx, productId)
+      const reason = whyNot(tx, ctx, productId)
+      if (reason === 'ALREADY_REVIEWED') throw alreadyReviewed(productId, existingReview(tx, customerOf(ctx), productId)?.id)
+      if (reason === 'NO_PAID_ORDER') {
+        throw new AppError(
+          'REVIEW_NOT_ALLOWED',
+          `Only a buyer may review: you have no paid, unrefunded order containing product ${productId}. Buy it and pay (POST /v1/orders/:id/pay) first; GET /v1/products/${productId}/reviews/can-review tells when you may.`,
+        )
+      }
+      const id = deps.ids.next('rev')
+      const now = deps.clock.now()
+      tx.insert(reviews)
+        .values({ id, storeId: ctx.storeId, productId, customerId: customerOf(ctx), rating: body.rating, title: body.title, comment: body.comment, hidden: false, createdAt: now, updatedAt: now })
+        .run()
+      setPhotos(tx, ctx, id, body.mediaIds)
+      refreshRating(tx, ctx.storeId, productId)
+      deps.outbox.emit(tx, ctx.storeId, 'review.created', { reviewId: id, productId, rating: body.rating })
+      return toReview(deps, tx, findReview(tx, ctx, id))
+    })
+  } catch (e) {
+    // The transaction is BEGIN IMMEDIATE, so the check above sees every earlier review; the unique index is the backstop.
+    if (isUniqueViolation(e)) throw alreadyReviewed(productId)
+    throw e
+  }
+}
+
+export function updateReview(deps: Deps, ctx: StoreCtx, id: string, body: UpdateReviewBody) {
+  return writeTransaction(deps.db, (tx) => {
+    const row = findOwnReview(tx, ctx, id)
+    const { mediaIds, ...fields } = body
+    tx.update(reviews).set({ ...fields, updatedAt: deps.clock.now() }).where(eq(reviews.id, id)).run()
+    if (mediaIds !== undefined) setPhotos(tx, ctx, id, mediaIds)
+    refreshRating(tx, ctx.storeId, row.productId)
+    return toReview(deps, tx, findReview(tx, ctx, id))
+  })
+}
+
+export function deleteReview(deps: Deps, ctx: StoreCtx, id: string) {
+  writeTransaction(deps.db, (tx) => {
+    const row = findOwnReview(tx, ctx, id)
+    tx.delete(reviews).where(eq(reviews.id, id)).run()
+    refreshRating(tx, ctx.storeId, row.productId)
+  })
+}
+
+export function listMyReviews(deps: Deps, ctx: StoreCtx, query: PageQuery) {
+  return page(deps, and(eq(reviews.storeId, ctx.storeId), eq(reviews.customerId, customerOf(ctx))), query)
+}
+
+export function listStoreReviews(deps: Deps, ctx: StoreCtx, query: PageQuery & { productId?: string; hidden?: boolean; rating?: number }) {
+  const where = and(
+    eq(reviews.storeId, ctx.storeId),
+    query.productId !== undefined ? eq(reviews.productId, query.productId) : undefined,
+    query.hidden !== undefined ? eq(reviews.hidden, query.hidden) : undefined,
+    query.rating !== undefined ? eq(reviews.rating, query.rating) : undefined,
+  )
+  return page(deps, where, query)
+}
+
+export function moderateReview(deps: Deps, ctx: StoreCtx, id: string, body: { hidden: boolean }) {
+  return writeTransaction(deps.db, (tx) => {
+    const row = findReview(tx, ctx, id)
+    if (row.hidden !== body.hidden) {
+      tx.update(reviews).set({ hidden: body.hidden, updatedAt: deps.clock.now() }).where(eq(reviews.id, id)).run()
+      refreshRating(tx, ctx.storeId, row.productId)
+    }
+    return toReview(deps, tx, findReview(tx, ctx, id))
+  })
+}
+
+/** Review photos as users of library files, for DELETE /v1/media/:id. */
+export const reviewPhotoUsers: MediaUser = {
+  find(tx, storeId, mediaId) {
+    return tx
+      .select({ reviewId: reviewMedia.reviewId, productId: reviews.productId })
+      .from(reviewMedia)
+      .innerJoin(reviews, eq(reviews.id, reviewMedia.reviewId))
+      .where(and(eq(reviewMedia.storeId, storeId), eq(reviewMedia.mediaId, mediaId)))
+      .all()
+      .map((u) => ({ usedBy: 'reviewPhoto', ...u }))
+  },
+  unlink(tx, storeId, mediaId) {
+    const affected = tx
+      .select({ reviewId: reviewMedia.reviewId })
+      .from(reviewMedia)
+      .where(and(eq(reviewMedia.storeId, storeId), eq(reviewMedia.mediaId, mediaId)))
+      .all()
+    if (affected.length === 0) return
+    tx.delete(reviewMedia).where(and(eq(reviewMedia.storeId, storeId), eq(reviewMedia.mediaId, mediaId))).run()
+    // Keep the remaining photos of each review at positions 0..n-1.
+    for (const { reviewId } of affected) {
+      const rest = tx.select().from(reviewMedia).where(eq(reviewMedia.reviewId, reviewId)).orderBy(asc(reviewMedia.position)).all()
+      rest.forEach((p, position) => {
+        if (p.position !== position) tx.update(reviewMedia).set({ position }).where(and(eq(reviewMedia.reviewId, reviewId), eq(reviewMedia.mediaId, p.mediaId))).run()
+      })
+    }
+  },
+}
+

@@ -1,0 +1,52 @@
+import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core'
+import { customers, stores } from '../../kernel/auth/tables'
+import { products } from '../catalog/tables'
+import { media } from '../media/tables'
+
+/**
+ * Reviews (decisions §10): one per customer and product, enforced by a unique index so two concurrent
+ * POSTs cannot both land. The product's summary lives in product_ratings (catalog), rewritten in the
+ * same transaction as every change here.
+ */
+export const reviews = sqliteTable(
+  'reviews',
+  {
+    id: text().primaryKey(),
+    storeId: text('store_id')
+      .notNull()
+      .references(() => stores.id, { onDelete: 'cascade' }),
+    productId: text('product_id')
+      .notNull()
+      .references(() => products.id, { onDelete: 'cascade' }),
+    customerId: text('customer_id')
+      .notNull()
+      .references(() => customers.id, { onDelete: 'cascade' }),
+    rating: integer().notNull(),
+    title: text().notNull(),
+    comment: text().notNull(),
+    hidden: integer({ mode: 'boolean' }).notNull().default(false),
+    createdAt: integer('created_at').notNull(),
+    updatedAt: integer('updated_at').notNull(),
+  },
+  (t) => [
+    uniqueIndex('reviews_product_customer').on(t.productId, t.customerId),
+    index('reviews_store_created').on(t.storeId, t.createdAt),
+    index('reviews_product_visible').on(t.productId, t.hidden, t.createdAt),
+  ],
+)
+
+/** Photos of a review: library files of the store, in the order sent. */
+export const reviewMedia = sqliteTable(
+  'review_media',
+  {
+    reviewId: text('review_id')
+      .notNull()
+      .references(() => reviews.id, { onDelete: 'cascade' }),
+    mediaId: text('media_id')
+      .notNull()
+      .references(() => media.id, { onDelete: 'cascade' }),
+    storeId: text('store_id').notNull(),
+    position: integer().notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.reviewId, t.mediaId] }), index('review_media_media').on(t.storeId, t.mediaId)],
+)
