@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { CartItem } from '../cart/model'
 import { PageQuery, Page } from '../../kernel/pagination'
 import { CANCEL_REASONS, ORDER_STATES, PAYMENT_METHODS } from './tables'
 
@@ -40,15 +41,8 @@ export const RefundBody = z
   })
   .strict()
 
-export const OrderItem = z.object({
-  variantId: z.string(),
-  productId: z.string(),
-  name: z.string(),
-  sku: z.string(),
-  unitPrice: z.number(),
-  quantity: z.number().int(),
-  lineTotal: z.number(),
-})
+/** An order line: the cart line's snapshot at checkout (name, sku and price are copied, not looked up). */
+export const OrderItem = CartItem.omit({ id: true, available: true })
 
 export const Payment = z
   .object({
