@@ -4,7 +4,7 @@ import type { StudentCtx } from '../../kernel/auth/kinds'
 import { apiKeys } from '../../kernel/auth/tables'
 import { isoTime } from '../../kernel/clock'
 import type { Deps } from '../../kernel/deps'
-import { AppError } from '../../kernel/errors'
+import { notFound } from '../../kernel/errors'
 
 export function listKeys(deps: Deps, ctx: StudentCtx) {
   deps.activity.flush() // lastUsedAt is buffered with the activity counts: make it current first
@@ -44,6 +44,6 @@ export function revokeKey(deps: Deps, ctx: StudentCtx, id: string) {
     .returning({ id: apiKeys.id })
     .all()
   if (revoked.length === 0) {
-    throw new AppError('NOT_FOUND', `No active API key with id '${id}' in this store. GET /v1/store/api-keys lists them.`)
+    throw notFound('API key', id, 'GET /v1/store/api-keys lists the active ones')
   }
 }

@@ -5,7 +5,7 @@ import type { StoreCtx } from '../../kernel/auth/kinds'
 import { isoTime } from '../../kernel/clock'
 import { writeTransaction, type Sql } from '../../kernel/db/database'
 import type { Deps } from '../../kernel/deps'
-import { AppError } from '../../kernel/errors'
+import { AppError, notFound } from '../../kernel/errors'
 import { pageWindow, toPage, type PageQuery } from '../../kernel/pagination'
 import { MiB, type MediaKind } from './formats'
 import type { Media } from './model'
@@ -85,7 +85,7 @@ export async function uploadMedia(deps: Deps, ctx: StoreCtx, request: Request): 
 
 export function findMedia(db: Sql, ctx: StoreCtx, id: string): MediaRow {
   const row = db.select().from(media).where(and(eq(media.id, id), eq(media.storeId, ctx.storeId))).get()
-  if (!row) throw new AppError('NOT_FOUND', `No media file with id '${id}' in this store. GET /v1/media lists the library.`)
+  if (!row) throw notFound('media file', id, 'GET /v1/media lists the library')
   return row
 }
 

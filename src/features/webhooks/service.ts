@@ -3,7 +3,7 @@ import type { StoreCtx } from '../../kernel/auth/kinds'
 import { isoTime } from '../../kernel/clock'
 import { writeTransaction, type Sql } from '../../kernel/db/database'
 import type { Deps } from '../../kernel/deps'
-import { AppError } from '../../kernel/errors'
+import { AppError, notFound as storeNotFound } from '../../kernel/errors'
 import { EVENT_TYPES } from '../../kernel/events'
 import { pageWindow, toPage, type PageQuery } from '../../kernel/pagination'
 import { outboxEvents } from '../../kernel/tables'
@@ -91,7 +91,7 @@ export function redeliver(deps: Deps, ctx: StoreCtx, deliveryId: string) {
       .where(and(eq(deliveries.id, deliveryId), eq(deliveries.storeId, ctx.storeId)))
       .get()
     if (!original) {
-      throw new AppError('NOT_FOUND', `No webhook delivery with id '${deliveryId}' in this store. GET /v1/webhooks/deliveries lists them.`)
+      throw storeNotFound('webhook delivery', deliveryId, 'GET /v1/webhooks/deliveries lists them')
     }
     const [{ last }] = tx
       .select({ last: max(deliveries.attempt) })
