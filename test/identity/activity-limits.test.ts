@@ -74,6 +74,17 @@ describe('activity attribution (decisions §5)', () => {
     expect(rows()).toBe(stored + 5)
   })
 
+  test('stopping the server writes the counts still in memory (decisions §1)', async () => {
+    const t = await setup()
+    t.deps.activity.flush()
+    const rows = () => t.deps.db.select().from(activityCounts).all().reduce((n, r) => n + r.calls, 0)
+    const stored = rows()
+    for (let i = 0; i < 3; i++) await t.call('GET', '/v1/probe', { headers: apiKey(t.world.A.key.apiKey) })
+    expect(rows()).toBe(stored)
+    await t.deps.lifecycle.stop()
+    expect(rows()).toBe(stored + 3)
+  })
+
   test("the key's lastUsedAt is the time of its last call", async () => {
     const t = await setup()
     const { A } = t.world

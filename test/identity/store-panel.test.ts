@@ -118,6 +118,23 @@ describe('login and password', () => {
   })
 })
 
+describe('login throttle per address', () => {
+  test('60 failed logins in a minute from one address are answered 429, whatever RMs they try', async () => {
+    const { call, clock } = await oneGroup()
+    // app.handle has no socket: every request comes from the same (unknown) address, as a lab NAT would.
+    for (let i = 0; i < 60; i++) {
+      const res = await call('POST', '/v1/store/auth/login', { body: { rm: `guess${i}`, password: 'x' } })
+      expect(res.status).toBe(401)
+    }
+    const blocked = await call('POST', '/v1/store/auth/login', { body: { rm: '111', password: '111' } })
+    expect([blocked.status, blocked.body.error.code]).toEqual([429, 'RATE_LIMITED'])
+    expect(blocked.body.error.message).toContain('from your network address')
+    expect(Number(blocked.headers.get('retry-after'))).toBeGreaterThan(0)
+    clock.advance(60_000)
+    expect((await call('POST', '/v1/store/auth/login', { body: { rm: '111', password: '111' } })).status).toBe(200)
+  })
+})
+
 describe('settings', () => {
   test('defaults come from decisions §7 with the group name as store name', async () => {
     const { call } = await oneGroup()
