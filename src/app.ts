@@ -60,5 +60,3 @@ export function createApp(deps: Deps, extraRoutes?: AnyElysia) {
   routes.fill(app.routes)
   return app
 }
-
-export type App = ReturnType<typeof createApp>

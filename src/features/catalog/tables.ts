@@ -10,7 +10,6 @@ import { brands, categories, collections } from '../taxonomy/tables'
  * `product_counts` (live products per store and state, so an unfiltered list need not count 100,000 rows).
  */
 export const PRODUCT_STATES = ['DRAFT', 'PUBLISHED', 'ARCHIVED'] as const
-export type ProductState = (typeof PRODUCT_STATES)[number]
 
 export const STOCK_MOVEMENT_KINDS = ['RECEIVE', 'ADJUST', 'RESERVE', 'RELEASE', 'SALE', 'RETURN'] as const
 export type StockMovementKind = (typeof STOCK_MOVEMENT_KINDS)[number]

@@ -11,7 +11,6 @@ export const ORDER_STATES = ['PENDING', 'PAID', 'CANCELLED', 'SHIPPED', 'DELIVER
 export type OrderState = (typeof ORDER_STATES)[number]
 
 export const PAYMENT_METHODS = ['PIX', 'CREDIT_CARD'] as const
-export type PaymentMethod = (typeof PAYMENT_METHODS)[number]
 
 export const CANCEL_REASONS = ['CUSTOMER', 'STORE', 'EXPIRED'] as const
 export type CancelReason = (typeof CANCEL_REASONS)[number]
@@ -161,4 +160,3 @@ export const idempotencyKeys = sqliteTable(
   },
   (t) => [primaryKey({ columns: [t.storeId, t.key] }), index('idempotency_keys_created').on(t.createdAt)],
 )
-

@@ -28,5 +28,3 @@ const taxonomyTable = <N extends string>(name: N) =>
 export const categories = taxonomyTable('categories')
 export const brands = taxonomyTable('brands')
 export const collections = taxonomyTable('collections')
-
-export type TaxonomyTable = typeof categories | typeof brands | typeof collections

@@ -228,5 +228,3 @@ export function createGate(deps: GateDeps) {
     },
   }
 }
-
-export type Gate = ReturnType<typeof createGate>
