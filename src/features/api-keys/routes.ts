@@ -5,6 +5,7 @@ import type { Deps } from '../../kernel/deps'
 import { ErrorEnvelope } from '../../kernel/errors'
 import { CreatedKey, CreateKeyBody, KeyIdParams, KeyList } from './model'
 import { createKey, listKeys, revokeKey } from './service'
+import { noContent } from '../../kernel/http/no-content'
 
 const tags = ['Store panel']
 
@@ -37,7 +38,7 @@ export const apiKeyRoutes = (deps: Deps) =>
       '/:id',
       ({ ctx, params }) => {
         revokeKey(deps, asStudent(ctx), params.id)
-        return new Response(null, { status: 204 })
+        return noContent()
       },
       {
         auth: 'student',

@@ -9,6 +9,7 @@ import { createProduct, deleteProduct, getProduct, updateProduct } from './produ
 import { CatalogReadCache, jsonResponse } from './read-cache'
 import { listMovements } from './stock'
 import { addVariant, adjustStock, getVariant, patchVariant, receiveStock } from './variants'
+import { noContent } from '../../kernel/http/no-content'
 
 const tags = ['Catalog']
 const stockTags = ['Stock']
@@ -70,7 +71,7 @@ export const productRoutes = (deps: Deps) => {
       '/:id',
       ({ ctx, params }) => {
         deleteProduct(deps, ctx, params.id)
-        return new Response(null, { status: 204 })
+        return noContent()
       },
       {
         auth: 'key',

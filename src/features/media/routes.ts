@@ -6,6 +6,7 @@ import { Page } from '../../kernel/pagination'
 import { serveFile } from './files'
 import { DeleteMediaQuery, FileParams, Media, MediaIdParams, MediaListQuery, MediaUsage, uploadRequestBody } from './model'
 import { deleteMedia, listMedia, mediaUsage, uploadMedia } from './service'
+import { noContent } from '../../kernel/http/no-content'
 
 const tags = ['Media']
 
@@ -47,7 +48,7 @@ export const mediaRoutes = (deps: Deps) =>
       '/media/:id',
       async ({ ctx, params, query }) => {
         await deleteMedia(deps, ctx, params.id, query.force)
-        return new Response(null, { status: 204 })
+        return noContent()
       },
       {
         auth: 'key',

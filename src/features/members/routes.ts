@@ -7,6 +7,7 @@ import { ErrorEnvelope } from '../../kernel/errors'
 import { RmParams } from '../groups/model'
 import { Member, MemberInput, MemberList } from './model'
 import { addMember, listMembers, removeMember } from './service'
+import { noContent } from '../../kernel/http/no-content'
 
 const tags = ['Store panel']
 
@@ -39,7 +40,7 @@ export const memberRoutes = (deps: Deps) =>
       '/:rm',
       ({ ctx, params }) => {
         writeTransaction(deps.db, (tx) => removeMember(tx, asStudent(ctx), params.rm))
-        return new Response(null, { status: 204 })
+        return noContent()
       },
       {
         auth: 'student',

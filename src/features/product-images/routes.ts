@@ -7,6 +7,7 @@ import { ProductImage } from '../catalog/model'
 import { Media, uploadRequestBody } from '../media/model'
 import { ImageIdParams, LinkImageBody, ProductIdParams, UpdateImageBody } from './model'
 import { linkImage, unlinkImage, updateImage, uploadAndLink } from './service'
+import { noContent } from '../../kernel/http/no-content'
 
 const tags = ['Media']
 
@@ -67,7 +68,7 @@ export const productImageRoutes = (deps: Deps) =>
       '/images/:id',
       ({ ctx, params }) => {
         unlinkImage(deps, ctx, params.id)
-        return new Response(null, { status: 204 })
+        return noContent()
       },
       {
         auth: 'key',

@@ -4,6 +4,7 @@ import type { Deps } from '../../kernel/deps'
 import { ErrorEnvelope } from '../../kernel/errors'
 import { CanReview, CreateReviewBody, IdParams, ModerateReviewBody, PlainReviewPage, Review, ReviewListQuery, ReviewPage, StoreReviewQuery, UpdateReviewBody } from './model'
 import { canReview, createReview, deleteReview, listMyReviews, listProductReviews, listStoreReviews, moderateReview, updateReview } from './service'
+import { noContent } from '../../kernel/http/no-content'
 
 const tags = ['Reviews']
 
@@ -62,7 +63,7 @@ export const reviewRoutes = (deps: Deps) =>
       '/reviews/:id',
       ({ ctx, params }) => {
         deleteReview(deps, ctx, params.id)
-        return new Response(null, { status: 204 })
+        return noContent()
       },
       {
         auth: 'customer',

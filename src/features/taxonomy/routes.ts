@@ -5,6 +5,7 @@ import { ErrorEnvelope } from '../../kernel/errors'
 import { Page, PageQuery } from '../../kernel/pagination'
 import { TAXONOMIES, TERM_SCHEMAS, TermIdParams, TermInput, TermUpdate, type TaxonomyKind } from './model'
 import { createTerm, deleteTerm, getTerm, listTerms, updateTerm } from './service'
+import { noContent } from '../../kernel/http/no-content'
 
 const tags = ['Catalog']
 
@@ -50,7 +51,7 @@ export const taxonomyRoutes = (deps: Deps, kind: TaxonomyKind) => {
       '/:id',
       ({ ctx, params }) => {
         deleteTerm(deps, ctx, kind, params.id)
-        return new Response(null, { status: 204 })
+        return noContent()
       },
       {
         auth: 'key',

@@ -16,6 +16,7 @@ import {
   WebhookList,
 } from './model'
 import { deleteWebhook, listDeliveries, listEventTypes, listWebhooks, pingWebhook, redeliver, registerWebhook, signForEndpoint } from './service'
+import { noContent } from '../../kernel/http/no-content'
 
 const tags = ['Webhooks']
 
@@ -55,7 +56,7 @@ export const webhookRoutes = (deps: Deps) =>
       '/:id',
       ({ ctx, params }) => {
         deleteWebhook(deps, ctx, params.id)
-        return new Response(null, { status: 204 })
+        return noContent()
       },
       {
         auth: 'key',
