@@ -86,6 +86,19 @@ describe('the order state table (decisions §11)', () => {
     expectLedgerConsistent(s.deps, s.variantId)
   })
 
+  test('every order body lists the transitions and the refund the store routes accept from its state, as the table above', async () => {
+    const s = await shopSetup({ stock: 1000 })
+    for (const state of ORDER_STATES) {
+      const orderId = await orderIn(s, state)
+      const legal = Object.keys(LEGAL[state]).filter((op) => op.startsWith('transition ')).map((op) => op.split(' ')[1])
+      const expected = { status: state, allowedTransitions: legal, refundable: 'refund' in LEGAL[state] }
+      // The buyer's view and the store's list carry the same two fields.
+      expect(await s.shop.order(orderId)).toMatchObject(expected)
+      const listed = await expectOk(s.panel('GET', `?status=${state}`))
+      expect(listed.data.find((o: any) => o.id === orderId)).toMatchObject(expected)
+    }
+  })
+
   test('an illegal move says what the order can do from its state', async () => {
     const s = await shopSetup()
     const pending = await orderIn(s, 'PENDING')

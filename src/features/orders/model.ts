@@ -63,6 +63,14 @@ export const Order = z
     id: z.string(),
     number: z.number().int().describe('Counts up per store from 1'),
     status: OrderStatus,
+    allowedTransitions: z
+      .array(OrderStatus)
+      .describe(
+        'The values of `to` that POST /v1/store/orders/:id/transition accepts from the current status (empty when none); show only these as actions. Any other `to` is 409 INVALID_TRANSITION.',
+      ),
+    refundable: z
+      .boolean()
+      .describe('Whether POST /v1/store/orders/:id/refund accepts the order now (PAID, SHIPPED or DELIVERED); when false a refund is 409 INVALID_TRANSITION.'),
     items: z.array(OrderItem),
     subtotal: z.number(),
     total: z.number(),

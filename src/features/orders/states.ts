@@ -28,6 +28,9 @@ const HOW: Record<Operation, string> = {
 
 export const canMove = (from: OrderState, to: OrderState, op: Operation) => MOVES.some((m) => m.from === from && m.to === to && m.by.includes(op))
 
+/** The states `op` may move an order to from `from`, in the order MOVES lists them (for the order body). */
+export const targetsOf = (from: OrderState, op: Operation): OrderState[] => MOVES.filter((m) => m.from === from && m.by.includes(op)).map((m) => m.to)
+
 /** Throws 409 INVALID_TRANSITION unless `op` may move an order from `from` to `to`; the message lists what is possible. */
 export function assertMove(orderId: string, from: OrderState, to: OrderState, op: Operation) {
   if (canMove(from, to, op)) return

@@ -5,6 +5,7 @@ import { notFound } from '../../kernel/errors'
 import type { StoreCtx } from '../../kernel/auth/kinds'
 import { fromCents } from '../../kernel/money'
 import type { Order } from './model'
+import { targetsOf } from './states'
 import { orderItems, orders, payments, refunds } from './tables'
 
 export type OrderRow = typeof orders.$inferSelect
@@ -39,6 +40,8 @@ export function toOrders(db: Sql, rows: OrderRow[]): Order[] {
     id: r.id,
     number: r.number,
     status: r.status,
+    allowedTransitions: targetsOf(r.status, 'transition'),
+    refundable: targetsOf(r.status, 'refund').length > 0,
     items: (items.get(r.id) ?? []).map((i) => ({
       variantId: i.variantId,
       productId: i.productId,
