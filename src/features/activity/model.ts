@@ -8,10 +8,13 @@ const isoInstant = (name: string) =>
     .string()
     .refine((v) => !Number.isNaN(Date.parse(v)), `${name} must be an ISO date such as 2026-11-21 or 2026-11-21T14:00:00Z`)
 
+const to = isoInstant('to').optional().describe('end, exclusive; a date alone includes that whole day (default: now)')
+const groupId = z.string().optional().describe('only this group (404 NOT_FOUND when no group has this id)')
+
 export const ActivityQuery = z.object({
   from: isoInstant('from').optional().describe('start, inclusive (default: when the first group was created)'),
-  to: isoInstant('to').optional().describe('end, exclusive; a date alone includes that whole day (default: now)'),
-  groupId: z.string().optional().describe('only this group'),
+  to,
+  groupId,
   format: z.enum(['json', 'csv']).default('json').describe('csv for a spreadsheet'),
 })
 export type ActivityQuery = z.infer<typeof ActivityQuery>
@@ -34,3 +37,41 @@ export const ActivityReport = z.object({
   ),
 })
 export type ActivityReport = z.infer<typeof ActivityReport>
+
+/** A series has at most this many buckets: 31 days of hours. */
+export const MAX_BUCKETS = 744
+
+export const ActivitySeriesQuery = z.object({
+  from: isoInstant('from').optional().describe('start, inclusive; rounded down to the start of its bucket (default: 24 hours before `to`)'),
+  to,
+  groupId,
+  bucket: z
+    .enum(['hour', 'day'], { error: 'bucket must be hour or day' })
+    .default('hour')
+    .describe(`size of each point of the series; days are UTC days. At most ${MAX_BUCKETS} buckets: for a longer window use bucket=day`),
+})
+export type ActivitySeriesQuery = z.infer<typeof ActivitySeriesQuery>
+
+const series = (what: string) => z.array(z.number().int()).describe(`${what}, one number per entry of \`times\`, in the same order`)
+
+export const ActivitySeries = z
+  .object({
+    from: z.string().describe('start of the first bucket (the requested `from` rounded down to its hour or UTC day)'),
+    to: z.string().describe('end of the last bucket, exclusive (may lie after now: the current bucket is still filling)'),
+    bucket: z.enum(['hour', 'day']),
+    times: z.array(z.string()).describe('the ISO start of every bucket in the window, ascending; buckets without calls are included'),
+    groups: z.array(
+      z.object({
+        groupId: z.string(),
+        name: z.string(),
+        calls: series('every call of the group'),
+        errors: series('responses with status >= 400'),
+        unattributed: series('calls with no X-Student-RM of a member of this group'),
+        students: z
+          .array(z.object({ rm: z.string(), name: z.string(), calls: series('calls of this student'), errors: series('their responses with status >= 400') }))
+          .describe('every current member, even with no calls; former members with calls in the window are named "(no longer a member)"'),
+      }),
+    ),
+  })
+  .meta({ id: 'ActivitySeries' })
+export type ActivitySeries = z.infer<typeof ActivitySeries>

@@ -1,41 +1,18 @@
-import { and, asc, eq, gte, lt, max, sql, sum } from 'drizzle-orm'
-import { groups, students } from '../../kernel/auth/tables'
+import { and, eq, gte, lt, max, sum } from 'drizzle-orm'
 import { isoTime } from '../../kernel/clock'
 import type { Deps } from '../../kernel/deps'
-import { AppError } from '../../kernel/errors'
-import { isDateOnly, type ActivityQuery, type ActivityReport } from './model'
+import type { ActivityQuery, ActivityReport } from './model'
+import { activityWindow, firstGroupCreatedAt, groupsInScope, HOUR, studentsOf } from './scope'
 import { activityCounts } from './tables'
-
-const HOUR = 3_600_000
-const DAY = 24 * HOUR
-export const FORMER_MEMBER = '(no longer a member)'
-
-function window(deps: Deps, query: ActivityQuery) {
-  const firstGroup = deps.db.select({ at: sql<number | null>`min(${groups.createdAt})` }).from(groups).get()?.at
-  const from = query.from ? Date.parse(query.from) : (firstGroup ?? deps.clock.now())
-  const to = query.to ? Date.parse(query.to) + (isDateOnly(query.to) ? DAY : 0) : deps.clock.now() + 1
-  if (from >= to) throw new AppError('VALIDATION_ERROR', '`from` must be before `to`.', [{ path: 'from', message: 'must be before to' }])
-  return { from, to }
-}
 
 /**
  * Calls per group and per student (decisions §5). Counts are kept per hour, so `from` and `to` select
  * whole hours: the hour that contains `from` is included, the one that contains `to` is not.
+ * The window starts by default when the first group was created.
  */
 export function activityReport(deps: Deps, query: ActivityQuery): ActivityReport {
-  deps.activity.flush() // the report includes the calls of the last second
-  const { from, to } = window(deps, query)
-  const groupFilter = query.groupId ? eq(groups.id, query.groupId) : undefined
-  const groupRows = deps.db.select({ id: groups.id, name: groups.name }).from(groups).where(groupFilter).orderBy(asc(groups.name)).all()
-  if (query.groupId && groupRows.length === 0) {
-    throw new AppError('NOT_FOUND', `No group with id '${query.groupId}'. GET /v1/admin/groups lists them.`)
-  }
-  const members = deps.db
-    .select({ rm: students.rm, name: students.name, groupId: students.groupId })
-    .from(students)
-    .where(query.groupId ? eq(students.groupId, query.groupId) : undefined)
-    .orderBy(asc(students.rm))
-    .all()
+  const { from, to } = activityWindow(deps, query, () => firstGroupCreatedAt(deps) ?? deps.clock.now())
+  const groupRows = groupsInScope(deps, query.groupId) // flushes: the report includes the calls of the last second
   const counts = deps.db
     .select({
       groupId: activityCounts.groupId,
@@ -62,8 +39,6 @@ export function activityReport(deps: Deps, query: ActivityQuery): ActivityReport
     groups: groupRows.map((g) => {
       const mine = counts.filter((c) => c.groupId === g.id)
       const byRm = new Map(mine.map((c) => [c.rm, c]))
-      const current = members.filter((m) => m.groupId === g.id)
-      const former = mine.filter((c) => c.rm !== '' && !current.some((m) => m.rm === c.rm)).map((c) => ({ rm: c.rm, name: FORMER_MEMBER }))
       const lastCall = mine.reduce<number | null>((acc, c) => (c.lastCallAt !== null && (acc === null || c.lastCallAt > acc) ? c.lastCallAt : acc), null)
       return {
         groupId: g.id,
@@ -72,7 +47,7 @@ export function activityReport(deps: Deps, query: ActivityQuery): ActivityReport
         errors: mine.reduce((n, c) => n + c.errors, 0),
         lastCallAt: at(lastCall),
         unattributed: byRm.get('')?.calls ?? 0,
-        students: [...current, ...former].map((m) => {
+        students: studentsOf(g, byRm.keys()).map((m) => {
           const c = byRm.get(m.rm)
           return { rm: m.rm, name: m.name, calls: c?.calls ?? 0, errors: c?.errors ?? 0, lastCallAt: at(c?.lastCallAt ?? null) }
         }),

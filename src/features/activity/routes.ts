@@ -2,8 +2,9 @@ import { Elysia } from 'elysia'
 import { authMacro } from '../../kernel/auth/macro'
 import type { Deps } from '../../kernel/deps'
 import { ErrorEnvelope } from '../../kernel/errors'
-import { ActivityQuery, ActivityReport } from './model'
+import { ActivityQuery, ActivityReport, ActivitySeries, ActivitySeriesQuery, MAX_BUCKETS } from './model'
 import { activityCsv, activityReport } from './report'
+import { activitySeries } from './series'
 
 export const activityRoutes = (deps: Deps) =>
   new Elysia({ prefix: '/admin' }).use(authMacro).get(
@@ -26,4 +27,14 @@ export const activityRoutes = (deps: Deps) =>
           'Every authenticated call counts for its group; it counts for a student when made with that student\u2019s token, or with the header X-Student-RM naming a member of the same group (any other RM counts as unattributed). `errors` counts responses with status 400 or above. Every current member is listed, even with zero calls; former members who made calls in the window are listed as "(no longer a member)". Counts are kept per hour. `format=csv` returns a spreadsheet with one row per student plus an unattributed and a total row per group.',
       },
     },
-  )
+   )
+    .get('/activity/series', ({ query }) => activitySeries(deps, query), {
+      admin: true,
+      query: ActivitySeriesQuery,
+      response: { 200: ActivitySeries, 400: ErrorEnvelope, 404: ErrorEnvelope },
+      detail: {
+        tags: ['Admin'],
+        summary: 'Calls per group and per student over time, for a chart',
+        description: `The counts of GET /v1/admin/activity per hour (default) or per UTC day (bucket=day), including the calls of the last second. The window defaults to the last 24 hours; it is widened to whole buckets, and \`times\` lists the start of each one, ascending, zero buckets included. Every array of counts has one number per entry of \`times\`. Every group (or only \`groupId\`, 404 NOT_FOUND when unknown) and every current member is listed even with all zeros. More than ${MAX_BUCKETS} buckets is 400 VALIDATION_ERROR: use bucket=day or a shorter window.`,
+      },
+    })

@@ -1,0 +1,56 @@
+import { asc, eq, sql } from 'drizzle-orm'
+import { groups, students } from '../../kernel/auth/tables'
+import type { Deps } from '../../kernel/deps'
+import { AppError } from '../../kernel/errors'
+import { isDateOnly } from './model'
+
+/** What the report and the series share: the time window, the groups and members they cover. */
+
+export const HOUR = 3_600_000
+export const DAY = 24 * HOUR
+export const FORMER_MEMBER = '(no longer a member)'
+
+/**
+ * The window `[from, to)` in ms. A date alone as `to` includes that whole day; `to` defaults to now
+ * (inclusive), `from` to what the caller says given `to`.
+ */
+export function activityWindow(deps: Deps, query: { from?: string; to?: string }, defaultFrom: (to: number) => number) {
+  const to = query.to ? Date.parse(query.to) + (isDateOnly(query.to) ? DAY : 0) : deps.clock.now() + 1
+  const from = query.from ? Date.parse(query.from) : defaultFrom(to)
+  if (from >= to) throw new AppError('VALIDATION_ERROR', '`from` must be before `to`.', [{ path: 'from', message: 'must be before to' }])
+  return { from, to }
+}
+
+/** When the first group was made, or null before there is any. */
+export const firstGroupCreatedAt = (deps: Deps) =>
+  deps.db.select({ at: sql<number | null>`min(${groups.createdAt})` }).from(groups).get()?.at ?? null
+
+export interface ScopeGroup {
+  id: string
+  name: string
+  members: { rm: string; name: string }[]
+}
+
+/**
+ * Every group by name (or only `groupId`, 404 when unknown) with its current members by RM. Counts
+ * recorded by the calls of the last second are flushed first, so what follows includes them.
+ */
+export function groupsInScope(deps: Deps, groupId: string | undefined): ScopeGroup[] {
+  deps.activity.flush()
+  const rows = deps.db.select({ id: groups.id, name: groups.name }).from(groups).where(groupId ? eq(groups.id, groupId) : undefined).orderBy(asc(groups.name)).all()
+  if (groupId && rows.length === 0) throw new AppError('NOT_FOUND', `No group with id '${groupId}'. GET /v1/admin/groups lists them.`)
+  const members = deps.db
+    .select({ rm: students.rm, name: students.name, groupId: students.groupId })
+    .from(students)
+    .where(groupId ? eq(students.groupId, groupId) : undefined)
+    .orderBy(asc(students.rm))
+    .all()
+  return rows.map((g) => ({ ...g, members: members.filter((m) => m.groupId === g.id).map(({ rm, name }) => ({ rm, name })) }))
+}
+
+/** The current members, then the former members ('' is unattributed, not a member) who have counts in the window. */
+export function studentsOf(group: ScopeGroup, countedRms: Iterable<string>) {
+  const current = new Set(group.members.map((m) => m.rm))
+  const former = [...new Set(countedRms)].filter((rm) => rm !== '' && !current.has(rm)).map((rm) => ({ rm, name: FORMER_MEMBER }))
+  return [...group.members, ...former]
+}
