@@ -2,6 +2,7 @@ import { eq, inArray, sql } from 'drizzle-orm'
 import { groups, stores, students } from '../../kernel/auth/tables'
 import { writeTransaction } from '../../kernel/db/database'
 import type { Deps } from '../../kernel/deps'
+import { AppError } from '../../kernel/errors'
 import { MemberInput } from '../members/model'
 import { insertMembers } from '../members/service'
 
@@ -12,12 +13,17 @@ export interface ImportRow {
   name: string
 }
 
+/** The line a problem names ("line 3: ..."), or undefined for a problem of the whole file. */
+const lineOf = (problem: string) => {
+  const n = /^line (\d+)/.exec(problem)?.[1]
+  return n === undefined ? undefined : Number(n)
+}
+
 export class ImportError extends Error {
   readonly problems: string[]
   constructor(problems: string[]) {
     super(`${problems.length} problem(s) in the class list; nothing was imported`)
-    const lineOf = (p: string) => Number(/^line (\d+)/.exec(p)?.[1] ?? 0)
-    this.problems = [...problems].sort((a, b) => lineOf(a) - lineOf(b))
+    this.problems = [...problems].sort((a, b) => (lineOf(a) ?? 0) - (lineOf(b) ?? 0))
   }
 }
 
@@ -25,7 +31,7 @@ const GROUP_NAME_MAX = 80
 
 /** Reads a class list `group,rm,name` (a header line is optional), reporting every bad row by line. */
 export async function parseClassList(text: string): Promise<ImportRow[]> {
-  const { parse } = await import('csv-parse/sync') // loaded by the import command only, not by the server
+  const { parse } = await import('csv-parse/sync') // loaded by the first import, not at start
   let records: string[][]
   try {
     records = parse(text, { relax_column_count: true, skip_empty_lines: true, trim: true, bom: true })
@@ -101,4 +107,27 @@ export function importClassList(deps: Deps, rows: ImportRow[], progress: (messag
     }
     return { groupsCreated, studentsAdded, alreadyThere: rows.length - studentsAdded }
   })
+}
+
+/**
+ * POST /v1/admin/groups/import: the same import as the CLI, from the request body. Every problem is
+ * one 400 VALIDATION_ERROR listing them all by line; nothing is imported then.
+ */
+export async function importClassListText(deps: Deps, text: string) {
+  try {
+    const rows = await parseClassList(text)
+    if (rows.length === 0) throw new ImportError(['the file has a header but no rows; add lines group,rm,name'])
+    return { rows: rows.length, ...importClassList(deps, rows) }
+  } catch (e) {
+    if (!(e instanceof ImportError)) throw e
+    const n = e.problems.length
+    throw new AppError(
+      'VALIDATION_ERROR',
+      `${n} problem${n === 1 ? '' : 's'} in the class list (the first: ${e.problems[0]}); nothing was imported. Fix every line listed in details and send the whole file again.`,
+      e.problems.map((problem) => {
+        const line = lineOf(problem)
+        return line === undefined ? { path: 'file', message: problem } : { path: `line ${line}`, line, message: problem.replace(/^line \d+: /, '') }
+      }),
+    )
+  }
 }

@@ -28,3 +28,12 @@ export const GroupIdParams = z.object({ id: z.string() })
 export const RmParams = z.object({ rm: z.string() })
 
 export const PasswordReset = z.object({ rm: z.string(), mustChangePassword: z.literal(true) })
+
+export const ImportSummary = z
+  .object({
+    rows: z.number().int().describe('student lines read from the file (the header not counted)'),
+    groupsCreated: z.number().int().describe('groups (each with its store) that did not exist yet; the others, matched by name ignoring case, were kept'),
+    studentsAdded: z.number().int().describe('students added to their group; each logs in with the RM as first password'),
+    alreadyThere: z.number().int().describe('lines whose student was already in that group (or repeated in the file): nothing changed for them'),
+  })
+  .meta({ id: 'ImportSummary' })

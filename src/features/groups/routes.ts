@@ -2,9 +2,11 @@ import { Elysia } from 'elysia'
 import { authMacro } from '../../kernel/auth/macro'
 import type { Deps } from '../../kernel/deps'
 import { ErrorEnvelope } from '../../kernel/errors'
+import { textBodyDetail, textOf } from '../../kernel/http/text-body'
 import { Page, PageQuery } from '../../kernel/pagination'
 import { Member, MemberInput } from '../members/model'
-import { CreateGroupBody, Group, GroupIdParams, PasswordReset, RmParams } from './model'
+import { importClassListText } from './import'
+import { CreateGroupBody, Group, GroupIdParams, ImportSummary, PasswordReset, RmParams } from './model'
 import { addGroupMember, createGroup, getGroup, listGroups, resetStudentPassword } from './service'
 
 const tags = ['Admin']
@@ -30,6 +32,17 @@ export const groupRoutes = (deps: Deps) =>
         },
       },
     )
+    .post('/groups/import', ({ body }) => importClassListText(deps, textOf(body)), {
+      admin: true,
+      response: { 200: ImportSummary, 400: ErrorEnvelope, 413: ErrorEnvelope, 415: ErrorEnvelope },
+      detail: {
+        tags,
+        summary: 'Create groups and members from a class list (CSV)',
+        description:
+          "The class list as the raw body with Content-Type: text/csv, the same file as the CLI's `groups import`: lines `group,rm,name`, a header line optional, up to 1 MiB (curl: `--data-binary @class.csv -H 'Content-Type: text/csv'`). Groups are matched by name ignoring case and created with their store when new; students start with the RM as password. Importing the same list twice changes nothing. Any bad line (wrong column count, bad RM or name, an RM in two groups, or already in another group) is 400 VALIDATION_ERROR with one entry per problem in details (`line`, `message`), and nothing is imported. JSON or any other content type is 415; an empty body is 400.",
+        ...textBodyDetail({ mediaType: 'text/csv', file: 'class.csv' }, 'lines group,rm,name; a header line is optional'),
+      } as never,
+    })
     .get('/groups', ({ query }) => listGroups(deps, query), {
       admin: true,
       query: PageQuery,

@@ -3,14 +3,14 @@ import { AppError } from '../errors'
 /** JSON bodies above this size are refused (decisions §13). */
 export const JSON_BODY_LIMIT = 1024 * 1024
 
-const tooLarge = () =>
-  new AppError(
-    'PAYLOAD_TOO_LARGE',
-    `The JSON body is larger than ${JSON_BODY_LIMIT / 1024} KiB. Send less data per request; files go to POST /v1/uploads as multipart/form-data.`,
-  )
+/** 413 PAYLOAD_TOO_LARGE for a body past the limit: `what` is too large, `advice` says what to do. */
+export const bodyTooLarge = (what: string, advice: string) =>
+  new AppError('PAYLOAD_TOO_LARGE', `${what} is larger than ${JSON_BODY_LIMIT / 1024} KiB. ${advice}`)
+
+const jsonTooLarge = () => bodyTooLarge('The JSON body', 'Send less data per request; files go to POST /v1/uploads as multipart/form-data.')
 
 /** Reads the body as text, refusing it as soon as it passes the limit (no full buffering of huge bodies). */
-export async function readLimitedText(request: Request, limit = JSON_BODY_LIMIT): Promise<string> {
+export async function readLimitedText(request: Request, tooLarge: () => AppError = jsonTooLarge, limit = JSON_BODY_LIMIT): Promise<string> {
   const declared = Number(request.headers.get('content-length') ?? NaN)
   if (declared > limit) throw tooLarge()
   if (!request.body) return ''

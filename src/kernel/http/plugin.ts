@@ -7,13 +7,14 @@ import { corsHeaders, isPreflight, preflightResponse } from './cors'
 import { errorsPlugin } from './errors-plugin'
 import { isJsonType, parseJson, readLimitedText, wrongBodyType } from './json-body'
 import type { RouteTable } from './route-table'
+import { readTextBody } from './text-body'
 
 const incomingRequestId = /^[\w.:-]{1,64}$/
 
 /**
  * What every request goes through before any feature sees it: a request id, CORS, authentication and
  * the store's rate limit (from the route's declared auth kind), JSON body parsing with the size limit
- * and content-type check, the error envelope, and counting the call for the teacher's activity report.
+ * and content-type check (text-body routes take their one text type instead), the error envelope, and counting the call for the teacher's activity report.
  * (CORS and the request id are set in onRequest, so error responses carry them too.)
  */
 export const httpKernel = (routes: RouteTable, deps: Deps) => {
@@ -37,9 +38,11 @@ export const httpKernel = (routes: RouteTable, deps: Deps) => {
     }))
     .onParse({ as: 'global' }, async ({ request, contentType, route }) => {
       const entry = routes.get(request.method, route)
+      const type = contentType ?? ''
+      // A route declared with textBodyDetail() takes its one text type instead of JSON.
+      if (entry?.textBody) return readTextBody(request, type, entry.textBody)
       // Upload routes read the stream themselves; routes without a body schema ignore what was sent.
       if (entry && (entry.upload || !entry.takesBody)) return null
-      const type = contentType ?? ''
       if (isJsonType(type)) return parseJson(await readLimitedText(request))
       if (type === '' && !request.body) return undefined
       throw wrongBodyType(type)

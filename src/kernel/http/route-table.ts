@@ -1,5 +1,6 @@
 import { AUTH_EXTENSION, UPLOAD_EXTENSION } from '../auth/macro'
 import type { AuthKind } from '../auth/kinds'
+import { TEXT_BODY_EXTENSION, type TextBody } from './text-body'
 
 /**
  * What the app knows about its own routes once they are all registered: used to tell a wrong
@@ -14,6 +15,8 @@ export interface RouteEntry {
   auth: AuthKind | undefined
   /** The route streams a multipart upload itself (its body must not be parsed). */
   upload: boolean
+  /** The route takes a plain-text file of this media type as its body instead of JSON (text-body.ts). */
+  textBody: TextBody | undefined
 }
 
 type RouteHooks = { body?: unknown; detail?: Record<string, unknown> }
@@ -34,6 +37,7 @@ export class RouteTable {
         takesBody: r.hooks?.body !== undefined,
         auth: r.hooks?.detail?.[AUTH_EXTENSION] as AuthKind | undefined,
         upload: r.hooks?.detail?.[UPLOAD_EXTENSION] === true,
+        textBody: r.hooks?.detail?.[TEXT_BODY_EXTENSION] as TextBody | undefined,
       }
       this.entries.push({ ...entry, pattern: toPattern(path) })
       this.byKey.set(`${r.method} ${path}`, entry)

@@ -1,0 +1,52 @@
+import { AppError } from '../errors'
+import { bodyTooLarge, readLimitedText } from './json-body'
+
+/**
+ * A route that takes a plain-text file as its body (a class list as text/csv) instead of JSON. The
+ * route says so in its `detail` with textBodyDetail(); the kernel then accepts that one media type on it,
+ * reads the body with the JSON size limit and hands the handler the text. Every other route keeps
+ * answering 415 to anything but JSON.
+ */
+export const TEXT_BODY_EXTENSION = 'x-storefront-text-body'
+
+export interface TextBody {
+  /** The one media type accepted, e.g. `text/csv`. */
+  mediaType: string
+  /** A file name for the examples in messages, e.g. `class.csv`. */
+  file: string
+}
+
+/**
+ * The body the kernel read for a text-body route. Such a route declares no body schema (the
+ * document generator would list it as JSON), so the handler's `body` is typed unknown.
+ */
+export function textOf(body: unknown): string {
+  if (typeof body !== 'string') throw new AppError('INTERNAL_ERROR', 'A text-body route was reached without its body read; declare it with textBodyDetail().')
+  return body
+}
+
+/** The `detail` fields of a text-body route: the marker for the kernel and the request body of the OpenAPI document. */
+export const textBodyDetail = (body: TextBody, description: string) => ({
+  [TEXT_BODY_EXTENSION]: body,
+  requestBody: { required: true, content: { [body.mediaType]: { schema: { type: 'string', description } } } },
+})
+
+const howToSend = ({ mediaType, file }: TextBody) =>
+  `Send the file itself as the body with the header Content-Type: ${mediaType}, e.g. curl --data-binary @${file} -H 'Content-Type: ${mediaType}' (--data-binary keeps the line breaks that -d removes).`
+
+/** The body of a text-body route: 415 for another content type, 413 past the limit, 400 when empty. */
+export async function readTextBody(request: Request, contentType: string, body: TextBody): Promise<string> {
+  const sent = contentType.split(';')[0]!.trim().toLowerCase()
+  if (sent === '' && !request.body) throw emptyBody(body)
+  if (sent !== body.mediaType) {
+    const what = sent ? `Content-Type '${sent}'` : 'no Content-Type'
+    throw new AppError('UNSUPPORTED_MEDIA_TYPE', `This route takes a ${body.mediaType} file, not JSON or a form, but the request has ${what}. ${howToSend(body)}`)
+  }
+  const text = await readLimitedText(request, () =>
+    bodyTooLarge(`The ${body.mediaType} body`, `Split the file and send the parts one request at a time.`),
+  )
+  if (text.trim() === '') throw emptyBody(body)
+  return text
+}
+
+const emptyBody = (body: TextBody) => new AppError('VALIDATION_ERROR', `The request body is empty. ${howToSend(body)}`)

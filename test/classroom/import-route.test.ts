@@ -1,0 +1,91 @@
+import { describe, expect, test } from 'bun:test'
+import { JSON_BODY_LIMIT } from '../../src/kernel/http/json-body'
+import { createTestApp } from '../helpers/app'
+import { admin, bearer, createGroup, expectOk, firstLogin } from '../helpers/world'
+
+const CLASS = 'group,rm,name\nTurma A,11111,Ana Souza\nTurma A,22222,Bruno Lima\nTurma B,33333,Carla Dias\n'
+
+const setup = () => {
+  const t = createTestApp({ settings: { rateLimitRps: '0' } })
+  const send = (raw: string | undefined, contentType = 'text/csv') =>
+    t.call('POST', '/v1/admin/groups/import', { headers: { ...admin, ...(contentType ? { 'content-type': contentType } : {}) }, raw })
+  const groups = async () => (await expectOk(t.call('GET', '/v1/admin/groups', { headers: admin }))).data.map((g: any) => [g.name, g.members.map((m: any) => m.rm)])
+  return { ...t, send, groups }
+}
+
+describe('POST /v1/admin/groups/import (a class list as text/csv)', () => {
+  test('creates the groups, their stores and members; the same list again changes nothing', async () => {
+    const t = setup()
+    await createGroup(t.call, 'turma b', [{ rm: '44444', name: 'Davi' }])
+    expect(await expectOk(t.send(CLASS, 'text/csv; charset=utf-8'))).toEqual({ rows: 3, groupsCreated: 1, studentsAdded: 3, alreadyThere: 0 })
+    // 'Turma B' is the existing 'turma b' (names are compared ignoring case).
+    expect(await t.groups()).toEqual([['Turma A', ['11111', '22222']], ['turma b', ['33333', '44444']]])
+    expect(await expectOk(t.send(CLASS))).toEqual({ rows: 3, groupsCreated: 0, studentsAdded: 0, alreadyThere: 3 })
+    // An imported student logs in with the RM as first password.
+    expect(await firstLogin(t.call, '11111')).toStartWith('stu_')
+    // No header line is needed.
+    expect(await expectOk(t.send('Turma C,55555,Eva\r\n'))).toEqual({ rows: 1, groupsCreated: 1, studentsAdded: 1, alreadyThere: 0 })
+  })
+
+  test('any bad line is 400 VALIDATION_ERROR listing every problem by line, and nothing is imported', async () => {
+    const t = setup()
+    const bad = 'group,rm,name\nTurma A,11111,Ana\nTurma A,22222\nTurma B,11111,Ana again\n'
+    const res = await t.send(bad)
+    expect(res.status).toBe(400)
+    expect(res.body.error.code).toBe('VALIDATION_ERROR')
+    expect(res.body.error.message).toStartWith('2 problems in the class list')
+    expect(res.body.error.message).toContain('nothing was imported')
+    expect(res.body.error.details).toEqual([
+      { path: 'line 3', line: 3, message: 'expected 3 columns (group,rm,name), found 2' },
+      { path: 'line 4', line: 4, message: "RM 11111 is also in group 'Turma A' on line 2; a student belongs to one group" },
+    ])
+    expect(await t.groups()).toEqual([])
+    // A student already in another group is found at import time: still nothing is imported.
+    await createGroup(t.call, 'Old', [{ rm: '22222', name: 'Bruno' }])
+    const clash = await t.send(CLASS)
+    expect([clash.status, clash.body.error.details]).toEqual([400, [{ path: 'line 3', line: 3, message: "RM 22222 is already in group 'Old'" }]])
+    expect(await t.groups()).toEqual([['Old', ['22222']]])
+    const headerOnly = await t.send('group,rm,name\n')
+    expect([headerOnly.status, headerOnly.body.error.details[0].path]).toEqual([400, 'file'])
+  })
+
+  test('JSON or any other content type is 415 saying to send the file as text/csv; other routes still take only JSON', async () => {
+    const t = setup()
+    const json = await t.call('POST', '/v1/admin/groups/import', { headers: admin, body: { csv: CLASS } })
+    expect([json.status, json.body.error.code]).toEqual([415, 'UNSUPPORTED_MEDIA_TYPE'])
+    expect(json.body.error.message).toContain("Content-Type 'application/json'")
+    expect(json.body.error.message).toContain("curl --data-binary @class.csv -H 'Content-Type: text/csv'")
+    for (const type of ['text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x']) {
+      expect((await t.send(CLASS, type)).status).toBe(415)
+    }
+    expect((await t.send(CLASS, '')).status).toBe(415)
+    expect(await t.groups()).toEqual([])
+    const csvToJsonRoute = await t.call('POST', '/v1/admin/groups', { headers: { ...admin, 'content-type': 'text/csv' }, raw: CLASS })
+    expect(csvToJsonRoute.status).toBe(415)
+    expect(csvToJsonRoute.body.error.message).toContain('Send the body as JSON with the header Content-Type: application/json')
+  })
+
+  test('an empty body is 400, a body over 1 MiB is 413, and only the admin token may import', async () => {
+    const t = setup()
+    for (const res of [await t.send(''), await t.send('  \n'), await t.send(undefined, '')]) {
+      expect([res.status, res.body.error.code]).toEqual([400, 'VALIDATION_ERROR'])
+      expect(res.body.error.message).toContain('The request body is empty')
+    }
+    const big = await t.send(`group,rm,name\n${'Turma A,11111,Ana\n'.repeat(JSON_BODY_LIMIT / 10)}`)
+    expect([big.status, big.body.error.code]).toEqual([413, 'PAYLOAD_TOO_LARGE'])
+    expect(big.body.error.message).toContain('The text/csv body is larger than 1024 KiB')
+    const student = await t.call('POST', '/v1/admin/groups/import', { headers: { ...bearer('stu_x'), 'content-type': 'text/csv' }, raw: CLASS })
+    expect(student.status).toBe(401)
+    expect(await t.groups()).toEqual([])
+  })
+
+  test('the API reference documents the text/csv body and the summary', async () => {
+    const t = setup()
+    const doc = (await t.call('GET', '/openapi.json')).body
+    const op = doc.paths['/v1/admin/groups/import'].post
+    expect(Object.keys(op.requestBody.content)).toEqual(['text/csv'])
+    expect(Object.keys(op.responses).sort()).toEqual(['200', '400', '413', '415'])
+    expect(Object.keys(doc.components.schemas.ImportSummary.properties)).toEqual(['rows', 'groupsCreated', 'studentsAdded', 'alreadyThere'])
+    expect(doc.components.schemas.ImportSummary.properties.studentsAdded.description).toContain('RM as first password')
+  })
+})
