@@ -1,21 +1,11 @@
 import { describe, expect, test } from 'bun:test'
-import { Elysia } from 'elysia'
 import { activityCounts } from '../../src/features/activity/tables'
-import { authMacro } from '../../src/kernel/auth/macro'
-import { AppError } from '../../src/kernel/errors'
 import { createTestApp } from '../helpers/app'
+import { activityProbes } from '../helpers/probes'
 import { admin, apiKey, bearer, createKey, expectOk, twoStores } from '../helpers/world'
 
-/** A store route taking the API key, like the catalog's, and one that always fails. */
-const probes = new Elysia({ prefix: '/v1/probe' })
-  .use(authMacro)
-  .get('/', ({ ctx }) => ({ storeId: ctx.storeId }), { auth: 'key' })
-  .get('/conflict', () => {
-    throw new AppError('CONFLICT', 'always a conflict')
-  }, { auth: 'key' })
-
 const setup = async (settings = {}) => {
-  const t = createTestApp({ extraRoutes: probes, settings: { rateLimitRps: '0', ...settings } })
+  const t = createTestApp({ extraRoutes: activityProbes, settings: { rateLimitRps: '0', ...settings } })
   const world = await twoStores(t.call, t.deps)
   return { ...t, world }
 }

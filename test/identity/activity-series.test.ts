@@ -1,20 +1,10 @@
 import { describe, expect, test } from 'bun:test'
-import { Elysia } from 'elysia'
-import { authMacro } from '../../src/kernel/auth/macro'
-import { AppError } from '../../src/kernel/errors'
 import { createTestApp } from '../helpers/app'
+import { activityProbes } from '../helpers/probes'
 import { admin, apiKey, bearer, expectOk, twoStores } from '../helpers/world'
 
-/** A store route taking the API key, and one that always fails. */
-const probes = new Elysia({ prefix: '/v1/probe' })
-  .use(authMacro)
-  .get('/', ({ ctx }) => ({ storeId: ctx.storeId }), { auth: 'key' })
-  .get('/conflict', () => {
-    throw new AppError('CONFLICT', 'always a conflict')
-  }, { auth: 'key' })
-
 const setup = async () => {
-  const t = createTestApp({ extraRoutes: probes, settings: { rateLimitRps: '0' } })
+  const t = createTestApp({ extraRoutes: activityProbes, settings: { rateLimitRps: '0' } })
   // The setup's own calls happen at 2026-01-01T00:00Z, the ManualClock's start.
   const world = await twoStores(t.call, t.deps)
   return { ...t, world }

@@ -1,0 +1,11 @@
+import { Elysia } from 'elysia'
+import { authMacro } from '../../src/kernel/auth/macro'
+import { AppError } from '../../src/kernel/errors'
+
+/** Store routes for counting calls: one taking the API key, like the catalog's, and one that always fails. */
+export const activityProbes = new Elysia({ prefix: '/v1/probe' })
+  .use(authMacro)
+  .get('/', ({ ctx }) => ({ storeId: ctx.storeId }), { auth: 'key' })
+  .get('/conflict', () => {
+    throw new AppError('CONFLICT', 'always a conflict')
+  }, { auth: 'key' })
