@@ -45,6 +45,10 @@ describe('POST /v1/admin/groups/import (a class list as text/csv)', () => {
     const clash = await t.send(CLASS)
     expect([clash.status, clash.body.error.details]).toEqual([400, [{ path: 'line 3', line: 3, message: "RM 22222 is already in group 'Old'" }]])
     expect(await t.groups()).toEqual([['Old', ['22222']]])
+    // curl -d @class.csv drops the line breaks; the message says to use --data-binary.
+    const flattened = await t.send(CLASS.replace(/\n/g, ''))
+    expect(flattened.body.error.message).toContain('The file arrived as a single line: send it with curl --data-binary')
+    expect(clash.body.error.message).not.toContain('single line')
     const headerOnly = await t.send('group,rm,name\n')
     expect([headerOnly.status, headerOnly.body.error.details[0].path]).toEqual([400, 'file'])
   })

@@ -90,6 +90,8 @@ describe('GET /v1/admin/activity/series', () => {
     expect((await expectOk(series(t, '?from=2026-01-01&to=2026-01-31'))).times).toHaveLength(744)
     expect((await series(t, '?from=2026-01-01&to=2026-02-01T00:00:00.001Z')).status).toBe(400)
     expect((await expectOk(series(t, '?from=2026-01-01&to=2026-02-28&bucket=day'))).times).toHaveLength(59)
+    const days = await series(t, '?from=2020-01-01&to=2026-01-01&bucket=day')
+    expect([days.status, days.body.error.message]).toEqual([400, 'The window holds 2193 days, more than the 744 buckets a series can have. Use a shorter window (from/to).'])
   })
 
   test('an unknown groupId is 404, from after to and a bad bucket or date are 400', async () => {

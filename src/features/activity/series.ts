@@ -16,7 +16,7 @@ function bucketsOf(window: { from: number; to: number }, bucket: ActivitySeriesQ
   if (count > MAX_BUCKETS) {
     throw new AppError(
       'VALIDATION_ERROR',
-      `The window holds ${count} ${bucket}s, more than the ${MAX_BUCKETS} buckets a series can have. Use bucket=day or a shorter window (from/to).`,
+      `The window holds ${count} ${bucket}s, more than the ${MAX_BUCKETS} buckets a series can have. ${bucket === 'hour' ? 'Use bucket=day or a shorter window (from/to).' : 'Use a shorter window (from/to).'}`,
       [{ path: bucket === 'hour' ? 'bucket' : 'from', message: `at most ${MAX_BUCKETS} buckets` }],
     )
   }

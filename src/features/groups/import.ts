@@ -121,9 +121,13 @@ export async function importClassListText(deps: Deps, text: string) {
   } catch (e) {
     if (!(e instanceof ImportError)) throw e
     const n = e.problems.length
+    // curl -d @class.csv removes the line breaks: the whole list arrives as one long line.
+    const oneLine = !/[\r\n]/.test(text.trim()) && /^line 1: expected 3 columns/.test(e.problems[0] ?? '')
+      ? ' The file arrived as a single line: send it with curl --data-binary, which keeps the line breaks that -d removes.'
+      : ''
     throw new AppError(
       'VALIDATION_ERROR',
-      `${n} problem${n === 1 ? '' : 's'} in the class list (the first: ${e.problems[0]}); nothing was imported. Fix every line listed in details and send the whole file again.`,
+      `${n} problem${n === 1 ? '' : 's'} in the class list (the first: ${e.problems[0]}); nothing was imported. Fix every line listed in details and send the whole file again.${oneLine}`,
       e.problems.map((problem) => {
         const line = lineOf(problem)
         return line === undefined ? { path: 'file', message: problem } : { path: `line ${line}`, line, message: problem.replace(/^line \d+: /, '') }
