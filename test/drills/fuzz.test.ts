@@ -85,6 +85,20 @@ function formBody(): fc.Arbitrary<BodyPlan> {
   )
 }
 
+/** A file sent as a text body (the class list): good rows and hostile cells, odd line breaks, any content type. */
+function textBody(mediaType: string): fc.Arbitrary<BodyPlan> {
+  const cell = fc.oneof(fc.stringMatching(/^[A-Za-z0-9 ]{0,12}$/), hostile.map(asText), fc.constantFrom('"', '""', '"a,b"', '=1+1', ''))
+  // Well-formed rows too, so that some files get past validation and are imported.
+  const row = fc.tuple(fc.integer({ min: 1, max: 3 }), fc.stringMatching(/^[0-9]{3,8}$/)).map(([g, rm]) => `Fuzz ${g},fz${rm},Student ${rm}`)
+  const line = fc.oneof(row, fc.array(cell, { minLength: 0, maxLength: 5 }).map((cells) => cells.join(',')))
+  const file = fc.tuple(fc.array(line, { maxLength: 6 }), fc.constantFrom('\n', '\r\n', '\r', '')).map(([lines, br]) => lines.join(br))
+  return fc.oneof(
+    { weight: 4, arbitrary: fc.record({ text: file, contentType: fc.constant(mediaType) }).map((r) => ({ kind: 'raw' as const, ...r })) },
+    { weight: 1, arbitrary: fc.record({ text: fc.oneof(file, fc.constantFrom(...MALFORMED)), contentType: fc.constantFrom(...CONTENT_TYPES) }).map((r) => ({ kind: 'raw' as const, ...r })) },
+    { weight: 1, arbitrary: fc.constant({ kind: 'none' as const }) },
+  )
+}
+
 interface Plan {
   path: Record<string, { choice: 'own' | 'guess' | 'hostile'; value: string }>
   query: [string, string][]
@@ -113,7 +127,14 @@ function planFor(op: Operation, components: Record<string, Schema>): fc.Arbitrar
       const extra = parts.pop() as [string, string][]
       return [...(parts.filter(Boolean) as [string, string][]), ...extra]
     })
-  const body = op.body?.type === 'json' ? jsonBody(op.body.schema, components) : op.body?.type === 'multipart' ? formBody() : fc.constant<BodyPlan>({ kind: 'none' })
+  const body =
+    op.body?.type === 'json'
+      ? jsonBody(op.body.schema, components)
+      : op.body?.type === 'multipart'
+        ? formBody()
+        : op.body?.type === 'text'
+          ? textBody(op.body.mediaType)
+          : fc.constant<BodyPlan>({ kind: 'none' })
   return fc.record({ path: fc.record(path), query, body })
 }
 

@@ -9,7 +9,7 @@ export interface Operation {
   path: string
   auth: string | undefined
   params: { name: string; in: 'path' | 'query' | 'header'; required?: boolean; schema: Schema }[]
-  body: { type: 'json' | 'multipart'; schema: Schema } | undefined
+  body: { type: 'json' | 'multipart'; schema: Schema } | { type: 'text'; mediaType: string } | undefined
   responses: Record<string, { content?: Record<string, { schema: Schema }> }>
 }
 
@@ -23,7 +23,9 @@ export function operationsOf(doc: any): Operation[] {
         ? { type: 'json' as const, schema: content['application/json'].schema ?? {} }
         : content['multipart/form-data']
           ? { type: 'multipart' as const, schema: content['multipart/form-data'].schema ?? {} }
-          : undefined
+          : Object.keys(content).length > 0
+            ? { type: 'text' as const, mediaType: Object.keys(content)[0]! }
+            : undefined
       ops.push({
         method: method.toUpperCase(),
         path: path.replace(/\{([^}]+)\}/g, ':$1'),

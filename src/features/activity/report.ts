@@ -11,8 +11,9 @@ import { activityCounts } from './tables'
  * The window starts by default when the first group was created.
  */
 export function activityReport(deps: Deps, query: ActivityQuery): ActivityReport {
+  deps.activity.flush() // the report includes the calls of the last second
   const { from, to } = activityWindow(deps, query, () => firstGroupCreatedAt(deps) ?? deps.clock.now())
-  const groupRows = groupsInScope(deps, query.groupId) // flushes: the report includes the calls of the last second
+  const groupRows = groupsInScope(deps, query.groupId)
   const counts = deps.db
     .select({
       groupId: activityCounts.groupId,

@@ -31,12 +31,8 @@ export interface ScopeGroup {
   members: { rm: string; name: string }[]
 }
 
-/**
- * Every group by name (or only `groupId`, 404 when unknown) with its current members by RM. Counts
- * recorded by the calls of the last second are flushed first, so what follows includes them.
- */
+/** Every group by name (or only `groupId`, 404 when unknown) with its current members by RM. */
 export function groupsInScope(deps: Deps, groupId: string | undefined): ScopeGroup[] {
-  deps.activity.flush()
   const rows = deps.db.select({ id: groups.id, name: groups.name }).from(groups).where(groupId ? eq(groups.id, groupId) : undefined).orderBy(asc(groups.name)).all()
   if (groupId && rows.length === 0) throw new AppError('NOT_FOUND', `No group with id '${groupId}'. GET /v1/admin/groups lists them.`)
   const members = deps.db

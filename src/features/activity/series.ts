@@ -25,10 +25,11 @@ function bucketsOf(window: { from: number; to: number }, bucket: ActivitySeriesQ
 
 /** Calls per group and per student over time, for a chart (decisions §5 counts, per hour or UTC day). */
 export function activitySeries(deps: Deps, query: ActivitySeriesQuery): ActivitySeries {
+  deps.activity.flush() // the series includes the calls of the last second
   const window = activityWindow(deps, query, (to) => to - DAY)
   const { start, size, count } = bucketsOf(window, query.bucket)
   const end = start + count * size
-  const groupRows = groupsInScope(deps, query.groupId) // flushes: the series includes the calls of the last second
+  const groupRows = groupsInScope(deps, query.groupId)
   const rows = deps.db
     .select({ groupId: activityCounts.groupId, rm: activityCounts.rm, hourStart: activityCounts.hourStart, calls: activityCounts.calls, errors: activityCounts.errors })
     .from(activityCounts)
