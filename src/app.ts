@@ -19,6 +19,7 @@ import { storeSettingsRoutes } from './features/store-settings/routes'
 import { taxonomyRoutes } from './features/taxonomy/routes'
 import { docsRoutes } from './features/system/docs'
 import { healthRoutes } from './features/system/health'
+import { panelRoutes } from './features/panel/routes'
 import { webhookRoutes } from './features/webhooks/routes'
 
 /**
@@ -31,6 +32,7 @@ export function createApp(deps: Deps, extraRoutes?: AnyElysia) {
     .use(httpKernel(routes, deps))
     .use(healthRoutes(deps))
     .use(docsRoutes(deps.version, () => app))
+    .use(panelRoutes())
     .group('/v1', (v1) =>
       v1
         .use(groupRoutes(deps))

@@ -22,7 +22,7 @@ function copiedAlone() {
 }
 
 describe('the single executable', () => {
-  test('copied alone into an empty folder: serves health, docs and errors, then stops cleanly on SIGTERM', async () => {
+  test('copied alone into an empty folder: serves health, docs, the panel and errors, then stops cleanly on SIGTERM', async () => {
     const { dir, bin } = copiedAlone()
     const server = await startExecutable(bin, dir)
 
@@ -40,6 +40,16 @@ describe('the single executable', () => {
     const asset = await fetch(`${server.base}/docs/assets/scalar.js`)
     expect(asset.status).toBe(200)
     expect((await asset.arrayBuffer()).byteLength).toBeGreaterThan(1_000_000)
+
+    // The panel is inside the executable: its page and the script it loads, with no source folder near.
+    const panel = await fetch(`${server.base}/panel`)
+    expect(panel.status).toBe(200)
+    expect(panel.headers.get('content-security-policy')).toContain("default-src 'self'")
+    const script = /src="(\/panel\/[^"]+\.js)"/.exec(await panel.text())?.[1]
+    expect(script).toBeDefined()
+    const bundle = await fetch(`${server.base}${script}`)
+    expect(bundle.headers.get('content-type')).toContain('javascript')
+    expect(await bundle.text()).toContain("/store/auth/login")
 
     const missing = await fetch(`${server.base}/v1/no-such-thing`)
     expect(missing.status).toBe(404)

@@ -62,6 +62,8 @@ export const ID_OF: Record<string, (w: World) => string> = {
   // /v1/files/:storeId/:name, the public URL of a file
   files: (w) => w.A.group.storeId,
   ':storeId': (w) => w.A.media.url.split('/').pop()!,
+  // /panel/:name, a file of the panel's bundle (public: any name answers without a credential)
+  panel: () => 'chunk.js',
   images: (w) => w.imageId,
   webhooks: (w) => w.webhookId,
   deliveries: (w) => w.deliveryId,

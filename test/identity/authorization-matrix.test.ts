@@ -135,7 +135,7 @@ describe('authorization matrix over the route table', () => {
     // The table is the app's: it holds the routes of every feature mounted so far.
     expect(all.map((r) => `${r.method} ${r.path}`)).toContain('DELETE /v1/store/api-keys/:id')
     expect(all.filter((r) => r.auth === undefined).map((r) => r.path).sort()).toEqual(
-      ['/docs', '/docs/assets/scalar.js', '/health', '/openapi.json', '/v1/files/:storeId/:name', '/v1/store/auth/login'].sort(),
+      ['/docs', '/docs/assets/scalar.js', '/health', '/openapi.json', '/panel', '/panel/:name', '/v1/files/:storeId/:name', '/v1/store/auth/login'].sort(),
     )
     await runMatrix(t, world, all)
   })

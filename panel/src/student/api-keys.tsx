@@ -1,0 +1,78 @@
+import { useState } from 'preact/hooks'
+import { ConfirmButton, Done, ErrorNote, Field, formValues, Loaded, Reveal, Section, Table, useAction, useLoad, when } from '../ui'
+import { useStudent } from './context'
+import type { ApiKey } from './types'
+
+interface CreatedKey extends ApiKey {
+  apiKey: string
+}
+
+/** GET, POST and DELETE /v1/store/api-keys: the full key is shown once, right after creation. */
+export function ApiKeysPage() {
+  const { call } = useStudent()
+  const keys = useLoad(() => call<{ data: ApiKey[] }>('GET', '/store/api-keys'))
+  const [created, setCreated] = useState<CreatedKey>()
+  const action = useAction()
+  const create = (event: Event) => {
+    const form = event.currentTarget as HTMLFormElement
+    const { name = '' } = formValues(event)
+    action.run(async () => {
+      const key = await call<CreatedKey>('POST', '/store/api-keys', { body: { name } })
+      setCreated(key)
+      form.reset()
+      keys.reload()
+    })
+  }
+  const revoke = (key: ApiKey) =>
+    action.run(async () => {
+      await call('DELETE', `/store/api-keys/${key.id}`)
+      if (created?.id === key.id) setCreated(undefined)
+      keys.reload()
+    }, `Key "${key.name}" revoked: apps using it get 401 from now on.`)
+  return (
+    <Section title="API keys">
+      <p>Your shop app sends a key in the <code>X-API-Key</code> header. Create one per app or per person, and revoke a key that leaked.</p>
+      <form class="inline" onSubmit={create}>
+        <Field label="Name of the new key">
+          <input name="name" required maxLength={80} placeholder="e.g. mobile app" />
+        </Field>
+        <button class="primary" disabled={action.busy}>
+          Create key
+        </button>
+      </form>
+      {created && (
+        <Reveal secret={created.apiKey} copyLabel="Copy key" onDone={() => setCreated(undefined)}>
+          <strong>Copy the key "{created.name}" now: it is shown only this once.</strong> Afterwards only its prefix is visible.
+        </Reveal>
+      )}
+      <ErrorNote error={action.error} />
+      <Done message={action.done} />
+      <Loaded state={keys}>
+        {({ data }) =>
+          data.length === 0 ? (
+            <p class="muted">No keys yet.</p>
+          ) : (
+            <Table columns={['Name', 'Prefix', 'Created', 'Last used', { label: 'Actions', hidden: true }]}>
+              {data.map((key) => (
+                <tr key={key.id}>
+                  <td>{key.name}</td>
+                  <td>
+                    <code>{key.prefix}…</code>
+                  </td>
+                  <td>
+                    {when(key.createdAt)}
+                    {key.createdBy && <small>by {key.createdBy}</small>}
+                  </td>
+                  <td>{when(key.lastUsedAt)}</td>
+                  <td>
+                    <ConfirmButton label="Revoke" question={`Revoke "${key.name}"?`} onConfirm={() => revoke(key)} disabled={action.busy} />
+                  </td>
+                </tr>
+              ))}
+            </Table>
+          )
+        }
+      </Loaded>
+    </Section>
+  )
+}

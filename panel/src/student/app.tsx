@@ -1,0 +1,164 @@
+import { useEffect, useMemo, useState } from 'preact/hooks'
+import { ApiError, call } from '../api'
+import { saveStudent, studentSession, type StudentSession } from '../session'
+import { Shell } from '../shell'
+import { ErrorNote, Field, formValues, useAction, useLoad, Loaded } from '../ui'
+import { StudentContext, type StudentApi } from './context'
+import type { Settings } from './types'
+import { applyColor, resetColor } from './color'
+import { SettingsPage } from './settings'
+import { ApiKeysPage } from './api-keys'
+import { MembersPage } from './members'
+import { CatalogPage } from './catalog'
+import { OrdersPage } from './orders'
+import { ReviewsPage } from './reviews'
+import { WebhooksPage } from './webhooks'
+import { MediaPage } from './media'
+
+const PAGES = [
+  { path: '/store/keys', label: 'API keys', Page: ApiKeysPage },
+  { path: '/store/catalog', label: 'Catalog', Page: CatalogPage },
+  { path: '/store/orders', label: 'Orders', Page: OrdersPage },
+  { path: '/store/reviews', label: 'Reviews', Page: ReviewsPage },
+  { path: '/store/media', label: 'Media', Page: MediaPage },
+  { path: '/store/webhooks', label: 'Webhooks', Page: WebhooksPage },
+  { path: '/store/members', label: 'Members', Page: MembersPage },
+  { path: '/store/settings', label: 'Settings', Page: SettingsPage },
+]
+
+export function StudentApp({ route }: { route: string }) {
+  const [session, setSession] = useState(studentSession)
+  const [notice, setNotice] = useState<string>()
+  const signOut = (why?: string) => {
+    saveStudent(null)
+    setSession(null)
+    setNotice(why)
+    resetColor()
+  }
+  const update = (s: StudentSession) => {
+    saveStudent(s)
+    setSession(s)
+  }
+  if (!session) return <Login onSignedIn={update} notice={notice} />
+  if (session.mustChangePassword) return <ChangePassword session={session} onChanged={update} onSignOut={() => signOut()} />
+  return <SignedIn session={session} route={route} onSignOut={signOut} />
+}
+
+function SignedIn({ session, route, onSignOut }: { session: StudentSession; route: string; onSignOut: (why?: string) => void }) {
+  const request = async <T,>(method: string, path: string, options?: Parameters<typeof call>[3]) => {
+    try {
+      return await call<T>({ student: session.token }, method, path, options)
+    } catch (e) {
+      if (e instanceof ApiError && e.status === 401) onSignOut(`${e.message} Sign in again.`)
+      throw e
+    }
+  }
+  const loaded = useLoad(() => request<Settings>('GET', '/store/settings'), [session.token])
+  const [settings, setSettings] = useState<Settings>()
+  const current = settings ?? loaded.data
+  useEffect(() => {
+    if (current) applyColor(current.primaryColor)
+  }, [current?.primaryColor])
+  const api = useMemo<StudentApi | null>(() => {
+    if (!current) return null
+    const format = new Intl.NumberFormat(current.locale, { style: 'currency', currency: current.currency })
+    return { call: request, settings: current, setSettings, money: (n) => format.format(n) }
+  }, [current, session.token])
+  const page = PAGES.find((p) => route.startsWith(p.path)) ?? PAGES[0]!
+  return (
+    <Shell title={current?.storeName ?? 'Storefront'} who={`${session.name} (${session.rm}) · ${session.group}`} nav={PAGES} route={route} onSignOut={() => onSignOut()}>
+      <Loaded state={{ ...loaded, data: api ?? undefined }}>
+        {(value) => (
+          <StudentContext.Provider value={value}>
+            <page.Page />
+          </StudentContext.Provider>
+        )}
+      </Loaded>
+    </Shell>
+  )
+}
+
+interface LoginAnswer {
+  token: string
+  student: { rm: string; name: string; group: string }
+  mustChangePassword: boolean
+}
+
+function Login({ onSignedIn, notice }: { onSignedIn: (s: StudentSession) => void; notice?: string }) {
+  const action = useAction()
+  const submit = (event: Event) => {
+    const { rm = '', password = '' } = formValues(event)
+    action.run(async () => {
+      const answer = await call<LoginAnswer>(null, 'POST', '/store/auth/login', { body: { rm, password } })
+      onSignedIn({ token: answer.token, ...answer.student, mustChangePassword: answer.mustChangePassword })
+    })
+  }
+  return (
+    <main id="main" class="narrow">
+      <h1>Student sign-in</h1>
+      {notice && <p class="note error" role="alert">{notice}</p>}
+      <form class="stack" onSubmit={submit}>
+        <Field label="RM" hint="Your student number. The first password is the RM itself.">
+          <input name="rm" autoComplete="username" required autoFocus />
+        </Field>
+        <Field label="Password">
+          <input name="password" type="password" autoComplete="current-password" required />
+        </Field>
+        <div class="actions">
+          <button class="primary" disabled={action.busy}>
+            Sign in
+          </button>
+          <a href="#/">Back</a>
+        </div>
+        <ErrorNote error={action.error} />
+      </form>
+    </main>
+  )
+}
+
+function ChangePassword({ session, onChanged, onSignOut }: { session: StudentSession; onChanged: (s: StudentSession) => void; onSignOut: () => void }) {
+  const action = useAction()
+  const [mismatch, setMismatch] = useState(false)
+  const submit = (event: Event) => {
+    const { currentPassword = '', newPassword = '', repeat = '' } = formValues(event)
+    setMismatch(newPassword !== repeat)
+    if (newPassword !== repeat) return
+    action.run(async () => {
+      const answer = await call<{ token: string }>({ student: session.token }, 'POST', '/store/auth/change-password', { body: { currentPassword, newPassword } })
+      onChanged({ ...session, token: answer.token, mustChangePassword: false })
+    })
+  }
+  return (
+    <main id="main" class="narrow">
+      <h1>Choose your own password</h1>
+      <p>
+        Welcome, {session.name}. Your first password was your RM, which your classmates know: choose a new one before going on.
+      </p>
+      <form class="stack" onSubmit={submit}>
+        <Field label="Current password">
+          <input name="currentPassword" type="password" autoComplete="current-password" required autoFocus />
+        </Field>
+        <Field label="New password" hint="At least 8 characters.">
+          <input name="newPassword" type="password" autoComplete="new-password" required minLength={8} />
+        </Field>
+        <Field label="Repeat the new password">
+          <input name="repeat" type="password" autoComplete="new-password" required />
+        </Field>
+        {mismatch && (
+          <p class="note error" role="alert">
+            The two new passwords differ. Type the same password twice.
+          </p>
+        )}
+        <div class="actions">
+          <button class="primary" disabled={action.busy}>
+            Change password
+          </button>
+          <button type="button" onClick={onSignOut}>
+            Sign out
+          </button>
+        </div>
+        <ErrorNote error={action.error} />
+      </form>
+    </main>
+  )
+}

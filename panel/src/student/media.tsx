@@ -1,0 +1,95 @@
+import { useState } from 'preact/hooks'
+import { ApiError, type Page } from '../api'
+import { bytes, ConfirmButton, Done, ErrorNote, Field, Loaded, Paged, Section, useAction, useLoad, when } from '../ui'
+import { useStudent } from './context'
+import type { Media, MediaUsage } from './types'
+
+/** The store's media library: GET /v1/media, /v1/media/usage, POST /v1/uploads, DELETE /v1/media/:id. */
+export function MediaPage() {
+  const { call } = useStudent()
+  const [page, setPage] = useState(1)
+  const media = useLoad(() => call<Page<Media>>('GET', '/media', { query: { page, pageSize: 24 } }), [page])
+  const usage = useLoad(() => call<MediaUsage>('GET', '/media/usage'))
+  const [inUse, setInUse] = useState<Media>()
+  const action = useAction()
+  const refresh = () => (media.reload(), usage.reload())
+
+  const upload = (event: Event) => {
+    event.preventDefault()
+    const form = event.currentTarget as HTMLFormElement
+    // The browser writes the multipart body and its boundary: never set Content-Type by hand.
+    const body = new FormData(form)
+    action.run(async () => {
+      const file = await call<Media>('POST', '/uploads', { raw: { body } })
+      form.reset()
+      refresh()
+      return file
+    }, (f) => `${f.filename} uploaded (${f.mimeType}, ${bytes(f.sizeBytes)}).`)
+  }
+  const remove = (file: Media, force: boolean) =>
+    action.run(async () => {
+      setInUse(undefined)
+      try {
+        await call('DELETE', `/media/${file.id}`, { query: force ? { force: true } : {} })
+      } catch (e) {
+        if (e instanceof ApiError && e.status === 409) setInUse(file)
+        throw e
+      }
+      refresh()
+    }, `${file.filename} deleted.`)
+
+  return (
+    <Section title="Media library">
+      <Loaded state={usage}>
+        {(u) => (
+          <div>
+            <p>
+              {bytes(u.usedBytes)} of {bytes(u.quotaBytes)} used by {u.files} files
+            </p>
+            <div class="meter" role="meter" aria-label="Space used" aria-valuemin={0} aria-valuemax={u.quotaBytes} aria-valuenow={u.usedBytes}>
+              <div style={{ width: `${Math.min(100, (100 * u.usedBytes) / u.quotaBytes)}%` }} />
+            </div>
+          </div>
+        )}
+      </Loaded>
+      <form class="inline" onSubmit={upload}>
+        <Field label="File" hint="JPEG, PNG, WebP, GIF, AVIF up to 10 MiB; MP4, WebM up to 100 MiB.">
+          <input name="file" type="file" accept="image/*,video/mp4,video/webm" required />
+        </Field>
+        <button class="primary" disabled={action.busy}>
+          Upload
+        </button>
+      </form>
+      <ErrorNote error={action.error} />
+      {inUse && (
+        <p class="actions">
+          <ConfirmButton label="Delete anyway" question={`Unlink ${inUse.filename} from what uses it and delete it?`} onConfirm={() => remove(inUse, true)} />
+        </p>
+      )}
+      <Done message={action.done} />
+      <Paged state={media} empty="No files yet." onPage={setPage}>
+        {(rows) => (
+          <div class="grid">
+            {rows.map((file) => (
+              <figure key={file.id} class="tile">
+                {file.kind === 'IMAGE' ? <img src={file.url} alt={file.filename} loading="lazy" /> : <video src={file.url} controls preload="metadata" />}
+                <figcaption>
+                  <strong>{file.filename}</strong>
+                  <small>
+                    {file.mimeType} · {bytes(file.sizeBytes)}
+                    {file.width ? ` · ${file.width}×${file.height}` : ''}
+                  </small>
+                  <small>{when(file.createdAt)}</small>
+                  <small>
+                    <code>{file.id}</code>
+                  </small>
+                </figcaption>
+                <ConfirmButton label="Delete" question={`Delete ${file.filename}?`} onConfirm={() => remove(file, false)} disabled={action.busy} />
+              </figure>
+            ))}
+          </div>
+        )}
+      </Paged>
+    </Section>
+  )
+}

@@ -1,0 +1,58 @@
+import { ConfirmButton, Done, ErrorNote, Field, formValues, Loaded, Section, Table, useAction, useLoad } from '../ui'
+import { useStudent } from './context'
+import type { Member } from './types'
+
+/** GET, POST and DELETE /v1/store/members: the group the teacher grades. */
+export function MembersPage() {
+  const { call } = useStudent()
+  const members = useLoad(() => call<{ data: Member[] }>('GET', '/store/members'))
+  const action = useAction()
+  const add = (event: Event) => {
+    const form = event.currentTarget as HTMLFormElement
+    const { rm = '', name = '' } = formValues(event)
+    action.run(async () => {
+      const member = await call<Member>('POST', '/store/members', { body: { rm, name } })
+      form.reset()
+      members.reload()
+      return member
+    }, (m) => `${m.name} joined the group. Their first password is their RM (${m.rm}).`)
+  }
+  const remove = (m: Member) =>
+    action.run(async () => {
+      await call('DELETE', `/store/members/${encodeURIComponent(m.rm)}`)
+      members.reload()
+    }, `${m.name} left the group.`)
+  return (
+    <Section title="Members">
+      <p>The teacher counts each member's API calls. Send <code>X-Student-RM</code> with your RM so your calls count for you.</p>
+      <form class="inline" onSubmit={add}>
+        <Field label="RM">
+          <input name="rm" required maxLength={32} />
+        </Field>
+        <Field label="Name">
+          <input name="name" required maxLength={120} />
+        </Field>
+        <button class="primary" disabled={action.busy}>
+          Add member
+        </button>
+      </form>
+      <ErrorNote error={action.error} />
+      <Done message={action.done} />
+      <Loaded state={members}>
+        {({ data }) => (
+          <Table columns={['RM', 'Name', { label: 'Actions', hidden: true }]}>
+            {data.map((m) => (
+              <tr key={m.rm}>
+                <td>{m.rm}</td>
+                <td>{m.name}</td>
+                <td>
+                  <ConfirmButton label="Remove" question={`Remove ${m.name} from the group?`} onConfirm={() => remove(m)} disabled={action.busy} />
+                </td>
+              </tr>
+            ))}
+          </Table>
+        )}
+      </Loaded>
+    </Section>
+  )
+}

@@ -1,0 +1,97 @@
+import { useState } from 'preact/hooks'
+import { ConfirmButton, Done, ErrorNote, Field, Paged, Section, Table, useAction, useLoad, when } from '../ui'
+import { useStudent } from './context'
+import type { Order, OrderStatus } from './types'
+import type { Page } from '../api'
+
+const STATUSES: OrderStatus[] = ['PENDING', 'PAID', 'SHIPPED', 'DELIVERED', 'CANCELLED', 'REFUNDED']
+const TONE: Partial<Record<OrderStatus, string>> = { PAID: 'good', DELIVERED: 'good', CANCELLED: 'bad', REFUNDED: 'warn' }
+/** The button for each target of POST /v1/store/orders/:id/transition. */
+const VERB: Record<string, string> = { SHIPPED: 'Ship', DELIVERED: 'Mark delivered', CANCELLED: 'Cancel order' }
+
+/**
+ * GET /v1/store/orders with a button for each move the order allows now (its `allowedTransitions`)
+ * and a refund when it is `refundable`.
+ */
+export function OrdersPage() {
+  const { call, money } = useStudent()
+  const [status, setStatus] = useState('')
+  const [page, setPage] = useState(1)
+  const orders = useLoad(() => call<Page<Order>>('GET', '/store/orders', { query: { status, page, pageSize: 20 } }), [status, page])
+  const action = useAction()
+  const move = (order: Order, to: OrderStatus) =>
+    action.run(async () => {
+      await call('POST', `/store/orders/${order.id}/transition`, { body: { to } })
+      orders.reload()
+    }, `Order #${order.number} is now ${to}.`)
+  const refund = (order: Order) =>
+    action.run(async () => {
+      await call('POST', `/store/orders/${order.id}/refund`, { body: { restock: true } })
+      orders.reload()
+    }, `Order #${order.number} refunded; its units are back in stock.`)
+  return (
+    <Section
+      title="Orders"
+      actions={
+        <Field label="Status">
+          <select value={status} onChange={(e) => (setStatus(e.currentTarget.value), setPage(1))}>
+            <option value="">all</option>
+            {STATUSES.map((s) => (
+              <option key={s}>{s}</option>
+            ))}
+          </select>
+        </Field>
+      }
+    >
+      <ErrorNote error={action.error} />
+      <Done message={action.done} />
+      <Paged state={orders} empty={`No orders${status && ` with status ${status}`} yet. Orders appear when a customer of your shop checks out.`} onPage={setPage}>
+        {(rows) => (
+          <Table columns={['Order', 'Customer', 'Items', { label: 'Total', num: true }, 'Status', 'Actions']}>
+            {rows.map((order) => (
+              <tr key={order.id} aria-label={`Order #${order.number}`}>
+                <td>
+                  #{order.number}
+                  <small>{when(order.createdAt)}</small>
+                </td>
+                <td>
+                  {order.customer.name}
+                  <small>{order.customer.email}</small>
+                </td>
+                <td>
+                  {order.items.map((item) => (
+                    <div key={item.variantId}>
+                      {item.quantity} × {item.name} <small>{item.sku}</small>
+                    </div>
+                  ))}
+                </td>
+                <td class="num">{money(order.total)}</td>
+                <td>
+                  <span class={`badge ${TONE[order.status] ?? ''}`}>{order.status}</span>
+                  {order.shipment?.trackingCode && <small>tracking {order.shipment.trackingCode}</small>}
+                </td>
+                <td>
+                  <div class="actions">
+                    {order.allowedTransitions.map((to) =>
+                      to === 'CANCELLED' ? (
+                        <ConfirmButton key={to} label={VERB[to]!} question={`Cancel order #${order.number}?`} onConfirm={() => move(order, to)} disabled={action.busy} />
+                      ) : (
+                        <button key={to} type="button" onClick={() => move(order, to)} disabled={action.busy}>
+                          {VERB[to] ?? `Move to ${to}`}
+                        </button>
+                      ),
+                    )}
+                    {order.refundable && (
+                      <ConfirmButton label="Refund" question={`Refund ${money(order.total)} and restock?`} onConfirm={() => refund(order)} disabled={action.busy} />
+                    )}
+                    {order.allowedTransitions.length === 0 && !order.refundable && <span class="muted">none</span>}
+                  </div>
+                </td>
+              </tr>
+            ))}
+          </Table>
+        )}
+      </Paged>
+    </Section>
+  )
+}

@@ -1,0 +1,194 @@
+import { useState } from 'preact/hooks'
+import { ConfirmButton, Done, ErrorNote, Field, formValues, Loaded, Paged, Reveal, Section, Table, useAction, useLoad, when } from '../ui'
+import { useStudent } from './context'
+import type { Delivery, Webhook } from './types'
+import type { Page } from '../api'
+
+interface Registered extends Webhook {
+  signingSecret: string
+}
+
+const TONE = { PENDING: 'warn', SUCCEEDED: 'good', FAILED: 'bad' }
+
+/** Webhook endpoints (register, ping, remove) and every delivery attempt with what was signed. */
+export function WebhooksPage() {
+  const { call } = useStudent()
+  const endpoints = useLoad(() => call<Page<Webhook>>('GET', '/webhooks', { query: { pageSize: 100 } }))
+  const events = useLoad(() => call<{ data: { name: string; description: string }[] }>('GET', '/webhooks/events'))
+  const [registered, setRegistered] = useState<Registered>()
+  const [filter, setFilter] = useState({ webhookId: '', page: 1 })
+  const deliveries = useLoad(() => call<Page<Delivery>>('GET', '/webhooks/deliveries', { query: { ...filter, pageSize: 20 } }), [filter])
+  const action = useAction()
+  const refresh = () => (endpoints.reload(), deliveries.reload())
+
+  const register = (event: Event) => {
+    const form = event.currentTarget as HTMLFormElement
+    const { url = '', description } = formValues(event)
+    const chosen = new FormData(form).getAll('events').map(String)
+    action.run(async () => {
+      const endpoint = await call<Registered>('POST', '/webhooks', { body: { url, events: chosen, ...(description ? { description } : {}) } })
+      setRegistered(endpoint)
+      form.reset()
+      refresh()
+    })
+  }
+  const ping = (w: Webhook) =>
+    action.run(async () => {
+      await call('POST', `/webhooks/${w.id}/ping`)
+      deliveries.reload()
+    }, `Ping queued for ${w.url}: its delivery appears below.`)
+  const remove = (w: Webhook) =>
+    action.run(async () => {
+      await call('DELETE', `/webhooks/${w.id}`)
+      refresh()
+    }, `${w.url} removed: it gets no more events.`)
+  const redeliver = (d: Delivery) =>
+    action.run(async () => {
+      await call('POST', `/webhooks/deliveries/${d.id}/redeliver`)
+      deliveries.reload()
+    }, `${d.eventType} sent again.`)
+
+  return (
+    <>
+      <Section title="Webhook endpoints">
+        <form class="stack" onSubmit={register}>
+          <Field label="URL" hint="https:// (http:// only when the teacher allows insecure webhooks on the LAN).">
+            <input name="url" type="url" required placeholder="https://my-shop.example/webhooks" />
+          </Field>
+          <fieldset>
+            <legend>Events</legend>
+            <Loaded state={events}>
+              {({ data }) => (
+                <div class="actions">
+                  <label>
+                    <input type="checkbox" name="events" value="*" /> all events (*)
+                  </label>
+                  {data.map((e) => (
+                    <label key={e.name} title={e.description}>
+                      <input type="checkbox" name="events" value={e.name} /> {e.name}
+                    </label>
+                  ))}
+                </div>
+              )}
+            </Loaded>
+          </fieldset>
+          <Field label="Description (optional)">
+            <input name="description" maxLength={200} />
+          </Field>
+          <div class="actions">
+            <button class="primary" disabled={action.busy}>
+              Register endpoint
+            </button>
+          </div>
+        </form>
+        {registered && (
+          <Reveal secret={registered.signingSecret} copyLabel="Copy secret" onDone={() => setRegistered(undefined)}>
+            <strong>Copy the signing secret now: it is shown only this once.</strong> Your receiver checks <code>X-Signature</code> with it.
+          </Reveal>
+        )}
+        <ErrorNote error={action.error} />
+        <Done message={action.done} />
+        <Loaded state={endpoints}>
+          {({ data }) =>
+            data.length === 0 ? (
+              <p class="muted">No endpoints yet.</p>
+            ) : (
+              <Table columns={['URL', 'Events', 'Actions']}>
+                {data.map((w) => (
+                  <tr key={w.id}>
+                    <td>
+                      {w.url}
+                      {w.description && <small>{w.description}</small>}
+                    </td>
+                    <td>{w.events.join(', ')}</td>
+                    <td>
+                      <div class="actions">
+                        <button type="button" disabled={action.busy} onClick={() => ping(w)}>
+                          Ping
+                        </button>
+                        <button type="button" onClick={() => setFilter({ webhookId: w.id, page: 1 })}>
+                          Its deliveries
+                        </button>
+                        <ConfirmButton label="Remove" question={`Remove ${w.url}?`} onConfirm={() => remove(w)} disabled={action.busy} />
+                      </div>
+                    </td>
+                  </tr>
+                ))}
+              </Table>
+            )
+          }
+        </Loaded>
+      </Section>
+      <Section
+        title="Deliveries"
+        actions={
+          <div class="actions">
+            {filter.webhookId && (
+              <button type="button" onClick={() => setFilter({ webhookId: '', page: 1 })}>
+                All endpoints
+              </button>
+            )}
+            <button type="button" onClick={deliveries.reload}>
+              Refresh
+            </button>
+          </div>
+        }
+      >
+        <Paged state={deliveries} empty="No deliveries yet. Ping an endpoint, or pay an order, to see one." onPage={(page) => setFilter({ ...filter, page })}>
+          {(rows) => (
+            <>
+              {rows.map((d) => (
+                <details key={d.id} class="delivery">
+                  <summary>
+                    <span class={`badge ${TONE[d.status]}`}>{d.status}</span> {d.eventType} · attempt {d.attempt}
+                    {d.redelivery && ' (redelivery)'} · {d.responseStatus ?? d.error ?? 'not sent yet'} · {when(d.sentAt ?? d.scheduledAt)}
+                  </summary>
+                  <dl>
+                    <dt>Endpoint</dt>
+                    <dd>
+                      <code>{d.webhookId}</code>
+                    </dd>
+                    {d.durationMs !== null && (
+                      <>
+                        <dt>Took</dt>
+                        <dd>{d.durationMs} ms</dd>
+                      </>
+                    )}
+                    {d.error && (
+                      <>
+                        <dt>Error</dt>
+                        <dd>{d.error}</dd>
+                      </>
+                    )}
+                    {d.nextRetryAt && (
+                      <>
+                        <dt>Next retry</dt>
+                        <dd>{when(d.nextRetryAt)}</dd>
+                      </>
+                    )}
+                  </dl>
+                  <h3>Signed text</h3>
+                  <p class="muted">
+                    <code>X-Signature</code> is <code>sha256=</code> + the hex HMAC-SHA256 of this text (<code>X-Timestamp</code>, a dot, the body) with your signing secret.
+                  </p>
+                  <pre>{d.signedPayload ?? '(not sent yet)'}</pre>
+                  {d.requestHeaders && (
+                    <>
+                      <h3>Headers sent</h3>
+                      <pre>{Object.entries(d.requestHeaders).map(([k, v]) => `${k}: ${v}`).join('\n')}</pre>
+                    </>
+                  )}
+                  <h3>Response body</h3>
+                  <pre>{d.responseBody ?? '(none)'}</pre>
+                  <button type="button" disabled={action.busy} onClick={() => redeliver(d)}>
+                    Redeliver
+                  </button>
+                </details>
+              ))}
+            </>
+          )}
+        </Paged>
+      </Section>
+    </>
+  )
+}

@@ -1,0 +1,324 @@
+import { useEffect } from 'preact/hooks'
+import { navigate } from '../router'
+import { Done, ErrorNote, Field, Loaded, Section, useAction, useLoad, when } from '../ui'
+import { LineChart, Swatch, type Line } from './chart'
+import { useTeacher } from './context'
+import type { ActivityReport, ActivitySeries } from './types'
+
+const WINDOWS = {
+  day: { label: 'Last 24 hours, by hour', bucket: 'hour', unit: 'hour', during: 'in the last 24 hours' },
+  week: { label: 'Last 7 days, by day', bucket: 'day', unit: 'day', during: 'in the last 7 days' },
+} as const
+type WindowName = keyof typeof WINDOWS
+
+const HOUR = 3_600_000
+const DAY = 24 * HOUR
+const REFRESH_MS = 10_000
+
+/** The window's start: 24 whole hours or 7 whole UTC days, the current one included (the server counts per hour). */
+function fromOf(name: WindowName, now = Date.now()): string {
+  const start = name === 'day' ? now - (now % HOUR) - 23 * HOUR : now - (now % DAY) - 6 * DAY
+  return new Date(start).toISOString()
+}
+
+/** `#/teacher/activity?window=week&group=<id>`: the screen's choices live in the address, so a reload keeps them. */
+function choicesOf(route: string): { window: WindowName; group: string } {
+  const params = new URLSearchParams(route.split('?')[1] ?? '')
+  return { window: params.get('window') === 'week' ? 'week' : 'day', group: params.get('group') ?? '' }
+}
+
+function choose(choices: { window: WindowName; group: string }) {
+  const params = new URLSearchParams()
+  if (choices.window !== 'day') params.set('window', choices.window)
+  if (choices.group) params.set('group', choices.group)
+  const qs = params.toString()
+  navigate(`/teacher/activity${qs ? `?${qs}` : ''}`)
+}
+
+const sum = (values: number[]) => values.reduce((a, n) => a + n, 0)
+
+interface ActivityData {
+  report: ActivityReport
+  series?: ActivitySeries
+  seriesError?: unknown
+  at: Date
+}
+
+/** GET /v1/admin/activity (totals) and /v1/admin/activity/series (the chart), refreshed every 10 s while the tab is shown. */
+export function ActivityPage({ route }: { route: string }) {
+  const { call } = useTeacher()
+  const choices = choicesOf(route)
+  const win = WINDOWS[choices.window]
+  const activity = useLoad<ActivityData>(async () => {
+    const from = fromOf(choices.window)
+    const [report, series] = await Promise.all([
+      call<ActivityReport>('GET', '/admin/activity', { query: { from } }),
+      call<ActivitySeries>('GET', '/admin/activity/series', { query: { from, bucket: win.bucket } }).then(
+        (series) => ({ series }),
+        (seriesError: unknown) => ({ seriesError }),
+      ),
+    ])
+    return { report, ...series, at: new Date() }
+  }, [choices.window])
+  const { reload } = activity
+  useEffect(() => {
+    const visible = () => document.visibilityState === 'visible'
+    const timer = setInterval(() => visible() && reload(), REFRESH_MS)
+    const onShow = () => visible() && reload()
+    document.addEventListener('visibilitychange', onShow)
+    return () => {
+      clearInterval(timer)
+      document.removeEventListener('visibilitychange', onShow)
+    }
+  }, [reload])
+  const download = useAction()
+  const downloadCsv = () =>
+    download.run(async () => {
+      const text = await call<string>('GET', '/admin/activity', { query: { format: 'csv', from: fromOf(choices.window), groupId: choices.group || undefined } })
+      const link = document.createElement('a')
+      link.href = URL.createObjectURL(new Blob([text], { type: 'text/csv' }))
+      link.download = 'activity.csv'
+      document.body.append(link)
+      link.click()
+      link.remove()
+      setTimeout(() => URL.revokeObjectURL(link.href), 10_000)
+    }, 'activity.csv downloaded.')
+
+  return (
+    <>
+      <h1>Activity</h1>
+      <p>
+        Calls to the API per group and per student. A call counts for a student when made with their token or with the header <code>X-Student-RM</code>; errors are answers with status
+        400 or above.
+      </p>
+      <div class="t-toolbar">
+        <fieldset class="t-choice">
+          <legend>Window</legend>
+          {(Object.keys(WINDOWS) as WindowName[]).map((name) => (
+            <label key={name}>
+              <input type="radio" name="window" value={name} checked={choices.window === name} onChange={() => choose({ ...choices, window: name })} /> {WINDOWS[name].label}
+            </label>
+          ))}
+        </fieldset>
+        <Field label="Group">
+          <select value={choices.group} onChange={(e) => choose({ ...choices, group: (e.currentTarget as HTMLSelectElement).value })}>
+            <option value="">All groups</option>
+            {activity.data?.report.groups.map((g) => (
+              <option key={g.groupId} value={g.groupId}>
+                {g.name}
+              </option>
+            ))}
+          </select>
+        </Field>
+        <div class="actions">
+          <button type="button" onClick={reload} disabled={activity.loading}>
+            Refresh
+          </button>
+          <button type="button" onClick={downloadCsv} disabled={download.busy}>
+            Download CSV
+          </button>
+        </div>
+      </div>
+      <p class="muted">
+        {activity.data ? `Updated at ${activity.data.at.toLocaleTimeString()}. ` : ''}
+        Refreshes every 10 seconds while this tab is shown.
+      </p>
+      <ErrorNote error={download.error} />
+      <Done message={download.done} />
+      <Loaded state={activity}>
+        {(data) => {
+          const groups = choices.group ? data.report.groups.filter((g) => g.groupId === choices.group) : data.report.groups
+          if (data.report.groups.length === 0) return <p>No groups yet: create one under Groups, or import the class list.</p>
+          return (
+            <>
+              {data.series ? (
+                <Charts series={data.series} group={choices.group} during={win.during} unit={win.unit} />
+              ) : (
+                <Section title="Over time">
+                  <ErrorNote error={data.seriesError} />
+                </Section>
+              )}
+              <Totals groups={groups} during={win.during} />
+            </>
+          )
+        }}
+      </Loaded>
+    </>
+  )
+}
+
+function timeLabels(series: ActivitySeries): string[] {
+  return series.times.map((t) =>
+    series.bucket === 'hour'
+      ? new Date(t).toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit' })
+      : new Date(t).toLocaleDateString(undefined, { day: 'numeric', month: 'short', timeZone: 'UTC' }),
+  )
+}
+
+/** Calls and, beside them, errors: one line per group, or per student of the chosen group. */
+function Charts({ series, group, during, unit }: { series: ActivitySeries; group: string; during: string; unit: string }) {
+  const chosen = series.groups.find((g) => g.groupId === group)
+  const labels = timeLabels(series)
+  let calls: Line[]
+  let errors: Line[]
+  if (chosen) {
+    calls = chosen.students.map((s) => ({ label: s.name, values: s.calls }))
+    errors = chosen.students.map((s) => ({ label: s.name, values: s.errors }))
+    if (sum(chosen.unattributed) > 0) calls.push({ label: 'Unattributed', values: chosen.unattributed })
+  } else {
+    calls = series.groups.map((g) => ({ label: g.name, values: g.calls }))
+    errors = series.groups.map((g) => ({ label: g.name, values: g.errors }))
+  }
+  const who = chosen ? `the students of ${chosen.name}` : 'each group'
+  const describe = (what: string, lines: Line[]) =>
+    `${what} per ${unit} ${during}, ${who}: ${lines.map((l) => `${l.label} ${sum(l.values)}`).join(', ') || 'none'}. Total ${sum(lines.map((l) => sum(l.values)))}.`
+  return (
+    <Section title={chosen ? `Over time: ${chosen.name}` : 'Over time'}>
+      <ul class="t-legend" aria-label="Lines">
+        {calls.map((l, i) => (
+          <li key={l.label}>
+            <Swatch index={i} /> {l.label}
+          </li>
+        ))}
+      </ul>
+      <div class="t-charts">
+        <figure>
+          <figcaption>Calls</figcaption>
+          <LineChart lines={calls} labels={labels} summary={describe('Calls', calls)} />
+        </figure>
+        <figure>
+          <figcaption>Errors</figcaption>
+          <LineChart lines={errors} labels={labels} summary={describe('Errors', errors)} />
+        </figure>
+      </div>
+      <details class="t-details">
+        <summary>The chart's numbers as a table</summary>
+        <div class="table">
+          <table>
+            <caption class="sr-only">Calls and errors per {unit}</caption>
+            <thead>
+              <tr>
+                <th scope="col">Start of the {unit}</th>
+                {calls.map((l) => (
+                  <th key={l.label} scope="col" class="num">
+                    {l.label}: calls
+                  </th>
+                ))}
+                {errors.map((l) => (
+                  <th key={l.label} scope="col" class="num">
+                    {l.label}: errors
+                  </th>
+                ))}
+              </tr>
+            </thead>
+            <tbody>
+              {series.times.map((t, i) => (
+                <tr key={t}>
+                  <th scope="row">{series.bucket === 'hour' ? when(t) : labels[i]}</th>
+                  {calls.map((l) => (
+                    <td key={l.label} class="num">
+                      {l.values[i]}
+                    </td>
+                  ))}
+                  {errors.map((l) => (
+                    <td key={l.label} class="num">
+                      {l.values[i]}
+                    </td>
+                  ))}
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      </details>
+    </Section>
+  )
+}
+
+const NoCalls = () => <span class="badge warn">no calls</span>
+
+/** The window's totals: a row per group, then a table per group with its students; a student with no calls is marked. */
+function Totals({ groups, during }: { groups: ActivityReport['groups']; during: string }) {
+  return (
+    <Section title={`Totals ${during}`}>
+      <div class="table">
+        <table>
+          <caption class="sr-only">Calls per group</caption>
+          <thead>
+            <tr>
+              <th scope="col">Group</th>
+              <th scope="col" class="num">
+                Calls
+              </th>
+              <th scope="col" class="num">
+                Errors
+              </th>
+              <th scope="col" class="num">
+                Unattributed
+              </th>
+              <th scope="col">Last call</th>
+              <th scope="col" class="num">
+                Students with no calls
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            {groups.map((g) => {
+              const idle = g.students.filter((s) => s.calls === 0).length
+              return (
+                <tr key={g.groupId} class={g.calls === 0 ? 'zero' : undefined}>
+                  <th scope="row">
+                    <a href={`#/teacher/groups/${g.groupId}`}>{g.name}</a> {g.calls === 0 && <NoCalls />}
+                  </th>
+                  <td class="num">{g.calls}</td>
+                  <td class="num">{g.errors}</td>
+                  <td class="num">{g.unattributed}</td>
+                  <td>{when(g.lastCallAt)}</td>
+                  <td class="num">{idle}</td>
+                </tr>
+              )
+            })}
+          </tbody>
+        </table>
+      </div>
+      {groups.map((g) => (
+        <div class="table" key={g.groupId}>
+          <table>
+            <caption class="t-caption">Students of {g.name}</caption>
+            <thead>
+              <tr>
+                <th scope="col">Student</th>
+                <th scope="col">RM</th>
+                <th scope="col" class="num">
+                  Calls
+                </th>
+                <th scope="col" class="num">
+                  Errors
+                </th>
+                <th scope="col">Last call</th>
+              </tr>
+            </thead>
+            <tbody>
+              {g.students.length === 0 && (
+                <tr>
+                  <td colSpan={5}>No members.</td>
+                </tr>
+              )}
+              {g.students.map((s) => (
+                <tr key={s.rm} class={s.calls === 0 ? 'zero' : undefined}>
+                  <th scope="row">
+                    {s.name} {s.calls === 0 && <NoCalls />}
+                  </th>
+                  <td>{s.rm}</td>
+                  <td class="num">{s.calls}</td>
+                  <td class="num">{s.errors}</td>
+                  <td>{when(s.lastCallAt)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      ))}
+    </Section>
+  )
+}

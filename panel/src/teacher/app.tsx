@@ -1,0 +1,100 @@
+import { useMemo, useState } from 'preact/hooks'
+import { ApiError, call, type CallOptions } from '../api'
+import { adminToken, saveAdmin } from '../session'
+import { Shell } from '../shell'
+import { ErrorNote, Field, formValues, useAction } from '../ui'
+import { TeacherContext, type TeacherApi } from './context'
+import { GroupsPage } from './groups'
+import { GroupPage } from './group'
+import { ImportPage } from './import'
+import { ActivityPage } from './activity'
+import './teacher.css'
+
+const NAV = [
+  { path: '/teacher/groups', label: 'Groups' },
+  { path: '/teacher/import', label: 'Import' },
+  { path: '/teacher/activity', label: 'Activity' },
+]
+
+/** The teacher's side of the panel: the admin routes (X-Admin-Token) of decisions §5 and §6. */
+export function TeacherApp({ route }: { route: string }) {
+  const [token, setToken] = useState(adminToken)
+  const [notice, setNotice] = useState<string>()
+  const signOut = (why?: string) => {
+    saveAdmin(null)
+    setToken(null)
+    setNotice(why)
+  }
+  const signIn = (t: string) => {
+    saveAdmin(t)
+    setToken(t)
+    setNotice(undefined)
+  }
+  if (!token) return <Login onSignedIn={signIn} notice={notice} />
+  return <SignedIn token={token} route={route} onSignOut={signOut} />
+}
+
+function SignedIn({ token, route, onSignOut }: { token: string; route: string; onSignOut: (why?: string) => void }) {
+  const api = useMemo<TeacherApi>(
+    () => ({
+      async call<T>(method: string, path: string, options?: CallOptions) {
+        try {
+          return await call<T>({ admin: token }, method, path, options)
+        } catch (e) {
+          if (e instanceof ApiError && e.status === 401) onSignOut(`${e.message} Sign in again.`)
+          throw e
+        }
+      },
+    }),
+    [token],
+  )
+  const groupId = /^\/teacher\/groups\/([^/]+)/.exec(route)?.[1]
+  const page = groupId ? (
+    <GroupPage key={groupId} id={groupId} />
+  ) : route.startsWith('/teacher/import') ? (
+    <ImportPage />
+  ) : route.startsWith('/teacher/activity') ? (
+    <ActivityPage route={route} />
+  ) : (
+    <GroupsPage />
+  )
+  return (
+    <Shell title="Storefront · Teacher" who="Teacher" nav={NAV} route={route === '/teacher' ? '/teacher/groups' : route} onSignOut={() => onSignOut()}>
+      <TeacherContext.Provider value={api}>{page}</TeacherContext.Provider>
+    </Shell>
+  )
+}
+
+function Login({ onSignedIn, notice }: { onSignedIn: (token: string) => void; notice?: string }) {
+  const action = useAction()
+  const submit = (event: Event) => {
+    const { token = '' } = formValues(event)
+    // Any admin route tells whether the token is right; the smallest one will do.
+    action.run(async () => {
+      await call({ admin: token }, 'GET', '/admin/groups', { query: { pageSize: 1 } })
+      onSignedIn(token)
+    })
+  }
+  return (
+    <main id="main" class="narrow">
+      <h1>Teacher sign-in</h1>
+      {notice && (
+        <p class="note error" role="alert">
+          {notice}
+        </p>
+      )}
+      <form class="stack" onSubmit={submit}>
+        <Field label="Admin token" hint="Printed by the server when it starts; also kept in <data>/admin-token.">
+          <input name="token" type="password" autoComplete="off" spellcheck={false} required autoFocus />
+        </Field>
+        <div class="actions">
+          <button class="primary" disabled={action.busy}>
+            Sign in
+          </button>
+          <a href="#/">Back</a>
+        </div>
+        <ErrorNote error={action.error} />
+      </form>
+    </main>
+  )
+}

@@ -1,0 +1,176 @@
+import { useState } from 'preact/hooks'
+import { ConfirmButton, CopyButton, Done, ErrorNote, Field, formValues, Loaded, Section, useAction, useLoad, when } from '../ui'
+import { useTeacher } from './context'
+import type { Group, Member } from './types'
+
+interface SeedAnswer {
+  products: number
+  variants: number
+  categories: number
+  brands: number
+  collections: number
+  images: number
+  orders: number
+  reviews: number
+  customers: { email: string; password: string }[]
+}
+
+interface ResetAnswer {
+  removed: Record<string, number>
+}
+
+/** One group: GET /v1/admin/groups/:id, its members, password resets and the store's seed and reset. */
+export function GroupPage({ id }: { id: string }) {
+  const { call } = useTeacher()
+  const group = useLoad(() => call<Group>('GET', `/admin/groups/${encodeURIComponent(id)}`), [id])
+  return (
+    <>
+      <p>
+        <a href="#/teacher/groups">← All groups</a>
+      </p>
+      <Loaded state={group}>
+        {(g) => (
+          <>
+            <h1>{g.name}</h1>
+            <p>
+              Store id <code>{g.storeId}</code> <CopyButton text={g.storeId} label="Copy store id" /> · created {when(g.createdAt)} ·{' '}
+              <a href={`#/teacher/activity?group=${g.id}`}>Activity of {g.name}</a>
+            </p>
+            <Members group={g} onChange={group.reload} />
+            <Store group={g} />
+          </>
+        )}
+      </Loaded>
+    </>
+  )
+}
+
+function Members({ group, onChange }: { group: Group; onChange: () => void }) {
+  const { call } = useTeacher()
+  const action = useAction()
+  const add = (event: Event) => {
+    const form = event.currentTarget as HTMLFormElement
+    const { rm = '', name = '' } = formValues(event)
+    action.run(async () => {
+      const member = await call<Member>('POST', `/admin/groups/${group.id}/members`, { body: { rm, name } })
+      form.reset()
+      onChange()
+      return member
+    }, (m) => `${m.name} joined ${group.name}. Their first password is their RM (${m.rm}).`)
+  }
+  const reset = (m: Member) =>
+    action.run(
+      () => call('POST', `/admin/students/${encodeURIComponent(m.rm)}/reset-password`),
+      `${m.name}'s password is their RM (${m.rm}) again, and every session of theirs has ended. They choose a new password at the next sign-in.`,
+    )
+  return (
+    <Section title="Members">
+      <ErrorNote error={action.error} />
+      <Done message={action.done} />
+      {group.members.length === 0 ? (
+        <p>No members yet.</p>
+      ) : (
+        <div class="table">
+          <table>
+            <thead>
+              <tr>
+                <th scope="col">RM</th>
+                <th scope="col">Name</th>
+                <th scope="col">Password</th>
+              </tr>
+            </thead>
+            <tbody>
+              {group.members.map((m) => (
+                <tr key={m.rm}>
+                  <td>{m.rm}</td>
+                  <th scope="row">{m.name}</th>
+                  <td>
+                    <ConfirmButton label="Reset password" question={`Reset ${m.name}'s password to the RM?`} onConfirm={() => reset(m)} disabled={action.busy} />
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      <h3>Add a member</h3>
+      <form class="inline" onSubmit={add}>
+        <Field label="RM">
+          <input name="rm" required maxLength={32} pattern="[A-Za-z0-9._\-]+" title="letters, digits, dot, dash and underscore" />
+        </Field>
+        <Field label="Name">
+          <input name="name" required maxLength={120} />
+        </Field>
+        <button class="primary" disabled={action.busy}>
+          Add member
+        </button>
+      </form>
+    </Section>
+  )
+}
+
+function Store({ group }: { group: Group }) {
+  const { call } = useTeacher()
+  const action = useAction()
+  const [answer, setAnswer] = useState<{ what: 'seed'; body: SeedAnswer } | { what: 'reset'; body: ResetAnswer }>()
+  const seed = () =>
+    action.run(async () => {
+      setAnswer(undefined)
+      const body = await call<SeedAnswer>('POST', `/admin/groups/${group.id}/seed-demo`, { body: {} })
+      setAnswer({ what: 'seed', body })
+      return body
+    }, (b) => `The store of ${group.name} now has ${b.products} products, ${b.customers.length} customers and ${b.orders} paid orders.`)
+  const reset = () =>
+    action.run(async () => {
+      setAnswer(undefined)
+      const body = await call<ResetAnswer>('POST', `/admin/groups/${group.id}/reset-store`)
+      setAnswer({ what: 'reset', body })
+      return body
+    }, (b) => `The store of ${group.name} is empty again (${Object.values(b.removed).reduce((a, n) => a + n, 0)} rows removed). Members, API keys and settings stayed.`)
+  return (
+    <Section title="Store">
+      <p>
+        Seed fills an empty store with a demo catalog, customers and orders, so the group can start at once. Reset empties the store: catalog, media, customers, orders, reviews and
+        webhooks. Members, API keys and settings stay.
+      </p>
+      <div class="actions">
+        <button type="button" class="primary" onClick={seed} disabled={action.busy}>
+          Seed demo data
+        </button>
+        <ConfirmButton label="Reset store" question={`Empty the store of ${group.name}? This cannot be undone.`} onConfirm={reset} disabled={action.busy} />
+      </div>
+      {action.busy && <p aria-busy="true">Working…</p>}
+      <ErrorNote error={action.error} />
+      <Done message={action.done} />
+      {answer?.what === 'seed' && answer.body.customers.length > 0 && (
+        <div class="table">
+          <table>
+            <caption class="t-caption">Demo customers the group can sign in as</caption>
+            <thead>
+              <tr>
+                <th scope="col">E-mail</th>
+                <th scope="col">Password</th>
+              </tr>
+            </thead>
+            <tbody>
+              {answer.body.customers.map((c) => (
+                <tr key={c.email}>
+                  <td>{c.email}</td>
+                  <td>
+                    <code>{c.password}</code>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      {answer && (
+        <details class="t-details">
+          <summary>The server's answer</summary>
+          <pre>{JSON.stringify(answer.body, null, 2)}</pre>
+        </details>
+      )}
+    </Section>
+  )
+}

@@ -1,0 +1,272 @@
+import { cloneElement, isValidElement, type ComponentChildren } from 'preact'
+import { useCallback, useEffect, useId, useRef, useState } from 'preact/hooks'
+import { ApiError, type Page } from './api'
+
+/** Loads data on mount and when `deps` change; `reload` fetches again after a change. */
+export function useLoad<T>(load: () => Promise<T>, deps: unknown[] = []) {
+  const [state, setState] = useState<{ data?: T; error?: unknown; loading: boolean }>({ loading: true })
+  const [version, setVersion] = useState(0)
+  useEffect(() => {
+    let live = true
+    setState((s) => ({ ...s, loading: true }))
+    load().then(
+      (data) => live && setState({ data, loading: false }),
+      (error) => live && setState({ error, loading: false }),
+    )
+    return () => {
+      live = false
+    }
+  }, [...deps, version])
+  const reload = useCallback(() => setVersion((v) => v + 1), [])
+  return { ...state, reload }
+}
+
+/**
+ * Runs one user action at a time: `busy` disables its button, a failure is kept in `error` for an
+ * ErrorNote, and `done` holds the last success message.
+ */
+export function useAction() {
+  const [busy, setBusy] = useState(false)
+  const [error, setError] = useState<unknown>()
+  const [done, setDone] = useState<string>()
+  const run = async <T,>(action: () => Promise<T>, success?: string | ((value: T) => string)): Promise<T | undefined> => {
+    setBusy(true)
+    setError(undefined)
+    setDone(undefined)
+    try {
+      const value = await action()
+      if (success) setDone(typeof success === 'string' ? success : success(value))
+      return value
+    } catch (e) {
+      setError(e)
+      return undefined
+    } finally {
+      setBusy(false)
+    }
+  }
+  return { busy, error, done, run, clear: () => (setError(undefined), setDone(undefined)) }
+}
+
+export function ErrorNote({ error }: { error: unknown }) {
+  if (!error) return null
+  const e = error instanceof ApiError ? error : new ApiError(0, 'ERROR', String((error as Error)?.message ?? error))
+  // Details the message already quotes are not repeated.
+  const details = (e.details ?? []).filter(
+    (d): d is { path?: string; message: string } => typeof (d as { message?: unknown })?.message === 'string' && !e.message.includes((d as { message: string }).message),
+  )
+  return (
+    <div class="note error" role="alert">
+      <strong>{e.message}</strong>
+      {e.status > 0 && (
+        <span class="code">
+          {' '}
+          {e.status} {e.code}
+        </span>
+      )}
+      {details.length > 0 && (
+        <ul>
+          {details.map((d, i) => (
+            <li key={i}>{d.path ? `${d.path}: ${d.message}` : d.message}</li>
+          ))}
+        </ul>
+      )}
+    </div>
+  )
+}
+
+export const Done = ({ message }: { message?: string }) =>
+  message ? (
+    <p class="note ok" role="status">
+      {message}
+    </p>
+  ) : null
+
+/** What a loaded screen shows while waiting or after failing; the children once data is there. */
+export function Loaded<T>({ state, children }: { state: { data?: T; error?: unknown; loading: boolean }; children: (data: T) => ComponentChildren }) {
+  if (state.error) return <ErrorNote error={state.error} />
+  if (state.data === undefined) return <p aria-busy="true">Loading…</p>
+  return <>{children(state.data)}</>
+}
+
+/**
+ * A labelled form control. The label and the hint are separate elements tied to the control by
+ * `for` and `aria-describedby`, so a screen reader reads the label alone as the control's name.
+ */
+export function Field({ label, hint, children }: { label: string; hint?: string; children: ComponentChildren }) {
+  const id = useId()
+  const control =
+    isValidElement(children) && typeof children.type === 'string' && ['input', 'select', 'textarea'].includes(children.type)
+      ? cloneElement(children, { id, 'aria-describedby': hint ? `${id}-hint` : undefined })
+      : children
+  return (
+    <div class="field">
+      <label for={id}>{label}</label>
+      {control}
+      {hint && <small id={`${id}-hint`}>{hint}</small>}
+    </div>
+  )
+}
+
+/**
+ * A destructive action asks once more, in place: the first press shows "Yes, …" and "Cancel",
+ * both reachable by keyboard, and Escape cancels.
+ */
+export function ConfirmButton({ label, question, onConfirm, disabled }: { label: string; question: string; onConfirm: () => void; disabled?: boolean }) {
+  const [asking, setAsking] = useState(false)
+  const yes = useRef<HTMLButtonElement>(null)
+  useEffect(() => {
+    if (asking) yes.current?.focus()
+  }, [asking])
+  if (!asking)
+    return (
+      <button type="button" class="danger" disabled={disabled} onClick={() => setAsking(true)}>
+        {label}
+      </button>
+    )
+  return (
+    <span class="confirm" role="group" aria-label={question} onKeyDown={(e) => e.key === 'Escape' && setAsking(false)}>
+      <span>{question}</span>
+      <button
+        type="button"
+        class="danger"
+        ref={yes}
+        onClick={() => {
+          setAsking(false)
+          onConfirm()
+        }}
+      >
+        Yes, {label.toLowerCase()}
+      </button>
+      <button type="button" onClick={() => setAsking(false)}>
+        Cancel
+      </button>
+    </span>
+  )
+}
+
+/** Copies to the clipboard; on plain http over the LAN (no clipboard API) it selects the text instead. */
+export function CopyButton({ text, label = 'Copy' }: { text: string; label?: string }) {
+  const [copied, setCopied] = useState<string>()
+  const copy = async () => {
+    try {
+      await navigator.clipboard.writeText(text)
+      setCopied('Copied')
+    } catch {
+      const area = document.createElement('textarea')
+      area.value = text
+      document.body.append(area)
+      area.select()
+      const ok = document.execCommand('copy')
+      area.remove()
+      setCopied(ok ? 'Copied' : 'Select the text and copy it by hand')
+    }
+  }
+  return (
+    <>
+      <button type="button" onClick={copy}>
+        {label}
+      </button>
+      {copied && <span role="status"> {copied}</span>}
+    </>
+  )
+}
+
+export function Pager({ page, pageSize, total, onPage }: { page: number; pageSize: number; total: number; onPage: (page: number) => void }) {
+  const pages = Math.max(1, Math.ceil(total / pageSize))
+  if (pages === 1) return <p class="muted">{total} in all</p>
+  return (
+    <nav class="pager" aria-label="pages">
+      <button type="button" disabled={page <= 1} onClick={() => onPage(page - 1)}>
+        ← Previous
+      </button>
+      <span>
+        page {page} of {pages} ({total} in all)
+      </span>
+      <button type="button" disabled={page >= pages} onClick={() => onPage(page + 1)}>
+        Next →
+      </button>
+    </nav>
+  )
+}
+
+export const when = (iso: string | null | undefined) => (iso ? new Date(iso).toLocaleString() : '—')
+
+export const bytes = (n: number) =>
+  n < 1024 ? `${n} B` : n < 1024 ** 2 ? `${(n / 1024).toFixed(1)} KB` : n < 1024 ** 3 ? `${(n / 1024 ** 2).toFixed(1)} MB` : `${(n / 1024 ** 3).toFixed(2)} GB`
+
+/** The form's fields by name, as strings (empty ones left out). */
+export function formValues(event: Event): Record<string, string> {
+  event.preventDefault()
+  const data = new FormData(event.currentTarget as HTMLFormElement)
+  const values: Record<string, string> = {}
+  for (const [k, v] of data) if (typeof v === 'string' && v.trim() !== '') values[k] = v.trim()
+  return values
+}
+
+export const Section = ({ title, children, actions }: { title: string; children: ComponentChildren; actions?: ComponentChildren }) => (
+  <section>
+    <header class="section-head">
+      <h2>{title}</h2>
+      {actions}
+    </header>
+    {children}
+  </section>
+)
+
+/** A column heading: a string, or `{ label, num }` for a right-aligned number, `{ label, hidden }` for a screen-reader-only one. */
+export type Column = string | { label: string; num?: boolean; hidden?: boolean }
+
+/** A table that scrolls sideways on a narrow screen instead of squeezing its columns. */
+export const Table = ({ columns, children }: { columns: Column[]; children: ComponentChildren }) => (
+  <div class="table">
+    <table>
+      <thead>
+        <tr>
+          {columns.map((c, i) => {
+            const { label, num, hidden } = typeof c === 'string' ? { label: c } : c
+            return (
+              <th key={i} class={num ? 'num' : undefined}>
+                {hidden ? <span class="sr-only">{label}</span> : label}
+              </th>
+            )
+          })}
+        </tr>
+      </thead>
+      <tbody>{children}</tbody>
+    </table>
+  </div>
+)
+
+/** A page of a list route: its rows, a message when there are none, and the pager. */
+export function Paged<T>({ state, empty, onPage, children }: { state: { data?: Page<T>; error?: unknown; loading: boolean }; empty: string; onPage: (page: number) => void; children: (rows: T[]) => ComponentChildren }) {
+  return (
+    <Loaded state={state}>
+      {(page) =>
+        page.total === 0 ? (
+          <p class="muted">{empty}</p>
+        ) : (
+          <>
+            {children(page.data)}
+            <Pager page={page.page} pageSize={page.pageSize} total={page.total} onPage={onPage} />
+          </>
+        )
+      }
+    </Loaded>
+  )
+}
+
+/** A secret the API shows only once (an API key, a signing secret), with a copy button. */
+export function Reveal({ secret, copyLabel, onDone, children }: { secret: string; copyLabel: string; onDone: () => void; children: ComponentChildren }) {
+  return (
+    <div class="reveal" role="status">
+      <p>{children}</p>
+      <p class="actions">
+        <code data-testid="secret">{secret}</code>
+        <CopyButton text={secret} label={copyLabel} />
+        <button type="button" onClick={onDone}>
+          I have copied it
+        </button>
+      </p>
+    </div>
+  )
+}

@@ -1,0 +1,119 @@
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { registerBuyer } from '../helpers/orders'
+import { apiKey, expectOk } from '../helpers/world'
+import { eventually, startPanel, type Panel } from './browser'
+
+let panel: Panel
+beforeAll(async () => {
+  panel = await startPanel()
+})
+afterAll(async () => {
+  await panel?.close()
+})
+
+const RM = '2026100'
+const NEW_PASSWORD = 'a-better-password'
+
+describe('the student side of the panel', () => {
+  test('first sign-in, forced password change, an API key shown once, a product published, an order shipped', async () => {
+    const admin = { 'x-admin-token': panel.adminToken }
+    const group = await expectOk(panel.call('POST', '/v1/admin/groups', { headers: admin, body: { name: 'Loja Azul', members: [{ rm: RM, name: 'Ana Lima' }] } }), 201)
+
+    await panel.withPage('student first sign-in to shipped order', async (page) => {
+      // First sign-in: the password is the RM, and the panel asks for a new one before anything else.
+      await page.goto(panel.url('/store'))
+      await page.getByLabel('RM').fill(RM)
+      await page.getByLabel('Password').fill(RM)
+      await page.getByRole('button', { name: 'Sign in' }).click()
+      await page.getByRole('heading', { name: 'Choose your own password' }).waitFor()
+      expect(await page.getByRole('link', { name: 'API keys' }).count()).toBe(0)
+      await page.getByLabel('Current password').fill(RM)
+      await page.getByLabel('New password', { exact: true }).fill(NEW_PASSWORD)
+      await page.getByLabel('Repeat the new password').fill(NEW_PASSWORD)
+      await page.getByRole('button', { name: 'Change password' }).click()
+      await page.getByRole('heading', { name: 'API keys' }).waitFor()
+      expect(await page.getByRole('banner').textContent()).toContain('Ana Lima (2026100) · Loja Azul')
+      // The RM no longer works as the password; the new one does.
+      expect((await panel.call('POST', '/v1/store/auth/login', { body: { rm: RM, password: RM } })).status).toBe(401)
+      await expectOk(panel.call('POST', '/v1/store/auth/login', { body: { rm: RM, password: NEW_PASSWORD } }))
+
+      // An API key: the whole key once, then only its prefix.
+      await page.getByLabel('Name of the new key').fill('shop app')
+      await page.getByRole('button', { name: 'Create key' }).click()
+      const key = (await page.getByTestId("secret").textContent())!.trim()
+      expect(key.length).toBeGreaterThan(20)
+      const products = await expectOk(panel.call('GET', '/v1/products', { headers: apiKey(key) }))
+      expect(products.total).toBe(0)
+      const listed = page.getByRole('row', { name: /shop app/ })
+      const prefix = (await listed.getByRole('cell').nth(1).textContent())!.replace('…', '')
+      expect(key.startsWith(prefix)).toBe(true)
+      expect(prefix.length).toBeLessThan(key.length)
+      await page.getByRole('button', { name: 'I have copied it' }).click()
+      await page.reload()
+      await page.getByRole('row', { name: /shop app/ }).waitFor()
+      expect(await page.content()).not.toContain(key)
+
+      // A draft product, created by the app with the key, published from the panel.
+      const draft = await expectOk(panel.call('POST', '/v1/products', { headers: apiKey(key), body: { name: 'Caneca Azul', sku: 'CAN-1', price: 29.9, stock: 5 } }), 201)
+      expect(draft.state).toBe('DRAFT')
+      await page.getByRole('link', { name: 'Catalog' }).click()
+      const row = page.getByRole('row', { name: 'Caneca Azul' })
+      await row.getByText('DRAFT').waitFor()
+      await row.getByRole('button', { name: 'Publish' }).click()
+      await row.getByText('PUBLISHED').waitFor()
+      expect((await expectOk(panel.call('GET', `/v1/products/${draft.id}`, { headers: apiKey(key) }))).state).toBe('PUBLISHED')
+
+      // A customer buys and pays; the student ships the order from the panel.
+      const customer = await registerBuyer(panel.call, key, 'bia@example.com', 'Bia')
+      const order = await customer.buy(draft.variants[0].id, 2)
+      await expectOk(customer.pay(order.id, { method: 'PIX' }))
+      await page.getByRole('link', { name: 'Orders' }).click()
+      const line = page.getByRole('row', { name: 'Order #1' })
+      await line.getByText('PAID').waitFor()
+      expect(await line.textContent()).toContain('2 × Caneca Azul')
+      expect(await line.getByRole('button').allTextContents()).toEqual(['Ship', 'Refund'])
+      await line.getByRole('button', { name: 'Ship' }).click()
+      await line.getByText('SHIPPED').waitFor()
+      expect(await line.getByRole('button').allTextContents()).toEqual(['Mark delivered', 'Refund'])
+      const shipped = await customer.order(order.id)
+      expect(shipped.status).toBe('SHIPPED')
+      expect(shipped.shipment.status).toBe('SHIPPED')
+    })
+    expect(group.members).toHaveLength(1)
+  })
+
+  test('the store colour is previewed live, saved, and applied to the panel', async () => {
+    const rm = '2026200'
+    await expectOk(panel.call('POST', '/v1/admin/groups', { headers: { 'x-admin-token': panel.adminToken }, body: { name: 'Loja Verde', members: [{ rm, name: 'Caio' }] } }), 201)
+    const login = await expectOk(panel.call('POST', '/v1/store/auth/login', { body: { rm, password: rm } }))
+    const changed = await expectOk(panel.call('POST', '/v1/store/auth/change-password', { headers: { authorization: `Bearer ${login.token}` }, body: { currentPassword: rm, newPassword: NEW_PASSWORD } }))
+    const student = { authorization: `Bearer ${changed.token}` }
+
+    await panel.withPage('student store colour', async (page) => {
+      await page.goto(panel.url('/store/settings'))
+      await page.getByLabel('RM').fill(rm)
+      await page.getByLabel('Password').fill(NEW_PASSWORD)
+      await page.getByRole('button', { name: 'Sign in' }).click()
+      await page.getByRole('heading', { name: 'Store settings' }).waitFor()
+      // A string runs in the page (this file is type-checked without the browser's types).
+      const accent = () => page.evaluate<string>("getComputedStyle(document.querySelector('.top')).backgroundColor")
+      expect(await accent()).toBe('rgb(31, 111, 235)') // the default #1f6feb
+
+      await page.getByLabel('Primary colour', { exact: true }).fill('#067647')
+      await eventually(async () => expect(await accent()).toBe('rgb(6, 118, 71)')) // previewed before saving
+      await page.getByRole('button', { name: 'Save settings' }).click()
+      await page.getByText('Settings saved.').waitFor()
+      const settings = await expectOk(panel.call('GET', '/v1/store/settings', { headers: student }))
+      expect(settings.primaryColor).toBe('#067647')
+
+      await page.reload()
+      await page.getByRole('heading', { name: 'Store settings' }).waitFor()
+      await eventually(async () => expect(await accent()).toBe('rgb(6, 118, 71)'))
+
+      // A colour the API refuses shows the API's own message.
+      await page.getByLabel('Primary colour', { exact: true }).fill('green')
+      await page.getByRole('button', { name: 'Save settings' }).click()
+      await page.getByText('primaryColor must look like #rrggbb').waitFor()
+    })
+  })
+})

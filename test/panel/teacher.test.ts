@@ -1,0 +1,115 @@
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { readFileSync } from 'node:fs'
+import type { Page } from 'playwright-core'
+import { activeStudent, admin, bearer } from '../helpers/world'
+import { eventually, PHONE, signInAsTeacher, startPanel, type Panel } from './browser'
+
+let panel: Panel
+beforeAll(async () => {
+  panel = await startPanel()
+})
+afterAll(async () => {
+  await panel?.close()
+})
+
+/** The totals row of a group on the Activity screen, as its cells read: [calls, errors, unattributed, last call, students with no calls]. */
+async function totalsOf(page: Page, group: string): Promise<string[]> {
+  const row = page.getByRole('table', { name: 'Calls per group' }).getByRole('row', { name: new RegExp(`^${group}\\b`) })
+  return (await row.getByRole('cell').allTextContents()).map((c) => c.trim())
+}
+
+/** A student's row in the table of their group: [RM, calls, errors, last call], and the name cell. */
+async function studentOf(page: Page, group: string, name: string) {
+  const row = page.getByRole('table', { name: `Students of ${group}` }).getByRole('row', { name: new RegExp(`^${name}\\b`) })
+  return { header: (await row.getByRole('rowheader').textContent())?.trim(), cells: (await row.getByRole('cell').allTextContents()).map((c) => c.trim()) }
+}
+
+const chartLabel = (page: Page, what: 'Calls' | 'Errors') => page.getByRole('img', { name: new RegExp(`^${what} per hour`) }).getAttribute('aria-label')
+
+describe('the teacher side of the panel', () => {
+  test('the teacher creates a group, sees its activity chart change after API calls, and downloads the CSV', async () => {
+    await panel.withPage('teacher creates a group, sees activity and downloads the CSV', async (page) => {
+      await signInAsTeacher(page, panel, '/teacher/groups')
+
+      await page.getByLabel('Group name').fill('Alpha')
+      await page.getByLabel('Members (optional)').fill('a1001,Ana Souza\na1002,Bruno Lima')
+      await page.getByRole('button', { name: 'Create group' }).click()
+      await page.getByText('Group Alpha created with 2 members').waitFor()
+      await page.getByRole('table').getByRole('link', { name: 'Alpha' }).waitFor()
+
+      await page.getByRole('link', { name: 'Activity' }).click()
+      await page.getByRole('img', { name: /^Calls per hour/ }).waitFor()
+      expect(await chartLabel(page, 'Calls')).toContain('Alpha 0. Total 0.')
+      expect(await totalsOf(page, 'Alpha')).toEqual(['0', '0', '0', '—', '2'])
+
+      // The student works on their store: the password change and four calls, one of them a 404.
+      const token = await activeStudent(panel.call, 'a1001')
+      for (let i = 0; i < 3; i++) expect((await panel.call('GET', '/v1/store/settings', { headers: bearer(token) })).status).toBe(200)
+      expect((await panel.call('GET', '/v1/store/orders/no-such-order', { headers: bearer(token) })).status).toBe(404)
+
+      await page.getByRole('button', { name: 'Refresh' }).click()
+      await eventually(async () => expect(await chartLabel(page, 'Calls')).toContain('Alpha 5. Total 5.'))
+      expect(await chartLabel(page, 'Errors')).toContain('Alpha 1. Total 1.')
+      const totals = await totalsOf(page, 'Alpha')
+      expect(totals.slice(0, 3)).toEqual(['5', '1', '0'])
+      expect(totals[3]).not.toBe('—')
+      expect(totals[4]).toBe('1')
+
+      // Ana worked; Bruno made no call and is marked with words, not colour alone.
+      const ana = await studentOf(page, 'Alpha', 'Ana Souza')
+      expect(ana.header).toBe('Ana Souza')
+      expect(ana.cells.slice(0, 3)).toEqual(['a1001', '5', '1'])
+      const bruno = await studentOf(page, 'Alpha', 'Bruno Lima')
+      expect(bruno.header).toBe('Bruno Lima no calls')
+      expect(bruno.cells.slice(0, 3)).toEqual(['a1002', '0', '0'])
+
+      // One group picked: a line per student.
+      await page.getByRole('combobox', { name: 'Group' }).selectOption({ label: 'Alpha' })
+      await eventually(async () => expect(await chartLabel(page, 'Calls')).toContain('the students of Alpha: Ana Souza 5, Bruno Lima 0. Total 5.'))
+
+      const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Download CSV' }).click()])
+      expect(download.suggestedFilename()).toBe('activity.csv')
+      const csv = readFileSync((await download.path())!, 'utf8').split(/\r?\n/)
+      expect(csv[0]).toBe('group_id,group,rm,name,calls,errors,last_call_at')
+      expect(csv.find((l) => l.includes(',a1001,'))).toMatch(/,Alpha,a1001,Ana Souza,5,1,\d{4}-/)
+      expect(csv.find((l) => l.includes(',a1002,'))).toMatch(/,Alpha,a1002,Bruno Lima,0,0,$/)
+      expect(csv.find((l) => l.includes('(group total)'))).toMatch(/,Alpha,,\(group total\),5,1,\d{4}-/)
+    })
+  })
+
+  test('a class list with one bad row shows the problem by line and imports nothing; fixed, it imports', async () => {
+    await panel.withPage('teacher imports a class list with a bad row', async (page) => {
+      await signInAsTeacher(page, panel, '/teacher/import')
+      const list = page.getByLabel('Class list (CSV)')
+      await list.fill('group,rm,name\nBeta,b2001,Carla Dias\nBeta,not an rm!,Davi Reis\nBeta,b2003,Eva Nunes\n')
+      await page.getByRole('button', { name: 'Import' }).click()
+      await page.getByRole('heading', { name: 'Problems, by line' }).waitFor()
+      const problems = await page.getByRole('list').filter({ hasText: 'line 3' }).getByRole('listitem').allTextContents()
+      expect(problems).toHaveLength(1)
+      expect(problems[0]).toMatch(/^line 3: .*rm/)
+      const groups = await panel.call('GET', '/v1/admin/groups', { headers: admin })
+      expect(groups.body.data.map((g: { name: string }) => g.name)).not.toContain('Beta')
+
+      await list.fill('group,rm,name\nBeta,b2001,Carla Dias\nBeta,b2002,Davi Reis\nBeta,b2003,Eva Nunes\n')
+      await page.getByRole('button', { name: 'Import' }).click()
+      await page.getByText('The class list was imported').waitFor()
+      await page.getByRole('link', { name: 'Groups' }).first().click()
+      const beta = page.getByRole('table').getByRole('row', { name: /^Beta\b/ })
+      expect((await beta.getByRole('cell').first().textContent())?.trim()).toBe('3')
+    })
+  })
+
+  test('a wrong admin token is refused with the server message, and the screen fits a phone', async () => {
+    await panel.withPage('teacher signs in on a phone', async (page) => {
+      await page.goto(panel.url('/teacher'))
+      await page.getByLabel('Admin token').fill('not-the-token-at-all')
+      await page.getByRole('button', { name: 'Sign in' }).click()
+      expect(await page.getByRole('alert').textContent()).toContain('401')
+      await signInAsTeacher(page, panel, '/teacher/activity')
+      await page.getByRole('img', { name: /^Calls per hour/ }).waitFor()
+      const widths = await page.evaluate('[document.documentElement.scrollWidth, window.innerWidth]')
+      const [scroll, inner] = widths as [number, number]
+      expect(scroll).toBeLessThanOrEqual(inner)
+    }, PHONE)
+  })
+})
