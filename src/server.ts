@@ -94,6 +94,7 @@ function printBanner(config: Config, port: number, publicUrl: string, admin: Ret
     `  listening    http://${wildcard ? '0.0.0.0' : config.host}:${port}`,
     ...(lan.length ? [`  students use ${lan.join('  ')}`] : []),
     `  docs         ${local}/docs`,
+    `  panel        ${local}/panel`,
     `  media URLs   ${publicUrl}/v1/files/...`,
     `  data dir     ${config.dataDir}`,
     `  admin token  ${adminLine}`,

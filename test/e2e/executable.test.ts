@@ -66,6 +66,7 @@ describe('the single executable', () => {
     expect(server.stdout()).toContain(`admin token  ${token}`)
     expect(server.stdout()).toContain(`data dir     ${join(dir, 'data')}`)
     expect(server.stdout()).toContain(`docs         http://localhost:${server.port}/docs`)
+    expect(server.stdout()).toContain(`panel        http://localhost:${server.port}/panel`)
 
     expect(await server.stop('SIGTERM')).toBe(0)
     expect(server.stdout()).toContain('stopped cleanly')

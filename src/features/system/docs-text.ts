@@ -6,6 +6,11 @@ A teaching commerce backend. Each student group owns one store; your app calls t
 Every business route starts with \`/v1\`. \`GET /health\` (no \`/v1\`, no authentication) says whether the
 service is up.
 
+## The web panel
+\`/panel\` (same server) is a web page for your store (settings, API keys, members, catalog, orders,
+reviews, webhooks, media) and for the teacher (groups, activity). It calls only the routes below, with
+the same credentials as your app: open the browser's network tab to see a worked example of each call.
+
 ## Credentials
 | header | who | where it comes from |
 |---|---|---|
