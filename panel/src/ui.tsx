@@ -216,16 +216,20 @@ export const Section = ({ title, children, actions }: { title: string; children:
 /** A column heading: a string, or `{ label, num }` for a right-aligned number, `{ label, hidden }` for a screen-reader-only one. */
 export type Column = string | { label: string; num?: boolean; hidden?: boolean }
 
+/** A table caption: `hidden` keeps it for screen readers only, otherwise it shows above the table. */
+export type Caption = { text: ComponentChildren; hidden?: boolean }
+
 /** A table that scrolls sideways on a narrow screen instead of squeezing its columns. */
-export const Table = ({ columns, children }: { columns: Column[]; children: ComponentChildren }) => (
+export const Table = ({ columns, caption, children }: { columns: Column[]; caption?: Caption; children: ComponentChildren }) => (
   <div class="table">
     <table>
+      {caption && <caption class={caption.hidden ? 'sr-only' : 't-caption'}>{caption.text}</caption>}
       <thead>
         <tr>
           {columns.map((c, i) => {
             const { label, num, hidden } = typeof c === 'string' ? { label: c } : c
             return (
-              <th key={i} class={num ? 'num' : undefined}>
+              <th key={i} scope="col" class={num ? 'num' : undefined}>
                 {hidden ? <span class="sr-only">{label}</span> : label}
               </th>
             )

@@ -1,6 +1,6 @@
 import { useEffect } from 'preact/hooks'
 import { navigate } from '../router'
-import { Done, ErrorNote, Field, Loaded, Section, useAction, useLoad, when } from '../ui'
+import { Done, ErrorNote, Field, Loaded, Section, Table, useAction, useLoad, when } from '../ui'
 import { LineChart, Swatch, type Line } from './chart'
 import { useTeacher } from './context'
 import type { ActivityReport, ActivitySeries } from './types'
@@ -193,43 +193,30 @@ function Charts({ series, group, during, unit }: { series: ActivitySeries; group
       </div>
       <details class="t-details">
         <summary>The chart's numbers as a table</summary>
-        <div class="table">
-          <table>
-            <caption class="sr-only">Calls and errors per {unit}</caption>
-            <thead>
-              <tr>
-                <th scope="col">Start of the {unit}</th>
-                {calls.map((l) => (
-                  <th key={l.label} scope="col" class="num">
-                    {l.label}: calls
-                  </th>
-                ))}
-                {errors.map((l) => (
-                  <th key={l.label} scope="col" class="num">
-                    {l.label}: errors
-                  </th>
-                ))}
-              </tr>
-            </thead>
-            <tbody>
-              {series.times.map((t, i) => (
-                <tr key={t}>
-                  <th scope="row">{series.bucket === 'hour' ? when(t) : labels[i]}</th>
-                  {calls.map((l) => (
-                    <td key={l.label} class="num">
-                      {l.values[i]}
-                    </td>
-                  ))}
-                  {errors.map((l) => (
-                    <td key={l.label} class="num">
-                      {l.values[i]}
-                    </td>
-                  ))}
-                </tr>
+        <Table
+          caption={{ text: `Calls and errors per ${unit}`, hidden: true }}
+          columns={[
+            `Start of the ${unit}`,
+            ...calls.map((l) => ({ label: `${l.label}: calls`, num: true })),
+            ...errors.map((l) => ({ label: `${l.label}: errors`, num: true })),
+          ]}
+        >
+          {series.times.map((t, i) => (
+            <tr key={t}>
+              <th scope="row">{series.bucket === 'hour' ? when(t) : labels[i]}</th>
+              {calls.map((l) => (
+                <td key={l.label} class="num">
+                  {l.values[i]}
+                </td>
               ))}
-            </tbody>
-          </table>
-        </div>
+              {errors.map((l) => (
+                <td key={l.label} class="num">
+                  {l.values[i]}
+                </td>
+              ))}
+            </tr>
+          ))}
+        </Table>
       </details>
     </Section>
   )
@@ -241,83 +228,45 @@ const NoCalls = () => <span class="badge warn">no calls</span>
 function Totals({ groups, during }: { groups: ActivityReport['groups']; during: string }) {
   return (
     <Section title={`Totals ${during}`}>
-      <div class="table">
-        <table>
-          <caption class="sr-only">Calls per group</caption>
-          <thead>
-            <tr>
-              <th scope="col">Group</th>
-              <th scope="col" class="num">
-                Calls
+      <Table
+        caption={{ text: 'Calls per group', hidden: true }}
+        columns={['Group', { label: 'Calls', num: true }, { label: 'Errors', num: true }, { label: 'Unattributed', num: true }, 'Last call', { label: 'Students with no calls', num: true }]}
+      >
+        {groups.map((g) => {
+          const idle = g.students.filter((s) => s.calls === 0).length
+          return (
+            <tr key={g.groupId} class={g.calls === 0 ? 'zero' : undefined}>
+              <th scope="row">
+                <a href={`#/teacher/groups/${g.groupId}`}>{g.name}</a> {g.calls === 0 && <NoCalls />}
               </th>
-              <th scope="col" class="num">
-                Errors
-              </th>
-              <th scope="col" class="num">
-                Unattributed
-              </th>
-              <th scope="col">Last call</th>
-              <th scope="col" class="num">
-                Students with no calls
-              </th>
+              <td class="num">{g.calls}</td>
+              <td class="num">{g.errors}</td>
+              <td class="num">{g.unattributed}</td>
+              <td>{when(g.lastCallAt)}</td>
+              <td class="num">{idle}</td>
             </tr>
-          </thead>
-          <tbody>
-            {groups.map((g) => {
-              const idle = g.students.filter((s) => s.calls === 0).length
-              return (
-                <tr key={g.groupId} class={g.calls === 0 ? 'zero' : undefined}>
-                  <th scope="row">
-                    <a href={`#/teacher/groups/${g.groupId}`}>{g.name}</a> {g.calls === 0 && <NoCalls />}
-                  </th>
-                  <td class="num">{g.calls}</td>
-                  <td class="num">{g.errors}</td>
-                  <td class="num">{g.unattributed}</td>
-                  <td>{when(g.lastCallAt)}</td>
-                  <td class="num">{idle}</td>
-                </tr>
-              )
-            })}
-          </tbody>
-        </table>
-      </div>
+          )
+        })}
+      </Table>
       {groups.map((g) => (
-        <div class="table" key={g.groupId}>
-          <table>
-            <caption class="t-caption">Students of {g.name}</caption>
-            <thead>
-              <tr>
-                <th scope="col">Student</th>
-                <th scope="col">RM</th>
-                <th scope="col" class="num">
-                  Calls
-                </th>
-                <th scope="col" class="num">
-                  Errors
-                </th>
-                <th scope="col">Last call</th>
-              </tr>
-            </thead>
-            <tbody>
-              {g.students.length === 0 && (
-                <tr>
-                  <td colSpan={5}>No members.</td>
-                </tr>
-              )}
-              {g.students.map((s) => (
-                <tr key={s.rm} class={s.calls === 0 ? 'zero' : undefined}>
-                  <th scope="row">
-                    {s.name} {s.calls === 0 && <NoCalls />}
-                  </th>
-                  <td>{s.rm}</td>
-                  <td class="num">{s.calls}</td>
-                  <td class="num">{s.errors}</td>
-                  <td>{when(s.lastCallAt)}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <Table key={g.groupId} caption={{ text: `Students of ${g.name}` }} columns={['Student', 'RM', { label: 'Calls', num: true }, { label: 'Errors', num: true }, 'Last call']}>
+          {g.students.length === 0 && (
+            <tr>
+              <td colSpan={5}>No members.</td>
+            </tr>
+          )}
+          {g.students.map((s) => (
+            <tr key={s.rm} class={s.calls === 0 ? 'zero' : undefined}>
+              <th scope="row">
+                {s.name} {s.calls === 0 && <NoCalls />}
+              </th>
+              <td>{s.rm}</td>
+              <td class="num">{s.calls}</td>
+              <td class="num">{s.errors}</td>
+              <td>{when(s.lastCallAt)}</td>
+            </tr>
+          ))}
+        </Table>
       ))}
     </Section>
   )

@@ -1,5 +1,5 @@
 import { useState } from 'preact/hooks'
-import { ConfirmButton, CopyButton, Done, ErrorNote, Field, formValues, Loaded, Section, useAction, useLoad, when } from '../ui'
+import { ConfirmButton, CopyButton, Done, ErrorNote, Field, formValues, Loaded, Section, Table, useAction, useLoad, when } from '../ui'
 import { useTeacher } from './context'
 import type { Group, Member } from './types'
 
@@ -70,28 +70,17 @@ function Members({ group, onChange }: { group: Group; onChange: () => void }) {
       {group.members.length === 0 ? (
         <p>No members yet.</p>
       ) : (
-        <div class="table">
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">RM</th>
-                <th scope="col">Name</th>
-                <th scope="col">Password</th>
-              </tr>
-            </thead>
-            <tbody>
-              {group.members.map((m) => (
-                <tr key={m.rm}>
-                  <td>{m.rm}</td>
-                  <th scope="row">{m.name}</th>
-                  <td>
-                    <ConfirmButton label="Reset password" question={`Reset ${m.name}'s password to the RM?`} onConfirm={() => reset(m)} disabled={action.busy} />
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <Table columns={['RM', 'Name', 'Password']}>
+          {group.members.map((m) => (
+            <tr key={m.rm}>
+              <td>{m.rm}</td>
+              <th scope="row">{m.name}</th>
+              <td>
+                <ConfirmButton label="Reset password" question={`Reset ${m.name}'s password to the RM?`} onConfirm={() => reset(m)} disabled={action.busy} />
+              </td>
+            </tr>
+          ))}
+        </Table>
       )}
       <h3>Add a member</h3>
       <form class="inline" onSubmit={add}>
@@ -143,27 +132,16 @@ function Store({ group }: { group: Group }) {
       <ErrorNote error={action.error} />
       <Done message={action.done} />
       {answer?.what === 'seed' && answer.body.customers.length > 0 && (
-        <div class="table">
-          <table>
-            <caption class="t-caption">Demo customers the group can sign in as</caption>
-            <thead>
-              <tr>
-                <th scope="col">E-mail</th>
-                <th scope="col">Password</th>
-              </tr>
-            </thead>
-            <tbody>
-              {answer.body.customers.map((c) => (
-                <tr key={c.email}>
-                  <td>{c.email}</td>
-                  <td>
-                    <code>{c.password}</code>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <Table caption={{ text: 'Demo customers the group can sign in as' }} columns={['E-mail', 'Password']}>
+          {answer.body.customers.map((c) => (
+            <tr key={c.email}>
+              <td>{c.email}</td>
+              <td>
+                <code>{c.password}</code>
+              </td>
+            </tr>
+          ))}
+        </Table>
       )}
       {answer && (
         <details class="t-details">

@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks'
 import type { Page } from '../api'
-import { Done, ErrorNote, Field, formValues, Loaded, Pager, Section, useAction, useLoad, when } from '../ui'
+import { Done, ErrorNote, Field, formValues, Loaded, Pager, Section, Table, useAction, useLoad, when } from '../ui'
 import { useTeacher } from './context'
 import { parseMembers } from './members-text'
 import type { Group } from './types'
@@ -23,34 +23,20 @@ export function GroupsPage() {
               <p>No groups yet. Create one above, or import the class list.</p>
             ) : (
               <>
-                <div class="table">
-                  <table>
-                    <thead>
-                      <tr>
-                        <th scope="col">Group</th>
-                        <th scope="col" class="num">
-                          Members
-                        </th>
-                        <th scope="col">Store id</th>
-                        <th scope="col">Created</th>
-                      </tr>
-                    </thead>
-                    <tbody>
-                      {list.data.map((g) => (
-                        <tr key={g.id}>
-                          <th scope="row">
-                            <a href={`#/teacher/groups/${g.id}`}>{g.name}</a>
-                          </th>
-                          <td class="num">{g.members.length}</td>
-                          <td>
-                            <code>{g.storeId}</code>
-                          </td>
-                          <td>{when(g.createdAt)}</td>
-                        </tr>
-                      ))}
-                    </tbody>
-                  </table>
-                </div>
+                <Table columns={['Group', { label: 'Members', num: true }, 'Store id', 'Created']}>
+                  {list.data.map((g) => (
+                    <tr key={g.id}>
+                      <th scope="row">
+                        <a href={`#/teacher/groups/${g.id}`}>{g.name}</a>
+                      </th>
+                      <td class="num">{g.members.length}</td>
+                      <td>
+                        <code>{g.storeId}</code>
+                      </td>
+                      <td>{when(g.createdAt)}</td>
+                    </tr>
+                  ))}
+                </Table>
                 <Pager page={list.page} pageSize={list.pageSize} total={list.total} onPage={setPage} />
               </>
             )
