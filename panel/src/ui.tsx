@@ -259,6 +259,30 @@ export function Paged<T>({ state, empty, onPage, children }: { state: { data?: P
   )
 }
 
+/** The frame of a sign-in screen: the title, why the last session ended, the fields, Sign in and Back, and the failure. */
+export function SignInForm({ title, notice, busy, error, onSubmit, children }: { title: string; notice?: string; busy: boolean; error: unknown; onSubmit: (event: Event) => void; children: ComponentChildren }) {
+  return (
+    <main id="main" class="narrow">
+      <h1>{title}</h1>
+      {notice && (
+        <p class="note error" role="alert">
+          {notice}
+        </p>
+      )}
+      <form class="stack" onSubmit={onSubmit}>
+        {children}
+        <div class="actions">
+          <button class="primary" disabled={busy}>
+            Sign in
+          </button>
+          <a href="#/">Back</a>
+        </div>
+        <ErrorNote error={error} />
+      </form>
+    </main>
+  )
+}
+
 /** A secret the API shows only once (an API key, a signing secret), with a copy button. */
 export function Reveal({ secret, copyLabel, onDone, children }: { secret: string; copyLabel: string; onDone: () => void; children: ComponentChildren }) {
   return (

@@ -2,7 +2,7 @@ import { useEffect, useMemo, useState } from 'preact/hooks'
 import { ApiError, call } from '../api'
 import { saveStudent, studentSession, type StudentSession } from '../session'
 import { Shell } from '../shell'
-import { ErrorNote, Field, formValues, useAction, useLoad, Loaded } from '../ui'
+import { ErrorNote, Field, formValues, useAction, useLoad, Loaded, SignInForm } from '../ui'
 import { StudentContext, type StudentApi } from './context'
 import type { Settings } from './types'
 import { applyColor, resetColor } from './color'
@@ -94,25 +94,14 @@ function Login({ onSignedIn, notice }: { onSignedIn: (s: StudentSession) => void
     })
   }
   return (
-    <main id="main" class="narrow">
-      <h1>Student sign-in</h1>
-      {notice && <p class="note error" role="alert">{notice}</p>}
-      <form class="stack" onSubmit={submit}>
-        <Field label="RM" hint="Your student number. The first password is the RM itself.">
-          <input name="rm" autoComplete="username" required autoFocus />
-        </Field>
-        <Field label="Password">
-          <input name="password" type="password" autoComplete="current-password" required />
-        </Field>
-        <div class="actions">
-          <button class="primary" disabled={action.busy}>
-            Sign in
-          </button>
-          <a href="#/">Back</a>
-        </div>
-        <ErrorNote error={action.error} />
-      </form>
-    </main>
+    <SignInForm title="Student sign-in" notice={notice} busy={action.busy} error={action.error} onSubmit={submit}>
+      <Field label="RM" hint="Your student number. The first password is the RM itself.">
+        <input name="rm" autoComplete="username" required autoFocus />
+      </Field>
+      <Field label="Password">
+        <input name="password" type="password" autoComplete="current-password" required />
+      </Field>
+    </SignInForm>
   )
 }
 

@@ -2,7 +2,7 @@ import { useMemo, useState } from 'preact/hooks'
 import { ApiError, call, type CallOptions } from '../api'
 import { adminToken, saveAdmin } from '../session'
 import { Shell } from '../shell'
-import { ErrorNote, Field, formValues, useAction } from '../ui'
+import { Field, formValues, SignInForm, useAction } from '../ui'
 import { TeacherContext, type TeacherApi } from './context'
 import { GroupsPage } from './groups'
 import { GroupPage } from './group'
@@ -76,25 +76,10 @@ function Login({ onSignedIn, notice }: { onSignedIn: (token: string) => void; no
     })
   }
   return (
-    <main id="main" class="narrow">
-      <h1>Teacher sign-in</h1>
-      {notice && (
-        <p class="note error" role="alert">
-          {notice}
-        </p>
-      )}
-      <form class="stack" onSubmit={submit}>
-        <Field label="Admin token" hint="Printed by the server when it starts; also kept in <data>/admin-token.">
-          <input name="token" type="password" autoComplete="off" spellcheck={false} required autoFocus />
-        </Field>
-        <div class="actions">
-          <button class="primary" disabled={action.busy}>
-            Sign in
-          </button>
-          <a href="#/">Back</a>
-        </div>
-        <ErrorNote error={action.error} />
-      </form>
-    </main>
+    <SignInForm title="Teacher sign-in" notice={notice} busy={action.busy} error={action.error} onSubmit={submit}>
+      <Field label="Admin token" hint="Printed by the server when it starts; also kept in <data>/admin-token.">
+        <input name="token" type="password" autoComplete="off" spellcheck={false} required autoFocus />
+      </Field>
+    </SignInForm>
   )
 }
