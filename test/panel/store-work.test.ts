@@ -1,0 +1,131 @@
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { createHmac } from 'node:crypto'
+import { join } from 'node:path'
+import type { Page } from 'playwright-core'
+import { startReceiver } from '../helpers/receivers'
+import { expectOk } from '../helpers/world'
+import { eventually, startPanel, type Panel } from './browser'
+
+let panel: Panel
+let student: Record<string, string>
+const RM = '2026300'
+const PASSWORD = 'a-better-password'
+
+beforeAll(async () => {
+  // Loopback http:// webhook URLs are allowed, as a teacher does on a LAN without certificates.
+  panel = await startPanel(['--allow-insecure-webhooks'])
+  const admin = { 'x-admin-token': panel.adminToken }
+  const group = await expectOk(panel.call('POST', '/v1/admin/groups', { headers: admin, body: { name: 'Loja Demo', members: [{ rm: RM, name: 'Duda' }] } }), 201)
+  await expectOk(panel.call('POST', `/v1/admin/groups/${group.id}/seed-demo`, { headers: admin }), 201)
+  const login = await expectOk(panel.call('POST', '/v1/store/auth/login', { body: { rm: RM, password: RM } }))
+  const changed = await expectOk(panel.call('POST', '/v1/store/auth/change-password', { headers: { authorization: `Bearer ${login.token}` }, body: { currentPassword: RM, newPassword: PASSWORD } }))
+  student = { authorization: `Bearer ${changed.token}` }
+})
+afterAll(async () => {
+  await panel?.close()
+})
+
+async function signIn(page: Page, route: string) {
+  await page.goto(panel.url(route))
+  await page.getByLabel('RM').fill(RM)
+  await page.getByLabel('Password').fill(PASSWORD)
+  await page.getByRole('button', { name: 'Sign in' }).click()
+}
+
+describe('a student running the store from the panel', () => {
+  test('hides a review: it leaves the public list and the product rating', async () => {
+    const all = await expectOk(panel.call('GET', '/v1/store/reviews', { headers: student }))
+    const review = all.data[0]
+    const before = await expectOk(panel.call('GET', `/v1/products/${review.productId}/reviews`, { headers: student }))
+    expect(before.data.map((r: { id: string }) => r.id)).toContain(review.id)
+
+    await panel.withPage('student hides a review', async (page) => {
+      await signIn(page, '/store/reviews')
+      const row = page.getByRole('row').filter({ hasText: review.title })
+      await row.getByText('public').waitFor()
+      await row.getByRole('button', { name: 'Hide' }).click()
+      await row.getByText('hidden').waitFor()
+      expect(await row.getByRole('button').allTextContents()).toEqual(['Show'])
+    })
+    const after = await expectOk(panel.call('GET', `/v1/products/${review.productId}/reviews`, { headers: student }))
+    expect(after.data.map((r: { id: string }) => r.id)).not.toContain(review.id)
+    expect(after.summary.count).toBe(before.summary.count - 1)
+  })
+
+  test('registers a webhook, reads the signed text of its ping, and redelivers it', async () => {
+    const receiver = startReceiver(() => Response.json({ thanks: 'from the receiver' }))
+    await panel.withPage('student webhook ping and redeliver', async (page) => {
+      await signIn(page, '/store/webhooks')
+      await page.getByLabel('URL').fill(receiver.url)
+      await page.getByLabel('all events (*)').check()
+      await page.getByRole('button', { name: 'Register endpoint' }).click()
+      const secret = (await page.getByTestId('secret').textContent())!.trim()
+      expect(secret).toMatch(/^whsec_/)
+
+      await page.getByRole('button', { name: 'Ping' }).click()
+      await eventually(() => expect(receiver.received).toHaveLength(1))
+      const sent = receiver.received[0]!
+      const signed = `${sent.headers['x-timestamp']}.${sent.body}`
+      // The secret the panel showed is the one that signs: the receiver's check passes.
+      expect(sent.headers['x-signature']).toBe(`sha256=${createHmac('sha256', secret).update(signed).digest('hex')}`)
+
+      const delivery = page.locator('details.delivery').first()
+      await eventually(async () => {
+        await page.getByRole('button', { name: 'Refresh' }).click()
+        expect(await delivery.locator('summary').textContent()).toContain('SUCCEEDED')
+      })
+      await delivery.locator('summary').click()
+      // The panel shows exactly the text that was signed, and the receiver's answer.
+      expect(await delivery.locator('pre').first().textContent()).toBe(signed)
+      expect(await delivery.textContent()).toContain('{"thanks":"from the receiver"}')
+
+      await delivery.getByRole('button', { name: 'Redeliver' }).click()
+      await eventually(() => expect(receiver.received).toHaveLength(2))
+      expect(receiver.received[1]!.body).toBe(sent.body)
+      await eventually(async () => {
+        await page.getByRole('button', { name: 'Refresh' }).click()
+        expect(await page.locator('details.delivery summary').first().textContent()).toContain('attempt 2 (redelivery)')
+      })
+    })
+  })
+
+  test('uploads a picture to the media library and sees the space used grow', async () => {
+    const before = await expectOk(panel.call('GET', '/v1/media/usage', { headers: student }))
+    await panel.withPage('student uploads media', async (page) => {
+      await signIn(page, '/store/media')
+      await page.getByText(`used by ${before.files} files`).waitFor()
+      await page.getByLabel('File').setInputFiles(join(import.meta.dir, '..', 'fixtures', 'media', 'sample.png'))
+      await page.getByRole('button', { name: 'Upload' }).click()
+      await page.getByText(/sample\.png uploaded \(image\/png/).waitFor()
+      await page.getByText(`used by ${before.files + 1} files`).waitFor()
+      expect(await page.getByRole('img', { name: 'sample.png' }).count()).toBe(1)
+    })
+    const after = await expectOk(panel.call('GET', '/v1/media/usage', { headers: student }))
+    expect(after.files).toBe(before.files + 1)
+    expect(after.usedBytes).toBeGreaterThan(before.usedBytes)
+  })
+
+  test('revokes an API key with the keyboard alone: Escape cancels the confirmation, Enter confirms', async () => {
+    const key = await expectOk(panel.call('POST', '/v1/store/api-keys', { headers: student, body: { name: 'old laptop' } }), 201)
+    expect((await panel.call('GET', '/v1/products', { headers: { 'x-api-key': key.apiKey } })).status).toBe(200)
+    await panel.withPage('student revokes a key by keyboard', async (page) => {
+      await signIn(page, '/store/keys')
+      const row = page.getByRole('row', { name: /old laptop/ })
+      await row.getByRole('button', { name: 'Revoke' }).focus()
+      await page.keyboard.press('Enter')
+      // The question takes the focus, on the button that confirms.
+      expect(await page.evaluate<string>('document.activeElement.textContent')).toBe('Yes, revoke')
+      await page.keyboard.press('Escape')
+      await row.getByRole('button', { name: 'Revoke' }).waitFor()
+      expect((await panel.call('GET', '/v1/products', { headers: { 'x-api-key': key.apiKey } })).status).toBe(200)
+
+      await row.getByRole('button', { name: 'Revoke' }).focus()
+      await page.keyboard.press('Enter')
+      await page.keyboard.press('Enter')
+      await page.getByText('Key "old laptop" revoked').waitFor()
+      expect(await page.getByRole('row', { name: /old laptop/ }).count()).toBe(0)
+    })
+    const refused = await panel.call('GET', '/v1/products', { headers: { 'x-api-key': key.apiKey } })
+    expect(refused.status).toBe(401)
+  })
+})
