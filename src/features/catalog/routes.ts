@@ -17,10 +17,10 @@ const stockTags = ['Stock']
 export const productRoutes = (deps: Deps) => {
   // Reads are served from the cache while the store's catalog is unchanged; bodies are checked
   // against their schema (parse) before they are kept, as Elysia would check a returned object.
-  const cache = new CatalogReadCache(deps.db)
+  const cache = new CatalogReadCache(deps.db, deps.changes)
   return new Elysia({ prefix: '/products' })
     .use(authMacro)
-    .get('/', ({ ctx, query }) => jsonResponse(cache.read(ctx.storeId, `list ${JSON.stringify(query)}`, () => ProductPage.parse(listProducts(deps, ctx, query)))), {
+    .get('/', ({ ctx, query, set }) => jsonResponse(cache.read(ctx.storeId, `list ${JSON.stringify(query)}`, () => ProductPage.parse(listProducts(deps, ctx, query))), set), {
       auth: 'key',
       query: ProductListQuery,
       response: { 200: ProductPage, 400: ErrorEnvelope },
@@ -49,7 +49,7 @@ export const productRoutes = (deps: Deps) => {
         },
       },
     )
-    .get('/:id', ({ ctx, params }) => jsonResponse(cache.read(ctx.storeId, `product ${params.id}`, () => Product.parse(getProduct(deps.db, deps.publicUrl, ctx, params.id)))), {
+    .get('/:id', ({ ctx, params, set }) => jsonResponse(cache.read(ctx.storeId, `product ${params.id}`, () => Product.parse(getProduct(deps.db, deps.publicUrl, ctx, params.id))), set), {
       auth: 'key',
       params: IdParams,
       response: { 200: Product, 404: ErrorEnvelope },
