@@ -18,6 +18,7 @@ import type { LoadClient, LoadRequest, LabelStats } from './system/load'
 import { buildBareServer, call, copyData, freshExecutable, launch, freePort, runLoad, startHelper, startStorefront, type LoadResult, type Server } from './system/harness'
 import { seededClassroom, type SeededStore } from './system/seed'
 import { report, type Results } from './system/report'
+import { classroomClients, customers, get, key, productPath } from './system/scenarios'
 
 const { values: args } = parseArgs({
   options: {
@@ -38,7 +39,6 @@ const results: Results = { at: new Date().toISOString(), bun: Bun.version, cores
 const bin = await freshExecutable(log)
 const { dir: seeded, manifest } = await seededClassroom(args.fresh, log)
 const big = manifest.stores[0]!
-const key = (s: SeededStore) => ({ 'x-api-key': s.apiKey })
 
 // ---------------------------------------------------------------- cold start and idle memory
 
@@ -65,43 +65,12 @@ await coldStarts()
 
 // ---------------------------------------------------------------- the classroom mix, rate limit at its default
 
-/** Register over HTTP, one at a time (argon2 takes 19 MiB a hash: a burst of them would swell RSS). */
-async function customers(base: string, store: SeededStore, n: number, prefix: string) {
-  const out: Record<string, string>[] = []
-  for (let i = 0; i < n; i++) {
-    const r = await call<{ token: string }>(base, 'POST', '/v1/customers/register', key(store), { email: `${prefix}${i}@run.bench`, password: 'bench-password', name: `Run ${i}` })
-    out.push({ ...key(store), authorization: `Bearer ${r.json.token}` })
-  }
-  return out
-}
-
-const get = (label: string, path: string): LoadRequest => ({ label, method: 'GET', path })
-const productPath = (id: string) => `/v1/products/${id}`
-
-/** What a student's shop front asks, in the order a page view would. */
-function browsing(store: SeededStore, offset: number): LoadRequest[] {
-  const ids = store.sampleProductIds
-  return Array.from({ length: 8 }, (_, i) => [
-    get('product list', `/v1/products?page=${1 + ((i + offset) % 5)}&pageSize=20`),
-    get('product detail', productPath(ids[(offset * 37 + i * 11) % ids.length]!)),
-    get('search', `/v1/products?search=${['camiseta', 'azul', 'mochila%20verde', 'caneca'][(i + offset) % 4]}`),
-    get('review list', `/v1/products/${store.reviewedProductId}/reviews?page=1&pageSize=20`),
-    get('product detail', productPath(ids[(offset * 53 + i * 7) % ids.length]!)),
-  ]).flat()
-}
-
 async function classroomMix() {
   const server = await startStorefront(bin, copyData(seeded, work, 'classroom'))
   results.startup.seededMs = server.startMs
   await Bun.sleep(1000)
   results.memory.idleMib = server.rss()
-  const clients: LoadClient[] = []
-  for (const [s, store] of manifest.stores.entries()) {
-    const [buyer] = await customers(server.base, store, 1, `mix${s}-`)
-    clients.push({ headers: key(store), flow: 'cycle', requests: browsing(store, 2 * s), thinkMs: 100 })
-    clients.push({ headers: key(store), flow: 'cycle', requests: browsing(store, 2 * s + 1), thinkMs: 100 })
-    clients.push({ headers: buyer!, flow: 'order', variantId: store.stockVariantId, thinkMs: 100 })
-  }
+  const clients = await classroomClients(server.base, manifest.stores)
   log(`\nclassroom mix: ${manifest.stores.length} stores x 3 clients (2 browsing, 1 buying; 100 ms between requests), rate limit at its default, ${args['mix-seconds']} s`)
   results.mix = await runLoad({ base: server.base, seconds: Number(args['mix-seconds']), warmup: WARMUP, clients })
   results.memory.afterMixMib = server.rss()

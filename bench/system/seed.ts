@@ -129,6 +129,10 @@ export async function seededClassroom(fresh: boolean, log: (line: string) => voi
   const manifestFile = join(dir, 'manifest.json')
   if (!fresh && existsSync(manifestFile)) {
     const manifest = JSON.parse(readFileSync(manifestFile, 'utf8')) as Manifest
+    // Migrations added since the seed are applied here, once, not by every run's first start.
+    const database = openDatabase(join(dir, 'storefront.db'))
+    migrate(database.db)
+    database.close()
     log(`reusing the seeded classroom in ${dir} (seeded ${manifest.seededAt}; --fresh seeds again)`)
     return { dir, manifest }
   }

@@ -34,6 +34,22 @@ describe('cached product reads', () => {
     expect(detail.images).toEqual([{ id: 'img_1', productId: p.id, mediaId: null, url: 'https://img.example/1.jpg', isPrimary: true, position: 0 }])
   })
 
+  test('a kept search page survives a stock change, which still shows; a rename or a delete finds it again', async () => {
+    const t = await catalogSetup()
+    const p = await t.A.createProduct({ name: 'Mochila Verde', stock: 10 })
+    await t.A.createProduct({ name: 'Caneca Azul' })
+    expect((await t.A.list('search=mochila')).total).toBe(1)
+    writeTransaction(t.deps.db, (tx) => moveStock(tx, t.deps, storeCtx(t.w.A.group.storeId), { variantId: p.variants[0].id, kind: 'RESERVE', quantity: 4, reason: 'order' }))
+    const afterOrder = await t.A.list('search=mochila')
+    expect(afterOrder.data.map((x: { id: string; stock: number }) => [x.id, x.stock])).toEqual([[p.id, 6]])
+
+    t.deps.db.update(products).set({ name: 'Caneca Verde' }).where(eq(products.id, p.id)).run()
+    expect((await t.A.list('search=mochila')).total).toBe(0)
+    expect((await t.A.list('search=caneca')).total).toBe(2)
+    await expectOk(t.A.send('DELETE', `/v1/products/${p.id}`), 204)
+    expect((await t.A.list('search=caneca')).total).toBe(1)
+  })
+
   test('deleting a collection or a brand shows in cached product reads', async () => {
     const t = await catalogSetup()
     const col = await t.A.createTerm('collections', 'Natal')

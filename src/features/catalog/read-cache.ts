@@ -1,7 +1,10 @@
 import { eq, sql } from 'drizzle-orm'
 import { untilChanged, type ChangeStamp } from '../../kernel/db/change-stamp'
 import type { Sql } from '../../kernel/db/database'
+import type { FoundPage } from './list'
 import { catalogVersions } from './tables'
+
+const MAX_PAGES = 10_000
 
 /**
  * Serialized product reads (lists and details), kept per store while the store's catalog version
@@ -13,25 +16,45 @@ import { catalogVersions } from './tables'
 export class CatalogReadCache {
   private entries = new Map<string, string>()
   private bytes = 0
-  private readonly versionOf
+  private pages = new Map<string, FoundPage>()
+  private readonly versionsOf
 
   constructor(
     db: Sql,
     changes: ChangeStamp,
     private readonly maxBytes = 32 * 1024 * 1024,
   ) {
-    const versionOf = db
-      .select({ version: catalogVersions.version })
+    const versionsOf = db
+      .select({ version: catalogVersions.version, matches: catalogVersions.matches })
       .from(catalogVersions)
       .where(eq(catalogVersions.storeId, sql.placeholder('storeId')))
       .prepare()
-    // The version itself is kept until the database changes: a repeated read then runs no query.
-    this.versionOf = untilChanged(changes, (storeId: string) => versionOf.get({ storeId })?.version ?? 0)
+    // The versions themselves are kept until the database changes: a repeated read then runs no query.
+    this.versionsOf = untilChanged(changes, (storeId: string) => versionsOf.get({ storeId }) ?? { version: 0, matches: 0 })
+  }
+
+  /**
+   * The page a list `find`s (its rows and total), kept while the store's `matches` version stays: an
+   * order changes stock, so the body is made again, but the search over 100,000 products is not.
+   * At most `MAX_PAGES` are kept, the least recently used going first.
+   */
+  found(storeId: string, key: string, find: () => FoundPage): FoundPage {
+    const pageKey = `${storeId}\u0000${this.versionsOf(storeId).matches}\u0000${key}`
+    const hit = this.pages.get(pageKey)
+    if (hit !== undefined) {
+      this.pages.delete(pageKey)
+      this.pages.set(pageKey, hit)
+      return hit
+    }
+    const page = find()
+    this.pages.set(pageKey, page)
+    if (this.pages.size > MAX_PAGES) this.pages.delete(this.pages.keys().next().value!)
+    return page
   }
 
   /** The body for `key` in this store: from the cache, or made by `render` (which may throw) and kept. */
   read(storeId: string, key: string, render: () => unknown): string {
-    const version = this.versionOf(storeId)
+    const version = this.versionsOf(storeId).version
     const cacheKey = `${storeId}\u0000${version}\u0000${key}`
     const hit = this.entries.get(cacheKey)
     if (hit !== undefined) {

@@ -20,7 +20,11 @@ export const productRoutes = (deps: Deps) => {
   const cache = new CatalogReadCache(deps.db, deps.changes)
   return new Elysia({ prefix: '/products' })
     .use(authMacro)
-    .get('/', ({ ctx, query, set }) => jsonResponse(cache.read(ctx.storeId, `list ${JSON.stringify(query)}`, () => ProductPage.parse(listProducts(deps, ctx, query))), set), {
+    .get('/', ({ ctx, query, set }) => {
+      const key = `list ${JSON.stringify(query)}`
+      const body = cache.read(ctx.storeId, key, () => ProductPage.parse(listProducts(deps, ctx, query, undefined, (find) => cache.found(ctx.storeId, key, find))))
+      return jsonResponse(body, set)
+    }, {
       auth: 'key',
       query: ProductListQuery,
       response: { 200: ProductPage, 400: ErrorEnvelope },
