@@ -182,16 +182,17 @@ await server.stop()
 
 async function bookkeeping() {
   const rps: Record<'on' | 'off', number[]> = { on: [], off: [] }
-  for (const mode of ['on', 'off', 'on', 'off'] as const) {
+  for (const mode of ['on', 'off', 'on', 'off', 'on', 'off'] as const) {
     const variant = await startHelper('variant-server.ts', [join(work, 'classroom'), mode])
     const r: LoadResult = await runLoad({ base: variant.base, seconds: SECONDS, warmup: WARMUP, clients: readClients(() => [get('product list', '/v1/products?page=1&pageSize=20')]) })
     rps[mode].push(r['product list']!.rps)
     await variant.stop()
   }
-  const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length
-  results.bookkeeping = { onRps: rps.on, offRps: rps.off, cost: 1 - mean(rps.on) / mean(rps.off) }
+  // Medians: a neighbour's burst of work on the shared machine lands in one run, not in the answer.
+  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
+  results.bookkeeping = { onRps: rps.on, offRps: rps.off, cost: 1 - median(rps.on) / median(rps.off) }
 }
-log('\nactivity counter + rate limiter on and off (list page 1, the server from source, on, off, on, off)')
+log('\nactivity counter + rate limiter on and off (list page 1, the server from source; on, off three times each)')
 await bookkeeping()
 
 const file = join(import.meta.dir, 'results', `${results.at.replace(/[:.]/g, '-')}.json`)
