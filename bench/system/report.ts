@@ -10,7 +10,7 @@ export interface Results {
   cores: number
   seconds: number
   concurrency: number
-  endpoints: { name: string; target?: number; server: LabelStats; ceiling?: LabelStats; ratio?: number }[]
+  endpoints: { name: string; target?: number; server: LabelStats; ceiling?: LabelStats; ratio?: number; turns?: number[] }[]
   mix: Record<string, LabelStats>
   startup: { runs?: number; ceilingMs?: number; firstMs?: number; restartMs?: number; seededMs?: number; all?: unknown }
   memory: { idleMib?: number; afterMixMib?: number; afterRunMib?: number }
@@ -27,13 +27,13 @@ const verdict = (ok: boolean) => (ok ? 'holds' : '**misses**')
 export function report(r: Results): string {
   const lines: string[] = []
   const out = (line = '') => lines.push(line)
-  out(`Bun ${r.bun}, ${r.cores} cores, ${r.at}; ${r.concurrency} connections, ${r.seconds} s per endpoint`)
+  out(`Bun ${r.bun}, ${r.cores} cores, ${r.at}; ${r.concurrency} connections, ${r.seconds} s per turn; ratio = median of the turns (all turns in brackets)`)
   out()
   out('| endpoint | req/s | p50 ms | p95 ms | p99 ms | errors | ceiling req/s | ratio | target |')
   out('|---|---|---|---|---|---|---|---|---|')
   for (const e of r.endpoints) {
     const s = e.server
-    const ratio = e.ratio === undefined ? '' : e.ratio.toFixed(2)
+    const ratio = e.ratio === undefined ? '' : `${e.ratio.toFixed(2)}${e.turns ? ` (${e.turns.map((t) => t.toFixed(2)).join(', ')})` : ''}`
     const target = e.target === undefined ? '' : `>= ${e.target}: ${verdict((e.ratio ?? 0) >= e.target)}`
     out(`| ${e.name} | ${n(s.rps)} | ${ms(s.p50)} | ${ms(s.p95)} | ${ms(s.p99)} | ${s.errors} | ${e.ceiling ? n(e.ceiling.rps) : ''} | ${ratio} | ${target} |`)
   }

@@ -1,4 +1,4 @@
-import { and, asc, count, desc, eq, gte, inArray, isNull, lte, sql, sum, type SQL, type SQLWrapper } from 'drizzle-orm'
+import { and, asc, count, desc, eq, gte, isNull, lte, sql, sum, type SQL, type SQLWrapper } from 'drizzle-orm'
 import type { StoreCtx } from '../../kernel/auth/kinds'
 import type { Sql } from '../../kernel/db/database'
 import type { Deps } from '../../kernel/deps'
@@ -7,7 +7,7 @@ import { pageWindow, toPage } from '../../kernel/pagination'
 import type { ProductListQuery, ProductSort } from './model'
 import { matchesSearch, searchExpression } from './search'
 import { productCollections, productCounts, productRatings, products } from './tables'
-import { productViews, selectProducts } from './views'
+import { lookups, productViews } from './views'
 
 /**
  * GET /products (decisions §8). Every order ends in the id, so pages never overlap or skip.
@@ -61,7 +61,7 @@ export function listProducts(deps: Deps, ctx: StoreCtx, query: ProductListQuery,
   const { db } = deps
   const { total, seqs } = remember(() => findPage(db, ctx, query, sortMatchesUpTo))
   const position = new Map(seqs.map((seq, i) => [seq, i]))
-  const rows = seqs.length === 0 ? [] : selectProducts(db).where(inArray(products.seq, seqs)).all()
+  const rows = seqs.length === 0 ? [] : lookups(db).bySeq.all({ ids: JSON.stringify(seqs) })
   rows.sort((a, b) => position.get(a.seq)! - position.get(b.seq)!)
   return toPage(productViews(db, deps.publicUrl, rows), total, query)
 }
