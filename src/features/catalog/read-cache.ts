@@ -15,6 +15,8 @@ const MAX_PAGES = 10_000
  */
 export class CatalogReadCache {
   private entries = new Map<string, string>()
+  /** Per store: the version its kept bodies belong to, and their keys. */
+  private current = new Map<string, { version: number; keys: Set<string> }>()
   private bytes = 0
   private pages = new Map<string, FoundPage>()
   private readonly versionsOf
@@ -55,6 +57,7 @@ export class CatalogReadCache {
   /** The body for `key` in this store: from the cache, or made by `render` (which may throw) and kept. */
   read(storeId: string, key: string, render: () => unknown): string {
     const version = this.versionsOf(storeId).version
+    const current = this.currentFor(storeId, version)
     const cacheKey = `${storeId}\u0000${version}\u0000${key}`
     const hit = this.entries.get(cacheKey)
     if (hit !== undefined) {
@@ -65,13 +68,32 @@ export class CatalogReadCache {
     }
     const body = JSON.stringify(render())
     this.entries.set(cacheKey, body)
+    current.keys.add(cacheKey)
     this.bytes += body.length
     for (const [oldKey, oldBody] of this.entries) {
       if (this.bytes <= this.maxBytes) break
       this.entries.delete(oldKey)
+      this.current.get(oldKey.slice(0, oldKey.indexOf('\u0000')))?.keys.delete(oldKey)
       this.bytes -= oldBody.length
     }
     return body
+  }
+
+  /**
+   * The store's bodies of its current version. Bodies of an older version can never be served again,
+   * so they are dropped as soon as a newer version is seen: a store taking orders (each one changes
+   * stock, so the version) would otherwise fill the cache with dead bodies up to its limit.
+   */
+  private currentFor(storeId: string, version: number) {
+    const known = this.current.get(storeId)
+    if (known?.version === version) return known
+    for (const key of known?.keys ?? []) {
+      this.bytes -= this.entries.get(key)?.length ?? 0
+      this.entries.delete(key)
+    }
+    const fresh = { version, keys: new Set<string>() }
+    this.current.set(storeId, fresh)
+    return fresh
   }
 }
 
