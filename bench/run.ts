@@ -69,8 +69,18 @@ await coldStarts()
 // ---------------------------------------------------------------- the classroom mix, rate limit at its default
 
 async function classroomMix() {
-  const server = await startStorefront(bin, copyData(seeded, work, 'classroom'))
-  results.startup.seededMs = server.startMs
+  // Three starts on the seeded data (the first one on the fresh copy); the third one serves the mix.
+  const dir = copyData(seeded, work, 'classroom')
+  const starts: number[] = []
+  for (let i = 0; i < 2; i++) {
+    const s = await startStorefront(bin, dir)
+    starts.push(s.startMs)
+    await s.stop()
+  }
+  const server = await startStorefront(bin, dir)
+  starts.push(server.startMs)
+  results.startup.seededMs = [...starts].sort((a, b) => a - b)[1]!
+  results.startup.seededAll = starts
   await Bun.sleep(1000)
   results.memory.idleMib = server.rss()
   const clients = await classroomClients(server.base, manifest.stores)

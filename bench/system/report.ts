@@ -12,7 +12,7 @@ export interface Results {
   concurrency: number
   endpoints: { name: string; target?: number; server: LabelStats; ceiling?: LabelStats; ratio?: number; turns?: number[] }[]
   mix: Record<string, LabelStats>
-  startup: { runs?: number; ceilingMs?: number; firstMs?: number; restartMs?: number; seededMs?: number; all?: unknown }
+  startup: { runs?: number; ceilingMs?: number; firstMs?: number; restartMs?: number; seededMs?: number; seededAll?: number[]; all?: unknown }
   memory: { idleMib?: number; afterMixMib?: number; afterRunMib?: number }
   bookkeeping: { onRps?: number[]; offRps?: number[]; cost?: number }
   webhooks?: { endpoints: number; paidOrders: number; expected: number; delivered: number; deliveriesPerSecond: number; drainAfterLoadMs: number }
@@ -58,7 +58,7 @@ export function report(r: Results): string {
   out('|---|---|---|')
   out(`| cold start, first (empty data dir), median of ${st.runs} | ${ms(st.firstMs ?? 0)} ms (${((st.firstMs ?? 0) / (st.ceilingMs ?? 1)).toFixed(1)}x a bare Bun.serve: ${ms(st.ceilingMs ?? 0)} ms) | < 150 ms: ${verdict((st.firstMs ?? 1e9) < 150)} |`)
   out(`| cold start, restart, median of ${st.runs} | ${ms(st.restartMs ?? 0)} ms | < 150 ms: ${verdict((st.restartMs ?? 1e9) < 150)} |`)
-  out(`| cold start on the seeded classroom (one) | ${ms(st.seededMs ?? 0)} ms | < 150 ms: ${verdict((st.seededMs ?? 1e9) < 150)} |`)
+  out(`| cold start on the seeded classroom, median of 3 (${(st.seededAll ?? []).map((x) => x.toFixed(0)).join(', ')} ms) | ${ms(st.seededMs ?? 0)} ms | < 150 ms: ${verdict((st.seededMs ?? 1e9) < 150)} |`)
   out(`| idle RSS (seeded classroom, 1 s after start) | ${mib(r.memory.idleMib)} MiB | < 80 MiB: ${verdict((r.memory.idleMib ?? 1e9) < 80)} |`)
   out(`| RSS after the classroom mix | ${mib(r.memory.afterMixMib)} MiB | < 250 MiB: ${verdict((r.memory.afterMixMib ?? 1e9) < 250)} |`)
   out(`| RSS after the full run | ${mib(r.memory.afterRunMib)} MiB | < 250 MiB: ${verdict((r.memory.afterRunMib ?? 1e9) < 250)} |`)
