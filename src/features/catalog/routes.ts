@@ -10,6 +10,7 @@ import { CatalogReadCache, jsonResponse } from './read-cache'
 import { listMovements } from './stock'
 import { addVariant, adjustStock, getVariant, patchVariant, receiveStock } from './variants'
 import { noContent } from '../../kernel/http/no-content'
+import { readTransaction } from '../../kernel/db/database'
 
 const tags = ['Catalog']
 const stockTags = ['Stock']
@@ -22,7 +23,8 @@ export const productRoutes = (deps: Deps) => {
     .use(authMacro)
     .get('/', ({ ctx, query, set }) => {
       const key = `list ${JSON.stringify(query)}`
-      const body = cache.read(ctx.storeId, key, () => ProductPage.parse(listProducts(deps, ctx, query, undefined, (find) => cache.found(ctx.storeId, key, find))))
+      const find = () => listProducts(deps, ctx, query, undefined, (find) => cache.found(ctx.storeId, key, find))
+      const body = cache.read(ctx.storeId, key, () => ProductPage.parse(readTransaction(deps.sqlite, find)))
       return jsonResponse(body, set)
     }, {
       auth: 'key',
@@ -53,7 +55,10 @@ export const productRoutes = (deps: Deps) => {
         },
       },
     )
-    .get('/:id', ({ ctx, params, set }) => jsonResponse(cache.read(ctx.storeId, `product ${params.id}`, () => Product.parse(getProduct(deps.db, deps.publicUrl, ctx, params.id))), set), {
+    .get('/:id', ({ ctx, params, set }) => {
+      const find = () => getProduct(deps.db, deps.publicUrl, ctx, params.id)
+      return jsonResponse(cache.read(ctx.storeId, `product ${params.id}`, () => Product.parse(readTransaction(deps.sqlite, find))), set)
+    }, {
       auth: 'key',
       params: IdParams,
       response: { 200: Product, 404: ErrorEnvelope },

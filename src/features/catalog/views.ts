@@ -1,4 +1,5 @@
-import { and, asc, eq, isNull, sql, type SQLWrapper } from 'drizzle-orm'
+import { and, asc, eq, isNull, sql } from 'drizzle-orm'
+import { inJsonIds } from '../../kernel/db/json-ids'
 import { isoTime } from '../../kernel/clock'
 import type { Sql } from '../../kernel/db/database'
 import { fromCents } from '../../kernel/money'
@@ -73,9 +74,6 @@ export const selectProducts = (db: Sql) =>
   db.select(productColumns).from(products).innerJoin(productRatings, eq(productRatings.productId, products.id))
 
 type ProductRow = Awaited<ReturnType<ReturnType<typeof selectProducts>['all']>>[number]
-
-/** `column` is one of the ids of the `ids` placeholder, a JSON array: one statement for any number of ids. */
-export const inJsonIds = (column: SQLWrapper) => sql`${column} in (select value from json_each(${sql.placeholder('ids')}))`
 
 /**
  * The three look-ups of productViews, built once per database handle: drizzle builds a statement's
