@@ -26,4 +26,6 @@ const deps = createDeps(config, database, { clock: systemClock, ids: randomIds, 
 if (mode === 'off') deps.activity = { count() {}, countError() {} } as unknown as typeof deps.activity
 const app = createApp(deps)
 app.listen({ hostname: '127.0.0.1', port: 0 })
+// An ordinary exit on a signal, so that `bun --cpu-prof` writes its profile.
+for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => process.exit(0))
 console.log(app.server!.port)
