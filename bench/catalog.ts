@@ -90,9 +90,13 @@ const app = createApp(deps, baseline)
 const percentile = (sorted: number[], q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!
 const ms = (v: number) => v.toFixed(2)
 
-/** Raising the store's catalog version empties its read cache: the next read runs every query. */
+/** Raising the store's catalog versions (bodies and found pages) empties its read cache: the next read runs every query. */
 const forgetCache = () =>
-  deps.db.update(catalogVersions).set({ version: sql`${catalogVersions.version} + 1` }).where(eq(catalogVersions.storeId, ctx.storeId)).run()
+  deps.db
+    .update(catalogVersions)
+    .set({ version: sql`${catalogVersions.version} + 1`, matches: sql`${catalogVersions.matches} + 1` })
+    .where(eq(catalogVersions.storeId, ctx.storeId))
+    .run()
 
 async function inProcess(path: (i: number) => string, cold: boolean) {
   const iterations = Number(args.iterations)
