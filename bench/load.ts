@@ -1,6 +1,6 @@
 /**
  * A closed-loop HTTP load generator: `concurrency` connections each send the next request as soon as
- * the last answered, for `seconds`. Run as its own process (bench/run.ts spawns it), so that it does not
+ * the last answered, for `seconds`. Run as its own process (bench/catalog.ts spawns it), so that it does not
  * share the server's thread. Prints one JSON line: requests, errors, requests/s, p50 and p95 in ms.
  */
 const [url, seconds, concurrency, headersJson] = process.argv.slice(2)

@@ -26,11 +26,11 @@ function random(seed: number) {
   }
 }
 
-export async function seedStore(deps: Deps, count: number, onProgress: (done: number) => void) {
-  const group = createGroup(deps, { name: 'Bench', members: [{ rm: 'bench1', name: 'Bench Student' }] })
-  const ctx: StoreCtx = { storeId: group.storeId, groupId: group.id, actor: { type: 'student', rm: 'bench1', mustChangePassword: false } }
+export async function seedStore(deps: Deps, count: number, onProgress: (done: number) => void, who = { name: 'Bench', rm: 'bench1', seed: 42 }) {
+  const group = createGroup(deps, { name: who.name, members: [{ rm: who.rm, name: 'Bench Student' }] })
+  const ctx: StoreCtx = { storeId: group.storeId, groupId: group.id, actor: { type: 'student', rm: who.rm, mustChangePassword: false } }
   const key = createKey(deps, ctx as StudentCtx, 'bench')
-  const pick = random(42)
+  const pick = random(who.seed)
   const one = <T>(items: readonly T[]) => items[Math.floor(pick() * items.length)]!
   const terms = (kind: 'categories' | 'brands' | 'collections', n: number) =>
     Array.from({ length: n }, (_, i) => createTerm(deps, ctx, kind, { name: `${kind} ${i + 1}` }).id)

@@ -6,6 +6,7 @@ import { OrderExpiry } from './features/orders/expiry'
 import { WebhookDispatcher } from './features/webhooks/dispatcher'
 import { RateLimiter } from './kernel/auth/rate-limiter'
 import type { Clock } from './kernel/clock'
+import { ChangeStamp } from './kernel/db/change-stamp'
 import type { OpenDatabase } from './kernel/db/database'
 import type { Deps } from './kernel/deps'
 import type { Ids } from './kernel/ids'
@@ -28,6 +29,7 @@ export function createDeps(
     config,
     db: database.db,
     sqlite: database.sqlite,
+    changes: new ChangeStamp(database.sqlite),
     clock,
     ids,
     log,

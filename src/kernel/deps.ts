@@ -6,6 +6,7 @@ import type { WebhookDispatcher } from '../features/webhooks/dispatcher'
 import type { CallRecorder } from './auth/gate'
 import type { RateLimiter } from './auth/rate-limiter'
 import type { Clock } from './clock'
+import type { ChangeStamp } from './db/change-stamp'
 import type { Db } from './db/database'
 import type { Ids } from './ids'
 import type { Lifecycle } from './lifecycle'
@@ -17,6 +18,8 @@ export interface Deps {
   config: Config
   db: Db
   sqlite: Database
+  /** Whether anything in the database changed: hot reads kept in memory ask it (db/change-stamp.ts). */
+  changes: ChangeStamp
   clock: Clock
   ids: Ids
   log: Log

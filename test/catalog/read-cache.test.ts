@@ -4,8 +4,9 @@ import { moveStock } from '../../src/features/catalog/stock'
 import { productImages, productRatings, products, stockMovements } from '../../src/features/catalog/tables'
 import { stores } from '../../src/kernel/auth/tables'
 import { writeTransaction } from '../../src/kernel/db/database'
-import { catalogSetup, storeCtx } from '../helpers/catalog'
-import { expectOk } from '../helpers/world'
+import { createTestApp } from '../helpers/app'
+import { catalogSetup, storeCatalog, storeCtx } from '../helpers/catalog'
+import { expectOk, twoStores } from '../helpers/world'
 
 /**
  * Product reads are cached per store; triggers raise the store's catalog version on any change a read
@@ -34,6 +35,22 @@ describe('cached product reads', () => {
     expect(detail.images).toEqual([{ id: 'img_1', productId: p.id, mediaId: null, url: 'https://img.example/1.jpg', isPrimary: true, position: 0 }])
   })
 
+  test('a kept search page survives a stock change, which still shows; a rename or a delete finds it again', async () => {
+    const t = await catalogSetup()
+    const p = await t.A.createProduct({ name: 'Mochila Verde', stock: 10 })
+    await t.A.createProduct({ name: 'Caneca Azul' })
+    expect((await t.A.list('search=mochila')).total).toBe(1)
+    writeTransaction(t.deps.db, (tx) => moveStock(tx, t.deps, storeCtx(t.w.A.group.storeId), { variantId: p.variants[0].id, kind: 'RESERVE', quantity: 4, reason: 'order' }))
+    const afterOrder = await t.A.list('search=mochila')
+    expect(afterOrder.data.map((x: { id: string; stock: number }) => [x.id, x.stock])).toEqual([[p.id, 6]])
+
+    t.deps.db.update(products).set({ name: 'Caneca Verde' }).where(eq(products.id, p.id)).run()
+    expect((await t.A.list('search=mochila')).total).toBe(0)
+    expect((await t.A.list('search=caneca')).total).toBe(2)
+    await expectOk(t.A.send('DELETE', `/v1/products/${p.id}`), 204)
+    expect((await t.A.list('search=caneca')).total).toBe(1)
+  })
+
   test('deleting a collection or a brand shows in cached product reads', async () => {
     const t = await catalogSetup()
     const col = await t.A.createTerm('collections', 'Natal')
@@ -44,6 +61,21 @@ describe('cached product reads', () => {
     await expectOk(t.A.send('DELETE', `/v1/brands/${brand.id}`), 204)
     const after = await t.A.product(p.id)
     expect(after).toMatchObject({ collectionIds: [], brandId: null })
+  })
+
+  test('a cached read answers with the headers of its own request: request id, CORS, rate limit', async () => {
+    const t = createTestApp({ settings: { rateLimitRps: '50' } })
+    const w = await twoStores(t.call, t.deps)
+    const A = storeCatalog(t.call, w.A.key.apiKey)
+    await A.createProduct({})
+    for (const id of ['first-read', 'from-the-cache']) {
+      const res = await t.call('GET', '/v1/products/', { headers: { ...A.headers, 'x-request-id': id } })
+      expect(res.status).toBe(200)
+      expect(res.headers.get('x-request-id')).toBe(id)
+      expect(res.headers.get('access-control-allow-origin')).toBe('*')
+      expect(res.headers.get('ratelimit-limit')).toBe('100')
+      expect(res.headers.get('content-type')).toBe('application/json')
+    }
   })
 
   test("one store's cached reads are never served to another store", async () => {

@@ -34,8 +34,7 @@ export class ActivityRecorder implements CallRecorder {
     private log: Log,
   ) {}
 
-  private entry(call: Call): Pending {
-    const now = this.clock.now()
+  private entry(call: Call, now: number): Pending {
     const hourStart = now - (now % HOUR)
     const rm = call.rm ?? ''
     const id = `${call.groupId}\n${rm}\n${hourStart}`
@@ -45,14 +44,15 @@ export class ActivityRecorder implements CallRecorder {
   }
 
   count(call: Call) {
-    const entry = this.entry(call)
+    const now = this.clock.now()
+    const entry = this.entry(call, now)
     entry.calls += 1
-    entry.lastCallAt = this.clock.now()
-    if (call.keyId) this.keysUsed.set(call.keyId, entry.lastCallAt)
+    entry.lastCallAt = now
+    if (call.keyId) this.keysUsed.set(call.keyId, now)
   }
 
   countError(call: Call) {
-    this.entry(call).errors += 1
+    this.entry(call, this.clock.now()).errors += 1
   }
 
   flush() {

@@ -10,6 +10,7 @@ import { products, variants } from './tables'
  * variant id belongs).
  */
 export const PRODUCTS_HINT = 'GET /v1/products lists them'
+export const VARIANTS_HINT = "a product's variants are listed in GET /v1/products/:id"
 
 export function findProduct(db: Sql, ctx: StoreCtx, id: string) {
   const row = db
@@ -27,7 +28,7 @@ export function findVariant(db: Sql, ctx: StoreCtx, id: string) {
     .from(variants)
     .where(and(eq(variants.id, id), eq(variants.storeId, ctx.storeId), isNull(variants.deletedAt)))
     .get()
-  if (!row) throw notFound('variant', id, "a product's variants are listed in GET /v1/products/:id")
+  if (!row) throw notFound('variant', id, VARIANTS_HINT)
   return row
 }
 

@@ -1,4 +1,4 @@
-import { and, asc, count, desc, eq, gte, inArray, isNull, lte, sql, sum, type SQL, type SQLWrapper } from 'drizzle-orm'
+import { and, asc, count, desc, eq, gte, isNull, lte, sql, sum, type SQL, type SQLWrapper } from 'drizzle-orm'
 import type { StoreCtx } from '../../kernel/auth/kinds'
 import type { Sql } from '../../kernel/db/database'
 import type { Deps } from '../../kernel/deps'
@@ -7,7 +7,7 @@ import { pageWindow, toPage } from '../../kernel/pagination'
 import type { ProductListQuery, ProductSort } from './model'
 import { matchesSearch, searchExpression } from './search'
 import { productCollections, productCounts, productRatings, products } from './tables'
-import { productViews, selectProducts } from './views'
+import { lookups, productViews } from './views'
 
 /**
  * GET /products (decisions §8). Every order ends in the id, so pages never overlap or skip.
@@ -50,8 +50,24 @@ function conditions(ctx: StoreCtx, query: ProductListQuery, way: Way) {
   return { filters, where: and(...scope, ...filters) }
 }
 
-export function listProducts(deps: Deps, ctx: StoreCtx, query: ProductListQuery, sortMatchesUpTo = SORT_MATCHES_UP_TO) {
+/** Finds a page's rows (their seq) and the total; the caller may keep the answer (read-cache.ts `found`). */
+export type PageFinder = (find: () => FoundPage) => FoundPage
+export interface FoundPage {
+  total: number
+  seqs: number[]
+}
+
+export function listProducts(deps: Deps, ctx: StoreCtx, query: ProductListQuery, sortMatchesUpTo = SORT_MATCHES_UP_TO, remember: PageFinder = (find) => find()) {
   const { db } = deps
+  const { total, seqs } = remember(() => findPage(db, ctx, query, sortMatchesUpTo))
+  const position = new Map(seqs.map((seq, i) => [seq, i]))
+  const rows = seqs.length === 0 ? [] : lookups(db).bySeq.all({ ids: JSON.stringify(seqs) })
+  rows.sort((a, b) => position.get(a.seq)! - position.get(b.seq)!)
+  return toPage(productViews(db, deps.publicUrl, rows), total, query)
+}
+
+/** The expensive half of a list: which products, in which order, how many. Stock and images play no part. */
+function findPage(db: Sql, ctx: StoreCtx, query: ProductListQuery, sortMatchesUpTo: number): FoundPage {
   const matching = conditions(ctx, query, 'start from the matches')
   const filtered = matching.filters.length > 0
   const total = filtered ? countWhere(db, matching.where) : storeTotal(db, ctx, query.state)
@@ -69,10 +85,7 @@ export function listProducts(deps: Deps, ctx: StoreCtx, query: ProductListQuery,
     .offset(offset)
     .all()
     .map((r) => r.seq)
-  const position = new Map(seqs.map((seq, i) => [seq, i]))
-  const rows = seqs.length === 0 ? [] : selectProducts(db).where(inArray(products.seq, seqs)).all()
-  rows.sort((a, b) => position.get(a.seq)! - position.get(b.seq)!)
-  return toPage(productViews(db, deps.publicUrl, rows), total, query)
+  return { total, seqs }
 }
 
 /** Without filters the total comes from product_counts (kept by triggers) instead of a count of every row. */

@@ -8,14 +8,12 @@ import { findProduct, PRODUCTS_HINT, savingSku } from './find'
 import type { CreateProductBody, Product, UpdateProductBody } from './model'
 import { insertVariant } from './variants'
 import { productCollections, products, variants } from './tables'
-import { productViews, selectProducts } from './views'
+import { lookups, productViews } from './views'
 
 /** Products: base data and state. Prices and stock live on the variants (variants.ts, stock.ts). */
 
 export function getProduct(db: Sql, publicUrl: string, ctx: StoreCtx, id: string): Product {
-  const row = selectProducts(db)
-    .where(and(eq(products.id, id), eq(products.storeId, ctx.storeId), isNull(products.deletedAt)))
-    .get()
+  const row = lookups(db).byId.get({ id, storeId: ctx.storeId })
   if (!row) throw notFound('product', id, PRODUCTS_HINT)
   return productViews(db, publicUrl, [row], true)[0]!
 }

@@ -10,6 +10,7 @@ import { CatalogReadCache, jsonResponse } from './read-cache'
 import { listMovements } from './stock'
 import { addVariant, adjustStock, getVariant, patchVariant, receiveStock } from './variants'
 import { noContent } from '../../kernel/http/no-content'
+import { readTransaction } from '../../kernel/db/database'
 
 const tags = ['Catalog']
 const stockTags = ['Stock']
@@ -17,10 +18,15 @@ const stockTags = ['Stock']
 export const productRoutes = (deps: Deps) => {
   // Reads are served from the cache while the store's catalog is unchanged; bodies are checked
   // against their schema (parse) before they are kept, as Elysia would check a returned object.
-  const cache = new CatalogReadCache(deps.db)
+  const cache = new CatalogReadCache(deps.db, deps.changes)
   return new Elysia({ prefix: '/products' })
     .use(authMacro)
-    .get('/', ({ ctx, query }) => jsonResponse(cache.read(ctx.storeId, `list ${JSON.stringify(query)}`, () => ProductPage.parse(listProducts(deps, ctx, query)))), {
+    .get('/', ({ ctx, query, set }) => {
+      const key = `list ${JSON.stringify(query)}`
+      const find = () => listProducts(deps, ctx, query, undefined, (find) => cache.found(ctx.storeId, key, find))
+      const body = cache.read(ctx.storeId, key, () => ProductPage.parse(readTransaction(deps.sqlite, find)))
+      return jsonResponse(body, set)
+    }, {
       auth: 'key',
       query: ProductListQuery,
       response: { 200: ProductPage, 400: ErrorEnvelope },
@@ -49,7 +55,10 @@ export const productRoutes = (deps: Deps) => {
         },
       },
     )
-    .get('/:id', ({ ctx, params }) => jsonResponse(cache.read(ctx.storeId, `product ${params.id}`, () => Product.parse(getProduct(deps.db, deps.publicUrl, ctx, params.id)))), {
+    .get('/:id', ({ ctx, params, set }) => {
+      const find = () => getProduct(deps.db, deps.publicUrl, ctx, params.id)
+      return jsonResponse(cache.read(ctx.storeId, `product ${params.id}`, () => Product.parse(readTransaction(deps.sqlite, find))), set)
+    }, {
       auth: 'key',
       params: IdParams,
       response: { 200: Product, 404: ErrorEnvelope },

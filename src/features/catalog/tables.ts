@@ -182,4 +182,6 @@ export const catalogVersions = sqliteTable('catalog_versions', {
     .primaryKey()
     .references(() => stores.id, { onDelete: 'cascade' }),
   version: integer().notNull(),
+  /** Raised only by changes that can alter which products a list shows, or their order (0008). */
+  matches: integer().notNull().default(0),
 })

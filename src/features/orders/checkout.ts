@@ -16,8 +16,8 @@ import { toOrder } from './views'
 export function checkout(deps: Deps, ctx: StoreCtx) {
   const customerId = customerOf(ctx)
   const order = writeTransaction(deps.db, (tx) => {
-    const cart = cartOf(tx, deps, ctx)
-    const lines = cartLines(tx, cart.id)
+    const cart = cartOf(deps, ctx)
+    const lines = cartLines(deps, cart.id)
     if (lines.length === 0) throw new AppError('CART_EMPTY', 'The cart is empty. Add items first: POST /v1/cart/items {"variantId": "var_...", "quantity": 1}.')
     const unavailable = lines.filter((l) => !buyable(l))
     if (unavailable.length > 0) {
@@ -51,7 +51,7 @@ export function checkout(deps: Deps, ctx: StoreCtx) {
         status: 'PENDING',
         subtotalCents,
         totalCents: subtotalCents,
-        currency: currencyOf(tx, ctx.storeId),
+        currency: currencyOf(deps, ctx.storeId),
         createdAt: now,
         updatedAt: now,
         expiresAt: now + deps.config.reservationTtlMinutes * 60_000,

@@ -1,8 +1,9 @@
-import { and, asc, count, desc, eq, inArray, type SQL } from 'drizzle-orm'
+import { and, asc, count, desc, eq, inArray, sql, type SQL } from 'drizzle-orm'
 import type { StoreCtx } from '../../kernel/auth/kinds'
 import { customers } from '../../kernel/auth/tables'
 import { isoTime } from '../../kernel/clock'
-import { isUniqueViolation, writeTransaction, type Sql } from '../../kernel/db/database'
+import { isUniqueViolation, readTransaction, writeTransaction, type Sql } from '../../kernel/db/database'
+import { inJsonIds } from '../../kernel/db/json-ids'
 import type { Deps } from '../../kernel/deps'
 import { AppError, notFound } from '../../kernel/errors'
 import { pageWindow, toPage, type PageQuery } from '../../kernel/pagination'
@@ -63,23 +64,38 @@ function storedSummary(db: Sql, productId: string) {
 
 // ---------------------------------------------------------------- views
 
+/**
+ * The queries of a product's review page, built once per database handle: drizzle builds a statement's
+ * SQL text on every call, which was 40 % of the time of GET /products/:id/reviews.
+ */
+function buildStatements(db: Sql) {
+  const p = sql.placeholder
+  const visibleOfProduct = and(eq(reviews.storeId, p('storeId')), eq(reviews.productId, p('productId')), eq(reviews.hidden, false))
+  return {
+    productPage: db.select().from(reviews).where(visibleOfProduct).orderBy(desc(reviews.createdAt), desc(reviews.id)).limit(p('limit')).offset(p('offset')).prepare(),
+    productCount: db.select({ n: count() }).from(reviews).where(visibleOfProduct).prepare(),
+    names: db.select({ id: customers.id, name: customers.name }).from(customers).where(inJsonIds(customers.id)).prepare(),
+    photos: db
+      .select({ reviewId: reviewMedia.reviewId, file: media })
+      .from(reviewMedia)
+      .innerJoin(media, eq(media.id, reviewMedia.mediaId))
+      .where(inJsonIds(reviewMedia.reviewId))
+      .orderBy(asc(reviewMedia.position))
+      .prepare(),
+  }
+}
+const built = new WeakMap<Sql, ReturnType<typeof buildStatements>>()
+function statements(db: Sql) {
+  let q = built.get(db)
+  if (!q) built.set(db, (q = buildStatements(db)))
+  return q
+}
+
 function toReviews(deps: Deps, db: Sql, rows: ReviewRow[]): Review[] {
   if (rows.length === 0) return []
-  const names = new Map(
-    db
-      .select({ id: customers.id, name: customers.name })
-      .from(customers)
-      .where(inArray(customers.id, [...new Set(rows.map((r) => r.customerId))]))
-      .all()
-      .map((c) => [c.id, c.name]),
-  )
-  const photos = db
-    .select({ reviewId: reviewMedia.reviewId, file: media })
-    .from(reviewMedia)
-    .innerJoin(media, eq(media.id, reviewMedia.mediaId))
-    .where(inArray(reviewMedia.reviewId, rows.map((r) => r.id)))
-    .orderBy(asc(reviewMedia.position))
-    .all()
+  const q = statements(db)
+  const names = new Map(q.names.all({ ids: JSON.stringify([...new Set(rows.map((r) => r.customerId))]) }).map((c) => [c.id, c.name]))
+  const photos = q.photos.all({ ids: JSON.stringify(rows.map((r) => r.id)) })
   return rows.map((r) => ({
     id: r.id,
     productId: r.productId,
@@ -163,9 +179,14 @@ function setPhotos(tx: Sql, ctx: StoreCtx, reviewId: string, mediaIds: string[])
 // ---------------------------------------------------------------- operations
 
 export function listProductReviews(deps: Deps, ctx: StoreCtx, productId: string, query: PageQuery) {
-  findProduct(deps.db, ctx, productId)
-  const where = and(eq(reviews.storeId, ctx.storeId), eq(reviews.productId, productId), eq(reviews.hidden, false))
-  return { ...page(deps, where, query), summary: storedSummary(deps.db, productId) }
+  return readTransaction(deps.sqlite, () => {
+    findProduct(deps.db, ctx, productId)
+    const q = statements(deps.db)
+    const { limit, offset } = pageWindow(query)
+    const rows = q.productPage.all({ storeId: ctx.storeId, productId, limit, offset })
+    const total = q.productCount.get({ storeId: ctx.storeId, productId })!.n
+    return { ...toPage(toReviews(deps, deps.db, rows), total, query), summary: storedSummary(deps.db, productId) }
+  })
 }
 
 export function canReview(deps: Deps, ctx: StoreCtx, productId: string) {

@@ -11,12 +11,15 @@ export interface Allowance {
  */
 export class RateLimiter {
   private buckets = new Map<string, { tokens: number; at: number }>()
+  private readonly limitHeader: string
 
   constructor(
     private clock: Clock,
     private rps: number,
     private burst: number,
-  ) {}
+  ) {
+    this.limitHeader = String(burst)
+  }
 
   get enabled() {
     return this.rps > 0
@@ -24,14 +27,14 @@ export class RateLimiter {
 
   take(key: string): Allowance {
     const now = this.clock.now()
-    const bucket = this.buckets.get(key) ?? { tokens: this.burst, at: now }
+    let bucket = this.buckets.get(key)
+    if (!bucket) this.buckets.set(key, (bucket = { tokens: this.burst, at: now }))
     bucket.tokens = Math.min(this.burst, bucket.tokens + ((now - bucket.at) / 1000) * this.rps)
     bucket.at = now
     const allowed = bucket.tokens >= 1
     if (allowed) bucket.tokens -= 1
-    this.buckets.set(key, bucket)
     const headers: Record<string, string> = {
-      'ratelimit-limit': String(this.burst),
+      'ratelimit-limit': this.limitHeader,
       'ratelimit-remaining': String(Math.floor(bucket.tokens)),
       'ratelimit-reset': String(Math.ceil((this.burst - bucket.tokens) / this.rps)),
     }

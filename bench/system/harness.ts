@@ -1,0 +1,151 @@
+/**
+ * The processes the whole-system bench drives: the built executable, the ceiling, the webhook
+ * receivers, the load generator. Each runs on 127.0.0.1 on a port of its own.
+ */
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs'
+import { createServer } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import type { LabelStats, LoadSpec } from './load'
+import { ADMIN_TOKEN } from './seed'
+
+const root = join(import.meta.dir, '..', '..')
+const bun = process.execPath
+
+export const freePort = () =>
+  new Promise<number>((resolve) => {
+    const server = createServer().listen(0, '127.0.0.1', () => {
+      const port = (server.address() as { port: number }).port
+      server.close(() => resolve(port))
+    })
+  })
+
+export const rssMib = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) / 1024
+
+/** Newest modification time of anything the executable is built from. */
+function newestSource(dir: string): number {
+  let newest = 0
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name)
+    newest = Math.max(newest, entry.isDirectory() ? newestSource(path) : statSync(path).mtimeMs)
+  }
+  return newest
+}
+
+/** The executable as `npm run build` makes it, in <tmp>; built again when a source is newer. */
+export async function freshExecutable(log: (line: string) => void): Promise<string> {
+  const outfile = join(tmpdir(), 'storefront-bench-bin', 'storefront')
+  const sources = Math.max(newestSource(join(root, 'src')), newestSource(join(root, 'migrations')), statSync(join(root, 'scripts', 'build.ts')).mtimeMs, statSync(join(root, 'package-lock.json')).mtimeMs)
+  if (existsSync(outfile) && statSync(outfile).mtimeMs > sources) {
+    log(`using the executable built at ${new Date(statSync(outfile).mtimeMs).toISOString()} (${outfile}; no source is newer)`)
+    return outfile
+  }
+  log(`building the executable (scripts/build.ts -> ${outfile})`)
+  const proc = Bun.spawn([bun, join(root, 'scripts', 'build.ts'), outfile], { stdout: 'pipe', stderr: 'pipe' })
+  if ((await proc.exited) !== 0) throw new Error(await new Response(proc.stderr).text())
+  return outfile
+}
+
+/** The least a compiled Bun server can do to answer /health: the ceiling of a cold start. */
+export async function buildBareServer(work: string): Promise<string> {
+  const source = join(work, 'bare.ts')
+  writeFileSync(source, `Bun.serve({ port: Number(process.env.PORT), hostname: '127.0.0.1', fetch: () => Response.json({ status: 'ok' }) })\n`)
+  const outfile = join(work, 'bare')
+  const result = await Bun.build({ entrypoints: [source], compile: { outfile } })
+  if (!result.success) throw new Error(result.logs.join('\n'))
+  return outfile
+}
+
+export interface Server {
+  proc: Bun.Subprocess
+  base: string
+  /** Launch to the first 200 of /health, ms. */
+  startMs: number
+  rss(): number
+  stop(): Promise<void>
+}
+
+/** Launches a command that listens on $PORT / --port and waits for a healthy /health. */
+export async function launch(command: string[], cwd: string, port: number): Promise<Server> {
+  const started = performance.now()
+  const proc = Bun.spawn(command, { cwd, stdin: 'ignore', stdout: 'ignore', stderr: 'inherit', env: { PATH: process.env.PATH ?? '', PORT: String(port) } })
+  const base = `http://127.0.0.1:${port}`
+  for (;;) {
+    const ok = await fetch(`${base}/health`).then((r) => r.ok, () => false)
+    if (ok) break
+    if (performance.now() - started > 15_000 || proc.exitCode !== null) throw new Error(`${command.join(' ')} did not become healthy`)
+    await Bun.sleep(1)
+  }
+  const startMs = performance.now() - started
+  return {
+    proc,
+    base,
+    startMs,
+    rss: () => rssMib(proc.pid),
+    async stop() {
+      proc.kill('SIGTERM')
+      await proc.exited
+    },
+  }
+}
+
+/** The executable on a data dir, with the bench's admin token and any extra flags. */
+export async function startStorefront(bin: string, dataDir: string, flags: string[] = []) {
+  const port = await freePort()
+  return launch([bin, '--host', '127.0.0.1', '--port', String(port), '--data', dataDir, '--admin-token', ADMIN_TOKEN, ...flags], dataDir, port)
+}
+
+/** A copy of the seeded data dir for one run, so the cache stays as seeded. */
+export function copyData(seeded: string, work: string, name: string): string {
+  const dir = join(work, name)
+  mkdirSync(join(dir, 'media'), { recursive: true })
+  for (const file of ['storefront.db', 'storefront.db-wal']) {
+    if (existsSync(join(seeded, file))) copyFileSync(join(seeded, file), join(dir, file))
+  }
+  return dir
+}
+
+/** A helper process that prints its port on its first line (ceiling, receiver, variant server). */
+export async function startHelper(script: string, args: string[], bunFlags: string[] = []): Promise<{ proc: Bun.Subprocess; base: string; stop(): Promise<void> }> {
+  const proc = Bun.spawn([bun, ...bunFlags, join(import.meta.dir, script), ...args], { stdout: 'pipe', stderr: 'inherit' })
+  const reader = proc.stdout.getReader()
+  let out = ''
+  while (!out.includes('\n')) {
+    const { value, done } = await reader.read()
+    if (done) throw new Error(`${script} did not start: ${out}`)
+    out += new TextDecoder().decode(value)
+  }
+  reader.releaseLock()
+  return {
+    proc,
+    base: `http://127.0.0.1:${Number(out.trim())}`,
+    async stop() {
+      proc.kill('SIGTERM')
+      await proc.exited
+    },
+  }
+}
+
+export type LoadResult = Record<string, LabelStats>
+
+/** Runs the load generator in its own process against `spec.base`. */
+export async function runLoad(spec: LoadSpec): Promise<LoadResult> {
+  const file = join(mkdtempSync(join(tmpdir(), 'storefront-bench-load-')), 'spec.json')
+  writeFileSync(file, JSON.stringify(spec))
+  const proc = Bun.spawn([bun, join(import.meta.dir, 'load.ts'), file], { stdout: 'pipe', stderr: 'inherit' })
+  const out = await new Response(proc.stdout).text()
+  if ((await proc.exited) !== 0) throw new Error(`load generator failed: ${out}`)
+  return JSON.parse(out) as LoadResult
+}
+
+/** JSON over HTTP for the set-up steps; throws on anything but 2xx. */
+export async function call<T = any>(base: string, method: string, path: string, headers: Record<string, string>, body?: unknown): Promise<{ status: number; text: string; json: T }> {
+  const res = await fetch(base + path, {
+    method,
+    headers: body === undefined ? headers : { ...headers, 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  })
+  const text = await res.text()
+  if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${text}`)
+  return { status: res.status, text, json: JSON.parse(text) as T }
+}

@@ -1,0 +1,72 @@
+/**
+ * The whole-system bench's table: every measurement of one run, its ratio to the ceiling measured in
+ * the same run, and whether each target of issue 11 holds.
+ */
+import type { LabelStats } from './load'
+
+export interface Results {
+  at: string
+  bun: string
+  cores: number
+  seconds: number
+  concurrency: number
+  endpoints: { name: string; target?: number; server: LabelStats; ceiling?: LabelStats; ratio?: number; turns?: number[] }[]
+  mix: Record<string, LabelStats>
+  startup: { runs?: number; ceilingMs?: number; firstMs?: number; restartMs?: number; seededMs?: number; seededAll?: number[]; all?: unknown }
+  memory: { idleMib?: number; afterMixMib?: number; afterRunMib?: number }
+  bookkeeping: { onRps?: number[]; offRps?: number[]; cost?: number }
+  webhooks?: { endpoints: number; paidOrders: number; expected: number; delivered: number; deliveriesPerSecond: number; drainAfterLoadMs: number }
+  flow?: Record<string, LabelStats>
+}
+
+const n = (x: number) => Math.round(x).toLocaleString('en')
+const ms = (x: number) => x.toFixed(2)
+const mib = (x: number | undefined) => (x === undefined ? '?' : x.toFixed(1))
+const verdict = (ok: boolean) => (ok ? 'holds' : '**misses**')
+
+export function report(r: Results): string {
+  const lines: string[] = []
+  const out = (line = '') => lines.push(line)
+  out(`Bun ${r.bun}, ${r.cores} cores, ${r.at}; ${r.concurrency} connections, ${r.seconds} s per turn; ratio = median of the turns (all turns in brackets)`)
+  out()
+  out('| endpoint | req/s | p50 ms | p95 ms | p99 ms | errors | ceiling req/s | ratio | target |')
+  out('|---|---|---|---|---|---|---|---|---|')
+  for (const e of r.endpoints) {
+    const s = e.server
+    const ratio = e.ratio === undefined ? '' : `${e.ratio.toFixed(2)}${e.turns ? ` (${e.turns.map((t) => t.toFixed(2)).join(', ')})` : ''}`
+    const target = e.target === undefined ? '' : `>= ${e.target}: ${verdict((e.ratio ?? 0) >= e.target)}`
+    out(`| ${e.name} | ${n(s.rps)} | ${ms(s.p50)} | ${ms(s.p95)} | ${ms(s.p99)} | ${s.errors} | ${e.ceiling ? n(e.ceiling.rps) : ''} | ${ratio} | ${target} |`)
+  }
+  if (r.webhooks) {
+    const w = r.webhooks
+    out(`| webhook fan-out | ${n(w.deliveriesPerSecond)} deliveries/s | | | | ${w.expected - w.delivered} missing | | | ${n(w.delivered)} of ${n(w.expected)} (${n(w.paidOrders)} orders x ${w.endpoints}), last ${n(w.drainAfterLoadMs)} ms after the load |`)
+  }
+  out()
+  const skip = new Set(['paid (all)', 'warm-up'])
+  const mixWorst = Math.max(0, ...Object.entries(r.mix).filter(([k]) => !skip.has(k)).map(([, s]) => s.p99))
+  out(`Classroom mix (30 stores x 3 clients, rate limit at its default): target p99 <= 50 ms on every endpoint: ${verdict(mixWorst <= 50)}`)
+  out()
+  out('| endpoint | req/s | p50 ms | p95 ms | p99 ms | max ms | statuses |')
+  out('|---|---|---|---|---|---|---|')
+  for (const [name, s] of Object.entries(r.mix)) {
+    if (skip.has(name)) continue
+    out(`| ${name} | ${n(s.rps)} | ${ms(s.p50)} | ${ms(s.p95)} | ${ms(s.p99)} | ${ms(s.max)} | ${Object.entries(s.statuses).map(([k, v]) => `${k}: ${v}`).join(', ')} |`)
+  }
+  const w = r.mix['warm-up']
+  if (w) out(`\nThe mix's warm-up (each client's first pass, when a store's first searches over its catalog are not cached yet), all endpoints: p50 ${ms(w.p50)} ms, p95 ${ms(w.p95)} ms, p99 ${ms(w.p99)} ms, max ${ms(w.max)} ms.`)
+  out()
+  const st = r.startup
+  const b = r.bookkeeping
+  out('| measure | value | target |')
+  out('|---|---|---|')
+  out(`| cold start, first (empty data dir), median of ${st.runs} | ${ms(st.firstMs ?? 0)} ms (${((st.firstMs ?? 0) / (st.ceilingMs ?? 1)).toFixed(1)}x a bare Bun.serve: ${ms(st.ceilingMs ?? 0)} ms) | < 150 ms: ${verdict((st.firstMs ?? 1e9) < 150)} |`)
+  out(`| cold start, restart, median of ${st.runs} | ${ms(st.restartMs ?? 0)} ms | < 150 ms: ${verdict((st.restartMs ?? 1e9) < 150)} |`)
+  out(`| cold start on the seeded classroom, median of 3 (${(st.seededAll ?? []).map((x) => x.toFixed(0)).join(', ')} ms) | ${ms(st.seededMs ?? 0)} ms | < 150 ms: ${verdict((st.seededMs ?? 1e9) < 150)} |`)
+  out(`| idle RSS (seeded classroom, 1 s after start) | ${mib(r.memory.idleMib)} MiB | < 80 MiB: ${verdict((r.memory.idleMib ?? 1e9) < 80)} |`)
+  out(`| RSS after the classroom mix | ${mib(r.memory.afterMixMib)} MiB | < 250 MiB: ${verdict((r.memory.afterMixMib ?? 1e9) < 250)} |`)
+  out(`| RSS after the full run | ${mib(r.memory.afterRunMib)} MiB | < 250 MiB: ${verdict((r.memory.afterRunMib ?? 1e9) < 250)} |`)
+  out(
+    `| activity counter + rate limiter, cost on list req/s | ${((b.cost ?? 0) * 100).toFixed(1)} % (on ${(b.onRps ?? []).map(n).join(', ')}; off ${(b.offRps ?? []).map(n).join(', ')}) | < 5 %: ${verdict((b.cost ?? 1) < 0.05)} |`,
+  )
+  return lines.join('\n')
+}

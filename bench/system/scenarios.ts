@@ -1,0 +1,46 @@
+/**
+ * What the whole-system bench's clients ask: the classroom mix (every store's shop front browsing and
+ * one customer buying) and the helpers the single-endpoint scenarios share.
+ */
+import type { LoadClient, LoadRequest } from './load'
+import { call } from './harness'
+import type { SeededStore } from './seed'
+
+export const key = (s: SeededStore) => ({ 'x-api-key': s.apiKey })
+
+/** Register over HTTP, one at a time (argon2 takes 19 MiB a hash: a burst of them would swell RSS). */
+export async function customers(base: string, store: SeededStore, n: number, prefix: string) {
+  const out: Record<string, string>[] = []
+  for (let i = 0; i < n; i++) {
+    const r = await call<{ token: string }>(base, 'POST', '/v1/customers/register', key(store), { email: `${prefix}${i}@run.bench`, password: 'bench-password', name: `Run ${i}` })
+    out.push({ ...key(store), authorization: `Bearer ${r.json.token}` })
+  }
+  return out
+}
+
+export const get = (label: string, path: string): LoadRequest => ({ label, method: 'GET', path })
+export const productPath = (id: string) => `/v1/products/${id}`
+
+/** What a student's shop front asks, in the order a page view would. */
+export function browsing(store: SeededStore, offset: number): LoadRequest[] {
+  const ids = store.sampleProductIds
+  return Array.from({ length: 8 }, (_, i) => [
+    get('product list', `/v1/products?page=${1 + ((i + offset) % 5)}&pageSize=20`),
+    get('product detail', productPath(ids[(offset * 37 + i * 11) % ids.length]!)),
+    get('search', `/v1/products?search=${['camiseta', 'azul', 'mochila%20verde', 'caneca'][(i + offset) % 4]}`),
+    get('review list', `/v1/products/${store.reviewedProductId}/reviews?page=1&pageSize=20`),
+    get('product detail', productPath(ids[(offset * 53 + i * 7) % ids.length]!)),
+  ]).flat()
+}
+
+/** 30 stores x 3 clients: two shop fronts browsing, one customer buying; 100 ms between requests. */
+export async function classroomClients(base: string, stores: SeededStore[]): Promise<LoadClient[]> {
+  const clients: LoadClient[] = []
+  for (const [s, store] of stores.entries()) {
+    const [buyer] = await customers(base, store, 1, `mix${s}-`)
+    clients.push({ headers: key(store), flow: 'cycle', requests: browsing(store, 2 * s), thinkMs: 100 })
+    clients.push({ headers: key(store), flow: 'cycle', requests: browsing(store, 2 * s + 1), thinkMs: 100 })
+    clients.push({ headers: buyer!, flow: 'order', variantId: store.stockVariantId, thinkMs: 100 })
+  }
+  return clients
+}
