@@ -1,5 +1,5 @@
 import { cloneElement, isValidElement, type ComponentChildren } from 'preact'
-import { useCallback, useEffect, useId, useRef, useState } from 'preact/hooks'
+import { useCallback, useEffect, useId, useLayoutEffect, useRef, useState } from 'preact/hooks'
 import { ApiError, type Page } from './api'
 
 /** Loads data on mount and when `deps` change; `reload` fetches again after a change. */
@@ -114,7 +114,8 @@ export function Field({ label, hint, children }: { label: string; hint?: string;
 export function ConfirmButton({ label, question, onConfirm, disabled }: { label: string; question: string; onConfirm: () => void; disabled?: boolean }) {
   const [asking, setAsking] = useState(false)
   const yes = useRef<HTMLButtonElement>(null)
-  useEffect(() => {
+  // A layout effect moves the focus in the same turn as the render, so a quick second Enter confirms.
+  useLayoutEffect(() => {
     if (asking) yes.current?.focus()
   }, [asking])
   if (!asking)

@@ -114,13 +114,14 @@ describe('a student running the store from the panel', () => {
       await row.getByRole('button', { name: 'Revoke' }).focus()
       await page.keyboard.press('Enter')
       // The question takes the focus, on the button that confirms.
-      expect(await page.evaluate<string>('document.activeElement.textContent')).toBe('Yes, revoke')
+      await eventually(async () => expect(await page.evaluate<string>('document.activeElement.textContent')).toBe('Yes, revoke'))
       await page.keyboard.press('Escape')
       await row.getByRole('button', { name: 'Revoke' }).waitFor()
       expect((await panel.call('GET', '/v1/products', { headers: { 'x-api-key': key.apiKey } })).status).toBe(200)
 
       await row.getByRole('button', { name: 'Revoke' }).focus()
       await page.keyboard.press('Enter')
+      await eventually(async () => expect(await page.evaluate<string>('document.activeElement.textContent')).toBe('Yes, revoke'))
       await page.keyboard.press('Enter')
       await page.getByText('Key "old laptop" revoked').waitFor()
       expect(await page.getByRole('row', { name: /old laptop/ }).count()).toBe(0)
