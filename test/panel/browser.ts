@@ -128,3 +128,11 @@ export async function signInAsTeacher(page: Page, panel: Panel, route = '/teache
   await page.getByRole('button', { name: 'Sign in' }).click()
   await page.getByRole('button', { name: 'Sign out' }).waitFor()
 }
+
+/** Signs a student in on the panel's student screen (the route's screen shows once signed in). */
+export async function signInAsStudent(page: Page, panel: Panel, rm: string, password: string, route = '/store') {
+  await page.goto(panel.url(route))
+  await page.getByLabel('RM').fill(rm)
+  await page.getByLabel('Password').fill(password)
+  await page.getByRole('button', { name: 'Sign in' }).click()
+}

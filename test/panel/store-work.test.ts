@@ -4,7 +4,7 @@ import { join } from 'node:path'
 import type { Page } from 'playwright-core'
 import { startReceiver } from '../helpers/receivers'
 import { expectOk } from '../helpers/world'
-import { eventually, startPanel, type Panel } from './browser'
+import { eventually, signInAsStudent, startPanel, type Panel } from './browser'
 
 let panel: Panel
 let student: Record<string, string>
@@ -25,12 +25,7 @@ afterAll(async () => {
   await panel?.close()
 })
 
-async function signIn(page: Page, route: string) {
-  await page.goto(panel.url(route))
-  await page.getByLabel('RM').fill(RM)
-  await page.getByLabel('Password').fill(PASSWORD)
-  await page.getByRole('button', { name: 'Sign in' }).click()
-}
+const signIn = (page: Page, route: string) => signInAsStudent(page, panel, RM, PASSWORD, route)
 
 describe('a student running the store from the panel', () => {
   test('hides a review: it leaves the public list and the product rating', async () => {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { registerBuyer } from '../helpers/orders'
 import { apiKey, expectOk } from '../helpers/world'
-import { eventually, startPanel, type Panel } from './browser'
+import { eventually, signInAsStudent, startPanel, type Panel } from './browser'
 
 let panel: Panel
 beforeAll(async () => {
@@ -21,10 +21,7 @@ describe('the student side of the panel', () => {
 
     await panel.withPage('student first sign-in to shipped order', async (page) => {
       // First sign-in: the password is the RM, and the panel asks for a new one before anything else.
-      await page.goto(panel.url('/store'))
-      await page.getByLabel('RM').fill(RM)
-      await page.getByLabel('Password').fill(RM)
-      await page.getByRole('button', { name: 'Sign in' }).click()
+      await signInAsStudent(page, panel, RM, RM)
       await page.getByRole('heading', { name: 'Choose your own password' }).waitFor()
       expect(await page.getByRole('link', { name: 'API keys' }).count()).toBe(0)
       await page.getByLabel('Current password').fill(RM)
@@ -90,10 +87,7 @@ describe('the student side of the panel', () => {
     const student = { authorization: `Bearer ${changed.token}` }
 
     await panel.withPage('student store colour', async (page) => {
-      await page.goto(panel.url('/store/settings'))
-      await page.getByLabel('RM').fill(rm)
-      await page.getByLabel('Password').fill(NEW_PASSWORD)
-      await page.getByRole('button', { name: 'Sign in' }).click()
+      await signInAsStudent(page, panel, rm, NEW_PASSWORD, '/store/settings')
       await page.getByRole('heading', { name: 'Store settings' }).waitFor()
       // A string runs in the page (this file is type-checked without the browser's types).
       const accent = () => page.evaluate<string>("getComputedStyle(document.querySelector('.top')).backgroundColor")
