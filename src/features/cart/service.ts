@@ -21,13 +21,16 @@ export function cartOf(deps: Deps, ctx: StoreCtx) {
   const found = q.cart.get({ customerId, storeId: ctx.storeId })
   if (found) return found
   const now = deps.clock.now()
-  const row = { id: deps.ids.next('cart'), storeId: ctx.storeId, customerId, createdAt: now, updatedAt: now }
+  const row = { id: deps.ids.next('cart'), storeId: ctx.storeId, customerId, createdAt: now, updatedAt: now, currency: currencyOf(deps, ctx.storeId) }
   q.insertCart.run({ id: row.id, storeId: row.storeId, customerId, now })
   return row
 }
 
-/** The lines of a cart with their variants and products as they are now. */
-export const cartLines = (deps: Deps, cartId: string) => cartStatements(deps.db).lines.all({ cartId })
+/** The lines of a cart with their variants and products as they are now, oldest first. */
+export const cartLines = (deps: Deps, cartId: string) =>
+  cartStatements(deps.db)
+    .lines.all({ cartId })
+    .sort((a, b) => a.createdAt - b.createdAt || a.rowid - b.rowid)
 
 export type CartLine = ReturnType<typeof cartLines>[number]
 
@@ -38,8 +41,8 @@ const availableOf = (l: CartLine) => (buyable(l) ? l.stock - l.reserved : 0)
 
 export const currencyOf = (deps: Deps, storeId: string) => cartStatements(deps.db).currency.get({ storeId })!.currency
 
-function cartView(deps: Deps, ctx: StoreCtx, cart: { id: string }): Cart {
-  const lines = cartLines(deps, cart.id)
+/** The answer: the cart's lines (as `cartLines` reads them) priced and counted. */
+function cartView(cart: { id: string; currency: string }, lines: CartLine[]): Cart {
   const items = lines.map((l) => ({
     id: l.id,
     variantId: l.variantId,
@@ -56,26 +59,29 @@ function cartView(deps: Deps, ctx: StoreCtx, cart: { id: string }): Cart {
     items,
     itemCount: lines.reduce((n, l) => n + l.quantity, 0),
     subtotal: fromCents(lines.reduce((sum, l) => sum + l.priceCents * l.quantity, 0)),
-    currency: currencyOf(deps, ctx.storeId),
+    currency: cart.currency,
   }
 }
+
+const freshView = (deps: Deps, cart: { id: string; currency: string }) => cartView(cart, cartLines(deps, cart.id))
 
 export function getCart(deps: Deps, ctx: StoreCtx): Cart {
   // Reading a cart that exists takes no write lock; only the first look creates it.
   const existing = cartStatements(deps.db).cart.get({ customerId: customerOf(ctx), storeId: ctx.storeId })
-  if (existing) return cartView(deps, ctx, existing)
-  return writeTransaction(deps.db, () => cartView(deps, ctx, cartOf(deps, ctx)))
+  if (existing) return freshView(deps, existing)
+  return writeTransaction(deps.db, () => freshView(deps, cartOf(deps, ctx)))
 }
 
-/** Refuses a quantity the variant cannot supply now (409), or a product that cannot be bought. */
+/**
+ * Refuses a quantity the variant cannot supply now (409), or a product that cannot be bought; returns
+ * the variant with its product, as a line of `cartLines` has them.
+ */
 function assertCanHold(deps: Deps, ctx: StoreCtx, variantId: string, quantity: number) {
-  const q = cartStatements(deps.db)
-  const variant = q.liveVariant.get({ id: variantId, storeId: ctx.storeId })
+  const variant = cartStatements(deps.db).variantLine.get({ id: variantId, storeId: ctx.storeId })
   if (!variant) throw notFound('variant', variantId, VARIANTS_HINT)
-  const product = q.productState.get({ id: variant.productId })!
-  if (product.state !== 'PUBLISHED' || product.deletedAt !== null) {
-    throw new AppError('PRODUCT_UNAVAILABLE', `Product '${product.name}' (variant ${variant.sku}) is ${product.state}, not PUBLISHED, so it cannot be bought. Publish it first: PUT /v1/products/${variant.productId} {"state":"PUBLISHED"}.`, [
-      { variantId, productId: variant.productId, state: product.state },
+  if (variant.state !== 'PUBLISHED' || variant.productDeletedAt !== null) {
+    throw new AppError('PRODUCT_UNAVAILABLE', `Product '${variant.name}' (variant ${variant.sku}) is ${variant.state}, not PUBLISHED, so it cannot be bought. Publish it first: PUT /v1/products/${variant.productId} {"state":"PUBLISHED"}.`, [
+      { variantId, productId: variant.productId, state: variant.state },
     ])
   }
   const available = variant.stock - variant.reserved
@@ -84,20 +90,36 @@ function assertCanHold(deps: Deps, ctx: StoreCtx, variantId: string, quantity: n
       { variantId, sku: variant.sku, requested: quantity, available },
     ])
   }
+  return variant
 }
 
+/**
+ * The cart's lines are read once, before the write: they hold the line of this variant if there is
+ * one, and with the change applied they are the answer (the write changes no stock, price or name),
+ * so the cart is not read again.
+ */
 export function addItem(deps: Deps, ctx: StoreCtx, input: { variantId: string; quantity: number }): Cart {
   return writeTransaction(deps.db, () => {
     const q = cartStatements(deps.db)
     const cart = cartOf(deps, ctx)
-    const existing = q.itemOfVariant.get({ cartId: cart.id, variantId: input.variantId })
+    const lines = cartLines(deps, cart.id)
+    const at = lines.findIndex((l) => l.variantId === input.variantId)
+    const existing = lines[at]
     const quantity = (existing?.quantity ?? 0) + input.quantity
-    assertCanHold(deps, ctx, input.variantId, quantity)
+    const variant = assertCanHold(deps, ctx, input.variantId, quantity)
     const now = deps.clock.now()
-    if (existing) q.setQuantity.run({ id: existing.id, quantity })
-    else q.insertItem.run({ id: deps.ids.next('item'), cartId: cart.id, storeId: ctx.storeId, variantId: input.variantId, quantity, now })
+    if (existing) {
+      q.setQuantity.run({ id: existing.id, quantity })
+      lines[at] = { ...existing, quantity }
+    } else {
+      const id = deps.ids.next('item')
+      q.insertItem.run({ id, cartId: cart.id, storeId: ctx.storeId, variantId: input.variantId, quantity, now })
+      // Lines are ordered by (createdAt, rowid), and the new row has the largest rowid of them.
+      const line = { ...variant, id, variantId: input.variantId, quantity, createdAt: now, rowid: Number.MAX_SAFE_INTEGER }
+      lines.splice(lines.findLastIndex((l) => l.createdAt <= now) + 1, 0, line)
+    }
     q.touchCart.run({ id: cart.id, now })
-    return cartView(deps, ctx, cart)
+    return cartView(cart, lines)
   })
 }
 
@@ -115,7 +137,7 @@ export function changeItem(deps: Deps, ctx: StoreCtx, itemId: string, quantity: 
     assertCanHold(deps, ctx, item.variantId, quantity)
     q.setQuantity.run({ id: item.id, quantity })
     q.touchCart.run({ id: cart.id, now: deps.clock.now() })
-    return cartView(deps, ctx, cart)
+    return freshView(deps, cart)
   })
 }
 
@@ -126,6 +148,6 @@ export function removeItem(deps: Deps, ctx: StoreCtx, itemId: string): Cart {
     const item = findItem(deps, cart.id, itemId)
     q.removeItem.run({ id: item.id })
     q.touchCart.run({ id: cart.id, now: deps.clock.now() })
-    return cartView(deps, ctx, cart)
+    return freshView(deps, cart)
   })
 }

@@ -96,14 +96,3 @@ export class CatalogReadCache {
     return fresh
   }
 }
-
-/**
- * A stored body as the final response, with the headers the kernel set for this request (CORS, request
- * id, rate limit). Elysia copies a returned Response through a stream when `set` still holds headers
- * (about 7 µs, a tenth of a cached read); with them moved onto the Response it sends it as it is.
- */
-export function jsonResponse(body: string, set: { headers: Record<string, unknown> }) {
-  const response = new Response(body, { headers: { ...(set.headers as Record<string, string>), 'content-type': 'application/json' } })
-  set.headers = {}
-  return response
-}

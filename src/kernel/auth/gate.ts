@@ -95,13 +95,30 @@ export function createGate(deps: GateDeps) {
     .innerJoin(stores, eq(stores.groupId, students.groupId))
     .where(eq(studentSessions.tokenHash, sql.placeholder('hash')))
     .prepare()
-  const customerByToken = db
-    .select({ customerId: customerSessions.customerId, storeId: customerSessions.storeId, expiresAt: customerSessions.expiresAt })
-    .from(customerSessions)
-    .where(eq(customerSessions.tokenHash, sql.placeholder('hash')))
+  // A buyer route's key and customer session in one statement (one WAL read lock, not two), kept like
+  // the key alone while the database is unchanged. Expiry is still checked against the clock on every
+  // request (customer() below); a logout or a revocation is a change, so the next request reads again.
+  const keyAndSession = db
+    .select({
+      id: apiKeys.id,
+      storeId: apiKeys.storeId,
+      revokedAt: apiKeys.revokedAt,
+      groupId: sql<string>`(select ${stores.groupId} from ${stores} where ${stores.id} = ${apiKeys.storeId})`,
+      session: sql<string | null>`(select json_array(s.customer_id, s.store_id, s.expires_at) from customer_sessions s where s.token_hash = ${sql.placeholder('tokenHash')})`,
+    })
+    .from(apiKeys)
+    .where(eq(apiKeys.secretHash, sql.placeholder('hash')))
     .prepare()
   // Every request of a shop front presents the same key: its row is kept until the database changes.
   const keyRow = untilChanged(deps.changes, (hash: string) => keyByHash.get({ hash }))
+  const keyAndSessionRow = untilChanged(deps.changes, (hashes: string) => {
+    const [hash, tokenHash] = hashes.split(' ') as [string, string]
+    const row = keyAndSession.get({ hash, tokenHash })
+    if (!row) return undefined
+    const { session, ...key } = row
+    const [customerId, storeId, expiresAt] = session ? (JSON.parse(session) as [string, string, number]) : []
+    return { key, session: customerId ? { customerId, storeId: storeId!, expiresAt: expiresAt! } : undefined }
+  })
   const memberOf = db
     .select({ rm: students.rm })
     .from(students)
@@ -111,11 +128,11 @@ export function createGate(deps: GateDeps) {
   const attributedRm = (groupId: string, rm: string | null) =>
     rm && memberOf.get({ rm, groupId }) ? rm : null
 
-  function apiKey(value: string) {
+  function apiKey(value: string, row?: ReturnType<typeof keyByHash.get>) {
     if (value.startsWith('stu_')) {
       throw unauthenticated('X-API-Key holds a student token. Send student tokens as Authorization: Bearer <token>.')
     }
-    const row = keyRow(hashToken(value))
+    row ??= keyRow(hashToken(value))
     if (!row) {
       throw unauthenticated(
         API_KEY_FORMAT.test(value)
@@ -138,8 +155,7 @@ export function createGate(deps: GateDeps) {
     return row
   }
 
-  function customer(token: string, storeId: string) {
-    const row = customerByToken.get({ hash: hashToken(token) })
+  function customer(row: { customerId: string; storeId: string; expiresAt: number } | undefined, storeId: string) {
     if (!row || row.storeId !== storeId) {
       throw unauthenticated("This customer token is not valid for this store. Log the customer in with this store's key: POST /v1/customers/login.")
     }
@@ -177,10 +193,12 @@ export function createGate(deps: GateDeps) {
         if (p.bearer || p.admin) throw wrongKind(kind, 'Buyer routes need the API key itself; a token alone does not open them.')
         throw unauthenticated(`This route needs ${AUTH_KINDS.customer.expects}.`)
       }
-      const key = apiKey(p.apiKey)
+      // Read together only when both are there; otherwise the key's own errors come first, as always.
+      const both = p.bearer && bearerKind === 'ctk_' && !p.apiKey.startsWith('stu_') ? keyAndSessionRow(`${hashToken(p.apiKey)} ${hashToken(p.bearer)}`) : null
+      const key = apiKey(p.apiKey, both?.key)
       if (!p.bearer) throw unauthenticated("This route also needs the customer's token in Authorization: Bearer (from POST /v1/customers/login).")
       if (bearerKind !== 'ctk_') throw wrongKind(kind, 'Authorization holds a token that is not a customer token.')
-      const c = customer(p.bearer, key.storeId)
+      const c = customer(both?.session, key.storeId)
       const actor: Actor = { type: 'customer', customerId: c.customerId, keyId: key.id, rm: attributedRm(key.groupId, p.studentRm) }
       return { storeId: key.storeId, groupId: key.groupId, actor }
     }
