@@ -2,7 +2,7 @@
  * The processes the whole-system bench drives: the built executable, the ceiling, the webhook
  * receivers, the load generator. Each runs on 127.0.0.1 on a port of its own.
  */
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs'
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -130,12 +130,17 @@ export type LoadResult = Record<string, LabelStats>
 
 /** Runs the load generator in its own process against `spec.base`. */
 export async function runLoad(spec: LoadSpec): Promise<LoadResult> {
-  const file = join(mkdtempSync(join(tmpdir(), 'storefront-bench-load-')), 'spec.json')
-  writeFileSync(file, JSON.stringify(spec))
-  const proc = Bun.spawn([bun, join(import.meta.dir, 'load.ts'), file], { stdout: 'pipe', stderr: 'inherit' })
-  const out = await new Response(proc.stdout).text()
-  if ((await proc.exited) !== 0) throw new Error(`load generator failed: ${out}`)
-  return JSON.parse(out) as LoadResult
+  const dir = mkdtempSync(join(tmpdir(), 'storefront-bench-load-'))
+  try {
+    const file = join(dir, 'spec.json')
+    writeFileSync(file, JSON.stringify(spec))
+    const proc = Bun.spawn([bun, join(import.meta.dir, 'load.ts'), file], { stdout: 'pipe', stderr: 'inherit' })
+    const out = await new Response(proc.stdout).text()
+    if ((await proc.exited) !== 0) throw new Error(`load generator failed: ${out}`)
+    return JSON.parse(out) as LoadResult
+  } finally {
+    rmSync(dir, { recursive: true, force: true })
+  }
 }
 
 /** JSON over HTTP for the set-up steps; throws on anything but 2xx. */

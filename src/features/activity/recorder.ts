@@ -25,7 +25,10 @@ interface Pending {
  * no database write (issue 3). Also remembers when each API key was last used.
  */
 export class ActivityRecorder implements CallRecorder {
-  private pending = new Map<string, Pending>()
+  /** Every entry not yet written, in the order they were opened. */
+  private pending: Pending[] = []
+  /** Per group and RM, the entry of the current hour: found with no key string built per call. */
+  private latest = new Map<string, Map<string, Pending>>()
   private keysUsed = new Map<string, number>()
 
   constructor(
@@ -37,9 +40,14 @@ export class ActivityRecorder implements CallRecorder {
   private entry(call: Call, now: number): Pending {
     const hourStart = now - (now % HOUR)
     const rm = call.rm ?? ''
-    const id = `${call.groupId}\n${rm}\n${hourStart}`
-    let entry = this.pending.get(id)
-    if (!entry) this.pending.set(id, (entry = { groupId: call.groupId, rm, hourStart, calls: 0, errors: 0, lastCallAt: now }))
+    let byRm = this.latest.get(call.groupId)
+    if (!byRm) this.latest.set(call.groupId, (byRm = new Map()))
+    let entry = byRm.get(rm)
+    if (entry?.hourStart !== hourStart) {
+      // A new hour (or the first call since the last flush): the previous entry stays pending as it is.
+      byRm.set(rm, (entry = { groupId: call.groupId, rm, hourStart, calls: 0, errors: 0, lastCallAt: now }))
+      this.pending.push(entry)
+    }
     return entry
   }
 
@@ -56,11 +64,11 @@ export class ActivityRecorder implements CallRecorder {
   }
 
   flush() {
-    if (this.pending.size === 0 && this.keysUsed.size === 0) return
+    if (this.pending.length === 0 && this.keysUsed.size === 0) return
     // Synchronous from here to the clear: no call can be recorded in between, and on failure
     // nothing is cleared, so the counts wait for the next flush.
     this.db.transaction((tx) => {
-      for (const c of this.pending.values()) {
+      for (const c of this.pending) {
         tx.insert(activityCounts)
           .values(c)
           .onConflictDoUpdate({
@@ -75,7 +83,8 @@ export class ActivityRecorder implements CallRecorder {
       }
       for (const [keyId, at] of this.keysUsed) tx.update(apiKeys).set({ lastUsedAt: at }).where(eq(apiKeys.id, keyId)).run()
     })
-    this.pending.clear()
+    this.pending = []
+    this.latest.clear()
     this.keysUsed.clear()
   }
 

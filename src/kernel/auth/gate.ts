@@ -245,12 +245,10 @@ export function createGate(deps: GateDeps) {
     /** Applies the store's rate limit and sets the RateLimit-* headers on the response. */
     limit(ctx: StoreCtx, headers: Record<string, unknown>) {
       if (!deps.limiter.enabled) return
-      const allowance = deps.limiter.take(ctx.storeId)
-      Object.assign(headers, allowance.headers)
-      if (!allowance.allowed) {
+      if (!deps.limiter.take(ctx.storeId, headers)) {
         throw new AppError(
           'RATE_LIMITED',
-          `Your store sent more requests than its limit allows. Wait ${allowance.headers['retry-after']} s (Retry-After) and slow your loop down; other stores are not affected.`,
+          `Your store sent more requests than its limit allows. Wait ${headers['retry-after']} s (Retry-After) and slow your loop down; other stores are not affected.`,
         )
       }
     },

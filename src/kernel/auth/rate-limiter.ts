@@ -1,10 +1,5 @@
 import type { Clock } from '../clock'
 
-export interface Allowance {
-  allowed: boolean
-  headers: Record<string, string>
-}
-
 /**
  * A token bucket per store (decisions §13): `rps` tokens a second, up to `burst` saved. One group's
  * runaway loop empties its own bucket only, so the others are not slowed.
@@ -25,7 +20,11 @@ export class RateLimiter {
     return this.rps > 0
   }
 
-  take(key: string): Allowance {
+  /**
+   * Takes one request from the store's bucket and writes the RateLimit-* headers (and Retry-After when
+   * refused) into `headers`, the response's own, so no object is made per request. True when allowed.
+   */
+  take(key: string, headers: Record<string, unknown>): boolean {
     const now = this.clock.now()
     let bucket = this.buckets.get(key)
     if (!bucket) this.buckets.set(key, (bucket = { tokens: this.burst, at: now }))
@@ -33,12 +32,10 @@ export class RateLimiter {
     bucket.at = now
     const allowed = bucket.tokens >= 1
     if (allowed) bucket.tokens -= 1
-    const headers: Record<string, string> = {
-      'ratelimit-limit': this.limitHeader,
-      'ratelimit-remaining': String(Math.floor(bucket.tokens)),
-      'ratelimit-reset': String(Math.ceil((this.burst - bucket.tokens) / this.rps)),
-    }
+    headers['ratelimit-limit'] = this.limitHeader
+    headers['ratelimit-remaining'] = String(Math.floor(bucket.tokens))
+    headers['ratelimit-reset'] = String(Math.ceil((this.burst - bucket.tokens) / this.rps))
     if (!allowed) headers['retry-after'] = String(Math.max(1, Math.ceil((1 - bucket.tokens) / this.rps)))
-    return { allowed, headers }
+    return allowed
   }
 }
