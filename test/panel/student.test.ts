@@ -1,10 +1,11 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { registerBuyer } from '../helpers/orders'
 import { apiKey, expectOk } from '../helpers/world'
-import { eventually, signInAsStudent, startPanel, type Panel } from './browser'
+import { eventually, noBrowser, type Panel, signInAsStudent, startPanel } from './browser'
 
 let panel: Panel
 beforeAll(async () => {
+  if (noBrowser) return
   panel = await startPanel()
 })
 afterAll(async () => {
@@ -14,7 +15,7 @@ afterAll(async () => {
 const RM = '2026100'
 const NEW_PASSWORD = 'a-better-password'
 
-describe('the student side of the panel', () => {
+describe.skipIf(noBrowser)('the student side of the panel', () => {
   test('first sign-in, forced password change, an API key shown once, a product published, an order shipped', async () => {
     const admin = { 'x-admin-token': panel.adminToken }
     const group = await expectOk(panel.call('POST', '/v1/admin/groups', { headers: admin, body: { name: 'Loja Azul', members: [{ rm: RM, name: 'Ana Lima' }] } }), 201)

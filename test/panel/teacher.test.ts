@@ -2,10 +2,11 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { readFileSync } from 'node:fs'
 import type { Page } from 'playwright-core'
 import { activeStudent, admin, bearer } from '../helpers/world'
-import { eventually, PHONE, signInAsTeacher, startPanel, type Panel } from './browser'
+import { eventually, noBrowser, type Panel, PHONE, signInAsTeacher, startPanel } from './browser'
 
 let panel: Panel
 beforeAll(async () => {
+  if (noBrowser) return
   panel = await startPanel()
 })
 afterAll(async () => {
@@ -26,7 +27,7 @@ async function studentOf(page: Page, group: string, name: string) {
 
 const chartLabel = (page: Page, what: 'Calls' | 'Errors') => page.getByRole('img', { name: new RegExp(`^${what} per hour`) }).getAttribute('aria-label')
 
-describe('the teacher side of the panel', () => {
+describe.skipIf(noBrowser)('the teacher side of the panel', () => {
   test('the teacher creates a group, sees its activity chart change after API calls, and downloads the CSV', async () => {
     await panel.withPage('teacher creates a group, sees activity and downloads the CSV', async (page) => {
       await signInAsTeacher(page, panel, '/teacher/groups')
