@@ -3,9 +3,9 @@ import type { Database } from 'bun:sqlite'
 /*
  * The cart's statements in SQL, prepared once per connection on bun:sqlite itself. drizzle built the
  * SQL text on every call (bench/README.md), and even prepared it still mapped every row and wrapped
- * every transaction in objects of its own: a cart add is nine small statements, so that overhead was a
- * good part of its time. The columns are named as the code reads them (`as "createdAt"`), so the rows
- * come out as they are.
+ * every transaction in objects of its own: a cart add's service call (transaction included, no HTTP)
+ * took about 52 µs through drizzle and takes about 43 µs here, over half of it BEGIN and COMMIT. The
+ * columns are named as the code reads them (`as "createdAt"`), so the rows come out as they are.
  *
  * A line's variant and product are read through scalar subqueries, not joins: the same rows (the
  * foreign keys make every item's variant and product exist), and SQLite runs a lookup by primary key
