@@ -1,11 +1,11 @@
 import type { StoreCtx } from '../../kernel/auth/kinds'
-import { writeTransaction } from '../../kernel/db/database'
+import { immediateTransaction } from '../../kernel/db/database'
 import type { Deps } from '../../kernel/deps'
 import { AppError, notFound } from '../../kernel/errors'
 import { fromCents } from '../../kernel/money'
 import { VARIANTS_HINT } from '../catalog/find'
 import type { Cart } from './model'
-import { cartStatements } from './statements'
+import { cartStatements, type CartRow, type LineRow } from './statements'
 
 /** The customer's one cart (decisions §11): lines by variant, priced at today's prices. */
 
@@ -15,9 +15,9 @@ export function customerOf(ctx: StoreCtx): string {
 }
 
 /** The customer's cart, created on first use. Runs in the caller's transaction (statements.ts). */
-export function cartOf(deps: Deps, ctx: StoreCtx) {
+export function cartOf(deps: Deps, ctx: StoreCtx): CartRow {
   const customerId = customerOf(ctx)
-  const q = cartStatements(deps.db)
+  const q = cartStatements(deps.sqlite)
   const found = q.cart.get({ customerId, storeId: ctx.storeId })
   if (found) return found
   const now = deps.clock.now()
@@ -27,19 +27,19 @@ export function cartOf(deps: Deps, ctx: StoreCtx) {
 }
 
 /** The lines of a cart with their variants and products as they are now, oldest first. */
-export const cartLines = (deps: Deps, cartId: string) =>
-  cartStatements(deps.db)
-    .lines.all({ cartId })
+export const cartLines = (deps: Deps, ctx: StoreCtx, cartId: string): CartLine[] =>
+  cartStatements(deps.sqlite)
+    .lines.all({ cartId, storeId: ctx.storeId })
     .sort((a, b) => a.createdAt - b.createdAt || a.rowid - b.rowid)
 
-export type CartLine = ReturnType<typeof cartLines>[number]
+export type CartLine = LineRow
 
 /** Can be bought at all: a live variant of a live, PUBLISHED product. */
 export const buyable = (l: CartLine) => l.variantDeletedAt === null && l.productDeletedAt === null && l.state === 'PUBLISHED'
 
 const availableOf = (l: CartLine) => (buyable(l) ? l.stock - l.reserved : 0)
 
-export const currencyOf = (deps: Deps, storeId: string) => cartStatements(deps.db).currency.get({ storeId })!.currency
+export const currencyOf = (deps: Deps, storeId: string) => cartStatements(deps.sqlite).currency.get({ storeId })!.currency
 
 /** The answer: the cart's lines (as `cartLines` reads them) priced and counted. */
 function cartView(cart: { id: string; currency: string }, lines: CartLine[]): Cart {
@@ -63,13 +63,13 @@ function cartView(cart: { id: string; currency: string }, lines: CartLine[]): Ca
   }
 }
 
-const freshView = (deps: Deps, cart: { id: string; currency: string }) => cartView(cart, cartLines(deps, cart.id))
+const freshView = (deps: Deps, ctx: StoreCtx, cart: { id: string; currency: string }) => cartView(cart, cartLines(deps, ctx, cart.id))
 
 export function getCart(deps: Deps, ctx: StoreCtx): Cart {
   // Reading a cart that exists takes no write lock; only the first look creates it.
-  const existing = cartStatements(deps.db).cart.get({ customerId: customerOf(ctx), storeId: ctx.storeId })
-  if (existing) return freshView(deps, existing)
-  return writeTransaction(deps.db, () => freshView(deps, cartOf(deps, ctx)))
+  const existing = cartStatements(deps.sqlite).cart.get({ customerId: customerOf(ctx), storeId: ctx.storeId })
+  if (existing) return freshView(deps, ctx, existing)
+  return immediateTransaction(deps.sqlite, () => freshView(deps, ctx, cartOf(deps, ctx)))
 }
 
 /**
@@ -77,7 +77,7 @@ export function getCart(deps: Deps, ctx: StoreCtx): Cart {
  * the variant with its product, as a line of `cartLines` has them.
  */
 function assertCanHold(deps: Deps, ctx: StoreCtx, variantId: string, quantity: number) {
-  const variant = cartStatements(deps.db).variantLine.get({ id: variantId, storeId: ctx.storeId })
+  const variant = cartStatements(deps.sqlite).variantLine.get({ id: variantId, storeId: ctx.storeId })
   if (!variant) throw notFound('variant', variantId, VARIANTS_HINT)
   if (variant.state !== 'PUBLISHED' || variant.productDeletedAt !== null) {
     throw new AppError('PRODUCT_UNAVAILABLE', `Product '${variant.name}' (variant ${variant.sku}) is ${variant.state}, not PUBLISHED, so it cannot be bought. Publish it first: PUT /v1/products/${variant.productId} {"state":"PUBLISHED"}.`, [
@@ -99,17 +99,17 @@ function assertCanHold(deps: Deps, ctx: StoreCtx, variantId: string, quantity: n
  * so the cart is not read again.
  */
 export function addItem(deps: Deps, ctx: StoreCtx, input: { variantId: string; quantity: number }): Cart {
-  return writeTransaction(deps.db, () => {
-    const q = cartStatements(deps.db)
+  return immediateTransaction(deps.sqlite, () => {
+    const q = cartStatements(deps.sqlite)
     const cart = cartOf(deps, ctx)
-    const lines = cartLines(deps, cart.id)
+    const lines = cartLines(deps, ctx, cart.id)
     const at = lines.findIndex((l) => l.variantId === input.variantId)
     const existing = lines[at]
     const quantity = (existing?.quantity ?? 0) + input.quantity
     const variant = assertCanHold(deps, ctx, input.variantId, quantity)
     const now = deps.clock.now()
     if (existing) {
-      q.setQuantity.run({ id: existing.id, quantity })
+      q.setQuantity.run({ id: existing.id, storeId: ctx.storeId, quantity })
       lines[at] = { ...existing, quantity }
     } else {
       const id = deps.ids.next('item')
@@ -118,36 +118,36 @@ export function addItem(deps: Deps, ctx: StoreCtx, input: { variantId: string; q
       const line = { ...variant, id, variantId: input.variantId, quantity, createdAt: now, rowid: Number.MAX_SAFE_INTEGER }
       lines.splice(lines.findLastIndex((l) => l.createdAt <= now) + 1, 0, line)
     }
-    q.touchCart.run({ id: cart.id, now })
+    q.touchCart.run({ id: cart.id, storeId: ctx.storeId, now })
     return cartView(cart, lines)
   })
 }
 
-function findItem(deps: Deps, cartId: string, itemId: string) {
-  const item = cartStatements(deps.db).item.get({ id: itemId, cartId })
+function findItem(deps: Deps, ctx: StoreCtx, cartId: string, itemId: string) {
+  const item = cartStatements(deps.sqlite).item.get({ id: itemId, cartId, storeId: ctx.storeId })
   if (!item) throw notFound('cart item', itemId, 'GET /v1/cart shows the ids of your cart items')
   return item
 }
 
 export function changeItem(deps: Deps, ctx: StoreCtx, itemId: string, quantity: number): Cart {
-  return writeTransaction(deps.db, () => {
-    const q = cartStatements(deps.db)
+  return immediateTransaction(deps.sqlite, () => {
+    const q = cartStatements(deps.sqlite)
     const cart = cartOf(deps, ctx)
-    const item = findItem(deps, cart.id, itemId)
+    const item = findItem(deps, ctx, cart.id, itemId)
     assertCanHold(deps, ctx, item.variantId, quantity)
-    q.setQuantity.run({ id: item.id, quantity })
-    q.touchCart.run({ id: cart.id, now: deps.clock.now() })
-    return freshView(deps, cart)
+    q.setQuantity.run({ id: item.id, storeId: ctx.storeId, quantity })
+    q.touchCart.run({ id: cart.id, storeId: ctx.storeId, now: deps.clock.now() })
+    return freshView(deps, ctx, cart)
   })
 }
 
 export function removeItem(deps: Deps, ctx: StoreCtx, itemId: string): Cart {
-  return writeTransaction(deps.db, () => {
-    const q = cartStatements(deps.db)
+  return immediateTransaction(deps.sqlite, () => {
+    const q = cartStatements(deps.sqlite)
     const cart = cartOf(deps, ctx)
-    const item = findItem(deps, cart.id, itemId)
-    q.removeItem.run({ id: item.id })
-    q.touchCart.run({ id: cart.id, now: deps.clock.now() })
-    return freshView(deps, cart)
+    const item = findItem(deps, ctx, cart.id, itemId)
+    q.removeItem.run({ id: item.id, storeId: ctx.storeId })
+    q.touchCart.run({ id: cart.id, storeId: ctx.storeId, now: deps.clock.now() })
+    return freshView(deps, ctx, cart)
   })
 }

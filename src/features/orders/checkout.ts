@@ -17,7 +17,7 @@ export function checkout(deps: Deps, ctx: StoreCtx) {
   const customerId = customerOf(ctx)
   const order = writeTransaction(deps.db, (tx) => {
     const cart = cartOf(deps, ctx)
-    const lines = cartLines(deps, cart.id)
+    const lines = cartLines(deps, ctx, cart.id)
     if (lines.length === 0) throw new AppError('CART_EMPTY', 'The cart is empty. Add items first: POST /v1/cart/items {"variantId": "var_...", "quantity": 1}.')
     const unavailable = lines.filter((l) => !buyable(l))
     if (unavailable.length > 0) {

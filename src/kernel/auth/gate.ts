@@ -1,3 +1,4 @@
+import type { Database } from 'bun:sqlite'
 import { and, eq, sql } from 'drizzle-orm'
 import type { Clock } from '../clock'
 import { untilChanged, type ChangeStamp } from '../db/change-stamp'
@@ -32,6 +33,7 @@ export const callOf = (ctx: StoreCtx): Call => ({
 
 interface GateDeps {
   db: Db
+  sqlite: Database
   changes: ChangeStamp
   clock: Clock
   adminToken: string
@@ -98,17 +100,14 @@ export function createGate(deps: GateDeps) {
   // A buyer route's key and customer session in one statement (one WAL read lock, not two), kept like
   // the key alone while the database is unchanged. Expiry is still checked against the clock on every
   // request (customer() below); a logout or a revocation is a change, so the next request reads again.
-  const keyAndSession = db
-    .select({
-      id: apiKeys.id,
-      storeId: apiKeys.storeId,
-      revokedAt: apiKeys.revokedAt,
-      groupId: sql<string>`(select ${stores.groupId} from ${stores} where ${stores.id} = ${apiKeys.storeId})`,
-      session: sql<string | null>`(select json_array(s.customer_id, s.store_id, s.expires_at) from customer_sessions s where s.token_hash = ${sql.placeholder('tokenHash')})`,
-    })
-    .from(apiKeys)
-    .where(eq(apiKeys.secretHash, sql.placeholder('hash')))
-    .prepare()
+  // On bun:sqlite itself, without drizzle's wrapper and row mapping: where every request writes (a cart
+  // add), the kept row never survives and this statement runs on every request.
+  const keyAndSession = deps.sqlite.prepare<{ id: string; storeId: string; revokedAt: number | null; groupId: string; session: string | null }, [{ hash: string; tokenHash: string }]>(
+    `select k.id, k.store_id as "storeId", k.revoked_at as "revokedAt",
+      (select s.group_id from stores s where s.id = k.store_id) as "groupId",
+      (select json_array(c.customer_id, c.store_id, c.expires_at) from customer_sessions c where c.token_hash = $tokenHash) as session
+     from api_keys k where k.secret_hash = $hash`,
+  )
   // Every request of a shop front presents the same key: its row is kept until the database changes.
   const keyRow = untilChanged(deps.changes, (hash: string) => keyByHash.get({ hash }))
   const keyAndSessionRow = untilChanged(deps.changes, (hashes: string) => {

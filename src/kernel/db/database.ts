@@ -1,4 +1,4 @@
-import { Database } from 'bun:sqlite'
+import { Database, type Statement } from 'bun:sqlite'
 import { drizzle, type BunSQLiteDatabase } from 'drizzle-orm/bun-sqlite'
 import type { BaseSQLiteDatabase } from 'drizzle-orm/sqlite-core'
 
@@ -64,6 +64,34 @@ export function writeTransaction<T>(db: Db, work: (tx: Sql) => T): T {
     return result
   }, { behavior: 'immediate' })
 }
+
+/**
+ * `writeTransaction` for code that runs its statements on bun:sqlite directly (the cart): the same
+ * `BEGIN IMMEDIATE`, with the three statements prepared once per connection instead of drizzle's
+ * transaction object and Bun's wrapper made on every call. Inside an open transaction it is a savepoint,
+ * as with `writeTransaction`.
+ */
+export function immediateTransaction<T>(sqlite: Database, work: () => T): T {
+  if (sqlite.inTransaction) return sqlite.transaction(work).immediate()
+  let control = controls.get(sqlite)
+  if (!control) {
+    control = { begin: sqlite.prepare('BEGIN IMMEDIATE'), commit: sqlite.prepare('COMMIT'), rollback: sqlite.prepare('ROLLBACK') }
+    controls.set(sqlite, control)
+  }
+  control.begin.run()
+  try {
+    const result = work()
+    if (result instanceof Promise) throw new Error('immediateTransaction callback must be synchronous')
+    control.commit.run()
+    return result
+  } catch (error) {
+    // A failed COMMIT (or SQLite's own rollback after some errors) can leave no transaction to end.
+    if (sqlite.inTransaction) control.rollback.run()
+    throw error
+  }
+}
+
+const controls = new WeakMap<Database, { begin: Statement; commit: Statement; rollback: Statement }>()
 
 /**
  * Several reads as one snapshot: in WAL mode every statement outside a transaction takes and drops a
