@@ -64,6 +64,33 @@ describe('activity attribution (decisions §5)', () => {
     expect(rows()).toBe(stored + 5)
   })
 
+  test('calls on both sides of an hour, with no flush between, are stored in their own hours', async () => {
+    const t = await setup()
+    const { A } = t.world
+    t.deps.activity.flush()
+    const HOUR = 3600_000
+    t.clock.set(Math.floor(t.clock.now() / HOUR) * HOUR + 2 * HOUR - 1) // the last millisecond of an hour
+    const first = t.clock.now() - (HOUR - 1)
+    const headers = { ...apiKey(A.key.apiKey), 'x-student-rm': A.rms.spare }
+    await t.call('GET', '/v1/probe', { headers })
+    await t.call('GET', '/v1/probe', { headers })
+    t.clock.advance(1) // the next hour
+    await t.call('GET', '/v1/probe', { headers })
+    await t.call('GET', '/v1/probe/conflict', { headers })
+    t.deps.activity.flush()
+    const rows = t.deps.db
+      .select()
+      .from(activityCounts)
+      .all()
+      .filter((r) => r.rm === A.rms.spare)
+      .map((r) => [r.hourStart - first, r.calls, r.errors])
+      .sort((a, b) => a[0]! - b[0]!)
+    expect(rows).toEqual([
+      [0, 2, 0],
+      [HOUR, 2, 1],
+    ])
+  })
+
   test('stopping the server writes the counts still in memory (decisions §1)', async () => {
     const t = await setup()
     t.deps.activity.flush()
