@@ -2,9 +2,8 @@
  * Browser tests of the panel: the real server from source on a free loopback port with a fresh data
  * folder, driven by a real headless Chromium (Debian's `chromium`, through playwright-core).
  *
- *   const panel = await startPanel()          // in beforeAll
+ *   const panel = usePanel()                  // at the top of a test file: started before, closed after
  *   await panel.withPage('teacher creates a group', async (page) => { ... })
- *   await panel.close()                        // in afterAll
  *
  * Tests find things by role, label and text (getByRole/getByLabel/getByText), as a keyboard or
  * screen-reader user would, so each test also checks that the screen is labelled. A failing test
@@ -12,6 +11,7 @@
  */
 import { existsSync, mkdirSync } from 'node:fs'
 import { join } from 'node:path'
+import { afterAll, beforeAll } from 'bun:test'
 import { chromium, type Browser, type BrowserContextOptions, type Page } from 'playwright-core'
 import { ADMIN_TOKEN } from '../helpers/app'
 import { emptyDir, overHttp, SOURCE_SERVER, startExecutable, type Running } from '../helpers/executable'
@@ -111,6 +111,21 @@ export async function startPanel(extraArgs: string[] = []): Promise<Panel> {
       await server.stop()
     },
   }
+}
+
+/**
+ * The panel of this test file: started before its tests (unless there is no browser), closed after.
+ * The object is filled in place when it starts, so a file can hold on to it from the top.
+ */
+export function usePanel(extraArgs: string[] = []): Panel {
+  const panel = {} as Panel
+  beforeAll(async () => {
+    if (!noBrowser) Object.assign(panel, await startPanel(extraArgs))
+  })
+  afterAll(async () => {
+    await panel.close?.()
+  })
+  return panel
 }
 
 /**

@@ -1,16 +1,9 @@
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { describe, expect, test } from 'bun:test'
 import { existsSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
-import { noBrowser, type Panel, SCREENSHOTS, startPanel } from './browser'
+import { noBrowser, SCREENSHOTS, usePanel } from './browser'
 
-let panel: Panel
-beforeAll(async () => {
-  if (noBrowser) return
-  panel = await startPanel()
-})
-afterAll(async () => {
-  await panel?.close()
-})
+const panel = usePanel()
 
 describe.skipIf(noBrowser)('the browser-test harness', () => {
   test('the panel loads in Chromium and offers the student and the teacher side', async () => {

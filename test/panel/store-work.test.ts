@@ -1,29 +1,25 @@
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { beforeAll, describe, expect, test } from 'bun:test'
 import { createHmac } from 'node:crypto'
 import { join } from 'node:path'
 import type { Page } from 'playwright-core'
 import { startReceiver } from '../helpers/receivers'
 import { expectOk } from '../helpers/world'
-import { eventually, noBrowser, type Panel, signInAsStudent, startPanel } from './browser'
+import { eventually, noBrowser, signInAsStudent, usePanel } from './browser'
 
-let panel: Panel
+// Loopback http:// webhook URLs are allowed, as a teacher does on a LAN without certificates.
+const panel = usePanel(['--allow-insecure-webhooks'])
 let student: Record<string, string>
 const RM = '2026300'
 const PASSWORD = 'a-better-password'
 
 beforeAll(async () => {
   if (noBrowser) return
-  // Loopback http:// webhook URLs are allowed, as a teacher does on a LAN without certificates.
-  panel = await startPanel(['--allow-insecure-webhooks'])
   const admin = { 'x-admin-token': panel.adminToken }
   const group = await expectOk(panel.call('POST', '/v1/admin/groups', { headers: admin, body: { name: 'Loja Demo', members: [{ rm: RM, name: 'Duda' }] } }), 201)
   await expectOk(panel.call('POST', `/v1/admin/groups/${group.id}/seed-demo`, { headers: admin }), 201)
   const login = await expectOk(panel.call('POST', '/v1/store/auth/login', { body: { rm: RM, password: RM } }))
   const changed = await expectOk(panel.call('POST', '/v1/store/auth/change-password', { headers: { authorization: `Bearer ${login.token}` }, body: { currentPassword: RM, newPassword: PASSWORD } }))
   student = { authorization: `Bearer ${changed.token}` }
-})
-afterAll(async () => {
-  await panel?.close()
 })
 
 const signIn = (page: Page, route: string) => signInAsStudent(page, panel, RM, PASSWORD, route)
@@ -120,6 +116,8 @@ describe.skipIf(noBrowser)('a student running the store from the panel', () => {
       await eventually(async () => expect(await page.evaluate<string>('document.activeElement.textContent')).toBe('Yes, revoke'))
       await page.keyboard.press('Enter')
       await page.getByText('Key "old laptop" revoked').waitFor()
+      // The list reloads after the message: the row leaves once the new list is there.
+      await page.getByRole('row', { name: /old laptop/ }).waitFor({ state: 'detached' })
       expect(await page.getByRole('row', { name: /old laptop/ }).count()).toBe(0)
     })
     const refused = await panel.call('GET', '/v1/products', { headers: { 'x-api-key': key.apiKey } })

@@ -1,16 +1,9 @@
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { describe, expect, test } from 'bun:test'
 import { registerBuyer } from '../helpers/orders'
 import { apiKey, expectOk } from '../helpers/world'
-import { eventually, noBrowser, type Panel, signInAsStudent, startPanel } from './browser'
+import { eventually, noBrowser, signInAsStudent, usePanel } from './browser'
 
-let panel: Panel
-beforeAll(async () => {
-  if (noBrowser) return
-  panel = await startPanel()
-})
-afterAll(async () => {
-  await panel?.close()
-})
+const panel = usePanel()
 
 const RM = '2026100'
 const NEW_PASSWORD = 'a-better-password'

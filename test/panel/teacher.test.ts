@@ -1,17 +1,10 @@
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { describe, expect, test } from 'bun:test'
 import { readFileSync } from 'node:fs'
 import type { Page } from 'playwright-core'
 import { activeStudent, admin, bearer } from '../helpers/world'
-import { eventually, noBrowser, type Panel, PHONE, signInAsTeacher, startPanel } from './browser'
+import { eventually, noBrowser, PHONE, signInAsTeacher, usePanel } from './browser'
 
-let panel: Panel
-beforeAll(async () => {
-  if (noBrowser) return
-  panel = await startPanel()
-})
-afterAll(async () => {
-  await panel?.close()
-})
+const panel = usePanel()
 
 /** The totals row of a group on the Activity screen, as its cells read: [calls, errors, unattributed, last call, students with no calls]. */
 async function totalsOf(page: Page, group: string): Promise<string[]> {
