@@ -2,7 +2,7 @@ import { Database, type Statement } from 'bun:sqlite'
 import { drizzle, type BunSQLiteDatabase } from 'drizzle-orm/bun-sqlite'
 import type { BaseSQLiteDatabase } from 'drizzle-orm/sqlite-core'
 
-export type Db = BunSQLiteDatabase
+export type Db = BunSQLiteDatabase & { $client: Database }
 /** The database or a transaction on it: what a service function writes through. */
 export type Sql = BaseSQLiteDatabase<'sync', unknown>
 
@@ -55,21 +55,18 @@ function cachingStatements(sqlite: Database): Database {
 
 /**
  * Read-then-write work runs in BEGIN IMMEDIATE, so two requests cannot both read the old stock and
- * both write. The callback must be synchronous: an await inside would commit early (STYLE §4).
+ * both write. The callback must be synchronous: an await inside would commit early (STYLE §4). The
+ * work gets the database itself: it is one connection, so every statement runs in the transaction.
  */
 export function writeTransaction<T>(db: Db, work: (tx: Sql) => T): T {
-  return db.transaction((tx) => {
-    const result = work(tx)
-    if (result instanceof Promise) throw new Error('writeTransaction callback must be synchronous')
-    return result
-  }, { behavior: 'immediate' })
+  return immediateTransaction(db.$client, () => work(db))
 }
 
 /**
- * `writeTransaction` for code that runs its statements on bun:sqlite directly (the cart): the same
- * `BEGIN IMMEDIATE`, with the three statements prepared once per connection instead of drizzle's
- * transaction object and Bun's wrapper made on every call. Inside an open transaction it is a savepoint,
- * as with `writeTransaction`.
+ * The one way to open a write transaction, for drizzle (writeTransaction) and for code that runs its
+ * statements on bun:sqlite directly (the cart): `BEGIN IMMEDIATE`, `COMMIT` and `ROLLBACK` prepared
+ * once per connection instead of drizzle's transaction object and Bun's wrapper made on every call.
+ * Inside an open transaction it is a savepoint.
  */
 export function immediateTransaction<T>(sqlite: Database, work: () => T): T {
   if (sqlite.inTransaction) return sqlite.transaction(work).immediate()
@@ -81,7 +78,7 @@ export function immediateTransaction<T>(sqlite: Database, work: () => T): T {
   control.begin.run()
   try {
     const result = work()
-    if (result instanceof Promise) throw new Error('immediateTransaction callback must be synchronous')
+    if (result instanceof Promise) throw new Error('writeTransaction callback must be synchronous')
     control.commit.run()
     return result
   } catch (error) {
