@@ -1,6 +1,7 @@
 #!/usr/bin/env bun
 import { Command, CommanderError, Option } from 'commander'
-import { addTeacherCommands, CliFailure } from './cli/commands'
+import { addTeacherCommands } from './cli/commands'
+import { CliFailure } from './cli/jobs'
 import { ConfigError, loadConfig, SETTINGS, type RawSettings } from './config'
 import { serve } from './server'
 import { VERSION } from './version'

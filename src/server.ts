@@ -2,12 +2,13 @@ import { accessSync, constants, mkdirSync, rmSync, writeFileSync } from 'node:fs
 import { join } from 'node:path'
 import { createApp } from './app'
 import { createDeps } from './deps'
-import { PID_FILE } from './features/backup/service'
+import { serveJobs } from './cli/jobs'
+import { PID_FILE, serverRunning } from './features/backup/service'
 import { sweepMediaFolder } from './features/media/sweep'
 import { ConfigError, derivePublicUrl, lanAddresses, type Config } from './config'
 import { resolveAdminToken } from './kernel/admin-token'
 import { systemClock } from './kernel/clock'
-import { openDatabase } from './kernel/db/database'
+import { DatabaseInUse, openDatabase, type OpenDatabase } from './kernel/db/database'
 import { migrate } from './kernel/db/migrate'
 import { randomIds } from './kernel/ids'
 import { consoleLog, type Log } from './kernel/log'
@@ -27,7 +28,15 @@ export function prepareDataDir(dataDir: string) {
 /** Opens the data dir, migrates, listens, prints the banner, and stops cleanly on SIGINT/SIGTERM. */
 export async function serve(config: Config, log: Log = consoleLog) {
   prepareDataDir(config.dataDir)
-  const database = openDatabase(join(config.dataDir, 'storefront.db'))
+  const running = serverRunning(config.dataDir)
+  if (running) throw new ConfigError(`--data / DATA_DIR: another Storefront (pid ${running}) is serving ${config.dataDir}; stop it first, or choose another folder`)
+  let database: OpenDatabase
+  try {
+    database = openDatabase(join(config.dataDir, 'storefront.db'))
+  } catch (e) {
+    if (e instanceof DatabaseInUse) throw new ConfigError(`--data / DATA_DIR: ${config.dataDir} is in use by a storefront command; wait until it ends, then start again`)
+    throw e
+  }
   migrate(database.db)
   const admin = resolveAdminToken(config.dataDir, config.adminToken)
   const deps = createDeps(config, database, {
@@ -52,6 +61,8 @@ export async function serve(config: Config, log: Log = consoleLog) {
   const port = app.server!.port!
   // `storefront restore` refuses to run under a live server; this file tells it one is.
   writeFileSync(join(config.dataDir, PID_FILE), String(process.pid))
+  // The teacher's commands reach the database through this server while it runs (cli/jobs.ts).
+  const jobs = serveJobs({ deps, sqlite: database.sqlite, dataDir: config.dataDir })
   // Known only now when --port 0 asked for a free port.
   deps.listenPort = port
   deps.publicUrl = derivePublicUrl(config, port)
@@ -67,6 +78,7 @@ export async function serve(config: Config, log: Log = consoleLog) {
     stopping = true
     log.info(`${signal} received: finishing requests in flight, then stopping`)
     await app.server?.stop()
+    jobs.stop()
     await deps.lifecycle.stop()
     database.close()
     rmSync(join(config.dataDir, PID_FILE), { force: true })

@@ -1,19 +1,13 @@
 import type { Command } from 'commander'
 import { readFileSync } from 'node:fs'
+import { resolve } from 'node:path'
 import { loadConfig } from '../config'
 import { ActivityQuery } from '../features/activity/model'
-import { activityCsv, activityReport } from '../features/activity/report'
-import { BackupError, restore, backup } from '../features/backup/service'
-import { importClassList, ImportError, parseClassList } from '../features/groups/import'
-import { AppError } from '../kernel/errors'
-import { endProgress, openDataDir, progressLine } from './data-dir'
-
-/** A failure the user can fix: its lines go to stderr and the exit code is 1. */
-export class CliFailure extends Error {
-  constructor(readonly lines: string[]) {
-    super(lines.join('\n'))
-  }
-}
+import { activityCsv } from '../features/activity/report'
+import { BackupError, restore } from '../features/backup/service'
+import { parseClassList } from '../features/groups/import'
+import { endProgress, openDataDir } from './data-dir'
+import { asCliFailure, CliFailure, jobOnDataDir, type Job } from './jobs'
 
 const dataOption = ['--data <dir>', 'data folder [env DATA_DIR] (default ./data)'] as const
 
@@ -30,15 +24,9 @@ export function addTeacherCommands(program: Command) {
       } catch (e) {
         throw new CliFailure([`cannot read ${csv} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`])
       }
-      const rows = await guard(() => parseClassList(text))
-      const dir = openDataDir(options.data)
-      try {
-        const result = await guard(() => importClassList(dir.deps, rows, progressLine))
-        endProgress()
-        console.log(`imported ${rows.length} rows: ${result.groupsCreated} new groups, ${result.studentsAdded} new students, ${result.alreadyThere} already there`)
-      } finally {
-        await dir.close()
-      }
+      const rows = await parsed(text)
+      const result = await onDataDir(options.data, { kind: 'import', rows })
+      console.log(`imported ${rows.length} rows: ${result.groupsCreated} new groups, ${result.studentsAdded} new students, ${result.alreadyThere} already there`)
     })
 
   program
@@ -46,14 +34,8 @@ export function addTeacherCommands(program: Command) {
     .description('write a consistent copy of the database and media to <file> (.tar.gz); the server may keep running')
     .option(...dataOption)
     .action(async (file: string, options: { data?: string }) => {
-      const dir = openDataDir(options.data)
-      try {
-        const result = await backup(dir.database.sqlite, dir.config.dataDir, file, progressLine)
-        endProgress()
-        console.log(`backup written to ${result.file} (${result.entries} entries)`)
-      } finally {
-        await dir.close()
-      }
+      const result = await onDataDir(options.data, { kind: 'backup', file: resolve(file) })
+      console.log(`backup written to ${result.file} (${result.entries} entries)`)
     })
 
   program
@@ -80,34 +62,37 @@ export function addTeacherCommands(program: Command) {
     .option('--group <id>', 'only this group')
     .option('--csv', 'CSV instead of a table')
     .action(async (options: { data?: string; from?: string; to?: string; group?: string; csv?: boolean }) => {
-      const dir = openDataDir(options.data)
-      try {
-        const query = ActivityQuery.safeParse({ from: options.from, to: options.to, groupId: options.group })
-        if (!query.success) throw new CliFailure(query.error.issues.map((i) => `--${String(i.path[0])}: ${i.message}`))
-        const report = await guard(() => activityReport(dir.deps, query.data))
-        if (options.csv) return void process.stdout.write(activityCsv(report))
-        const rows = [['group', 'rm', 'name', 'calls', 'errors', 'last call']]
-        for (const g of report.groups) {
-          for (const s of g.students) rows.push([g.name, s.rm, s.name, String(s.calls), String(s.errors), s.lastCallAt ?? '-'])
-          rows.push([g.name, '', '(unattributed)', String(g.unattributed), '', ''])
-          rows.push([g.name, '', '(group total)', String(g.calls), String(g.errors), g.lastCallAt ?? '-'])
-        }
-        const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)))
-        console.log(`from ${report.from} to ${report.to}`)
-        for (const r of rows) console.log(r.map((c, i) => c.padEnd(widths[i]!)).join('  ').trimEnd())
-      } finally {
-        await dir.close()
+      const query = ActivityQuery.safeParse({ from: options.from, to: options.to, groupId: options.group })
+      if (!query.success) throw new CliFailure(query.error.issues.map((i) => `--${String(i.path[0])}: ${i.message}`))
+      const report = await onDataDir(options.data, { kind: 'activity', query: query.data })
+      if (options.csv) return void process.stdout.write(activityCsv(report))
+      const rows = [['group', 'rm', 'name', 'calls', 'errors', 'last call']]
+      for (const g of report.groups) {
+        for (const s of g.students) rows.push([g.name, s.rm, s.name, String(s.calls), String(s.errors), s.lastCallAt ?? '-'])
+        rows.push([g.name, '', '(unattributed)', String(g.unattributed), '', ''])
+        rows.push([g.name, '', '(group total)', String(g.calls), String(g.errors), g.lastCallAt ?? '-'])
       }
+      const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)))
+      console.log(`from ${report.from} to ${report.to}`)
+      for (const r of rows) console.log(r.map((c, i) => c.padEnd(widths[i]!)).join('  ').trimEnd())
     })
 }
 
-/** Turns the service errors a user can cause into CLI failures. */
-async function guard<T>(work: () => T | Promise<T>): Promise<T> {
+/** A class list's rows, or its problems by line as a CLI failure. */
+async function parsed(text: string) {
   try {
-    return await work()
+    return await parseClassList(text)
   } catch (e) {
-    if (e instanceof ImportError) throw new CliFailure([e.message, ...e.problems.map((p) => `  ${p}`)])
-    if (e instanceof AppError) throw new CliFailure([e.message])
-    throw e
+    throw asCliFailure(e)
+  }
+}
+
+/** The job done by the server running on the folder, or here on the folder opened (cli/jobs.ts). */
+async function onDataDir<K extends Job['kind']>(data: string | undefined, job: Extract<Job, { kind: K }>) {
+  const { dataDir } = loadConfig({ dataDir: data }, process.env)
+  try {
+    return await jobOnDataDir(dataDir, job, () => openDataDir(dataDir))
+  } finally {
+    endProgress()
   }
 }

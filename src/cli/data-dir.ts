@@ -7,18 +7,23 @@ import { migrate } from '../kernel/db/migrate'
 import { randomIds } from '../kernel/ids'
 import { consoleLog } from '../kernel/log'
 import { prepareDataDir } from '../server'
+import type { DataDirHandle } from './jobs'
 
-/** For the offline commands: the data dir's database, migrated, with the same services as the server. */
-export function openDataDir(dataDir: string | undefined) {
+/**
+ * For the commands when no server runs on the folder: the data dir's database, migrated, with the same
+ * services as the server (cli/jobs.ts runs the work on it).
+ */
+export function openDataDir(dataDir: string): DataDirHandle & { close(): Promise<void> } {
   const config = loadConfig({ dataDir } as RawSettings, process.env)
   prepareDataDir(config.dataDir)
   const database = openDatabase(join(config.dataDir, 'storefront.db'))
   migrate(database.db)
   const deps = createDeps(config, database, { clock: systemClock, ids: randomIds, log: consoleLog, adminToken: '', publicUrl: '' })
   return {
-    config,
-    database,
     deps,
+    sqlite: database.sqlite,
+    dataDir: config.dataDir,
+    progress: progressLine,
     async close() {
       await deps.lifecycle.stop()
       database.close()

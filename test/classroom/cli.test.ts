@@ -147,3 +147,39 @@ describe('storefront activity', () => {
     expect(bad.stderr).toContain('from must be an ISO date')
   })
 })
+
+describe('the commands beside a running server', () => {
+  // The server holds its database alone (exclusive locking), so the commands hand their work to it.
+  test('import and activity are done by the running server, which answers the new group at once; a second server is refused', async () => {
+    const dir = emptyDir()
+    const server = await startExecutable(SOURCE_SERVER, dir, ['--rate-limit-rps', '0'])
+    try {
+      const admin = { 'x-admin-token': readFileSync(join(dir, 'data', 'admin-token'), 'utf8').trim() }
+      writeFileSync(join(dir, 'class.csv'), 'Azul,100,Ana\nAzul,101,Bruno\n')
+      const imported = await cli(['groups', 'import', 'class.csv', '--data', 'data'], dir)
+      expect([imported.code, imported.stdout, imported.stderr]).toEqual([0, 'imported 2 rows: 1 new groups, 2 new students, 0 already there\n', ''])
+      const groups = (await (await fetch(`${server.base}/v1/admin/groups`, { headers: admin })).json()) as { data: { name: string; members: { rm: string }[] }[] }
+      expect(groups.data.map((g) => [g.name, g.members.map((m) => m.rm)])).toEqual([['Azul', ['100', '101']]])
+
+      // A clash is still reported by line, and nothing is imported.
+      writeFileSync(join(dir, 'clash.csv'), 'Verde,100,Ana\n')
+      const clash = await cli(['groups', 'import', 'clash.csv', '--data', 'data'], dir)
+      expect(clash.code).toBe(1)
+      expect(clash.stderr).toContain("line 1: RM 100 is already in group 'Azul'")
+
+      const csv = await cli(['activity', '--csv', '--data', 'data'], dir)
+      expect(csv.code).toBe(0)
+      expect(csv.stdout.trimEnd().split('\r\n').slice(1).map((l) => l.split(',').slice(1, 4).join(','))).toEqual(['Azul,100,Ana', 'Azul,101,Bruno', 'Azul,,(unattributed)', 'Azul,,(group total)'])
+
+      const second = await runExecutable(SOURCE_SERVER, ['--data', 'data', '--port', '0'], dir)
+      expect(second.code).toBe(2)
+      expect(second.stderr).toContain(`another Storefront (pid ${server.proc.pid}) is serving`)
+    } finally {
+      expect(await server.stop()).toBe(0)
+    }
+    // Stopped, the folder is the commands' own again.
+    const after = await cli(['activity', '--csv', '--data', 'data'], dir)
+    expect(after.code).toBe(0)
+    expect(existsSync(join(dir, 'data', 'control.sock'))).toBe(false)
+  })
+})

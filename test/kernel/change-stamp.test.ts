@@ -17,8 +17,6 @@ function setUp() {
   return { file, sqlite, read, reads: () => reads, close }
 }
 
-const nextTurn = () => new Promise((resolve) => setImmediate(resolve))
-
 describe('reads kept until the database changes', () => {
   test('a repeated read is answered from memory while nothing changed', () => {
     const { read, reads, close } = setUp()
@@ -43,14 +41,19 @@ describe('reads kept until the database changes', () => {
     close()
   })
 
-  test('a commit by another process is seen from the next turn of the event loop', async () => {
+  test('no other connection can commit behind its back: the file is held by the one that opened it', () => {
     const { file, read, close } = setUp()
-    read('a')
+    expect(read('a')).toBe('one')
     const other = new Database(file)
-    other.exec("update t set v = 'other' where k = 'a'")
+    other.exec('PRAGMA busy_timeout = 0')
+    expect(() => other.exec("update t set v = 'other' where k = 'a'")).toThrow('database is locked')
+    expect(() => other.query('select v from t').all()).toThrow('database is locked')
     other.close()
-    await nextTurn()
-    expect(read('a')).toBe('other')
+    expect(read('a')).toBe('one')
     close()
+    // Closed, the file is free again, and what the first connection wrote is there.
+    const after = new Database(file)
+    expect(after.query('select v from t').all()).toEqual([{ v: 'one' }])
+    after.close()
   })
 })

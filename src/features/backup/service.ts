@@ -44,7 +44,8 @@ export async function backup(sqlite: Database, dataDir: string, file: string, pr
   }
 }
 
-function serverRunning(dataDir: string): number | undefined {
+/** The pid of the server running on `dataDir`, if one is. */
+export function serverRunning(dataDir: string): number | undefined {
   const pidFile = join(dataDir, PID_FILE)
   if (!existsSync(pidFile)) return undefined
   const pid = Number(readFileSync(pidFile, 'utf8'))

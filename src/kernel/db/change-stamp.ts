@@ -3,36 +3,25 @@ import type { Database } from 'bun:sqlite'
 /**
  * Tells whether anything in the database may have changed since it was last asked: what lets a hot
  * read (the API key behind a request, a store's catalog version) be kept in memory with exact
- * invalidation. Every statement outside a transaction pays for opening one (about 8 µs in WAL mode,
- * a third of a cached list page); this costs one such opening instead of several, and none for the
- * rows themselves.
+ * invalidation, at the cost of one statement that reads no table instead of the rows themselves.
  *
- * The stamp joins SQLite's two change counters: `total_changes()` counts the rows this connection
- * inserted, updated or deleted (triggers and cascades included, rolled-back ones too; it reads no
- * table, so it costs no transaction), and `data_version` moves when another connection (the CLI's
- * `groups import`) commits. Reading `data_version` opens a transaction, so it is read once per turn of
- * the event loop: another process's commit is seen from the next turn on, as if it had landed a moment
- * later; this process's own writes are seen at once. Inside an open transaction nothing may be kept:
- * what is read there could still be rolled back.
+ * The stamp is SQLite's `total_changes()`: the rows this connection inserted, updated or deleted
+ * (triggers and cascades included, rolled-back ones too). It sees every change because this connection
+ * is the only writer: the file is opened in exclusive locking mode (openDatabase), so no other process
+ * can commit while it is open. Inside an open transaction nothing may be kept: what is read there could
+ * still be rolled back.
  */
 export class ChangeStamp {
   private readonly ownChanges
-  private readonly otherChanges
-  private others: number | null = null
 
   constructor(private readonly sqlite: Database) {
     this.ownChanges = sqlite.query<{ n: number }, []>('select total_changes() as n')
-    this.otherChanges = sqlite.query<{ data_version: number }, []>('pragma data_version')
   }
 
   /** The current stamp, or null inside a transaction (then nothing may be kept). */
-  now(): string | null {
+  now(): number | null {
     if (this.sqlite.inTransaction) return null
-    if (this.others === null) {
-      this.others = this.otherChanges.get()!.data_version
-      setImmediate(() => (this.others = null))
-    }
-    return `${this.ownChanges.get()!.n}.${this.others}`
+    return this.ownChanges.get()!.n
   }
 }
 
@@ -43,7 +32,7 @@ export class ChangeStamp {
  */
 export function untilChanged<K, V>(stamp: ChangeStamp, load: (key: K) => V): (key: K) => V {
   let kept = new Map<K, V>()
-  let keptAt: string | null = null
+  let keptAt: number | null = null
   return (key) => {
     const now = stamp.now()
     if (now === null) return load(key)

@@ -12,16 +12,34 @@ export interface OpenDatabase {
   close(): void
 }
 
+/** Another process holds the database file: a second server, or a command run beside the server. */
+export class DatabaseInUse extends Error {}
+
 /**
- * Opens (or creates) the SQLite file with the settings every connection needs: WAL so readers never
- * wait for the writer, foreign keys on, and a busy timeout so concurrent writers queue instead of failing.
+ * Opens (or creates) the SQLite file with the settings every connection needs: WAL, foreign keys on,
+ * and the file held by this connection alone for as long as it is open.
+ *
+ * `locking_mode = EXCLUSIVE`, set before WAL is entered, keeps the WAL index in this process's memory
+ * instead of a shared-memory file and takes the file locks once instead of on every transaction: a
+ * statement outside a transaction costs 1 µs instead of 3.3, and a cart add's `BEGIN IMMEDIATE` ...
+ * `COMMIT` 10 µs instead of 15 (bench/README.md). The price is that no other process can open the
+ * file while this one has it: the teacher's commands reach a running server through its control
+ * socket (src/cli/control.ts), and a second server on the same folder is told which one holds it.
  */
 export function openDatabase(file: string): OpenDatabase {
   const sqlite = new Database(file, { create: true, strict: true })
-  sqlite.exec('PRAGMA journal_mode = WAL')
+  try {
+    // A command finishing its work on the folder is waited for; a running server is not let go.
+    sqlite.exec('PRAGMA busy_timeout = 5000')
+    sqlite.exec('PRAGMA locking_mode = EXCLUSIVE')
+    sqlite.exec('PRAGMA journal_mode = WAL')
+  } catch (e) {
+    sqlite.close()
+    if ((e as { code?: string }).code === 'SQLITE_BUSY') throw new DatabaseInUse(`${file} is in use by another process`)
+    throw e
+  }
   sqlite.exec('PRAGMA synchronous = NORMAL')
   sqlite.exec('PRAGMA foreign_keys = ON')
-  sqlite.exec('PRAGMA busy_timeout = 5000')
   const db = drizzle({ client: cachingStatements(sqlite) })
   return {
     sqlite,
