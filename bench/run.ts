@@ -1,7 +1,7 @@
 /**
  * `npm run bench` (issue 11): the whole system, measured against the machine's own ceiling.
  *
- *   bun bench/run.ts [--seconds 3] [--rounds 3] [--concurrency 32] [--mix-seconds 20] [--starts 5] [--fresh]
+ *   bun bench/run.ts [--seconds 3] [--rounds 3] [--concurrency 32] [--mix-seconds 20] [--starts 5] [--bookkeeping-pairs 60] [--fresh]
  *
  * Builds the executable (unless a build newer than every source exists), seeds a classroom (30 stores,
  * one with 100,000 products, orders and reviews; cached in <tmp>, see system/seed.ts), and starts the
@@ -15,8 +15,9 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
 import type { LoadClient, LoadRequest, LabelStats } from './system/load'
-import { buildBareServer, call, copyData, freshExecutable, launch, freePort, runLoad, startHelper, startStorefront, type LoadResult, type Server } from './system/harness'
+import { buildBareServer, call, copyData, freshExecutable, launch, freePort, runLoad, startHelper, startStorefront, type Server } from './system/harness'
 import { seededClassroom, type SeededStore } from './system/seed'
+import { measureBookkeeping } from './system/bookkeeping'
 import { report, type Results } from './system/report'
 import { classroomClients, customers, get, key, productPath } from './system/scenarios'
 
@@ -27,6 +28,7 @@ const { values: args } = parseArgs({
     concurrency: { type: 'string', default: '32' },
     'mix-seconds': { type: 'string', default: '20' },
     starts: { type: 'string', default: '5' },
+    'bookkeeping-pairs': { type: 'string', default: '60' },
     fresh: { type: 'boolean', default: false },
   },
 })
@@ -35,6 +37,8 @@ const CONCURRENCY = Number(args.concurrency)
 const WARMUP = 1
 const ROUNDS = Number(args.rounds)
 const MIX_WARMUP = 8
+const BOOKKEEPING_PAIRS = Number(args['bookkeeping-pairs'])
+const BOOKKEEPING_WINDOW = 1
 const log = (line: string) => process.stdout.write(line + '\n')
 const work = mkdtempSync(join(tmpdir(), 'storefront-bench-run-'))
 const results: Results = { at: new Date().toISOString(), bun: Bun.version, cores: navigator.hardwareConcurrency, seconds: SECONDS, concurrency: CONCURRENCY, endpoints: [], mix: {}, startup: {}, memory: {}, bookkeeping: {} }
@@ -204,21 +208,11 @@ await server.stop()
 
 // ---------------------------------------------------------------- activity counter + rate limiter: on and off
 
-async function bookkeeping() {
-  const rps: Record<'on' | 'off', number[]> = { on: [], off: [] }
-  // Five on/off pairs back to back: a neighbour's burst of work on the shared machine spoils a pair,
-  // not the median of five.
-  for (const mode of ['on', 'off', 'on', 'off', 'on', 'off', 'on', 'off', 'on', 'off'] as const) {
-    const variant = await startHelper('variant-server.ts', [join(work, 'classroom'), mode])
-    const r: LoadResult = await runLoad({ base: variant.base, seconds: SECONDS, warmup: WARMUP, clients: readClients(() => [get('product list', '/v1/products?page=1&pageSize=20')]) })
-    rps[mode].push(r['product list']!.rps)
-    await variant.stop()
-  }
-  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
-  results.bookkeeping = { onRps: rps.on, offRps: rps.off, cost: 1 - median(rps.on.map((on, i) => on / rps.off[i]!)) }
-}
-log('\nactivity counter + rate limiter on and off (list page 1, the server from source; on, off five times each)')
-await bookkeeping()
+log(`\nactivity counter + rate limiter on and off (list page 1, both variants from source at once; ${BOOKKEEPING_PAIRS} pairs of ${BOOKKEEPING_WINDOW} s windows, then the same with both off)`)
+const listRequest = { path: '/v1/products?page=1&pageSize=20', headers: key(big) }
+results.bookkeeping = await measureBookkeeping(join(work, 'classroom'), work, listRequest, BOOKKEEPING_PAIRS, BOOKKEEPING_WINDOW)
+// The same measurement with nothing different between the two sides: how far noise alone moves it.
+results.bookkeepingNoise = await measureBookkeeping(join(work, 'classroom'), work, listRequest, BOOKKEEPING_PAIRS, BOOKKEEPING_WINDOW, 'off')
 
 const file = join(import.meta.dir, 'results', `${results.at.replace(/[:.]/g, '-')}.json`)
 mkdirSync(join(import.meta.dir, 'results'), { recursive: true })

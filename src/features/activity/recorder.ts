@@ -1,7 +1,8 @@
 import { eq, sql } from 'drizzle-orm'
-import type { Call, CallRecorder } from '../../kernel/auth/gate'
+import type { CallRecorder } from '../../kernel/auth/gate'
 import { apiKeys } from '../../kernel/auth/tables'
 import type { Clock } from '../../kernel/clock'
+import type { StoreCtx } from '../../kernel/auth/kinds'
 import type { Db } from '../../kernel/db/database'
 import type { Lifecycle } from '../../kernel/lifecycle'
 import type { Log } from '../../kernel/log'
@@ -37,30 +38,30 @@ export class ActivityRecorder implements CallRecorder {
     private log: Log,
   ) {}
 
-  private entry(call: Call, now: number): Pending {
+  private entry(caller: StoreCtx, now: number): Pending {
     const hourStart = now - (now % HOUR)
-    const rm = call.rm ?? ''
-    let byRm = this.latest.get(call.groupId)
-    if (!byRm) this.latest.set(call.groupId, (byRm = new Map()))
+    const rm = caller.actor.rm ?? ''
+    let byRm = this.latest.get(caller.groupId)
+    if (!byRm) this.latest.set(caller.groupId, (byRm = new Map()))
     let entry = byRm.get(rm)
     if (entry?.hourStart !== hourStart) {
       // A new hour (or the first call since the last flush): the previous entry stays pending as it is.
-      byRm.set(rm, (entry = { groupId: call.groupId, rm, hourStart, calls: 0, errors: 0, lastCallAt: now }))
+      byRm.set(rm, (entry = { groupId: caller.groupId, rm, hourStart, calls: 0, errors: 0, lastCallAt: now }))
       this.pending.push(entry)
     }
     return entry
   }
 
-  count(call: Call) {
+  count(caller: StoreCtx) {
     const now = this.clock.now()
-    const entry = this.entry(call, now)
+    const entry = this.entry(caller, now)
     entry.calls += 1
     entry.lastCallAt = now
-    if (call.keyId) this.keysUsed.set(call.keyId, now)
+    if (caller.actor.type !== 'student') this.keysUsed.set(caller.actor.keyId, now)
   }
 
-  countError(call: Call) {
-    this.entry(call, this.clock.now()).errors += 1
+  countError(caller: StoreCtx) {
+    this.entry(caller, this.clock.now()).errors += 1
   }
 
   flush() {

@@ -10,26 +10,16 @@ import { rememberCaller } from './macro'
 import type { RateLimiter } from './rate-limiter'
 import { apiKeys, customerSessions, stores, studentSessions, students } from './tables'
 
-/** Who made a store call, as the activity report counts it. */
-export interface Call {
-  groupId: string
-  rm: string | null
-  keyId: string | null
-}
-
-/** What the gate reports about each authenticated store call, for activity and `lastUsedAt`. */
+/**
+ * What the gate reports about each authenticated store call, for activity and `lastUsedAt`. It is given
+ * the caller's context itself (group, RM, key): nothing is made per call for it.
+ */
 export interface CallRecorder {
   /** A call was admitted (counted as it arrives, so a report right after it includes it). */
-  count(call: Call): void
+  count(caller: StoreCtx): void
   /** The call was answered with an error (status >= 400). */
-  countError(call: Call): void
+  countError(caller: StoreCtx): void
 }
-
-export const callOf = (ctx: StoreCtx): Call => ({
-  groupId: ctx.groupId,
-  rm: ctx.actor.rm,
-  keyId: ctx.actor.type === 'student' ? null : ctx.actor.keyId,
-})
 
 interface GateDeps {
   db: Db
@@ -232,7 +222,7 @@ export function createGate(deps: GateDeps) {
       const ctx = authenticate(kind, request)
       if (!ctx) return null
       rememberCaller(request, ctx)
-      deps.activity.count(callOf(ctx))
+      deps.activity.count(ctx)
       if (ctx.actor.type === 'student' && ctx.actor.mustChangePassword && kind !== 'studentSelf') {
         throw new AppError(
           'PASSWORD_CHANGE_REQUIRED',

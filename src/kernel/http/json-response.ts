@@ -6,7 +6,8 @@
  * for the body (the schema still writes the OpenAPI document).
  */
 export function jsonResponse(body: string, set: { headers: Record<string, unknown> }) {
-  const response = new Response(body, { headers: { ...(set.headers as Record<string, string>), 'content-type': 'application/json' } })
+  const headers = set.headers as Record<string, string>
+  headers['content-type'] = 'application/json'
   set.headers = {}
-  return response
+  return new Response(body, { headers })
 }

@@ -1,6 +1,6 @@
 import { Elysia } from 'elysia'
 import { randomToken } from '../ids'
-import { callOf, createGate } from '../auth/gate'
+import { createGate } from '../auth/gate'
 import { callerOf } from '../auth/macro'
 import type { Deps } from '../deps'
 import { corsHeaders, isPreflight, preflightResponse } from './cors'
@@ -34,7 +34,7 @@ export const httpKernel = (routes: RouteTable, deps: Deps) => {
     })
     .use(errorsPlugin(routes, deps.log, (request) => {
       const caller = callerOf(request)
-      if (caller) deps.activity.countError(callOf(caller))
+      if (caller) deps.activity.countError(caller)
     }))
     .onParse({ as: 'global' }, async ({ request, contentType, route }) => {
       const entry = routes.get(request.method, route)
