@@ -2,7 +2,7 @@ import { accessSync, constants, mkdirSync, rmSync, writeFileSync } from 'node:fs
 import { join } from 'node:path'
 import { createApp } from './app'
 import { createDeps } from './deps'
-import { serveJobs } from './cli/jobs'
+import { serveJobs, serverAnswers } from './cli/jobs'
 import { PID_FILE, serverRunning } from './features/backup/service'
 import { sweepMediaFolder } from './features/media/sweep'
 import { ConfigError, derivePublicUrl, lanAddresses, type Config } from './config'
@@ -28,14 +28,15 @@ export function prepareDataDir(dataDir: string) {
 /** Opens the data dir, migrates, listens, prints the banner, and stops cleanly on SIGINT/SIGTERM. */
 export async function serve(config: Config, log: Log = consoleLog) {
   prepareDataDir(config.dataDir)
-  const running = serverRunning(config.dataDir)
-  if (running) throw new ConfigError(`--data / DATA_DIR: another Storefront (pid ${running}) is serving ${config.dataDir}; stop it first, or choose another folder`)
+  const serving = () => new ConfigError(`--data / DATA_DIR: another Storefront (pid ${serverRunning(config.dataDir)}) is serving ${config.dataDir}; stop it first, or choose another folder`)
+  if (await serverAnswers(config.dataDir)) throw serving()
   let database: OpenDatabase
   try {
     database = openDatabase(join(config.dataDir, 'storefront.db'))
   } catch (e) {
-    if (e instanceof DatabaseInUse) throw new ConfigError(`--data / DATA_DIR: ${config.dataDir} is in use by a storefront command; wait until it ends, then start again`)
-    throw e
+    if (!(e instanceof DatabaseInUse)) throw e
+    if (serverRunning(config.dataDir)) throw serving()
+    throw new ConfigError(`--data / DATA_DIR: ${config.dataDir} is in use by a storefront command; wait until it ends, then start again`)
   }
   migrate(database.db)
   const admin = resolveAdminToken(config.dataDir, config.adminToken)

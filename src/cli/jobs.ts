@@ -83,9 +83,27 @@ export function controlSocketPath(dataDir: string) {
 export function serveJobs(on: Omit<DataDirHandle, 'progress'>) {
   const path = controlSocketPath(on.dataDir)
   rmSync(path, { force: true }) // left by a server that crashed; this one holds the database now
-  const server = Bun.serve({
+  let server: ReturnType<typeof Bun.serve>
+  try {
+    server = listen(path, on)
+    chmodSync(path, 0o600)
+  } catch (e) {
+    on.deps.log.error(`the teacher's commands cannot reach this server (${path}: ${(e as Error).message}); stop it to run them`)
+    return { stop() {} }
+  }
+  return {
+    stop() {
+      server.stop(true)
+      rmSync(path, { force: true })
+    },
+  }
+}
+
+function listen(path: string, on: Omit<DataDirHandle, 'progress'>) {
+  return Bun.serve({
     unix: path,
     async fetch(request) {
+      if (request.method !== 'POST') return Response.json({ ok: true, result: { pid: process.pid } })
       try {
         const result = await runJob({ ...on, progress: () => {} }, (await request.json()) as Job)
         return Response.json({ ok: true, result })
@@ -96,13 +114,14 @@ export function serveJobs(on: Omit<DataDirHandle, 'progress'>) {
       }
     },
   })
-  chmodSync(path, 0o600)
-  return {
-    stop() {
-      server.stop(true)
-      rmSync(path, { force: true })
-    },
-  }
+}
+
+/** True when a live server answers on the data dir's control socket (a pid file alone may be a crash's). */
+export async function serverAnswers(dataDir: string) {
+  return fetch('http://storefront/', { unix: controlSocketPath(dataDir) }).then(
+    () => true,
+    () => false,
+  )
 }
 
 /**
@@ -115,22 +134,24 @@ export async function jobOnDataDir<K extends Job['kind']>(
   open: () => DataDirHandle & { close(): Promise<void> },
 ): Promise<JobResults[K]> {
   const pid = serverRunning(dataDir)
+  const path = controlSocketPath(dataDir)
   if (pid) {
-    const path = controlSocketPath(dataDir)
     const answer = await fetch('http://storefront/jobs', { method: 'POST', unix: path, body: JSON.stringify(job) })
       .then((r) => r.json() as Promise<{ ok: true; result: unknown } | { ok: false; lines: string[] }>)
-      .catch(() => {
-        throw new CliFailure([`the server running on ${dataDir} (pid ${pid}) does not answer on ${path}; wait until it has started, or stop it and try again`])
-      })
-    if (!answer.ok) throw new CliFailure(answer.lines)
-    return answer.result as JobResults[K]
+      .catch(() => null) // no server behind the socket: the pid file may be a crash's, its pid reused
+    if (answer && !answer.ok) throw new CliFailure(answer.lines)
+    if (answer) return answer.result as JobResults[K]
   }
   let handle: DataDirHandle & { close(): Promise<void> }
   try {
     handle = open()
   } catch (e) {
-    if (e instanceof DatabaseInUse) throw new CliFailure([`${dataDir} is in use by another storefront command; wait until it ends, then try again`])
-    throw e
+    if (!(e instanceof DatabaseInUse)) throw e
+    throw new CliFailure([
+      pid
+        ? `the server running on ${dataDir} (pid ${pid}) holds the database but does not answer on ${path}; wait until it has started, or stop it and try again`
+        : `${dataDir} is in use by another storefront command; wait until it ends, then try again`,
+    ])
   }
   try {
     return await runJob(handle, job)

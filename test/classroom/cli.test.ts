@@ -183,3 +183,20 @@ describe('the commands beside a running server', () => {
     expect(existsSync(join(dir, 'data', 'control.sock'))).toBe(false)
   })
 })
+
+describe('a pid file left by a crash', () => {
+  test('naming a live process that is not a server, it stops neither the commands nor a new server', async () => {
+    const dir = emptyDir()
+    writeFileSync(join(dir, 'class.csv'), 'Azul,100,Ana\n')
+    await cli(['groups', 'import', 'class.csv', '--data', 'data'], dir)
+    // This test's own pid: alive, and no Storefront server.
+    writeFileSync(join(dir, 'data', 'server.pid'), String(process.pid))
+    const report = await cli(['activity', '--csv', '--data', 'data'], dir)
+    expect(report.code).toBe(0)
+    expect(report.stdout).toContain(',Azul,100,Ana,0,0,')
+    const server = await startExecutable(SOURCE_SERVER, dir, ['--data', 'data'])
+    expect((await fetch(`${server.base}/health`)).status).toBe(200)
+    expect(readFileSync(join(dir, 'data', 'server.pid'), 'utf8')).toBe(String(server.proc.pid))
+    expect(await server.stop()).toBe(0)
+  })
+})
