@@ -1,4 +1,6 @@
 import { describe, expect, test } from 'bun:test'
+import { eq } from 'drizzle-orm'
+import { carts } from '../../src/features/orders/tables'
 import { expectOk } from '../helpers/world'
 import { buyer, registerBuyer, shopSetup } from '../helpers/orders'
 
@@ -109,5 +111,24 @@ describe('the cart', () => {
     const missing = await s.shop.send('POST', '/v1/cart/items', { quantity: 1 })
     expect(missing.status).toBe(400)
     expect(missing.body.error.details[0].path).toBe('variantId')
+  })
+
+  test("the cart's updated_at moves when a line is added or removed, not when a line's quantity changes", async () => {
+    const s = await shopSetup()
+    const updatedAt = (id: string) => s.deps.db.select({ at: carts.updatedAt }).from(carts).where(eq(carts.id, id)).get()!.at
+    const first = await expectOk(s.shop.add(s.variantId, 1))
+    const added = updatedAt(first.id)
+    expect(added).toBe(s.clock.now())
+    s.clock.advance(60_000)
+    await expectOk(s.shop.add(s.variantId, 1))
+    await expectOk(s.shop.send('PATCH', `/v1/cart/items/${first.items[0].id}`, { quantity: 4 }))
+    expect(updatedAt(first.id)).toBe(added)
+    s.clock.advance(60_000)
+    const other = await s.catalog.createProduct({ state: 'PUBLISHED', price: 1, stock: 5 })
+    await expectOk(s.shop.add(other.variants[0].id, 1))
+    expect(updatedAt(first.id)).toBe(added + 120_000)
+    s.clock.advance(60_000)
+    await expectOk(s.shop.send('DELETE', `/v1/cart/items/${first.items[0].id}`))
+    expect(updatedAt(first.id)).toBe(added + 180_000)
   })
 })

@@ -114,11 +114,11 @@ export function addItem(deps: Deps, ctx: StoreCtx, input: { variantId: string; q
     } else {
       const id = deps.ids.next('item')
       q.insertItem.run({ id, cartId: cart.id, storeId: ctx.storeId, variantId: input.variantId, quantity, now })
+      q.touchCart.run({ id: cart.id, storeId: ctx.storeId, now })
       // Lines are ordered by (createdAt, rowid), and the new row has the largest rowid of them.
       const line = { ...variant, id, variantId: input.variantId, quantity, createdAt: now, rowid: Number.MAX_SAFE_INTEGER }
       lines.splice(lines.findLastIndex((l) => l.createdAt <= now) + 1, 0, line)
     }
-    q.touchCart.run({ id: cart.id, storeId: ctx.storeId, now })
     return cartView(cart, lines)
   })
 }
@@ -136,7 +136,6 @@ export function changeItem(deps: Deps, ctx: StoreCtx, itemId: string, quantity: 
     const item = findItem(deps, ctx, cart.id, itemId)
     assertCanHold(deps, ctx, item.variantId, quantity)
     q.setQuantity.run({ id: item.id, storeId: ctx.storeId, quantity })
-    q.touchCart.run({ id: cart.id, storeId: ctx.storeId, now: deps.clock.now() })
     return freshView(deps, ctx, cart)
   })
 }

@@ -27,6 +27,10 @@ export const carts = sqliteTable(
       .notNull()
       .references(() => customers.id, { onDelete: 'cascade' }),
     createdAt: integer('created_at').notNull(),
+    /**
+     * When a line was last added or removed. A new quantity of a line already there does not move it:
+     * that write would be a second page in the commit of every add (bench/README.md, cart add).
+     */
     updatedAt: integer('updated_at').notNull(),
   },
   (t) => [uniqueIndex('carts_customer').on(t.customerId)],
