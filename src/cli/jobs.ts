@@ -42,7 +42,7 @@ interface JobResults {
   activity: ReturnType<typeof activityReport>
 }
 
-export async function runJob<K extends Job['kind']>(on: DataDirHandle, job: Extract<Job, { kind: K }>): Promise<JobResults[K]> {
+async function runJob<K extends Job['kind']>(on: DataDirHandle, job: Extract<Job, { kind: K }>): Promise<JobResults[K]> {
   try {
     const j = job as Job
     switch (j.kind) {
