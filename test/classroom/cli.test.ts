@@ -185,7 +185,7 @@ describe('the commands beside a running server', () => {
 })
 
 describe('a pid file left by a crash', () => {
-  test('naming a live process that is not a server, it stops neither the commands nor a new server', async () => {
+  test('naming a live process that is not a server, it stops neither the commands, a restore nor a new server', async () => {
     const dir = emptyDir()
     writeFileSync(join(dir, 'class.csv'), 'Azul,100,Ana\n')
     await cli(['groups', 'import', 'class.csv', '--data', 'data'], dir)
@@ -194,6 +194,11 @@ describe('a pid file left by a crash', () => {
     const report = await cli(['activity', '--csv', '--data', 'data'], dir)
     expect(report.code).toBe(0)
     expect(report.stdout).toContain(',Azul,100,Ana,0,0,')
+    const backup = await cli(['backup', 'class.tgz', '--data', 'data'], dir)
+    expect(backup.code).toBe(0)
+    const restored = await cli(['restore', 'class.tgz', '--data', 'data'], dir)
+    expect([restored.code, restored.stderr]).toEqual([0, ''])
+    writeFileSync(join(dir, 'data', 'server.pid'), String(process.pid))
     const server = await startExecutable(SOURCE_SERVER, dir, ['--data', 'data'])
     expect((await fetch(`${server.base}/health`)).status).toBe(200)
     expect(readFileSync(join(dir, 'data', 'server.pid'), 'utf8')).toBe(String(server.proc.pid))

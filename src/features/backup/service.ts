@@ -44,7 +44,27 @@ export async function backup(sqlite: Database, dataDir: string, file: string, pr
   }
 }
 
-/** The pid of the server running on `dataDir`, if one is. */
+/**
+ * True while a server (or a command) has the folder's database open: it holds the file alone
+ * (exclusive locking), so a connection of ours is refused at once. A pid file alone does not tell:
+ * after a crash and a reboot its pid may belong to anything.
+ */
+function databaseHeld(dataDir: string): boolean {
+  if (!existsSync(join(dataDir, DB))) return false
+  const probe = new Database(join(dataDir, DB))
+  try {
+    probe.exec('PRAGMA busy_timeout = 0')
+    probe.query('SELECT count(*) FROM sqlite_master').get()
+    return false
+  } catch (e) {
+    if ((e as { code?: string }).code === 'SQLITE_BUSY') return true
+    throw e
+  } finally {
+    probe.close()
+  }
+}
+
+/** The pid in the data dir's pid file, if that process is alive (a server, or a crash's pid reused). */
 export function serverRunning(dataDir: string): number | undefined {
   const pidFile = join(dataDir, PID_FILE)
   if (!existsSync(pidFile)) return undefined
@@ -62,8 +82,10 @@ export function serverRunning(dataDir: string): number | undefined {
  * there is kept aside in `before-restore-<time>/`, and the backup is checked before anything moves.
  */
 export async function restore(file: string, dataDir: string, now = Date.now()) {
-  const pid = serverRunning(dataDir)
-  if (pid) throw new BackupError(`the server is running on this data dir (pid ${pid}); stop it first, then restore`)
+  if (databaseHeld(dataDir)) {
+    const pid = serverRunning(dataDir)
+    throw new BackupError(`the server is running on this data dir${pid ? ` (pid ${pid})` : ''}; stop it first, then restore`)
+  }
   if (!existsSync(file)) throw new BackupError(`no backup file at ${file}`)
   await mkdir(dataDir, { recursive: true })
   const tar = await import('tar')
