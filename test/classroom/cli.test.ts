@@ -184,6 +184,23 @@ describe('the commands beside a running server', () => {
   })
 })
 
+describe('a data folder whose path is too long for a socket address', () => {
+  test('the server listens in the temp folder instead, and the commands find it there', async () => {
+    const dir = emptyDir()
+    const data = join(dir, 'a-folder-name-long-enough-that-its-control-socket-path-passes-one-hundred-bytes', 'data')
+    expect(Buffer.byteLength(join(data, 'control.sock'))).toBeGreaterThan(108)
+    const server = await startExecutable(SOURCE_SERVER, dir, ['--data', data])
+    try {
+      writeFileSync(join(dir, 'class.csv'), 'Azul,100,Ana\n')
+      const imported = await cli(['groups', 'import', 'class.csv', '--data', data], dir)
+      expect([imported.code, imported.stdout]).toEqual([0, 'imported 1 rows: 1 new groups, 1 new students, 0 already there\n'])
+      expect(existsSync(join(data, 'control.sock'))).toBe(false)
+    } finally {
+      expect(await server.stop()).toBe(0)
+    }
+  })
+})
+
 describe('a pid file left by a crash', () => {
   test('naming a live process that is not a server, it stops neither the commands, a restore nor a new server', async () => {
     const dir = emptyDir()
