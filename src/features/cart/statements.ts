@@ -1,4 +1,5 @@
 import type { Database } from 'bun:sqlite'
+import { perHandle } from '../../kernel/db/per-handle'
 
 /*
  * The cart's statements in SQL, prepared once per connection on bun:sqlite itself. drizzle built the
@@ -105,10 +106,4 @@ function build(sqlite: Database) {
   }
 }
 
-const built = new WeakMap<Database, ReturnType<typeof build>>()
-
-export function cartStatements(sqlite: Database) {
-  let statements = built.get(sqlite)
-  if (!statements) built.set(sqlite, (statements = build(sqlite)))
-  return statements
-}
+export const cartStatements = perHandle(build)

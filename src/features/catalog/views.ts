@@ -1,5 +1,6 @@
 import { and, asc, eq, isNull, sql } from 'drizzle-orm'
 import { inJsonIds } from '../../kernel/db/json-ids'
+import { perHandle } from '../../kernel/db/per-handle'
 import { isoTime } from '../../kernel/clock'
 import type { Sql } from '../../kernel/db/database'
 import { fromCents } from '../../kernel/money'
@@ -92,12 +93,7 @@ function buildLookups(db: Sql) {
       .prepare(),
   }
 }
-const built = new WeakMap<Sql, ReturnType<typeof buildLookups>>()
-export function lookups(db: Sql) {
-  let q = built.get(db)
-  if (!q) built.set(db, (q = buildLookups(db)))
-  return q
-}
+export const lookups = perHandle(buildLookups)
 
 /** Builds the bodies for a page of products with three more queries, whatever the page size. */
 /**

@@ -4,6 +4,7 @@ import { customers } from '../../kernel/auth/tables'
 import { isoTime } from '../../kernel/clock'
 import { isUniqueViolation, readTransaction, writeTransaction, type Sql } from '../../kernel/db/database'
 import { inJsonIds } from '../../kernel/db/json-ids'
+import { perHandle } from '../../kernel/db/per-handle'
 import type { Deps } from '../../kernel/deps'
 import { AppError, notFound } from '../../kernel/errors'
 import { pageWindow, toPage, type PageQuery } from '../../kernel/pagination'
@@ -84,12 +85,7 @@ function buildStatements(db: Sql) {
       .prepare(),
   }
 }
-const built = new WeakMap<Sql, ReturnType<typeof buildStatements>>()
-function statements(db: Sql) {
-  let q = built.get(db)
-  if (!q) built.set(db, (q = buildStatements(db)))
-  return q
-}
+const statements = perHandle(buildStatements)
 
 function toReviews(deps: Deps, db: Sql, rows: ReviewRow[]): Review[] {
   if (rows.length === 0) return []

@@ -1,6 +1,7 @@
-import { Database, type Statement } from 'bun:sqlite'
+import { Database } from 'bun:sqlite'
 import { drizzle, type BunSQLiteDatabase } from 'drizzle-orm/bun-sqlite'
 import type { BaseSQLiteDatabase } from 'drizzle-orm/sqlite-core'
+import { perHandle } from './per-handle'
 
 export type Db = BunSQLiteDatabase & { $client: Database }
 /** The database or a transaction on it: what a service function writes through. */
@@ -88,11 +89,7 @@ export function writeTransaction<T>(db: Db, work: (tx: Sql) => T): T {
  */
 export function immediateTransaction<T>(sqlite: Database, work: () => T): T {
   if (sqlite.inTransaction) return sqlite.transaction(work).immediate()
-  let control = controls.get(sqlite)
-  if (!control) {
-    control = { begin: sqlite.prepare('BEGIN IMMEDIATE'), commit: sqlite.prepare('COMMIT'), rollback: sqlite.prepare('ROLLBACK') }
-    controls.set(sqlite, control)
-  }
+  const control = controls(sqlite)
   control.begin.run()
   try {
     const result = work()
@@ -106,7 +103,7 @@ export function immediateTransaction<T>(sqlite: Database, work: () => T): T {
   }
 }
 
-const controls = new WeakMap<Database, { begin: Statement; commit: Statement; rollback: Statement }>()
+const controls = perHandle((sqlite: Database) => ({ begin: sqlite.prepare('BEGIN IMMEDIATE'), commit: sqlite.prepare('COMMIT'), rollback: sqlite.prepare('ROLLBACK') }))
 
 /**
  * Several reads as one snapshot: in WAL mode every statement outside a transaction takes and drops a
