@@ -108,6 +108,24 @@ export function Field({ label, hint, children }: { label: string; hint?: string;
 }
 
 /**
+ * Adding a member to a group, for the student's group page and the teacher's: RM and name with the
+ * server's own rules (members/model.ts), so a wrong RM is caught before it is sent.
+ */
+export const AddMemberForm = ({ onSubmit, busy }: { onSubmit: (event: Event) => void; busy: boolean }) => (
+  <form class="inline" onSubmit={onSubmit}>
+    <Field label="RM">
+      <input name="rm" required maxLength={32} pattern="[A-Za-z0-9._\-]+" title="letters, digits, dot, dash and underscore" />
+    </Field>
+    <Field label="Name">
+      <input name="name" required maxLength={120} />
+    </Field>
+    <button class="primary" disabled={busy}>
+      Add member
+    </button>
+  </form>
+)
+
+/**
  * A destructive action asks once more, in place: the first press shows "Yes, …" and "Cancel",
  * both reachable by keyboard, and Escape cancels.
  */

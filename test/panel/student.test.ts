@@ -104,4 +104,29 @@ describe.skipIf(noBrowser)('the student side of the panel', () => {
       await page.getByText('primaryColor must look like #rrggbb').waitFor()
     })
   })
+
+  test('a member is added from the group page; an RM the server would refuse is held by the form, and nothing is sent', async () => {
+    const rm = '2026300'
+    await expectOk(panel.call('POST', '/v1/admin/groups', { headers: { 'x-admin-token': panel.adminToken }, body: { name: 'Loja Rosa', members: [{ rm, name: 'Rita' }] } }), 201)
+    const login = await expectOk(panel.call('POST', '/v1/store/auth/login', { body: { rm, password: rm } }))
+    const changed = await expectOk(panel.call('POST', '/v1/store/auth/change-password', { headers: { authorization: `Bearer ${login.token}` }, body: { currentPassword: rm, newPassword: NEW_PASSWORD } }))
+    const student = { authorization: `Bearer ${changed.token}` }
+    const rms = async () => (await expectOk(panel.call('GET', '/v1/store/members', { headers: student }))).data.map((m: { rm: string }) => m.rm)
+
+    await panel.withPage('student adds a member', async (page) => {
+      await signInAsStudent(page, panel, rm, NEW_PASSWORD, '/store/members')
+      await page.getByRole('heading', { name: 'Members' }).waitFor()
+      await page.getByLabel('RM').fill('2026 301')
+      await page.getByLabel('Name').fill('Rui')
+      await page.getByRole('button', { name: 'Add member' }).click()
+      // A string runs in the page (this file is type-checked without the browser's types).
+      expect(await page.evaluate<boolean>("document.querySelector('input[name=rm]').validity.patternMismatch")).toBe(true)
+      expect(await rms()).toEqual([rm])
+
+      await page.getByLabel('RM').fill('2026301')
+      await page.getByRole('button', { name: 'Add member' }).click()
+      await page.getByText('Rui joined the group. Their first password is their RM (2026301).').waitFor()
+      expect((await rms()).sort()).toEqual([rm, '2026301'])
+    })
+  })
 })

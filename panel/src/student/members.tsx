@@ -1,4 +1,4 @@
-import { ConfirmButton, Done, ErrorNote, Field, formValues, Loaded, Section, Table, useAction, useLoad } from '../ui'
+import { AddMemberForm, ConfirmButton, Done, ErrorNote, formValues, Loaded, Section, Table, useAction, useLoad } from '../ui'
 import { useStudent } from './context'
 import type { Member } from './types'
 
@@ -25,17 +25,7 @@ export function MembersPage() {
   return (
     <Section title="Members">
       <p>The teacher counts each member's API calls. Send <code>X-Student-RM</code> with your RM so your calls count for you.</p>
-      <form class="inline" onSubmit={add}>
-        <Field label="RM">
-          <input name="rm" required maxLength={32} />
-        </Field>
-        <Field label="Name">
-          <input name="name" required maxLength={120} />
-        </Field>
-        <button class="primary" disabled={action.busy}>
-          Add member
-        </button>
-      </form>
+      <AddMemberForm onSubmit={add} busy={action.busy} />
       <ErrorNote error={action.error} />
       <Done message={action.done} />
       <Loaded state={members}>

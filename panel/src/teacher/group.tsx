@@ -1,5 +1,5 @@
 import { useState } from 'preact/hooks'
-import { ConfirmButton, CopyButton, Done, ErrorNote, Field, formValues, Loaded, Section, Table, useAction, useLoad, when } from '../ui'
+import { AddMemberForm, ConfirmButton, CopyButton, Done, ErrorNote, formValues, Loaded, Section, Table, useAction, useLoad, when } from '../ui'
 import { useTeacher } from './context'
 import type { Group, Member } from './types'
 
@@ -83,17 +83,7 @@ function Members({ group, onChange }: { group: Group; onChange: () => void }) {
         </Table>
       )}
       <h3>Add a member</h3>
-      <form class="inline" onSubmit={add}>
-        <Field label="RM">
-          <input name="rm" required maxLength={32} pattern="[A-Za-z0-9._\-]+" title="letters, digits, dot, dash and underscore" />
-        </Field>
-        <Field label="Name">
-          <input name="name" required maxLength={120} />
-        </Field>
-        <button class="primary" disabled={action.busy}>
-          Add member
-        </button>
-      </form>
+      <AddMemberForm onSubmit={add} busy={action.busy} />
     </Section>
   )
 }
