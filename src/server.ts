@@ -60,7 +60,8 @@ export async function serve(config: Config, log: Log = consoleLog) {
     throw new ConfigError(`--port / PORT: port ${config.port} on ${config.host} ${reason}; pick another port`)
   }
   const port = app.server!.port!
-  // `storefront restore` refuses to run under a live server; this file tells it one is.
+  // Names this server in the messages of a second server, of `restore` and of the teacher's commands,
+  // which then ask it on its control socket (a pid alone may be a crash's, reused).
   writeFileSync(join(config.dataDir, PID_FILE), String(process.pid))
   // The teacher's commands reach the database through this server while it runs (cli/jobs.ts).
   const jobs = serveJobs({ deps, sqlite: database.sqlite, dataDir: config.dataDir })

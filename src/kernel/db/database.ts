@@ -25,7 +25,7 @@ export class DatabaseInUse extends Error {}
  * statement outside a transaction costs 1 µs instead of 3.3, and a cart add's `BEGIN IMMEDIATE` ...
  * `COMMIT` 10 µs instead of 15 (bench/README.md). The price is that no other process can open the
  * file while this one has it: the teacher's commands reach a running server through its control
- * socket (src/cli/control.ts), and a second server on the same folder is told which one holds it.
+ * socket (src/cli/jobs.ts), and a second server on the same folder is told which one holds it.
  */
 export function openDatabase(file: string): OpenDatabase {
   const sqlite = new Database(file, { create: true, strict: true })
@@ -106,9 +106,9 @@ export function immediateTransaction<T>(sqlite: Database, work: () => T): T {
 const controls = perHandle((sqlite: Database) => ({ begin: sqlite.prepare('BEGIN IMMEDIATE'), commit: sqlite.prepare('COMMIT'), rollback: sqlite.prepare('ROLLBACK') }))
 
 /**
- * Several reads as one snapshot: in WAL mode every statement outside a transaction takes and drops a
- * read lock of its own (about 8 µs, more than a small query), so a read of five queries pays it once
- * here, and no commit can land halfway through it. Inside a transaction it is a savepoint.
+ * Several reads as one transaction: every statement outside a transaction opens and ends one of its
+ * own (with the WAL's read lock when it was shared, 8 µs; about a microsecond since the file is held
+ * alone), so a read of five queries pays it once here. Inside a transaction it is a savepoint.
  */
 export function readTransaction<T>(sqlite: Database, read: () => T): T {
   return sqlite.transaction(read).deferred()
