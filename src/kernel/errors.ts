@@ -66,9 +66,16 @@ export class AppError extends Error {
  */
 export function notFound(what: string, id: string, where: string) {
   const named = describeId(id)
-  const mixUp = named && named !== what ? ` '${id}' is ${article(named)} ${named} id, not ${article(what)} ${what} id.` : ''
-  return new AppError('NOT_FOUND', `No ${what} with id '${id}' in this store.${mixUp} Check the id; ${where}.`)
+  const shown = clip(id)
+  const mixUp = named && named !== what ? ` '${shown}' is ${article(named)} ${named} id, not ${article(what)} ${what} id.` : ''
+  return new AppError('NOT_FOUND', `No ${what} with id '${shown}' in this store.${mixUp} Check the id; ${where}.`)
 }
+
+/**
+ * What a message quotes of the caller's own input (an id, a path), cut short: an error never echoes
+ * kilobytes back, whatever was sent.
+ */
+export const clip = (text: string, max = 80) => (text.length > max ? `${text.slice(0, max)}…` : text)
 
 const article = (noun: string) => (/^[aeiouAEIOU]/.test(noun) ? 'an' : 'a')
 

@@ -1,5 +1,5 @@
 import { Elysia, ValidationError } from 'elysia'
-import { AppError, errorBody } from '../errors'
+import { AppError, clip, errorBody } from '../errors'
 import type { Log } from '../log'
 import type { RouteTable } from './route-table'
 import { toValidationError } from './validation'
@@ -62,11 +62,12 @@ const internal = () =>
   )
 
 function routeNotFound(method: string, path: string, routes: RouteTable): AppError {
+  const shown = clip(path, 200)
   const allowed = routes.methodsFor(path)
   if (allowed.length > 0) {
     return new AppError(
       'METHOD_NOT_ALLOWED',
-      `${path} does not accept ${method}. It accepts ${allowed.join(', ')}.`,
+      `${shown} does not accept ${method}. It accepts ${allowed.join(', ')}.`,
       undefined,
       { allow: allowed.join(', ') },
     )
@@ -74,5 +75,5 @@ function routeNotFound(method: string, path: string, routes: RouteTable): AppErr
   const suggestion = routes.suggest(method, path)
   const hint = suggestion ? ` Did you mean ${suggestion}?` : ''
   const prefix = !path.startsWith('/v1/') && !suggestion ? ' API routes start with /v1.' : ''
-  return new AppError('NOT_FOUND', `There is no route ${method} ${path}.${hint}${prefix} Every route is listed at /docs.`)
+  return new AppError('NOT_FOUND', `There is no route ${clip(method, 20)} ${shown}.${hint}${prefix} Every route is listed at /docs.`)
 }

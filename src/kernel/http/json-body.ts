@@ -1,4 +1,5 @@
 import { AppError } from '../errors'
+import { assertJsonShape } from './json-shape'
 
 /** JSON bodies above this size are refused (decisions §13). */
 export const JSON_BODY_LIMIT = 1024 * 1024
@@ -46,6 +47,7 @@ export function parseJson(text: string): unknown {
       'The request body is empty. Send a JSON object, e.g. {"name": "..."}, with Content-Type: application/json.',
     )
   }
+  assertJsonShape(text)
   try {
     return JSON.parse(text)
   } catch (e) {

@@ -8,8 +8,13 @@ import { errorsPlugin } from './errors-plugin'
 import { isJsonType, parseJson, readLimitedText, wrongBodyType } from './json-body'
 import type { RouteTable } from './route-table'
 import { readTextBody } from './text-body'
+import { TakeTurns } from './take-turns'
+import { checkBody } from './validation'
 
 const incomingRequestId = /^[\w.:-]{1,64}$/
+
+/** A JSON body this long (no route needs one) is parsed in its turn (take-turns.ts); a small one at once. */
+const LARGE_BODY = 64 * 1024
 
 /**
  * What every request goes through before any feature sees it: a request id, CORS, authentication and
@@ -19,6 +24,7 @@ const incomingRequestId = /^[\w.:-]{1,64}$/
  */
 export const httpKernel = (routes: RouteTable, deps: Deps) => {
   const gate = createGate(deps)
+  const largeBodies = new TakeTurns()
   return new Elysia()
     .onRequest(({ request, set }) => {
       const given = request.headers.get('x-request-id')
@@ -43,7 +49,14 @@ export const httpKernel = (routes: RouteTable, deps: Deps) => {
       if (entry?.textBody) return readTextBody(request, type, entry.textBody)
       // Upload routes read the stream themselves; routes without a body schema ignore what was sent.
       if (entry && (entry.upload || !entry.takesBody)) return null
-      if (isJsonType(type)) return parseJson(await readLimitedText(request))
+      if (isJsonType(type)) {
+        const text = await readLimitedText(request)
+        const read = () => {
+          const body = parseJson(text)
+          return entry?.body ? checkBody(entry.body, body) : body
+        }
+        return text.length > LARGE_BODY ? largeBodies.run(read) : read()
+      }
       if (type === '' && !request.body) return undefined
       throw wrongBodyType(type)
     })

@@ -1,6 +1,7 @@
 import { AUTH_EXTENSION, UPLOAD_EXTENSION } from '../auth/macro'
 import type { AuthKind } from '../auth/kinds'
 import { TEXT_BODY_EXTENSION, type TextBody } from './text-body'
+import type { BodySchema } from './validation'
 
 /**
  * What the app knows about its own routes once they are all registered: used to tell a wrong
@@ -11,6 +12,8 @@ export interface RouteEntry {
   method: string
   path: string
   takesBody: boolean
+  /** The body schema the route declared; the kernel checks a JSON body against it (validation.ts). */
+  body: BodySchema | undefined
   /** The credential the route declared with the auth macro; undefined for public routes. */
   auth: AuthKind | undefined
   /** The route streams a multipart upload itself (its body must not be parsed). */
@@ -24,6 +27,7 @@ type RouteHooks = { body?: unknown; detail?: Record<string, unknown> }
 export class RouteTable {
   private entries: (RouteEntry & { pattern: RegExp })[] = []
   private byKey = new Map<string, RouteEntry>()
+  private longest = 0
 
   fill(routes: { method: string; path: string; hooks?: RouteHooks }[]) {
     const seen = new Set<string>()
@@ -35,11 +39,13 @@ export class RouteTable {
         method: r.method,
         path,
         takesBody: r.hooks?.body !== undefined,
+        body: isBodySchema(r.hooks?.body) ? r.hooks?.body : undefined,
         auth: r.hooks?.detail?.[AUTH_EXTENSION] as AuthKind | undefined,
         upload: r.hooks?.detail?.[UPLOAD_EXTENSION] === true,
         textBody: r.hooks?.detail?.[TEXT_BODY_EXTENSION] as TextBody | undefined,
       }
       this.entries.push({ ...entry, pattern: toPattern(path) })
+      this.longest = Math.max(this.longest, path.length)
       this.byKey.set(`${r.method} ${path}`, entry)
     }
     // The router prefers static segments, so the matcher tries routes with fewer parameters first.
@@ -72,16 +78,31 @@ export class RouteTable {
     return [...new Set(methods)]
   }
 
-  /** The route path closest to a mistyped one, when one is close enough to be a likely typo. */
+  /**
+   * The route path closest to a mistyped one, when one is close enough to be a likely typo. Anyone may
+   * send any path, so the work is bounded: a path far longer than every route cannot be a typo of
+   * one and is not compared, and a route whose length alone puts it past the threshold is skipped.
+   */
   suggest(method: string, path: string): string | undefined {
+    if (path.length > this.longest + SUGGEST_SLACK) return undefined
+    const typed = normalise(path)
+    const threshold = Math.max(2, Math.floor(path.length / 6))
     let best: { path: string; distance: number } | undefined
     for (const e of this.entries) {
-      const distance = editDistance(normalise(path), normalise(e.path)) + (e.method === method ? 0 : 1)
+      const known = normalise(e.path)
+      if (Math.abs(known.length - typed.length) > threshold) continue
+      const distance = editDistance(typed, known) + (e.method === method ? 0 : 1)
       if (!best || distance < best.distance) best = { path: e.path, distance }
     }
-    return best && best.distance <= Math.max(2, Math.floor(path.length / 6)) ? best.path : undefined
+    return best && best.distance <= threshold ? best.path : undefined
   }
 }
+
+const isBodySchema = (schema: unknown): schema is BodySchema =>
+  typeof schema === 'object' && schema !== null && '~standard' in schema
+
+/** How much longer than the longest route a path may be and still be compared (an id in place of `:id`). */
+const SUGGEST_SLACK = 40
 
 /** Elysia answers `/a` and `/a/` alike; so does the table. */
 const trimSlash = (path: string) => (path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path)

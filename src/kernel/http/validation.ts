@@ -3,6 +3,19 @@ import { AppError, type ErrorDetail } from '../errors'
 
 type Issue = { message: string; path?: readonly (PropertyKey | { key: PropertyKey })[]; code?: string; keys?: string[]; expected?: string }
 
+/** A Standard Schema (zod's `~standard`): what a route declares as its body. */
+export interface BodySchema {
+  '~standard': { validate(value: unknown): { issues?: readonly unknown[]; value?: unknown } | Promise<unknown> }
+}
+
+/**
+ * An error names at most this many problems, and no path or key past PATH_LIMIT characters: a body
+ * with a hundred thousand unknown keys, or one key a megabyte long, gets a short answer.
+ */
+export const MAX_DETAILS = 20
+const PATH_LIMIT = 100
+const MESSAGE_LIMIT = 500
+
 const WHERE: Record<string, string> = {
   body: 'request body',
   query: 'query string',
@@ -12,21 +25,44 @@ const WHERE: Record<string, string> = {
 }
 
 /**
- * Turns Elysia's validation failure into a 400 VALIDATION_ERROR whose `details` list every problem as
- * `{path, message}`, with unknown fields named one by one (decisions §3).
+ * A JSON body checked against its route's schema before Elysia sees it. Elysia's own failure
+ * (ValidationError) writes the whole received value into its message, pretty-printed, which for a
+ * large or deep body costs far more than the request is worth; checked here, a failure never
+ * serialises the value. A valid body goes on and Elysia's check passes it.
+ */
+export function checkBody(schema: BodySchema, value: unknown): unknown {
+  const result = schema['~standard'].validate(value)
+  if (result instanceof Promise) return value
+  if (result.issues) throw invalid('body', value, result.issues as Issue[])
+  return value
+}
+
+/**
+ * Turns Elysia's validation failure (query, path, headers) into a 400 VALIDATION_ERROR whose `details`
+ * list every problem as `{path, message}`, with unknown fields named one by one.
  */
 export function toValidationError(error: ValidationError): AppError {
-  const where = WHERE[error.type] ?? error.type
-  if (error.type === 'body' && error.value === undefined) {
+  return invalid(error.type, error.value, issuesOf(error))
+}
+
+function invalid(type: string, value: unknown, issues: Issue[]): AppError {
+  const where = WHERE[type] ?? type
+  if (type === 'body' && value === undefined) {
     return new AppError(
       'VALIDATION_ERROR',
       'The request body is missing. Send a JSON object with the header Content-Type: application/json.',
     )
   }
-  const details = issuesOf(error).flatMap(toDetails)
+  const details: ErrorDetail[] = []
+  let total = 0
+  for (const issue of issues) {
+    total += issue.code === 'unrecognized_keys' && issue.keys ? issue.keys.length : 1
+    if (details.length < MAX_DETAILS) details.push(...toDetails(issue).slice(0, MAX_DETAILS - details.length))
+  }
   const first = details[0]
   const summary = first ? `${first.path ? `${first.path}: ` : ''}${first.message}` : 'it does not match the schema'
-  const more = details.length > 1 ? ` (and ${details.length - 1} more problem${details.length > 2 ? 's' : ''} in details)` : ''
+  const shown = total > details.length ? `; the first ${details.length} are in details` : ' in details'
+  const more = total > 1 ? ` (and ${total - 1} more problem${total > 2 ? 's' : ''}${shown})` : ''
   return new AppError(
     'VALIDATION_ERROR',
     `Invalid ${where}: ${summary}${more}. The expected shape of this route is in /docs.`,
@@ -35,7 +71,7 @@ export function toValidationError(error: ValidationError): AppError {
 }
 
 function issuesOf(error: ValidationError): Issue[] {
-  const validator = error.validator as { '~standard'?: StandardLike; schema?: { '~standard'?: StandardLike } } | undefined
+  const validator = error.validator as { '~standard'?: BodySchema['~standard']; schema?: BodySchema } | undefined
   const standard = validator?.['~standard'] ?? validator?.schema?.['~standard']
   if (standard) {
     const result = standard.validate(error.value)
@@ -44,20 +80,21 @@ function issuesOf(error: ValidationError): Issue[] {
   return error.all.map((e) => ({ message: e.summary ?? 'invalid value', path: 'path' in e ? String(e.path).split('/').filter(Boolean) : [] }))
 }
 
-type StandardLike = { validate(value: unknown): { issues?: readonly unknown[] } | Promise<unknown> }
+const shorten = (text: string, limit = PATH_LIMIT) => (text.length > limit ? `${text.slice(0, limit)}…` : text)
 
 function toDetails(issue: Issue): ErrorDetail[] {
   const base = (issue.path ?? []).map((p) => String(typeof p === 'object' ? p.key : p))
   if (issue.code === 'unrecognized_keys' && issue.keys) {
-    return issue.keys.map((key) => ({
-      path: [...base, key].join('.'),
+    return issue.keys.slice(0, MAX_DETAILS).map((key) => ({
+      path: shorten([...base, key].join('.')),
       message: 'unknown or read-only field; remove it',
     }))
   }
-  const message = issue.message.replace(/^Invalid input: /, '')
+  const path = shorten(base.join('.'))
+  const message = shorten(issue.message.replace(/^Invalid input: /, ''), MESSAGE_LIMIT)
   // zod says "expected string, received undefined" for a field left out; say what to do instead.
   if (issue.code === 'invalid_type' && issue.expected && /received undefined$/.test(message)) {
-    return [{ path: base.join('.'), message: `is required (${issue.expected})` }]
+    return [{ path, message: `is required (${issue.expected})` }]
   }
-  return [{ path: base.join('.'), message }]
+  return [{ path, message }]
 }

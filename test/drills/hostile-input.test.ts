@@ -1,0 +1,153 @@
+import { describe, expect, test } from 'bun:test'
+import { readFileSync, writeFileSync } from 'node:fs'
+import { emptyDir, SOURCE_SERVER, startExecutable, type Running } from '../helpers/executable'
+import { LONG } from './openapi-ops'
+
+/**
+ * What anyone on the class network can send, with or without a credential: a JSON body of any shape
+ * up to the 1 MiB limit, and a path as long as the server reads. The real server, on loopback. Each
+ * answer must be quick and small, memory must not grow, and /health must stay quick while twenty such
+ * requests arrive at once. Quick: 20 parallel requests; DRILLS=long: 100.
+ */
+const PARALLEL = LONG ? 100 : 20
+const ADMIN = 'adm_hostile_drill_token_0123456789'
+const MiB = 1 << 20
+const FAST_MS = 50
+const MAX_GROWTH_MB = 20
+
+/** The process's resident memory now (VmRSS) or at its highest since the last reset (VmHWM), in MiB. */
+const memoryMb = (pid: number, field: 'VmRSS' | 'VmHWM') =>
+  Number(new RegExp(`${field}:\\s+(\\d+)`).exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) / 1024
+
+/** How far one call lifts the process's memory at its peak: Linux resets VmHWM on a write of 5 to clear_refs. */
+async function peakGrowthMb(pid: number, call: () => Promise<unknown>) {
+  writeFileSync(`/proc/${pid}/clear_refs`, '5')
+  const before = memoryMb(pid, 'VmRSS')
+  await call()
+  return memoryMb(pid, 'VmHWM') - before
+}
+
+/** Bodies of about 1 MiB, each a shape that once cost the server far more than its size. */
+const wide = (open: string, unit: string, close: string) => open + unit.repeat(Math.floor((MiB - open.length - close.length) / unit.length)) + close
+const SHAPES: Record<string, string> = {
+  'arrays nested 500,000 deep': '['.repeat(MiB / 2) + ']'.repeat(MiB / 2),
+  'objects nested 170,000 deep': '{"a":'.repeat(MiB / 6) + '1' + '}'.repeat(MiB / 6),
+  'one array of 500,000 numbers': wide('[', '1,', '1]'),
+  'an object with 90,000 keys': '{' + Array.from({ length: 90_000 }, (_, i) => `"k${i}":1`).join(',') + '}',
+  '999 arrays of 520 numbers': '[' + Array.from({ length: 999 }, () => '[' + '1,'.repeat(520) + '1]').join(',') + ']',
+  '9,000 numbers of 110 digits': '[' + Array.from({ length: 9000 }, () => '1'.repeat(110)).join(',') + ']',
+  'a 1 MiB string of escaped quotes': JSON.stringify({ rm: '"'.repeat(MiB / 2 - 20), password: 'x' }),
+  '999 objects of 90 unknown fields': JSON.stringify({ members: Array.from({ length: 999 }, (_, i) => Object.fromEntries(Array.from({ length: 90 }, (_, j) => [`f${j}`, i]))) }),
+  'a 1 MiB field name': JSON.stringify({ ['k'.repeat(MiB - 20)]: 1 }),
+  'a 1 MiB string of escapes': JSON.stringify({ rm: '\u0001'.repeat(MiB / 7), password: 'x' }),
+}
+/** A path as long as the server takes (its request line ends near 16 KiB). */
+const LONG_PATH = `/v1/${'products/'.repeat(1800)}x`
+
+async function call(base: string, method: string, path: string, headers: Record<string, string>, body?: unknown): Promise<any> {
+  const res = await fetch(`${base}${path}`, { method, headers: { ...headers, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) })
+  if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${await res.text()}`)
+  return res.json()
+}
+
+async function keyOf(server: Running) {
+  await call(server.base, 'POST', '/v1/admin/groups', { 'x-admin-token': ADMIN }, { name: 'Hostile', members: [{ rm: 'h1001', name: 'H' }] })
+  const first = await call(server.base, 'POST', '/v1/store/auth/login', {}, { rm: 'h1001', password: 'h1001' })
+  const { token } = await call(server.base, 'POST', '/v1/store/auth/change-password', { authorization: `Bearer ${first.token}` }, { currentPassword: 'h1001', newPassword: 'h1001-password' })
+  return { 'x-api-key': (await call(server.base, 'POST', '/v1/store/api-keys', { authorization: `Bearer ${token}` }, { name: 'k' })).apiKey as string }
+}
+
+/** One request; its status, answer size and time. */
+async function send(base: string, method: string, path: string, headers: Record<string, string>, body?: string) {
+  const started = performance.now()
+  const res = await fetch(`${base}${path}`, { method, headers: { ...headers, 'content-type': 'application/json' }, body })
+  const text = await res.text()
+  return { status: res.status, text, ms: performance.now() - started }
+}
+
+/** The best of three tries: scheduling on a shared machine only ever adds time, so the best is the request's own cost. */
+async function bestOf3(send: () => Promise<{ status: number; text: string; ms: number }>) {
+  const tries = [await send(), await send(), await send()]
+  return tries.reduce((a, b) => (b.ms < a.ms ? b : a))
+}
+
+/** The slowest /health answer while `load` runs, polling back to back. */
+async function worstHealthDuring(base: string, load: Promise<unknown>) {
+  let done = false
+  let worst = 0
+  let polls = 0
+  const finished = load.finally(() => (done = true))
+  while (!done) {
+    const started = performance.now()
+    await (await fetch(`${base}/health`)).arrayBuffer()
+    worst = Math.max(worst, performance.now() - started)
+    polls++
+  }
+  await finished
+  return { worst, polls }
+}
+
+describe(`hostile input${LONG ? ' (long)' : ''}`, () => {
+  test(`any 1 MiB JSON body answers a short 400 in under ${FAST_MS} ms, and ${PARALLEL} at once leave /health quick and memory flat`, async () => {
+    const dir = emptyDir()
+    const server = await startExecutable(SOURCE_SERVER, dir, ['--data', dir, '--admin-token', ADMIN, '--rate-limit-rps', '0'])
+    try {
+      const key = await keyOf(server)
+      const targets: [string, Record<string, string>][] = [
+        ['/v1/store/auth/login', {}],
+        ['/v1/products', key],
+        ['/v1/admin/groups', { 'x-admin-token': ADMIN }],
+      ]
+      const burst = (body: string) =>
+        Promise.all(Array.from({ length: PARALLEL }, (_, i) => send(server.base, 'POST', targets[i % 2]![0], targets[i % 2]![1], body)))
+      const seen: Record<string, number> = {}
+      let worst = { shape: '', ms: 0 }
+      let mostGrown = 0
+      for (const [shape, body] of Object.entries(SHAPES)) {
+        for (const [path, headers] of targets) {
+          const grown = await peakGrowthMb(server.proc.pid, () => send(server.base, 'POST', path, headers, body))
+          const res = await bestOf3(() => send(server.base, 'POST', path, headers, body))
+          seen[`${shape} -> ${path}`] = Math.round(res.ms)
+          mostGrown = Math.max(mostGrown, grown)
+          if (res.ms > worst.ms) worst = { shape, ms: res.ms }
+          expect(res.status).toBe(400)
+          expect(JSON.parse(res.text).error.code).toBe('VALIDATION_ERROR')
+          // The answer names the problem; it never echoes what was sent.
+          expect(res.text.length).toBeLessThan(4096)
+          expect(res.ms).toBeLessThan(FAST_MS)
+        }
+      }
+      // The costliest shape of the round, twenty (or a hundred) at once.
+      const parallel = burst(SHAPES[worst.shape]!)
+      const health = await worstHealthDuring(server.base, parallel)
+      const answers = await parallel
+      if (process.env.DRILLS_VERBOSE) console.log({ seen, worst, mostGrown, health })
+      expect(answers.map((a) => a.status)).toEqual(Array(PARALLEL).fill(400))
+      expect(mostGrown).toBeLessThan(MAX_GROWTH_MB)
+      expect(health.polls).toBeGreaterThan(0)
+      expect(health.worst).toBeLessThan(FAST_MS)
+    } finally {
+      await server.stop('SIGTERM')
+    }
+  }, 60_000)
+
+  test(`a path near 16 KiB is a quick, short 404, and ${PARALLEL} at once leave /health quick`, async () => {
+    const dir = emptyDir()
+    const server = await startExecutable(SOURCE_SERVER, dir, ['--data', dir, '--admin-token', ADMIN, '--rate-limit-rps', '0'])
+    try {
+      await send(server.base, 'GET', LONG_PATH, {})
+      const one = await bestOf3(() => send(server.base, 'GET', LONG_PATH, {}))
+      expect(one.status).toBe(404)
+      expect(JSON.parse(one.text).error.code).toBe('NOT_FOUND')
+      expect(one.text.length).toBeLessThan(1024)
+      expect(one.ms).toBeLessThan(FAST_MS)
+      const parallel = Promise.all(Array.from({ length: PARALLEL }, () => send(server.base, 'GET', LONG_PATH, {})))
+      const health = await worstHealthDuring(server.base, parallel)
+      if (process.env.DRILLS_VERBOSE) console.log({ one: one.ms, health })
+      expect((await parallel).map((a) => a.status)).toEqual(Array(PARALLEL).fill(404))
+      expect(health.worst).toBeLessThan(FAST_MS)
+    } finally {
+      await server.stop('SIGTERM')
+    }
+  }, 60_000)
+})

@@ -1,0 +1,112 @@
+import { describe, expect, test } from 'bun:test'
+import { Elysia } from 'elysia'
+import { z } from 'zod'
+import { notFound } from '../../src/kernel/errors'
+import { MAX_JSON_DEPTH, MAX_JSON_VALUES } from '../../src/kernel/http/json-shape'
+import { RouteTable } from '../../src/kernel/http/route-table'
+import { MAX_DETAILS } from '../../src/kernel/http/validation'
+import { createTestApp } from '../helpers/app'
+
+/** One probe route with a strict body, as every feature declares its bodies. */
+const probes = new Elysia({ prefix: '/v1' }).post('/probes', ({ body }) => ({ received: body }), {
+  body: z.object({ name: z.string().min(1), tags: z.array(z.unknown()).optional() }).strict(),
+})
+
+const setup = () => createTestApp({ extraRoutes: probes })
+const json = { 'content-type': 'application/json' }
+
+const nested = (depth: number) => `{"name": "a", "tags": ${'['.repeat(depth - 1)}${']'.repeat(depth - 1)}}`
+
+describe('JSON bodies of a hostile shape', () => {
+  test(`a body nested ${MAX_JSON_DEPTH} levels deep is read; one level more is a 400 that names the limit`, async () => {
+    const { call } = setup()
+    const ok = await call('POST', '/v1/probes', { raw: nested(MAX_JSON_DEPTH), headers: json })
+    expect(ok.status).toBe(200)
+    const deep = await call('POST', '/v1/probes', { raw: nested(MAX_JSON_DEPTH + 1), headers: json })
+    expect(deep.status).toBe(400)
+    expect(deep.body.error.code).toBe('VALIDATION_ERROR')
+    expect(deep.body.error.message).toContain(`nested more than ${MAX_JSON_DEPTH} levels deep`)
+  })
+
+  test('brackets inside strings, escaped quotes included, are not nesting', async () => {
+    const { call } = setup()
+    const name = `\\"${'['.repeat(100)}\\\\`
+    const res = await call('POST', '/v1/probes', { raw: `{"name": "${name}"}`, headers: json })
+    expect(res.status).toBe(200)
+    expect(res.body.received.name).toBe(`"${'['.repeat(100)}\\`)
+  })
+
+  test(`a body of ${MAX_JSON_VALUES.toLocaleString('en')} values is read; one more is a 400 that names the limit`, async () => {
+    const { call } = setup()
+    // The object and its two fields are three values; the array holds the rest.
+    const tags = (n: number) => JSON.stringify({ name: 'a', tags: Array(n).fill(1) })
+    const ok = await call('POST', '/v1/probes', { raw: tags(MAX_JSON_VALUES - 2), headers: json })
+    expect(ok.status).toBe(200)
+    expect(ok.body.received.tags).toHaveLength(MAX_JSON_VALUES - 2)
+    const many = await call('POST', '/v1/probes', { raw: tags(MAX_JSON_VALUES - 1), headers: json })
+    expect(many.status).toBe(400)
+    expect(many.body.error.message).toContain(`more than ${MAX_JSON_VALUES.toLocaleString('en')} values`)
+  })
+
+  test(`thousands of unknown fields are answered with the first ${MAX_DETAILS} and a count, not a list of all`, async () => {
+    const { call } = setup()
+    const fields = Object.fromEntries(Array.from({ length: 5000 }, (_, i) => [`extra${i}`, i]))
+    const res = await call('POST', '/v1/probes', { body: { name: 'a', ...fields } })
+    expect(res.status).toBe(400)
+    expect(res.body.error.details).toHaveLength(MAX_DETAILS)
+    expect(res.body.error.details[0]).toEqual({ path: 'extra0', message: 'unknown or read-only field; remove it' })
+    expect(res.body.error.message).toContain(`(and 4999 more problems; the first ${MAX_DETAILS} are in details)`)
+    expect(res.text.length).toBeLessThan(4096)
+  })
+
+  test('a field name of half a megabyte is not echoed back', async () => {
+    const { call } = setup()
+    const long = 'k'.repeat(512 * 1024)
+    const res = await call('POST', '/v1/probes', { body: { name: 'a', [long]: 1 } })
+    expect(res.status).toBe(400)
+    expect(res.body.error.details[0].path).toBe(`${'k'.repeat(100)}…`)
+    expect(res.text.length).toBeLessThan(2048)
+  })
+
+  test('a large valid body (over 64 KiB) is still read and answered', async () => {
+    const { call } = setup()
+    const tags = Array.from({ length: 300 }, (_, i) => `${i}`.padEnd(400, '.'))
+    const res = await call('POST', '/v1/probes', { body: { name: 'big', tags } })
+    expect(res.status).toBe(200)
+    expect(res.body.received.tags).toEqual(tags)
+  })
+})
+
+describe('paths of a hostile length', () => {
+  const routes = new RouteTable()
+  routes.fill(['/v1/products', '/v1/products/:id', '/v1/store/orders/:id/transition'].map((path) => ({ method: 'GET', path })))
+
+  test('a typo is still suggested, an id in place of its parameter too', () => {
+    expect(routes.suggest('GET', '/v1/prodcts')).toBe('/v1/products')
+    expect(routes.suggest('GET', '/v1/store/order/ord_12345/transition')).toBe('/v1/store/orders/:id/transition')
+  })
+
+  test('a path far longer than any route is not compared (it cannot be a typo of one)', () => {
+    const long = `/v1/${'products/'.repeat(1800)}`
+    const started = performance.now()
+    for (let i = 0; i < 20; i++) expect(routes.suggest('GET', long)).toBeUndefined()
+    // Twenty edit distances over 16 KiB took seconds; skipping them takes microseconds.
+    expect(performance.now() - started).toBeLessThan(50)
+  })
+
+  test('an unknown 16 KiB path is a 404 that quotes only the start of it', async () => {
+    const { call } = setup()
+    const long = `/v1/${'x'.repeat(16_000)}`
+    const res = await call('GET', long)
+    expect(res.status).toBe(404)
+    expect(res.body.error.message).toStartWith(`There is no route GET /v1/${'x'.repeat(196)}…. `)
+    expect(res.text.length).toBeLessThan(1024)
+  })
+
+  test('an unknown id of 10,000 characters is a 404 that quotes only the start of it', () => {
+    const error = notFound('product', `var_${'p'.repeat(10_000)}`, 'GET /v1/products lists them')
+    expect(error.message).toBe(
+      `No product with id 'var_${'p'.repeat(76)}…' in this store. 'var_${'p'.repeat(76)}…' is a variant id, not a product id. Check the id; GET /v1/products lists them.`,
+    )
+  })
+})
