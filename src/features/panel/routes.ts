@@ -1,5 +1,5 @@
 import { Elysia } from 'elysia'
-import { AppError } from '../../kernel/errors'
+import { AppError, clip } from '../../kernel/errors'
 import { panelFiles, type PanelFile } from './bundle'
 
 /**
@@ -31,7 +31,7 @@ export const panelRoutes = () =>
       '/panel/:name',
       async ({ params }) => {
         const file = (await panelFiles()).find((f) => f.name === params.name && f.name !== 'index.html')
-        if (!file) throw new AppError('NOT_FOUND', `The panel has no file '${params.name}'. Open /panel to load the panel.`)
+        if (!file) throw new AppError('NOT_FOUND', `The panel has no file '${clip(params.name)}'. Open /panel to load the panel.`)
         // File names carry a content hash: a new build has new names, so a file never changes.
         return send(file, 'public, max-age=31536000, immutable')
       },
