@@ -53,7 +53,7 @@ describe('money stays exact: prices, quantities and lines are bounded', () => {
     expect(full.items[0].quantity).toBe(MAX_LINE_QUANTITY)
     const more = await s.shop.add(s.variantId, 1)
     expectRefused(more, 409, 'CONFLICT', `at most ${MAX_LINE_QUANTITY}`)
-    expect(more.body.error.message).toContain('add at most 0 more')
+    expect(more.body.error.message).toContain('It holds 1000 and is full: check out first.')
     expect(more.body.error.details).toEqual([{ variantId: s.variantId, sku: s.product.sku, quantity: 1001, limit: MAX_LINE_QUANTITY }])
     expect(await s.shop.cart()).toEqual(full)
     // One body above the limit is a 400, by POST or PATCH.

@@ -109,7 +109,8 @@ export function addItem(deps: Deps, ctx: StoreCtx, input: { variantId: string; q
     const existing = lines[at]
     const quantity = (existing?.quantity ?? 0) + input.quantity
     if (existing && quantity > MAX_LINE_QUANTITY) {
-      throw lineTooLarge({ ...existing, quantity }, `It holds ${existing.quantity}: add at most ${Math.max(0, MAX_LINE_QUANTITY - existing.quantity)} more.`)
+      const room = MAX_LINE_QUANTITY - existing.quantity
+      throw lineTooLarge({ ...existing, quantity }, room > 0 ? `It holds ${existing.quantity}: add at most ${room} more.` : `It holds ${existing.quantity} and is full: check out first.`)
     }
     if (!existing && lines.length >= MAX_CART_LINES) {
       throw tooManyLines(lines.length, 'Check out first (POST /v1/orders/checkout) or remove a line (DELETE /v1/cart/items/:id), then add this one.')

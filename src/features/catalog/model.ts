@@ -87,15 +87,15 @@ export type PatchVariantBody = z.infer<typeof PatchVariantBody>
 
 export const ReceiveBody = z
   .object({
-    quantity: Quantity.min(1, 'must be at least 1').max(1_000_000).describe(`units that arrived; the stock after them is at most ${MAX_STOCK} (409 CONFLICT above it)`),
+    quantity: Quantity.min(1, 'must be at least 1').max(1_000_000, 'can be at most 1000000 a receive; send more receives for more').describe(`units that arrived; the stock after them is at most ${MAX_STOCK} (409 CONFLICT above it)`),
     note: z.string().trim().max(200).optional().describe('kept in the ledger as the reason'),
   })
   .strict()
 
 export const AdjustBody = z
   .object({
-    quantity: Quantity.min(-1_000_000)
-      .max(1_000_000)
+    quantity: Quantity.min(-1_000_000, 'must be at least -1000000 an adjustment')
+      .max(1_000_000, 'can be at most 1000000 an adjustment')
       .refine((q) => q !== 0, 'must not be 0')
       .describe(`signed: -2 removes two units (breakage, loss), 3 adds three (found in a count); the stock after it is at most ${MAX_STOCK} (409 CONFLICT above it)`),
     reason: z
