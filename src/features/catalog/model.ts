@@ -21,6 +21,7 @@ const Sku = z
   .max(64, 'sku has at most 64 characters')
   .regex(/^[A-Za-z0-9][A-Za-z0-9._\-/]*$/, 'sku may hold letters, digits, dot, dash, underscore and slash, and starts with a letter or digit')
   .describe('Unique in the store, ignoring case.')
+
 /**
  * The most units a variant holds, however many receives or adjustments add up: the product's `stock`
  * sums its variants, and stays an exact integer even for millions of them.
