@@ -19,6 +19,7 @@ import { loadConfig } from '../src/config'
 import { createDeps } from '../src/deps'
 import { createProduct } from '../src/features/catalog/products'
 import { variants } from '../src/features/catalog/tables'
+import { addItem } from '../src/features/cart/service'
 import { register } from '../src/features/customers/service'
 import { systemClock } from '../src/kernel/clock'
 import { openDatabase } from '../src/kernel/db/database'
@@ -27,6 +28,7 @@ import { randomIds } from '../src/kernel/ids'
 import { memoryLog } from '../src/kernel/log'
 import { seedStore } from './seed'
 import { call, freePort, launch, runLoad, startHelper, type Server } from './system/harness'
+import { cartAddCycle } from './system/scenarios'
 import type { LoadClient } from './system/load'
 import { ADMIN_TOKEN } from './system/seed'
 
@@ -49,11 +51,8 @@ async function seed(dataDir: string) {
   const clients: LoadClient[] = []
   for (let c = 0; c < CONCURRENCY; c++) {
     const session = await register(deps, ctx, { email: `cart${c}@run.bench`, password: 'bench-password', name: `Cart ${c}` })
-    clients.push({
-      headers: { 'x-api-key': apiKey, authorization: `Bearer ${session.token}` },
-      flow: 'cycle',
-      requests: [{ label: 'cart add', method: 'POST', path: '/v1/cart/items', body: { variantId, quantity: 1 } }],
-    })
+    const cart = addItem(deps, { ...ctx, actor: { type: 'customer', customerId: session.customer.id, keyId: 'seed', rm: null } }, { variantId, quantity: 1 })
+    clients.push({ headers: { 'x-api-key': apiKey, authorization: `Bearer ${session.token}` }, flow: 'cycle', requests: cartAddCycle(variantId, cart.items[0]!.id) })
   }
   await deps.lifecycle.stop()
   database.close()
@@ -75,10 +74,16 @@ const stopAll = async () => {
 process.on('uncaughtException', (e) => stopAll().finally(() => { console.error(e); process.exit(1) }))
 servers.push(['after', await serverFrom(join(import.meta.dir, '..'), 'after', args.profile ? ['--cpu-prof', `--cpu-prof-dir=${args.profile}`] : [])])
 if (args.before) servers.unshift(['before', await serverFrom(args.before, 'before')])
-const first = clients[0]!
-const answer = await call(servers[0]![1].base, 'POST', '/v1/cart/items', first.headers, first.requests![0]!.body)
+// The ceiling answers each client's line reset and the add with the server's own bodies.
+const bodies: Record<string, { status: number; body: string }> = {}
+for (const client of clients) {
+  for (const r of new Set(client.requests)) {
+    const answer = await call(servers[0]![1].base, r.method, r.path, client.headers, r.body)
+    bodies[`${r.method} ${r.path}`] = { status: answer.status, body: answer.text }
+  }
+}
 const bodyFile = join(work, 'bodies.json')
-await Bun.write(bodyFile, JSON.stringify({ 'POST /v1/cart/items': { status: answer.status, body: answer.text } }))
+await Bun.write(bodyFile, JSON.stringify(bodies))
 const ceiling = await startHelper('ceiling.ts', [bodyFile])
 
 const ratios: Record<string, number[]> = Object.fromEntries(servers.map(([name]) => [name, []]))

@@ -19,7 +19,7 @@ import { buildBareServer, call, copyData, freshExecutable, launch, freePort, run
 import { seededClassroom, type SeededStore } from './system/seed'
 import { measureBookkeeping } from './system/bookkeeping'
 import { report, type Results } from './system/report'
-import { classroomClients, customers, get, key, productPath } from './system/scenarios'
+import { cartAddCycle, classroomClients, customers, get, key, productPath } from './system/scenarios'
 
 const { values: args } = parseArgs({
   options: {
@@ -115,11 +115,12 @@ const scenarios: { name: string; target?: number; clients: () => Promise<LoadCli
     name: 'cart add',
     target: 0.3,
     clients: async () =>
-      (await customers(server.base, big, CONCURRENCY, 'cart-')).map((headers): LoadClient => ({
-        headers,
-        flow: 'cycle',
-        requests: [{ label: 'cart add', method: 'POST', path: '/v1/cart/items', body: { variantId: big.stockVariantId, quantity: 1 } }],
-      })),
+      Promise.all(
+        (await customers(server.base, big, CONCURRENCY, 'cart-')).map(async (headers): Promise<LoadClient> => {
+          const cart = await call<{ items: { id: string }[] }>(server.base, 'POST', '/v1/cart/items', headers, { variantId: big.stockVariantId, quantity: 1 })
+          return { headers, flow: 'cycle', requests: cartAddCycle(big.stockVariantId, cart.json.items[0]!.id) }
+        }),
+      ),
   },
 ]
 

@@ -14,7 +14,7 @@ const server = Bun.serve({
   async fetch(request) {
     const url = new URL(request.url)
     // Read what was sent, as the server does.
-    if (request.method === 'POST') await request.arrayBuffer()
+    if (request.method !== 'GET') await request.arrayBuffer()
     const hit = bodies[`${request.method} ${url.pathname}${url.search}`]
     return hit ? new Response(hit.body, { status: hit.status, headers }) : new Response('{}', { status: 404, headers })
   },

@@ -10,7 +10,7 @@ import { readFileSync } from 'node:fs'
 
 export interface LoadRequest {
   label: string
-  method: 'GET' | 'POST'
+  method: 'GET' | 'POST' | 'PATCH'
   path: string
   body?: unknown
 }

@@ -2,6 +2,7 @@
  * What the whole-system bench's clients ask: the classroom mix (every store's shop front browsing and
  * one customer buying) and the helpers the single-endpoint scenarios share.
  */
+import { MAX_LINE_QUANTITY } from '../../src/kernel/money'
 import type { LoadClient, LoadRequest } from './load'
 import { call } from './harness'
 import type { SeededStore } from './seed'
@@ -31,6 +32,16 @@ export function browsing(store: SeededStore, offset: number): LoadRequest[] {
     get('review list', `/v1/products/${store.reviewedProductId}/reviews?page=1&pageSize=20`),
     get('product detail', productPath(ids[(offset * 53 + i * 7) % ids.length]!)),
   ]).flat()
+}
+
+/**
+ * A buyer adding one unit at a time to the cart line `itemId` of `variantId`. A line holds at most
+ * MAX_LINE_QUANTITY units, so the cycle opens by setting the line back to one unit (labelled apart,
+ * once every MAX_LINE_QUANTITY - 1 requests, and first in every run, whose cycle restarts).
+ */
+export function cartAddCycle(variantId: string, itemId: string): LoadRequest[] {
+  const add: LoadRequest = { label: 'cart add', method: 'POST', path: '/v1/cart/items', body: { variantId, quantity: 1 } }
+  return [{ label: 'cart reset', method: 'PATCH', path: `/v1/cart/items/${itemId}`, body: { quantity: 1 } }, ...Array<LoadRequest>(MAX_LINE_QUANTITY - 2).fill(add)]
 }
 
 /** 30 stores x 3 clients: two shop fronts browsing, one customer buying; 100 ms between requests. */

@@ -2,9 +2,19 @@ import { z } from 'zod'
 
 /**
  * Money travels as a JSON number with at most 2 decimals and is kept as integer cents inside,
- * so that 3 × 19.99 is exactly 59.97 (decisions §2).
+ * so that 3 × 19.99 is exactly 59.97.
+ *
+ * Cents are exact only while they stay below 2^53 (about 9 × 10^15); past it a sum silently loses cents.
+ * These three bounds keep every total far below: the largest cart is
+ * MAX_CART_LINES × MAX_LINE_QUANTITY × MAX_PRICE_CENTS = 100 × 1,000 × 10^8 = 10^13 cents, 900 times
+ * under 2^53. An order's total, its payment and its refund are the total of the cart it came from. As a
+ * decimal such a total has at most 13 significant digits, fewer than the 15 a JSON number keeps exactly.
+ * No shop of a class meets them: a price of a million, a thousand units of one thing, a hundred lines.
  */
-const MAX_CENTS = 1_000_000_000_00 // one billion: far above any classroom price, far below 2^53
+export const MAX_PRICE_CENTS = 100_000_000
+export const MAX_PRICE = MAX_PRICE_CENTS / 100
+export const MAX_LINE_QUANTITY = 1_000
+export const MAX_CART_LINES = 100
 
 export function hasAtMostTwoDecimals(value: number): boolean {
   const scaled = value * 100
@@ -15,9 +25,16 @@ export const toCents = (value: number): number => Math.round(value * 100)
 
 export const fromCents = (cents: number): number => cents / 100
 
-export const Money = z
-  .number()
-  .min(0, 'must not be negative')
-  .max(MAX_CENTS / 100)
-  .refine(hasAtMostTwoDecimals, 'must have at most 2 decimals, e.g. 19.99')
-  .describe('Amount in the store currency, at most 2 decimals (kept as integer cents inside).')
+const amount = () => z.number().min(0, 'must not be negative').refine(hasAtMostTwoDecimals, 'must have at most 2 decimals, e.g. 19.99')
+
+/** A price of the catalog. */
+export const Money = amount()
+  .max(MAX_PRICE, `must be at most ${MAX_PRICE} (the highest price a variant can have, so that every total stays exact)`)
+  .describe(`Amount in the store currency, at most 2 decimals (kept as integer cents inside), from 0 to ${MAX_PRICE}.`)
+
+/** A bound in a query, compared with prices: any amount, so that one above every price still works. */
+export const MoneyBound = amount().max(Number.MAX_SAFE_INTEGER / 100, 'is too large; leave the bound out instead')
+
+/** A cart's or an order's total in cents: Σ unit price × quantity, exact for lines within the bounds above. */
+export const totalCents = (lines: readonly { priceCents: number; quantity: number }[]): number =>
+  lines.reduce((sum, l) => sum + l.priceCents * l.quantity, 0)

@@ -3,6 +3,7 @@ import { describe, expect, test } from 'bun:test'
 import { existsSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { emptyDir, runExecutable, SOURCE_SERVER, startExecutable } from '../helpers/executable'
+import { expectDefusedActivityCsv, formulaClassList, RAW_NAMES } from '../helpers/formulas'
 
 const cli = (args: string[], cwd: string) => runExecutable(SOURCE_SERVER, args, cwd)
 
@@ -145,6 +146,22 @@ describe('storefront activity', () => {
     const bad = await cli(['activity', '--from', 'someday', '--data', 'data'], dir)
     expect(bad.code).toBe(1)
     expect(bad.stderr).toContain('from must be an ISO date')
+  })
+
+  test('activity --csv writes names that start a formula behind an apostrophe, and still parses with 7 columns', async () => {
+    const dir = emptyDir()
+    writeFileSync(join(dir, 'class.csv'), formulaClassList())
+    const imported = await cli(['groups', 'import', 'class.csv', '--data', 'data'], dir)
+    expect([imported.code, imported.stderr]).toEqual([0, ''])
+    const db = new Database(join(dir, 'data', 'storefront.db'))
+    try {
+      for (const m of RAW_NAMES) db.query('update students set name = ? where rm = ?').run(m.name, m.rm)
+    } finally {
+      db.close()
+    }
+    const csv = await cli(['activity', '--csv', '--data', 'data'], dir)
+    expect([csv.code, csv.stderr]).toEqual([0, ''])
+    expectDefusedActivityCsv(csv.stdout)
   })
 })
 

@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'bun:test'
 import fc from 'fast-check'
 import { describeId, randomIds, randomToken, sequentialIds } from '../../src/kernel/ids'
-import { fromCents, hasAtMostTwoDecimals, Money, toCents } from '../../src/kernel/money'
+import { fromCents, hasAtMostTwoDecimals, MAX_CART_LINES, MAX_LINE_QUANTITY, MAX_PRICE, MAX_PRICE_CENTS, Money, toCents, totalCents } from '../../src/kernel/money'
 
 describe('money as integer cents', () => {
   test('3 × 19.99 is exactly 59.97 when summed in cents', () => {
@@ -11,19 +11,33 @@ describe('money as integer cents', () => {
     expect(fromCents(toCents(0.1) + toCents(0.2))).toBe(0.3)
   })
 
-  test('every amount with at most 2 decimals round-trips through cents', () => {
+  test('every price with at most 2 decimals round-trips through cents', () => {
     fc.assert(
-      fc.property(fc.integer({ min: 0, max: 100_000_000_00 }), (cents) => {
+      fc.property(fc.integer({ min: 0, max: MAX_PRICE_CENTS }), (cents) => {
         const value = cents / 100
         return hasAtMostTwoDecimals(value) && toCents(value) === cents && Money.safeParse(value).success
       }),
     )
   })
 
-  test('three decimals, negatives and non-numbers are refused', () => {
-    for (const bad of [1.005, 19.999, 0.001, -0.01, Number.NaN, Infinity]) {
+  test('three decimals, negatives, non-numbers and prices above the limit are refused', () => {
+    for (const bad of [1.005, 19.999, 0.001, -0.01, Number.NaN, Infinity, MAX_PRICE + 0.01]) {
       expect(Money.safeParse(bad).success).toBe(false)
     }
+  })
+
+  test('any cart within the limits totals to the BigInt sum of its lines, and its JSON amount reads back as those cents', () => {
+    const line = fc.record({ priceCents: fc.integer({ min: 0, max: MAX_PRICE_CENTS }), quantity: fc.integer({ min: 1, max: MAX_LINE_QUANTITY }) })
+    const edge = fc.constant({ priceCents: MAX_PRICE_CENTS - 1, quantity: MAX_LINE_QUANTITY })
+    fc.assert(
+      fc.property(fc.array(fc.oneof(line, edge), { minLength: 1, maxLength: MAX_CART_LINES }), (lines) => {
+        const exact = lines.reduce((sum, l) => sum + BigInt(l.priceCents) * BigInt(l.quantity), 0n)
+        const total = totalCents(lines)
+        const [units, decimals = ''] = String(JSON.parse(JSON.stringify(fromCents(total)))).split('.')
+        return BigInt(total) === exact && BigInt(units!) * 100n + BigInt(decimals.padEnd(2, '0')) === exact
+      }),
+      { numRuns: 500 },
+    )
   })
 })
 

@@ -1,5 +1,6 @@
 import { and, eq, gte, lt, max, sum } from 'drizzle-orm'
 import { isoTime } from '../../kernel/clock'
+import { csvText, type CsvValue } from '../../kernel/csv'
 import type { Deps } from '../../kernel/deps'
 import type { ActivityQuery, ActivityReport } from './model'
 import { activityWindow, firstGroupCreatedAt, groupsInScope, HOUR, studentsOf } from './scope'
@@ -57,18 +58,13 @@ export function activityReport(deps: Deps, query: ActivityQuery): ActivityReport
   }
 }
 
-const csvField = (v: string | number | null) => {
-  const s = v === null ? '' : String(v)
-  return /[",\n\r]/.test(s) || /^[=+\-@]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s
-}
-
 /** One row per student, plus an unattributed row and a total row per group. */
 export function activityCsv(report: ActivityReport): string {
-  const rows: (string | number | null)[][] = [['group_id', 'group', 'rm', 'name', 'calls', 'errors', 'last_call_at']]
+  const rows: CsvValue[][] = [['group_id', 'group', 'rm', 'name', 'calls', 'errors', 'last_call_at']]
   for (const g of report.groups) {
     for (const s of g.students) rows.push([g.groupId, g.name, s.rm, s.name, s.calls, s.errors, s.lastCallAt])
     rows.push([g.groupId, g.name, '', '(unattributed)', g.unattributed, null, null])
     rows.push([g.groupId, g.name, '', '(group total)', g.calls, g.errors, g.lastCallAt])
   }
-  return rows.map((r) => r.map(csvField).join(',')).join('\r\n') + '\r\n'
+  return csvText(rows)
 }

@@ -3,6 +3,7 @@ import { authMacro } from '../../kernel/auth/macro'
 import type { Deps } from '../../kernel/deps'
 import { ErrorEnvelope } from '../../kernel/errors'
 import { jsonResponse } from '../../kernel/http/json-response'
+import { MAX_CART_LINES, MAX_LINE_QUANTITY } from '../../kernel/money'
 import { AddItemBody, Cart, ChangeItemBody, ItemIdParams } from './model'
 import { addItem, changeItem, getCart, removeItem } from './service'
 
@@ -30,7 +31,7 @@ export const cartRoutes = (deps: Deps) =>
         tags,
         summary: 'Add a variant to the cart',
         description:
-          'Adding a variant already in the cart adds the quantities up. A product id where the variant id belongs is a 404 that says so. A product that is not PUBLISHED is 409 PRODUCT_UNAVAILABLE; more units than `available` is 409 INSUFFICIENT_STOCK. Answers with the whole cart.',
+          `Adding a variant already in the cart adds the quantities up. A product id where the variant id belongs is a 404 that says so. A product that is not PUBLISHED is 409 PRODUCT_UNAVAILABLE; more units than \`available\` is 409 INSUFFICIENT_STOCK. A line holds at most ${MAX_LINE_QUANTITY} units and a cart at most ${MAX_CART_LINES} lines, so that every total is exact: an add that would pass either is 409 CONFLICT naming the limit, and changes nothing. Answers with the whole cart.`,
       },
     })
     .patch('/items/:id', ({ ctx, params, body, set }) => answer(changeItem(deps, ctx, params.id, body.quantity), set), {
@@ -38,7 +39,7 @@ export const cartRoutes = (deps: Deps) =>
       params: ItemIdParams,
       body: ChangeItemBody,
       response: { 200: Cart, 400: ErrorEnvelope, 404: ErrorEnvelope, 409: ErrorEnvelope },
-      detail: { tags, summary: 'Change the quantity of a cart item', description: 'Sets the quantity (at least 1; remove the item with DELETE). Answers with the whole cart.' },
+      detail: { tags, summary: 'Change the quantity of a cart item', description: `Sets the quantity (1 to ${MAX_LINE_QUANTITY}; remove the item with DELETE). Answers with the whole cart.` },
     })
     .delete('/items/:id', ({ ctx, params, set }) => answer(removeItem(deps, ctx, params.id), set), {
       auth: 'customer',

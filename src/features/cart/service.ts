@@ -2,8 +2,9 @@ import type { StoreCtx } from '../../kernel/auth/kinds'
 import { immediateTransaction } from '../../kernel/db/database'
 import type { Deps } from '../../kernel/deps'
 import { AppError, notFound } from '../../kernel/errors'
-import { fromCents } from '../../kernel/money'
+import { fromCents, MAX_CART_LINES, MAX_LINE_QUANTITY, totalCents } from '../../kernel/money'
 import { VARIANTS_HINT } from '../catalog/find'
+import { assertPriceWithinLimit, lineTooLarge, tooManyLines } from './limits'
 import type { Cart } from './model'
 import { cartStatements, type CartRow, type LineRow } from './statements'
 
@@ -58,7 +59,7 @@ function cartView(cart: { id: string; currency: string }, lines: CartLine[]): Ca
     id: cart.id,
     items,
     itemCount: lines.reduce((n, l) => n + l.quantity, 0),
-    subtotal: fromCents(lines.reduce((sum, l) => sum + l.priceCents * l.quantity, 0)),
+    subtotal: fromCents(totalCents(lines)),
     currency: cart.currency,
   }
 }
@@ -73,8 +74,8 @@ export function getCart(deps: Deps, ctx: StoreCtx): Cart {
 }
 
 /**
- * Refuses a quantity the variant cannot supply now (409), or a product that cannot be bought; returns
- * the variant with its product, as a line of `cartLines` has them.
+ * Refuses a quantity the variant cannot supply now (409), or a product that cannot be bought (also for
+ * a price above the limit); returns the variant with its product, as a line of `cartLines` has them.
  */
 function assertCanHold(deps: Deps, ctx: StoreCtx, variantId: string, quantity: number) {
   const variant = cartStatements(deps.sqlite).variantLine.get({ id: variantId, storeId: ctx.storeId })
@@ -84,6 +85,7 @@ function assertCanHold(deps: Deps, ctx: StoreCtx, variantId: string, quantity: n
       { variantId, productId: variant.productId, state: variant.state },
     ])
   }
+  assertPriceWithinLimit({ variantId, sku: variant.sku, priceCents: variant.priceCents })
   const available = variant.stock - variant.reserved
   if (quantity > available) {
     throw new AppError('INSUFFICIENT_STOCK', `Only ${available} of variant ${variant.sku} available; the cart would hold ${quantity}. Lower the quantity.`, [
@@ -106,6 +108,13 @@ export function addItem(deps: Deps, ctx: StoreCtx, input: { variantId: string; q
     const at = lines.findIndex((l) => l.variantId === input.variantId)
     const existing = lines[at]
     const quantity = (existing?.quantity ?? 0) + input.quantity
+    if (existing && quantity > MAX_LINE_QUANTITY) {
+      const room = MAX_LINE_QUANTITY - existing.quantity
+      throw lineTooLarge({ ...existing, quantity }, room > 0 ? `It holds ${existing.quantity}: add at most ${room} more.` : `It holds ${existing.quantity} and is full: check out first.`)
+    }
+    if (!existing && lines.length >= MAX_CART_LINES) {
+      throw tooManyLines(lines.length, 'Check out first (POST /v1/orders/checkout) or remove a line (DELETE /v1/cart/items/:id), then add this one.')
+    }
     const variant = assertCanHold(deps, ctx, input.variantId, quantity)
     const now = deps.clock.now()
     if (existing) {

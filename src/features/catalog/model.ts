@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { Money } from '../../kernel/money'
+import { Money, MoneyBound } from '../../kernel/money'
 import { Page, PageQuery } from '../../kernel/pagination'
 import { PRODUCT_STATES, STOCK_MOVEMENT_KINDS } from './tables'
 
@@ -21,6 +21,13 @@ const Sku = z
   .max(64, 'sku has at most 64 characters')
   .regex(/^[A-Za-z0-9][A-Za-z0-9._\-/]*$/, 'sku may hold letters, digits, dot, dash, underscore and slash, and starts with a letter or digit')
   .describe('Unique in the store, ignoring case.')
+
+/**
+ * The most units a variant holds, however many receives or adjustments add up: the product's `stock`
+ * sums its variants, and stays an exact integer even for millions of them.
+ */
+export const MAX_STOCK = 1_000_000_000
+
 const Quantity = z.number().int('must be a whole number')
 const StockLevel = Quantity.min(0, 'must not be negative').max(1_000_000)
 const MinStock = StockLevel.describe('product.low_stock fires when available falls to or below this (default 5)')
@@ -81,17 +88,17 @@ export type PatchVariantBody = z.infer<typeof PatchVariantBody>
 
 export const ReceiveBody = z
   .object({
-    quantity: Quantity.min(1, 'must be at least 1').max(1_000_000).describe('units that arrived'),
+    quantity: Quantity.min(1, 'must be at least 1').max(1_000_000, 'can be at most 1000000 a receive; send more receives for more').describe(`units that arrived; the stock after them is at most ${MAX_STOCK} (409 CONFLICT above it)`),
     note: z.string().trim().max(200).optional().describe('kept in the ledger as the reason'),
   })
   .strict()
 
 export const AdjustBody = z
   .object({
-    quantity: Quantity.min(-1_000_000)
-      .max(1_000_000)
+    quantity: Quantity.min(-1_000_000, 'must be at least -1000000 an adjustment')
+      .max(1_000_000, 'can be at most 1000000 an adjustment')
       .refine((q) => q !== 0, 'must not be 0')
-      .describe('signed: -2 removes two units (breakage, loss), 3 adds three (found in a count)'),
+      .describe(`signed: -2 removes two units (breakage, loss), 3 adds three (found in a count); the stock after it is at most ${MAX_STOCK} (409 CONFLICT above it)`),
     reason: z
       .string({ error: 'reason is required: say why the stock changed, e.g. "broken in transit"' })
       .trim()
@@ -103,7 +110,7 @@ export const AdjustBody = z
 const SORTS = ['name', 'price', '-price', 'createdAt', '-createdAt', '-rating'] as const
 export type ProductSort = (typeof SORTS)[number]
 
-const PriceFilter = z.coerce.number({ error: 'must be a number, e.g. 19.90' }).pipe(Money)
+const PriceFilter = z.coerce.number({ error: 'must be a number, e.g. 19.90' }).pipe(MoneyBound)
 
 export const ProductListQuery = PageQuery.extend({
   search: z.string().trim().max(200).optional().describe('words to find in name, sku or description, ignoring case and accents; a word matches as a prefix'),

@@ -4,6 +4,7 @@ import type { Sql } from '../../kernel/db/database'
 import type { Deps } from '../../kernel/deps'
 import { AppError } from '../../kernel/errors'
 import { findVariant } from './find'
+import { MAX_STOCK } from './model'
 import { pageWindow, toPage, type PageQuery } from '../../kernel/pagination'
 import { stockMovements, variants, type StockMovementKind } from './tables'
 import { toMovement } from './views'
@@ -46,6 +47,8 @@ export function moveStock(tx: Sql, deps: Deps, ctx: StoreCtx, move: StockMove): 
   const stock = before.stock + EFFECT[kind].stock * quantity
   const reserved = before.reserved + EFFECT[kind].reserved * quantity
   if (reserved < 0 || reserved > stock) throw refusal(before, move)
+  // Not a RETURN: a refund puts back units that were sold, and is never refused for it.
+  if ((kind === 'RECEIVE' || kind === 'ADJUST') && quantity > 0 && stock > MAX_STOCK) throw overLimit(before, quantity)
   const now = deps.clock.now()
   // The CHECK constraint on variants holds the same line, should this code ever be wrong.
   const after = tx
@@ -103,6 +106,15 @@ function refusal(v: VariantRow, move: StockMove): AppError {
     return new AppError('INSUFFICIENT_STOCK', `Only ${available} of variant ${v.sku} available (${levels}); ${move.quantity} requested.`, details)
   }
   return new AppError('CONFLICT', `Cannot ${move.kind.toLowerCase()} ${move.quantity} units of variant ${v.sku}: it has ${levels}.`, details)
+}
+
+function overLimit(v: VariantRow, quantity: number): AppError {
+  const room = Math.max(0, MAX_STOCK - v.stock)
+  return new AppError(
+    'CONFLICT',
+    `Variant ${v.sku} has ${v.stock} in stock, and a variant holds at most ${MAX_STOCK} units: ${quantity} more would pass it. Add at most ${room}.`,
+    [{ variantId: v.id, sku: v.sku, requested: quantity, stock: v.stock, limit: MAX_STOCK }],
+  )
 }
 
 export function listMovements(deps: Deps, ctx: StoreCtx, variantId: string, query: PageQuery) {

@@ -4,6 +4,8 @@ import { customers } from '../../kernel/auth/tables'
 import { writeTransaction } from '../../kernel/db/database'
 import type { Deps } from '../../kernel/deps'
 import { AppError } from '../../kernel/errors'
+import { totalCents } from '../../kernel/money'
+import { assertCartWithinLimits } from '../cart/limits'
 import { buyable, cartLines, cartOf, currencyOf, customerOf } from '../cart/service'
 import { moveStock } from '../catalog/stock'
 import { cartItems, orderItems, orders } from './tables'
@@ -27,6 +29,7 @@ export function checkout(deps: Deps, ctx: StoreCtx) {
         unavailable.map((l) => ({ itemId: l.id, variantId: l.variantId, state: l.variantDeletedAt !== null || l.productDeletedAt !== null ? 'DELETED' : l.state })),
       )
     }
+    assertCartWithinLimits(lines)
     const short = lines.filter((l) => l.quantity > l.stock - l.reserved)
     if (short.length > 0) {
       throw new AppError(
@@ -38,7 +41,7 @@ export function checkout(deps: Deps, ctx: StoreCtx) {
     const customer = tx.select().from(customers).where(eq(customers.id, customerId)).get()!
     const [{ last }] = tx.select({ last: max(orders.number) }).from(orders).where(eq(orders.storeId, ctx.storeId)).all() as [{ last: number | null }]
     const now = deps.clock.now()
-    const subtotalCents = lines.reduce((sum, l) => sum + l.priceCents * l.quantity, 0)
+    const subtotalCents = totalCents(lines)
     const row = tx
       .insert(orders)
       .values({

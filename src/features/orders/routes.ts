@@ -26,7 +26,7 @@ export const orderRoutes = (deps: Deps) =>
         detail: {
           tags,
           summary: 'Check out the cart',
-          description: `Creates a PENDING order from the cart and reserves its stock: every line or none (409 INSUFFICIENT_STOCK lists the short lines; an empty cart is 409 CART_EMPTY). The order keeps the names, skus and prices of now, gets the store's next number, and the cart is emptied. Unpaid, it is cancelled after RESERVATION_TTL_MINUTES (see expiresAt).`,
+          description: `Creates a PENDING order from the cart and reserves its stock: every line or none (409 INSUFFICIENT_STOCK lists the short lines; an empty cart is 409 CART_EMPTY; a cart over the limit on a price, on the units of a line or on its number of lines, which only a cart from before those limits can be, is 409 CONFLICT naming the limit). The order keeps the names, skus and prices of now, gets the store's next number, and the cart is emptied. Unpaid, it is cancelled after RESERVATION_TTL_MINUTES (see expiresAt).`,
         },
       },
     )

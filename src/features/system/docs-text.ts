@@ -1,3 +1,5 @@
+import { MAX_CART_LINES, MAX_LINE_QUANTITY, MAX_PRICE } from '../../kernel/money'
+
 /** The prose of the OpenAPI document: what a student reads first on /docs. */
 export const API_DESCRIPTION = `
 A teaching commerce backend. Each student group owns one store; your app calls this API over the LAN.
@@ -30,7 +32,8 @@ Every response carries \`X-Request-Id\`; quote it when asking about an internal 
 
 ## Conventions
 - Ids are strings with a type prefix (\`prod_\`, \`var_\`, \`ord_\`, ...).
-- Money is a JSON number with at most 2 decimals (kept as integer cents inside).
+- Money is a JSON number with at most 2 decimals (kept as integer cents inside). A price is at most
+  ${MAX_PRICE}, a cart line at most ${MAX_LINE_QUANTITY} units and a cart at most ${MAX_CART_LINES} lines, so every total is exact.
 - Times are ISO 8601 strings in UTC.
 - Lists take \`page\` (default 1) and \`pageSize\` (default 20, at most 100) and answer
   \`{data, page, pageSize, total}\`.

@@ -1,0 +1,24 @@
+/**
+ * The one way the program writes CSV (the activity report, from the API and from the CLI).
+ *
+ * Names in it come from students, and a spreadsheet runs a cell that starts with `=`, `+`, `-` or `@`
+ * as a formula (a tab or a carriage return first is read past by some of them): a member named
+ * `=HYPERLINK(...)` would become a link on the teacher's machine. Such a cell gets a leading `'`, which
+ * spreadsheets take as "this is text". The rule is the same for every cell, numbers included: the
+ * program writes no negative numbers, and a rule without exceptions cannot pick the wrong one.
+ */
+
+export type CsvValue = string | number | null
+
+const FORMULA_START = /^[=+\-@\t\r]/
+const NEEDS_QUOTES = /[",\r\n]/
+
+/** One cell: `null` is empty; a formula start is defused; commas, quotes and line breaks are quoted. */
+export function csvCell(value: CsvValue): string {
+  const text = value === null ? '' : String(value)
+  const safe = FORMULA_START.test(text) ? `'${text}` : text
+  return NEEDS_QUOTES.test(safe) ? `"${safe.replace(/"/g, '""')}"` : safe
+}
+
+/** Rows as CSV text: CRLF line ends (RFC 4180), one after the last row too. */
+export const csvText = (rows: CsvValue[][]): string => rows.map((row) => row.map(csvCell).join(',')).join('\r\n') + '\r\n'

@@ -1,0 +1,51 @@
+import { expect } from 'bun:test'
+import { parse } from 'csv-parse/sync'
+
+/** A group and members whose names a spreadsheet would run as formulas. */
+export const FORMULA_GROUP = "=cmd|' /C calc'!A0"
+
+export const FORMULA_MEMBERS = [
+  { rm: 'f1', name: '=HYPERLINK("http://x","y")' },
+  { rm: 'f2', name: '+1+1' },
+  { rm: 'f3', name: '-2+3' },
+  { rm: 'f4', name: '@SUM(A1)' },
+  { rm: 'f5', name: 'Silva, "Bia"\nsecond line' },
+]
+
+/**
+ * Names that start with a tab or a carriage return: the API trims names, so a test writes them
+ * straight into the students table (`update students set name = ? where rm = ?`).
+ */
+export const RAW_NAMES = [
+  { rm: 'f6', name: '\t=1+1' },
+  { rm: 'f7', name: '\r=1+1' },
+]
+
+/** The class list of FORMULA_GROUP and FORMULA_MEMBERS, plus the members of RAW_NAMES under placeholder names. */
+export const formulaClassList = () =>
+  [...FORMULA_MEMBERS, ...RAW_NAMES.map((m) => ({ rm: m.rm, name: `placeholder ${m.rm}` }))]
+    .map((m) => [FORMULA_GROUP, m.rm, m.name].map((cell) => `"${cell.replace(/"/g, '""')}"`).join(','))
+    .join('\n')
+
+/**
+ * The activity CSV still parses with 7 columns a row, no cell starts a formula, and each hostile name
+ * (and the group's name) arrives whole behind one apostrophe.
+ */
+export function expectDefusedActivityCsv(text: string) {
+  const rows: string[][] = parse(text, { relax_column_count: true })
+  expect(rows[0]).toEqual(['group_id', 'group', 'rm', 'name', 'calls', 'errors', 'last_call_at'])
+  expect(rows.every((r) => r.length === 7)).toBe(true)
+  expect(rows.flat().filter((cell) => /^[=+\-@\t\r]/.test(cell))).toEqual([])
+  const ours = rows.filter((r) => r[1] === `'${FORMULA_GROUP}`)
+  expect(ours).toHaveLength(FORMULA_MEMBERS.length + RAW_NAMES.length + 2) // plus unattributed and total
+  const names = Object.fromEntries(ours.filter((r) => r[2] !== '').map((r) => [r[2], r[3]]))
+  expect(names).toEqual({
+    f1: `'=HYPERLINK("http://x","y")`,
+    f2: "'+1+1",
+    f3: "'-2+3",
+    f4: "'@SUM(A1)",
+    f5: 'Silva, "Bia"\nsecond line',
+    f6: "'\t=1+1",
+    f7: "'\r=1+1",
+  })
+}
