@@ -35,8 +35,7 @@ export async function register(deps: Deps, ctx: StoreCtx, input: { email: string
 }
 
 export async function login(deps: Deps, ctx: StoreCtx, throttle: LoginThrottle, input: { email: string; password: string }, address: string) {
-  const who = `${ctx.storeId}/${input.email}`
-  throttle.assertAllowed(who, address)
+  const attempt = throttle.begin(`${ctx.storeId}/${input.email}`, input.email, address)
   const row = deps.db
     .select()
     .from(customers)
@@ -46,10 +45,9 @@ export async function login(deps: Deps, ctx: StoreCtx, throttle: LoginThrottle, 
   // does not tell which e-mails have an account here.
   const ok = await deps.passwords.verify(input.password, row?.passwordHash ?? (await deps.passwords.decoyHash()))
   if (!row || !ok) {
-    throttle.fail(who, address)
     throw new AppError('UNAUTHENTICATED', 'E-mail or password is wrong for this store. A customer registers once per store: POST /v1/customers/register.')
   }
-  throttle.succeed(who)
+  attempt.succeeded()
   return openSession(deps.db, { id: row.id, email: row.email, name: row.name }, ctx.storeId, deps.clock.now())
 }
 

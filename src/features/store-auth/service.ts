@@ -45,15 +45,14 @@ function openSession(db: Sql, rm: string, now: number) {
 }
 
 export async function login(deps: Deps, throttle: LoginThrottle, input: { rm: string; password: string }, address: string) {
-  throttle.assertAllowed(input.rm, address)
+  const attempt = throttle.begin(input.rm, input.rm, address)
   const student = findStudent(deps.db, input.rm)
   // The same answer for an unknown RM and a wrong password: the response does not tell which RMs exist.
   const ok = await passwordMatches(deps.passwords, student, input.password)
   if (!student || !ok) {
-    throttle.fail(input.rm, address)
     throw new AppError('UNAUTHENTICATED', 'RM or password is wrong. The first password is your RM; the teacher can reset it.')
   }
-  throttle.succeed(input.rm)
+  attempt.succeeded()
   const session = openSession(deps.db, student.rm, deps.clock.now())
   return {
     token: session.token,
