@@ -21,7 +21,7 @@ const open: { database: OpenDatabase; dir: string; lifecycle: Lifecycle }[] = []
  * argon2id at its smallest cost (a hash in well under a millisecond, not about 50 ms), for tests that are
  * not about password cost; pass `passwords: argon2Passwords()` for the server's real cost.
  */
-export const cheapPasswords = () => argon2Passwords({ memoryCost: 8, timeCost: 1 })
+const cheapPasswords = () => argon2Passwords({ memoryCost: 8, timeCost: 1 })
 
 /** A temp data dir with a migrated database, removed by cleanupTestApps (test/setup.ts). */
 export function createTestDeps(settings: RawSettings = {}, passwords: Passwords = cheapPasswords()) {
