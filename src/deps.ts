@@ -4,6 +4,7 @@ import { productImageUsers } from './features/product-images/service'
 import { reviewPhotoUsers } from './features/reviews/service'
 import { OrderExpiry } from './features/orders/expiry'
 import { WebhookDispatcher } from './features/webhooks/dispatcher'
+import { argon2Passwords, type Passwords } from './kernel/auth/passwords'
 import { RateLimiter } from './kernel/auth/rate-limiter'
 import type { Clock } from './kernel/clock'
 import { ChangeStamp } from './kernel/db/change-stamp'
@@ -19,7 +20,7 @@ import { VERSION } from './version'
 export function createDeps(
   config: Config,
   database: OpenDatabase,
-  options: { clock: Clock; ids: Ids; log: Log; adminToken: string; publicUrl: string },
+  options: { clock: Clock; ids: Ids; log: Log; adminToken: string; publicUrl: string; passwords?: Passwords },
 ): Deps {
   const { clock, ids, log } = options
   const lifecycle = new Lifecycle()
@@ -38,6 +39,7 @@ export function createDeps(
     activity,
     mediaUsers: [productImageUsers, reviewPhotoUsers],
     limiter: new RateLimiter(clock, config.rateLimitRps, config.rateLimitBurst),
+    passwords: options.passwords ?? argon2Passwords(),
     version: VERSION,
     startedAt: clock.now(),
     adminToken: options.adminToken,

@@ -26,7 +26,11 @@ export function addTeacherCommands(program: Command) {
       }
       const rows = await parsed(text)
       const result = await onDataDir(options.data, { kind: 'import', rows })
-      console.log(`imported ${rows.length} rows: ${result.groupsCreated} new groups, ${result.studentsAdded} new students, ${result.alreadyThere} already there`)
+      console.log(
+        `imported ${rows.length} rows: ${result.groupsCreated} new groups, ${result.studentsAdded} new students, ${result.studentsMoved} moved, ${result.alreadyThere} already there`,
+      )
+      for (const m of result.moved) console.log(`line ${m.line}: moved RM ${m.rm} from group '${m.from}' to '${m.to}'; their sessions ended and their password is the RM again`)
+      for (const name of result.groupsLeftEmpty) console.log(`group '${name}' has no members left`)
     })
 
   program

@@ -4,6 +4,7 @@ import type { MediaUser } from '../features/media/users'
 import type { OrderExpiry } from '../features/orders/expiry'
 import type { WebhookDispatcher } from '../features/webhooks/dispatcher'
 import type { CallRecorder } from './auth/gate'
+import type { Passwords } from './auth/passwords'
 import type { RateLimiter } from './auth/rate-limiter'
 import type { Clock } from './clock'
 import type { ChangeStamp } from './db/change-stamp'
@@ -31,6 +32,8 @@ export interface Deps {
   mediaUsers: MediaUser[]
   /** The per-store token bucket (decisions §13). */
   limiter: RateLimiter
+  /** argon2id hashing and checking of passwords (auth/passwords.ts). */
+  passwords: Passwords
   version: string
   /** When this process started (ms), for uptime. */
   startedAt: number

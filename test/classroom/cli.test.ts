@@ -33,25 +33,37 @@ describe('storefront groups import', () => {
     expect(existsSync(join(dir, 'data', 'storefront.db'))).toBe(false)
   })
 
-  test('a row that clashes with a student already in another group imports nothing', async () => {
+  test('a student another group holds moves to the group the list names; each move and each group left empty is printed; the same list again changes nothing', async () => {
     const dir = emptyDir()
     writeFileSync(join(dir, 'first.csv'), 'Azul,100,Ana\n')
-    writeFileSync(join(dir, 'second.csv'), 'Rosa,300,Rui\nVerde,100,Ana\n')
+    writeFileSync(join(dir, 'second.csv'), 'Rosa,300,Rui\nVerde,100,Ana Souza\n')
     await cli(['groups', 'import', 'first.csv', '--data', 'data'], dir)
     const res = await cli(['groups', 'import', 'second.csv', '--data', 'data'], dir)
-    expect(res.code).toBe(1)
-    expect(res.stderr).toContain("line 2: RM 100 is already in group 'Azul'")
-    expect(count(join(dir, 'data'), 'groups')).toBe(1)
-    expect(count(join(dir, 'data'), 'students')).toBe(1)
+    expect([res.code, res.stderr]).toEqual([0, ''])
+    expect(res.stdout.split('\n')).toEqual([
+      'imported 2 rows: 2 new groups, 1 new students, 1 moved, 0 already there',
+      "line 2: moved RM 100 from group 'Azul' to 'Verde'; their sessions ended and their password is the RM again",
+      "group 'Azul' has no members left",
+      '',
+    ])
+    const again = await cli(['groups', 'import', 'second.csv', '--data', 'data'], dir)
+    expect(again.stdout).toBe('imported 2 rows: 0 new groups, 0 new students, 0 moved, 2 already there\n')
+    const db = new Database(join(dir, 'data', 'storefront.db'), { readonly: true })
+    expect(db.query('select g.name as g, s.rm, s.name from students s join groups g on g.id = s.group_id order by s.rm').all()).toEqual([
+      { g: 'Verde', rm: '100', name: 'Ana Souza' },
+      { g: 'Rosa', rm: '300', name: 'Rui' },
+    ])
+    db.close()
+    expect(count(join(dir, 'data'), 'groups')).toBe(3)
   })
 
   test('a good list creates groups, stores and members; importing it again changes nothing; quiet without a terminal', async () => {
     const dir = emptyDir()
     writeFileSync(join(dir, 'class.csv'), 'Azul,100,Ana\nAzul,101,"Silva, Bruno"\nVerde,200,Carla\n')
     const first = await cli(['groups', 'import', 'class.csv', '--data', 'data'], dir)
-    expect([first.code, first.stdout, first.stderr]).toEqual([0, 'imported 3 rows: 2 new groups, 3 new students, 0 already there\n', ''])
+    expect([first.code, first.stdout, first.stderr]).toEqual([0, 'imported 3 rows: 2 new groups, 3 new students, 0 moved, 0 already there\n', ''])
     const again = await cli(['groups', 'import', 'class.csv', '--data', 'data'], dir)
-    expect(again.stdout).toBe('imported 3 rows: 0 new groups, 0 new students, 3 already there\n')
+    expect(again.stdout).toBe('imported 3 rows: 0 new groups, 0 new students, 0 moved, 3 already there\n')
     const db = new Database(join(dir, 'data', 'storefront.db'), { readonly: true })
     expect(db.query('select g.name as g, s.rm, s.name from students s join groups g on g.id = s.group_id order by s.rm').all()).toEqual([
       { g: 'Azul', rm: '100', name: 'Ana' },
@@ -174,19 +186,40 @@ describe('the commands beside a running server', () => {
       const admin = { 'x-admin-token': readFileSync(join(dir, 'data', 'admin-token'), 'utf8').trim() }
       writeFileSync(join(dir, 'class.csv'), 'Azul,100,Ana\nAzul,101,Bruno\n')
       const imported = await cli(['groups', 'import', 'class.csv', '--data', 'data'], dir)
-      expect([imported.code, imported.stdout, imported.stderr]).toEqual([0, 'imported 2 rows: 1 new groups, 2 new students, 0 already there\n', ''])
+      expect([imported.code, imported.stdout, imported.stderr]).toEqual([0, 'imported 2 rows: 1 new groups, 2 new students, 0 moved, 0 already there\n', ''])
       const groups = (await (await fetch(`${server.base}/v1/admin/groups`, { headers: admin })).json()) as { data: { name: string; members: { rm: string }[] }[] }
       expect(groups.data.map((g) => [g.name, g.members.map((m) => m.rm)])).toEqual([['Azul', ['100', '101']]])
 
-      // A clash is still reported by line, and nothing is imported.
-      writeFileSync(join(dir, 'clash.csv'), 'Verde,100,Ana\n')
-      const clash = await cli(['groups', 'import', 'clash.csv', '--data', 'data'], dir)
-      expect(clash.code).toBe(1)
-      expect(clash.stderr).toContain("line 1: RM 100 is already in group 'Azul'")
+      // Student 101 squats a classmate's RM in Azul and logs in as it; the teacher's list puts it in Verde.
+      const post = async (path: string, body: unknown, headers: Record<string, string> = {}) =>
+        (await fetch(`${server.base}${path}`, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify(body) })).json() as Promise<any>
+      const first = await post('/v1/store/auth/login', { rm: '101', password: '101' })
+      const changed = await post('/v1/store/auth/change-password', { currentPassword: '101', newPassword: 'pw-101-secret' }, { authorization: `Bearer ${first.token}` })
+      await post('/v1/store/members', { rm: '200', name: 'Not Carla' }, { authorization: `Bearer ${changed.token}` })
+      const squatted = (await post('/v1/store/auth/login', { rm: '200', password: '200' })).token as string
+      const me = () => fetch(`${server.base}/v1/store/auth/me`, { headers: { authorization: `Bearer ${squatted}` } })
+      expect((await me()).status).toBe(200)
+      writeFileSync(join(dir, 'teacher.csv'), 'Verde,200,Carla\n')
+      const moved = await cli(['groups', 'import', 'teacher.csv', '--data', 'data'], dir)
+      expect([moved.code, moved.stdout, moved.stderr]).toEqual([
+        0,
+        "imported 1 rows: 1 new groups, 0 new students, 1 moved, 0 already there\nline 1: moved RM 200 from group 'Azul' to 'Verde'; their sessions ended and their password is the RM again\n",
+        '',
+      ])
+      expect((await me()).status).toBe(401)
 
       const csv = await cli(['activity', '--csv', '--data', 'data'], dir)
       expect(csv.code).toBe(0)
-      expect(csv.stdout.trimEnd().split('\r\n').slice(1).map((l) => l.split(',').slice(1, 4).join(','))).toEqual(['Azul,100,Ana', 'Azul,101,Bruno', 'Azul,,(unattributed)', 'Azul,,(group total)'])
+      expect(csv.stdout.trimEnd().split('\r\n').slice(1).map((l) => l.split(',').slice(1, 4).join(','))).toEqual([
+        'Azul,100,Ana',
+        'Azul,101,Bruno',
+        'Azul,200,(no longer a member)', // the calls made as 200 while in Azul stay Azul's
+        'Azul,,(unattributed)',
+        'Azul,,(group total)',
+        'Verde,200,Carla',
+        'Verde,,(unattributed)',
+        'Verde,,(group total)',
+      ])
 
       const second = await runExecutable(SOURCE_SERVER, ['--data', 'data', '--port', '0'], dir)
       expect(second.code).toBe(2)
@@ -210,7 +243,7 @@ describe('a data folder whose path is too long for a socket address', () => {
     try {
       writeFileSync(join(dir, 'class.csv'), 'Azul,100,Ana\n')
       const imported = await cli(['groups', 'import', 'class.csv', '--data', data], dir)
-      expect([imported.code, imported.stdout]).toEqual([0, 'imported 1 rows: 1 new groups, 1 new students, 0 already there\n'])
+      expect([imported.code, imported.stdout]).toEqual([0, 'imported 1 rows: 1 new groups, 1 new students, 0 moved, 0 already there\n'])
       expect(existsSync(join(data, 'control.sock'))).toBe(false)
     } finally {
       expect(await server.stop()).toBe(0)

@@ -1,9 +1,10 @@
 import { describe, expect, test } from 'bun:test'
 import { JSON_BODY_LIMIT } from '../../src/kernel/http/json-body'
 import { createTestApp } from '../helpers/app'
-import { admin, bearer, createGroup, expectOk, firstLogin } from '../helpers/world'
+import { activeStudent, admin, bearer, createGroup, expectOk, firstLogin, passwordOf } from '../helpers/world'
 
 const CLASS = 'group,rm,name\nTurma A,11111,Ana Souza\nTurma A,22222,Bruno Lima\nTurma B,33333,Carla Dias\n'
+const NOTHING_MOVED = { studentsMoved: 0, moved: [], groupsLeftEmpty: [] }
 
 const setup = () => {
   const t = createTestApp({ settings: { rateLimitRps: '0' } })
@@ -17,14 +18,14 @@ describe('POST /v1/admin/groups/import (a class list as text/csv)', () => {
   test('creates the groups, their stores and members; the same list again changes nothing', async () => {
     const t = setup()
     await createGroup(t.call, 'turma b', [{ rm: '44444', name: 'Davi' }])
-    expect(await expectOk(t.send(CLASS, 'text/csv; charset=utf-8'))).toEqual({ rows: 3, groupsCreated: 1, studentsAdded: 3, alreadyThere: 0 })
+    expect(await expectOk(t.send(CLASS, 'text/csv; charset=utf-8'))).toEqual({ ...NOTHING_MOVED, rows: 3, groupsCreated: 1, studentsAdded: 3, alreadyThere: 0 })
     // 'Turma B' is the existing 'turma b' (names are compared ignoring case).
     expect(await t.groups()).toEqual([['Turma A', ['11111', '22222']], ['turma b', ['33333', '44444']]])
-    expect(await expectOk(t.send(CLASS))).toEqual({ rows: 3, groupsCreated: 0, studentsAdded: 0, alreadyThere: 3 })
+    expect(await expectOk(t.send(CLASS))).toEqual({ ...NOTHING_MOVED, rows: 3, groupsCreated: 0, studentsAdded: 0, alreadyThere: 3 })
     // An imported student logs in with the RM as first password.
     expect(await firstLogin(t.call, '11111')).toStartWith('stu_')
     // No header line is needed.
-    expect(await expectOk(t.send('Turma C,55555,Eva\r\n'))).toEqual({ rows: 1, groupsCreated: 1, studentsAdded: 1, alreadyThere: 0 })
+    expect(await expectOk(t.send('Turma C,55555,Eva\r\n'))).toEqual({ ...NOTHING_MOVED, rows: 1, groupsCreated: 1, studentsAdded: 1, alreadyThere: 0 })
   })
 
   test('any bad line is 400 VALIDATION_ERROR listing every problem by line, and nothing is imported', async () => {
@@ -40,17 +41,57 @@ describe('POST /v1/admin/groups/import (a class list as text/csv)', () => {
       { path: 'line 4', line: 4, message: "RM 11111 is also in group 'Turma A' on line 2; a student belongs to one group" },
     ])
     expect(await t.groups()).toEqual([])
-    // A student already in another group is found at import time: still nothing is imported.
-    await createGroup(t.call, 'Old', [{ rm: '22222', name: 'Bruno' }])
-    const clash = await t.send(CLASS)
-    expect([clash.status, clash.body.error.details]).toEqual([400, [{ path: 'line 3', line: 3, message: "RM 22222 is already in group 'Old'" }]])
-    expect(await t.groups()).toEqual([['Old', ['22222']]])
+    expect(res.body.error.message).not.toContain('single line')
     // curl -d @class.csv drops the line breaks; the message says to use --data-binary.
     const flattened = await t.send(CLASS.replace(/\n/g, ''))
     expect(flattened.body.error.message).toContain('The file arrived as a single line: send it with curl --data-binary')
-    expect(clash.body.error.message).not.toContain('single line')
     const headerOnly = await t.send('group,rm,name\n')
     expect([headerOnly.status, headerOnly.body.error.details[0].path]).toEqual([400, 'file'])
+  })
+
+  test("an RM another group squatted moves to the list's group: the squatter's session for it is 401 at once, the password is the RM again, and the answer reports the move", async () => {
+    const t = setup()
+    // A student adds a classmate's RM to their own group first, logs in as it and sets a password.
+    await createGroup(t.call, 'Squat', [{ rm: '99999', name: 'Squatter' }])
+    await expectOk(t.call('POST', '/v1/store/members', { headers: bearer(await activeStudent(t.call, '99999')), body: { rm: '22222', name: 'Not Bruno' } }), 201)
+    const squatted = await activeStudent(t.call, '22222')
+    expect((await t.call('GET', '/v1/store/auth/me', { headers: bearer(squatted) })).body.student.group).toBe('Squat')
+
+    expect(await expectOk(t.send(CLASS))).toEqual({
+      rows: 3,
+      groupsCreated: 2,
+      studentsAdded: 2,
+      studentsMoved: 1,
+      alreadyThere: 0,
+      moved: [{ line: 3, rm: '22222', from: 'Squat', to: 'Turma A' }],
+      groupsLeftEmpty: [],
+    })
+    expect(await t.groups()).toEqual([['Squat', ['99999']], ['Turma A', ['11111', '22222']], ['Turma B', ['33333']]])
+    const ended = await t.call('GET', '/v1/store/auth/me', { headers: bearer(squatted) })
+    expect([ended.status, ended.body.error.code]).toEqual([401, 'UNAUTHENTICATED'])
+    // The squatter's password is gone; the real student logs in with the RM, under the list's name.
+    expect((await t.call('POST', '/v1/store/auth/login', { body: { rm: '22222', password: passwordOf('22222') } })).status).toBe(401)
+    const real = await expectOk(t.call('POST', '/v1/store/auth/login', { body: { rm: '22222', password: '22222' } }))
+    expect([real.student, real.mustChangePassword]).toEqual([{ rm: '22222', name: 'Bruno Lima', group: 'Turma A' }, true])
+
+    // The same list again changes nothing, and ends no session.
+    expect(await expectOk(t.send(CLASS))).toEqual({ ...NOTHING_MOVED, rows: 3, groupsCreated: 0, studentsAdded: 0, alreadyThere: 3 })
+    expect((await t.call('GET', '/v1/store/auth/me', { headers: bearer(real.token) })).status).toBe(200)
+  })
+
+  test('a move that takes the last member of a group still happens: the group is kept, empty, and named in groupsLeftEmpty', async () => {
+    const t = setup()
+    await createGroup(t.call, 'Solo', [{ rm: '44444', name: 'Davi' }])
+    expect(await expectOk(t.send('Turma C,44444,Davi Reis\nTurma C,44444,Davi Reis\n'))).toEqual({
+      rows: 2,
+      groupsCreated: 1,
+      studentsAdded: 0,
+      studentsMoved: 1,
+      alreadyThere: 1, // the repeated line
+      moved: [{ line: 1, rm: '44444', from: 'Solo', to: 'Turma C' }],
+      groupsLeftEmpty: ['Solo'],
+    })
+    expect(await t.groups()).toEqual([['Solo', []], ['Turma C', ['44444']]])
   })
 
   test('JSON or any other content type is 415 saying to send the file as text/csv; other routes still take only JSON', async () => {
@@ -89,7 +130,7 @@ describe('POST /v1/admin/groups/import (a class list as text/csv)', () => {
     const op = doc.paths['/v1/admin/groups/import'].post
     expect(Object.keys(op.requestBody.content)).toEqual(['text/csv'])
     expect(Object.keys(op.responses).sort()).toEqual(['200', '400', '413', '415'])
-    expect(Object.keys(doc.components.schemas.ImportSummary.properties)).toEqual(['rows', 'groupsCreated', 'studentsAdded', 'alreadyThere'])
+    expect(Object.keys(doc.components.schemas.ImportSummary.properties)).toEqual(['rows', 'groupsCreated', 'studentsAdded', 'studentsMoved', 'alreadyThere', 'moved', 'groupsLeftEmpty'])
     expect(doc.components.schemas.ImportSummary.properties.studentsAdded.description).toContain('RM as first password')
   })
 })

@@ -6,6 +6,7 @@ import { createApp } from '../../src/app'
 import { createDeps } from '../../src/deps'
 import { loadConfig, type RawSettings } from '../../src/config'
 import { ManualClock } from '../../src/kernel/clock'
+import { argon2Passwords, type Passwords } from '../../src/kernel/auth/passwords'
 import { openDatabase, type OpenDatabase } from '../../src/kernel/db/database'
 import { migrate } from '../../src/kernel/db/migrate'
 import { randomIds } from '../../src/kernel/ids'
@@ -16,22 +17,28 @@ export const ADMIN_TOKEN = 'adm_test_token_0123456789'
 
 const open: { database: OpenDatabase; dir: string; lifecycle: Lifecycle }[] = []
 
+/**
+ * argon2id at its smallest cost (a hash in well under a millisecond, not about 50 ms), for tests that are
+ * not about password cost; pass `passwords: argon2Passwords()` for the server's real cost.
+ */
+const cheapPasswords = () => argon2Passwords({ memoryCost: 8, timeCost: 1 })
+
 /** A temp data dir with a migrated database, removed by cleanupTestApps (test/setup.ts). */
-export function createTestDeps(settings: RawSettings = {}) {
+export function createTestDeps(settings: RawSettings = {}, passwords: Passwords = cheapPasswords()) {
   const dir = mkdtempSync(join(tmpdir(), 'storefront-test-'))
   const config = loadConfig({ dataDir: dir, ...settings }, {})
   const database = openDatabase(join(dir, 'storefront.db'))
   migrate(database.db)
   const clock = new ManualClock()
   const log = memoryLog()
-  const deps = createDeps(config, database, { clock, ids: randomIds, log, adminToken: ADMIN_TOKEN, publicUrl: 'http://localhost:3000' })
+  const deps = createDeps(config, database, { clock, ids: randomIds, log, adminToken: ADMIN_TOKEN, publicUrl: 'http://localhost:3000', passwords })
   open.push({ database, dir, lifecycle: deps.lifecycle })
   return { deps, clock, log, dir, database }
 }
 
 /** The real app on a fresh temp database, plus tiny helpers to call it through app.handle. */
-export function createTestApp(options: { settings?: RawSettings; extraRoutes?: AnyElysia } = {}) {
-  const t = createTestDeps(options.settings)
+export function createTestApp(options: { settings?: RawSettings; extraRoutes?: AnyElysia; passwords?: Passwords } = {}) {
+  const t = createTestDeps(options.settings, options.passwords)
   const app = createApp(t.deps, options.extraRoutes)
   return { ...t, app, call: caller(app) }
 }

@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'bun:test'
 import { readFileSync } from 'node:fs'
 import type { Page } from 'playwright-core'
-import { activeStudent, admin, bearer } from '../helpers/world'
+import { activeStudent, admin, bearer, firstLogin } from '../helpers/world'
 import { eventually, noBrowser, PHONE, signInAsTeacher, usePanel } from './browser'
 
 const panel = usePanel()
@@ -90,6 +90,21 @@ describe.skipIf(noBrowser)('the teacher side of the panel', () => {
       await page.getByRole('link', { name: 'Groups' }).first().click()
       const beta = page.getByRole('table').getByRole('row', { name: /^Beta\b/ })
       expect((await beta.getByRole('cell').first().textContent())?.trim()).toBe('3')
+    })
+  })
+
+  test('an RM another group squatted is moved by the import, and the screen lists the move and the group left empty', async () => {
+    await panel.withPage('teacher imports a list that moves a squatted RM', async (page) => {
+      await panel.call('POST', '/v1/admin/groups', { headers: admin, body: { name: 'Squat', members: [{ rm: 'q3001', name: 'Quem' }] } })
+      const squatted = await firstLogin(panel.call, 'q3001')
+      await signInAsTeacher(page, panel, '/teacher/import')
+      await page.getByLabel('Class list (CSV)').fill('group,rm,name\nGamma,g3001,Gil Souza\nGamma,q3001,Quitéria Lima\n')
+      await page.getByRole('button', { name: 'Import' }).click()
+      await page.getByRole('heading', { name: 'Moved from another group' }).waitFor()
+      const moves = await page.getByRole('list').filter({ hasText: 'q3001' }).getByRole('listitem').allTextContents()
+      expect(moves).toEqual(['line 3: RM q3001 from Squat to Gamma'])
+      await page.getByText('Left with no members (kept, with their store): Squat.').waitFor()
+      expect((await panel.call('GET', '/v1/store/auth/me', { headers: bearer(squatted) })).status).toBe(401)
     })
   })
 

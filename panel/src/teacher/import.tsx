@@ -13,6 +13,19 @@ function problemText(detail: unknown): string | undefined {
 
 const EXAMPLE = 'group,rm,name\nAlpha,12345,Ana Souza\nAlpha,12346,Bruno Lima\nBeta,12347,Carla Dias'
 
+interface Move {
+  line: number
+  rm: string
+  from: string
+  to: string
+}
+
+/** What the import changed that the teacher should know of: the students moved, the groups emptied. */
+function movesOf(answer: unknown): { moved: Move[]; emptied: string[] } {
+  const { moved, groupsLeftEmpty } = (answer ?? {}) as { moved?: unknown; groupsLeftEmpty?: unknown }
+  return { moved: Array.isArray(moved) ? (moved as Move[]) : [], emptied: Array.isArray(groupsLeftEmpty) ? (groupsLeftEmpty as string[]) : [] }
+}
+
 /** POST /v1/admin/groups/import: the class list as CSV (`group,rm,name`); one bad row and nothing is imported. */
 export function ImportPage() {
   const { call } = useTeacher()
@@ -34,12 +47,14 @@ export function ImportPage() {
   }
   const failed = action.error instanceof ApiError ? action.error : undefined
   const problems = (failed?.details ?? []).map(problemText).filter((p): p is string => !!p)
+  const { moved, emptied } = movesOf(answer)
   return (
     <>
       <h1>Import the class list</h1>
       <p>
         A CSV file with one student a line: <code>group,rm,name</code> (a header line is optional). Missing groups are created, students already in their group are left as they
-        are. If any line has a problem, nothing is imported: fix the lines listed and send again.
+        are. A student another group holds is moved to the group the list names: their sessions end and their password is the RM again. If any line has a problem,
+        nothing is imported: fix the lines listed and send again.
       </p>
       <Section title="Class list">
         <form class="stack" onSubmit={send}>
@@ -73,6 +88,20 @@ export function ImportPage() {
           <ErrorNote error={action.error} />
         )}
         <Done message={action.done} />
+        {moved.length > 0 && (
+          <>
+            <h3>Moved from another group</h3>
+            <p>Their sessions ended and their password is the RM again.</p>
+            <ul class="problems">
+              {moved.map((m) => (
+                <li key={m.rm}>
+                  line {m.line}: RM {m.rm} from {m.from} to {m.to}
+                </li>
+              ))}
+            </ul>
+          </>
+        )}
+        {emptied.length > 0 && <p>Left with no members (kept, with their store): {emptied.join(', ')}.</p>}
         {answer !== undefined && (
           <details class="t-details">
             <summary>The server's answer</summary>

@@ -10,7 +10,7 @@ const tags = ['Customers']
 
 /** The shop's buyers: accounts per store, and the customer token that buyer routes take. */
 export const customerRoutes = (deps: Deps) => {
-  const throttle = new LoginThrottle(deps.clock)
+  const throttle = new LoginThrottle(deps.clock, 'e-mail')
   return new Elysia({ prefix: '/customers' })
     .use(authMacro)
     .post(
@@ -38,7 +38,7 @@ export const customerRoutes = (deps: Deps) => {
       detail: {
         tags,
         summary: 'Log a customer in',
-        description: "Returns a customer token. Buyer routes (cart, orders, own reviews) take it as Authorization: Bearer together with the store's X-API-Key; it works only with its own store's key.",
+        description: "Returns a customer token. Buyer routes (cart, orders, own reviews) take it as Authorization: Bearer together with the store's X-API-Key; it works only with its own store's key. An unknown e-mail and a wrong password get the same 401 in the same time. After 10 failures in a minute for one e-mail (or 60 from one address) the answer is 429 with Retry-After; a login counts as failed until its password is found right, so parallel attempts get no more.",
       },
     })
     .get('/me', ({ ctx }) => me(deps, ctx), {

@@ -1,5 +1,5 @@
 import { and, eq, sql } from 'drizzle-orm'
-import { CUSTOMER_TOKEN_TTL_MS, hashPassword, hashToken, newCustomerToken, verifyPassword } from '../../kernel/auth/credentials'
+import { CUSTOMER_TOKEN_TTL_MS, hashToken, newCustomerToken } from '../../kernel/auth/credentials'
 import type { StoreCtx } from '../../kernel/auth/kinds'
 import { customers, customerSessions } from '../../kernel/auth/tables'
 import { isoTime } from '../../kernel/clock'
@@ -18,7 +18,7 @@ function openSession(db: Sql, customer: Customer, storeId: string, now: number) 
 }
 
 export async function register(deps: Deps, ctx: StoreCtx, input: { email: string; password: string; name: string }) {
-  const passwordHash = await hashPassword(input.password)
+  const passwordHash = await deps.passwords.hash(input.password)
   const customer = { id: deps.ids.next('cus'), email: input.email, name: input.name }
   const now = deps.clock.now()
   try {
@@ -35,19 +35,19 @@ export async function register(deps: Deps, ctx: StoreCtx, input: { email: string
 }
 
 export async function login(deps: Deps, ctx: StoreCtx, throttle: LoginThrottle, input: { email: string; password: string }, address: string) {
-  const who = `${ctx.storeId}/${input.email}`
-  throttle.assertAllowed(who, address)
+  const attempt = throttle.begin(`${ctx.storeId}/${input.email}`, input.email, address)
   const row = deps.db
     .select()
     .from(customers)
     .where(and(eq(customers.storeId, ctx.storeId), sql`lower(${customers.email}) = ${input.email}`))
     .get()
-  const ok = row ? await verifyPassword(input.password, row.passwordHash) : false
+  // An unknown e-mail is verified against a decoy: it takes as long as a wrong password, so the time
+  // does not tell which e-mails have an account here.
+  const ok = await deps.passwords.verify(input.password, row?.passwordHash ?? (await deps.passwords.decoyHash()))
   if (!row || !ok) {
-    throttle.fail(who, address)
     throw new AppError('UNAUTHENTICATED', 'E-mail or password is wrong for this store. A customer registers once per store: POST /v1/customers/register.')
   }
-  throttle.succeed(who)
+  attempt.succeeded()
   return openSession(deps.db, { id: row.id, email: row.email, name: row.name }, ctx.storeId, deps.clock.now())
 }
 

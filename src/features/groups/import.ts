@@ -4,7 +4,7 @@ import { writeTransaction } from '../../kernel/db/database'
 import type { Deps } from '../../kernel/deps'
 import { AppError } from '../../kernel/errors'
 import { MemberInput } from '../members/model'
-import { insertMembers } from '../members/service'
+import { insertMembers, listMembers, moveMembers } from '../members/service'
 
 export interface ImportRow {
   line: number
@@ -62,27 +62,37 @@ export async function parseClassList(text: string): Promise<ImportRow[]> {
   return rows
 }
 
+const asMember = (row: ImportRow) => ({ rm: row.rm, name: row.name })
+
+/** A student the class list put in another group than the one holding them. */
+export interface ImportMove {
+  line: number
+  rm: string
+  from: string
+  to: string
+}
+
 /**
  * Creates the groups (each with its store) and members of a class list in one transaction: every
  * row is checked first, and one bad row imports nothing. Importing the same list twice changes nothing.
+ *
+ * The teacher's list wins over a group that holds an RM already (a student may have added a classmate
+ * to their own group first, to squat the RM): the student moves to the group the list names, with the
+ * list's name, the RM as password again and every session ended, since whoever held the RM may have
+ * set the password. A group left with no members is kept, and named in the answer.
  */
 export function importClassList(deps: Deps, rows: ImportRow[], progress: (message: string) => void = () => {}) {
   const now = deps.clock.now()
   return writeTransaction(deps.db, (tx) => {
-    const existing = tx
-      .select({ rm: students.rm, groupId: students.groupId, group: groups.name })
-      .from(students)
-      .innerJoin(groups, eq(groups.id, students.groupId))
-      .where(inArray(students.rm, rows.map((r) => r.rm)))
-      .all()
-    const problems = rows.flatMap((row) => {
-      const there = existing.find((e) => e.rm === row.rm)
-      return there && there.group.toLowerCase() !== row.group.toLowerCase()
-        ? [`line ${row.line}: RM ${row.rm} is already in group '${there.group}'`]
-        : []
-    })
-    if (problems.length) throw new ImportError(problems)
-
+    const existing = new Map(
+      tx
+        .select({ rm: students.rm, groupId: students.groupId, group: groups.name })
+        .from(students)
+        .innerJoin(groups, eq(groups.id, students.groupId))
+        .where(inArray(students.rm, rows.map((r) => r.rm)))
+        .all()
+        .map((e) => [e.rm, e]),
+    )
     const byGroup = new Map<string, ImportRow[]>()
     for (const row of rows) {
       const key = row.group.toLowerCase()
@@ -90,22 +100,40 @@ export function importClassList(deps: Deps, rows: ImportRow[], progress: (messag
     }
     let groupsCreated = 0
     let studentsAdded = 0
+    const moved: ImportMove[] = []
+    const movedFrom = new Map<string, string>()
     for (const members of byGroup.values()) {
       const name = members[0]!.group
-      let group = tx.select({ id: groups.id }).from(groups).where(sql`lower(${groups.name}) = ${name.toLowerCase()}`).get()
+      let group = tx.select({ id: groups.id, name: groups.name }).from(groups).where(sql`lower(${groups.name}) = ${name.toLowerCase()}`).get()
       if (!group) {
-        group = { id: deps.ids.next('grp') }
+        group = { id: deps.ids.next('grp'), name }
         tx.insert(groups).values({ id: group.id, name, createdAt: now }).run()
         tx.insert(stores).values({ id: deps.ids.next('str'), groupId: group.id, storeName: name, createdAt: now, updatedAt: now }).run()
         groupsCreated++
       }
-      const unique = [...new Map(members.map((m) => [m.rm, m])).values()]
-      const fresh = unique.filter((m) => !existing.some((e) => e.rm === m.rm))
-      insertMembers(tx, group.id, fresh.map(({ rm, name: studentName }) => ({ rm, name: studentName })), now)
+      const seen = new Set<string>()
+      const unique = members.filter((m) => !seen.has(m.rm) && seen.add(m.rm)) // a repeated line changes nothing
+      const fresh = unique.filter((m) => !existing.has(m.rm))
+      const elsewhere = unique.filter((m) => existing.has(m.rm) && existing.get(m.rm)!.groupId !== group.id)
+      insertMembers(tx, group.id, fresh.map(asMember), now)
+      moveMembers(tx, group.id, elsewhere.map(asMember))
+      for (const m of elsewhere) {
+        const from = existing.get(m.rm)!
+        moved.push({ line: m.line, rm: m.rm, from: from.group, to: group.name })
+        movedFrom.set(from.groupId, from.group)
+      }
       studentsAdded += fresh.length
-      progress(`${name}: ${fresh.length} new member(s)`)
+      progress(`${group.name}: ${fresh.length} new member(s)${elsewhere.length ? `, ${elsewhere.length} moved from another group` : ''}`)
     }
-    return { groupsCreated, studentsAdded, alreadyThere: rows.length - studentsAdded }
+    const groupsLeftEmpty = [...movedFrom].filter(([id]) => listMembers(tx, id).length === 0).map(([, groupName]) => groupName)
+    return {
+      groupsCreated,
+      studentsAdded,
+      studentsMoved: moved.length,
+      alreadyThere: rows.length - studentsAdded - moved.length,
+      moved: moved.sort((a, b) => a.line - b.line),
+      groupsLeftEmpty,
+    }
   })
 }
 

@@ -34,6 +34,11 @@ export const ImportSummary = z
     rows: z.number().int().describe('student lines read from the file (the header not counted)'),
     groupsCreated: z.number().int().describe('groups (each with its store) that did not exist yet; the others, matched by name ignoring case, were kept'),
     studentsAdded: z.number().int().describe('students added to their group; each logs in with the RM as first password'),
+    studentsMoved: z.number().int().describe('students another group held, moved to the group the list names (each listed in `moved`)'),
     alreadyThere: z.number().int().describe('lines whose student was already in that group (or repeated in the file): nothing changed for them'),
+    moved: z
+      .array(z.object({ line: z.number().int(), rm: z.string(), from: z.string().describe('the group that held the student'), to: z.string() }))
+      .describe("each student moved: the list wins over the group that held the RM. The student's sessions ended and the password is the RM again."),
+    groupsLeftEmpty: z.array(z.string()).describe('groups that lost their last member to a move; they are kept, with their store'),
   })
   .meta({ id: 'ImportSummary' })

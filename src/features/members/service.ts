@@ -1,6 +1,6 @@
 import { and, asc, count, eq, inArray } from 'drizzle-orm'
 import type { StoreCtx } from '../../kernel/auth/kinds'
-import { groups, students } from '../../kernel/auth/tables'
+import { groups, studentSessions, students } from '../../kernel/auth/tables'
 import type { Sql } from '../../kernel/db/database'
 import { AppError } from '../../kernel/errors'
 import type { Member, MemberInput } from './model'
@@ -44,6 +44,17 @@ export function insertMembers(db: Sql, groupId: string, members: MemberInput[], 
   db.insert(students)
     .values(members.map((m) => ({ rm: m.rm, name: m.name, groupId, passwordHash: null, mustChangePassword: true, createdAt: now })))
     .run()
+}
+
+/**
+ * Moves students of other groups into this one, as new members: the RM is the password again, to be
+ * changed at the next login, and every session ends (their next request is 401).
+ */
+export function moveMembers(db: Sql, groupId: string, members: MemberInput[]) {
+  for (const m of members) {
+    db.update(students).set({ groupId, name: m.name, passwordHash: null, mustChangePassword: true }).where(eq(students.rm, m.rm)).run()
+  }
+  if (members.length) db.delete(studentSessions).where(inArray(studentSessions.rm, members.map((m) => m.rm))).run()
 }
 
 export function addMember(db: Sql, groupId: string, member: MemberInput, now: number, revealGroup: boolean): Member {

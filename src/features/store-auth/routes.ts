@@ -11,7 +11,7 @@ const tags = ['Store panel']
 
 /** Student login, `me` and the password change (spec "Store panel", decisions §4 and §7). */
 export const storeAuthRoutes = (deps: Deps) => {
-  const throttle = new LoginThrottle(deps.clock)
+  const throttle = new LoginThrottle(deps.clock, 'RM')
   return new Elysia({ prefix: '/store/auth' })
     .use(authMacro)
     .post('/login', ({ body, server, request }) => login(deps, throttle, body, server?.requestIP(request)?.address ?? 'local'), {
@@ -20,7 +20,7 @@ export const storeAuthRoutes = (deps: Deps) => {
       detail: {
         tags,
         summary: 'Log in with RM and password',
-        description: 'No credential needed. The first password is the RM; then `mustChangePassword` is true and every other panel route answers 403 PASSWORD_CHANGE_REQUIRED until the password is changed. After 10 failures in a minute for one RM (or 60 from one address) the answer is 429 with Retry-After.',
+        description: 'No credential needed. The first password is the RM; then `mustChangePassword` is true and every other panel route answers 403 PASSWORD_CHANGE_REQUIRED until the password is changed. After 10 failures in a minute for one RM (or 60 from one address) the answer is 429 with Retry-After; a login counts as failed until its password is found right, so parallel attempts get no more. A wrong password takes as long whether the RM exists or not, and whether its password was changed or not.',
       },
     })
     .get('/me', ({ ctx }) => me(deps, asStudent(ctx)), {

@@ -1,5 +1,6 @@
 import { eq } from 'drizzle-orm'
-import { constantTimeEqual, hashPassword, hashToken, newStudentToken, STUDENT_TOKEN_TTL_MS, verifyPassword } from '../../kernel/auth/credentials'
+import { constantTimeEqual, hashToken, newStudentToken, STUDENT_TOKEN_TTL_MS } from '../../kernel/auth/credentials'
+import type { Passwords } from '../../kernel/auth/passwords'
 import type { StudentCtx } from '../../kernel/auth/kinds'
 import { groups, stores, studentSessions, students } from '../../kernel/auth/tables'
 import { isoTime } from '../../kernel/clock'
@@ -25,17 +26,15 @@ const findStudent = (db: Sql, rm: string) =>
     .where(eq(students.rm, rm))
     .get()
 
-/** While the password is still the initial one, the stored hash is null and the password is the RM. */
-async function passwordMatches(student: { rm: string; passwordHash: string | null }, password: string) {
-  return student.passwordHash === null ? constantTimeEqual(password, student.rm) : verifyPassword(password, student.passwordHash)
-}
-
-let decoyHash: Promise<string> | undefined
-/** Spends the time of a real verification, so response times do not tell which RMs exist. */
-async function decoyVerify(password: string) {
-  decoyHash ??= hashPassword(`decoy-${Math.random()}`)
-  await verifyPassword(password, await decoyHash)
-  return false
+/**
+ * While the password is still the initial one, the stored hash is null and the password is the RM.
+ * Every check costs one full verification, against a decoy when there is no hash (an unknown RM, an
+ * initial password): the time of a failure tells neither which RMs exist nor which can still be taken over.
+ */
+async function passwordMatches(passwords: Passwords, student: { rm: string; passwordHash: string | null } | undefined, password: string) {
+  const verified = await passwords.verify(password, student?.passwordHash ?? (await passwords.decoyHash()))
+  if (!student) return false
+  return student.passwordHash === null ? constantTimeEqual(password, student.rm) : verified
 }
 
 function openSession(db: Sql, rm: string, now: number) {
@@ -46,15 +45,14 @@ function openSession(db: Sql, rm: string, now: number) {
 }
 
 export async function login(deps: Deps, throttle: LoginThrottle, input: { rm: string; password: string }, address: string) {
-  throttle.assertAllowed(input.rm, address)
+  const attempt = throttle.begin(input.rm, input.rm, address)
   const student = findStudent(deps.db, input.rm)
   // The same answer for an unknown RM and a wrong password: the response does not tell which RMs exist.
-  const ok = student ? await passwordMatches(student, input.password) : await decoyVerify(input.password)
+  const ok = await passwordMatches(deps.passwords, student, input.password)
   if (!student || !ok) {
-    throttle.fail(input.rm, address)
     throw new AppError('UNAUTHENTICATED', 'RM or password is wrong. The first password is your RM; the teacher can reset it.')
   }
-  throttle.succeed(input.rm)
+  attempt.succeeded()
   const session = openSession(deps.db, student.rm, deps.clock.now())
   return {
     token: session.token,
@@ -80,7 +78,7 @@ export async function changePassword(
 ) {
   const rm = ctx.actor.rm
   const student = findStudent(deps.db, rm)!
-  if (!(await passwordMatches(student, input.currentPassword))) {
+  if (!(await passwordMatches(deps.passwords, student, input.currentPassword))) {
     throw new AppError('VALIDATION_ERROR', 'currentPassword is wrong. (Until you change it, it is your RM.)', [
       { path: 'currentPassword', message: 'does not match your password' },
     ])
@@ -95,7 +93,7 @@ export async function changePassword(
       { path: 'newPassword', message: 'must differ from the current password' },
     ])
   }
-  const passwordHash = await hashPassword(input.newPassword)
+  const passwordHash = await deps.passwords.hash(input.newPassword)
   const session = writeTransaction(deps.db, (tx) => {
     tx.update(students).set({ passwordHash, mustChangePassword: false }).where(eq(students.rm, rm)).run()
     // Every other session ends: a stolen token dies with the password change.

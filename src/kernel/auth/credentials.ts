@@ -19,12 +19,6 @@ export function newApiKey() {
 
 export const API_KEY_FORMAT = /^sk_[0-9a-z]{8}_[0-9a-z]{32,}$/
 
-/** argon2id with at least the OWASP minimum (m = 19 MiB, t = 2). */
-export const hashPassword = (password: string) =>
-  Bun.password.hash(password, { algorithm: 'argon2id', memoryCost: 19456, timeCost: 2 })
-
-export const verifyPassword = (password: string, hash: string) => Bun.password.verify(password, hash)
-
 /** Compares secrets without leaking, through timing, how many leading characters matched. */
 export function constantTimeEqual(a: string, b: string): boolean {
   const ha = createHash('sha256').update(a).digest()

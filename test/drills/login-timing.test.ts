@@ -1,0 +1,55 @@
+import { describe, expect, test } from 'bun:test'
+import { argon2Passwords, PASSWORD_COST } from '../../src/kernel/auth/passwords'
+import { createTestApp } from '../helpers/app'
+import { activeStudent, apiKey, createGroup, createKey, expectOk } from '../helpers/world'
+import { LONG } from './openapi-ops'
+
+/**
+ * A timing oracle: a student times failed logins to learn which RMs exist, which still have their
+ * initial password (and can be taken over by logging in with the RM), and which e-mails are customers.
+ * Every kind of failure, at the server's real argon2 cost, must take about as long as the others:
+ * each median within 30% (or 10 ms) of the slowest. Rounds interleave the kinds so that a busy machine
+ * slows them all alike. Quick: 12 rounds; DRILLS=long: 40.
+ */
+const ROUNDS = LONG ? 40 : 12
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
+
+describe('failed logins take the same time whatever failed', () => {
+  test('unknown RM, wrong password, wrong initial password, unknown e-mail and wrong customer password have medians within 30%', async () => {
+    const t = createTestApp({ settings: { rateLimitRps: '0' }, passwords: argon2Passwords() })
+    await createGroup(t.call, 'Azul', [
+      { rm: '111', name: 'Ana' },
+      { rm: '222', name: 'Bruno' },
+    ])
+    const key = (await createKey(t.call, await activeStudent(t.call, '111'))).apiKey
+    await expectOk(t.call('POST', '/v1/customers/register', { headers: apiKey(key), body: { email: 'lia@example.com', password: 'lia-password', name: 'Lia' } }), 201)
+    // The hash really is at the server's cost.
+    const stored = t.deps.sqlite.query<{ h: string }, []>("select password_hash as h from students where rm = '111'").get()!.h
+    expect(stored).toStartWith(`$argon2id$v=19$m=${PASSWORD_COST.memoryCost},t=${PASSWORD_COST.timeCost},`)
+
+    const kinds: Record<string, () => Promise<{ status: number }>> = {
+      'unknown RM': () => t.call('POST', '/v1/store/auth/login', { body: { rm: '999', password: 'guess-guess' } }),
+      'wrong password': () => t.call('POST', '/v1/store/auth/login', { body: { rm: '111', password: 'guess-guess' } }),
+      'wrong initial password': () => t.call('POST', '/v1/store/auth/login', { body: { rm: '222', password: 'guess-guess' } }),
+      'unknown e-mail': () => t.call('POST', '/v1/customers/login', { headers: apiKey(key), body: { email: 'nobody@example.com', password: 'guess-guess' } }),
+      'wrong customer password': () => t.call('POST', '/v1/customers/login', { headers: apiKey(key), body: { email: 'lia@example.com', password: 'guess-guess' } }),
+    }
+    const times: Record<string, number[]> = Object.fromEntries(Object.keys(kinds).map((k) => [k, []]))
+    for (let round = 0; round < ROUNDS; round++) {
+      const names = Object.keys(kinds)
+      for (const kind of [...names.slice(round % names.length), ...names.slice(0, round % names.length)]) {
+        const started = performance.now()
+        const res = await kinds[kind]!()
+        times[kind]!.push(performance.now() - started)
+        expect([kind, res.status]).toEqual([kind, 401])
+      }
+      t.clock.advance(60_000) // out of the login throttle's minute
+    }
+    const medians = Object.fromEntries(Object.entries(times).map(([k, xs]) => [k, Math.round(median(xs) * 10) / 10]))
+    const slowest = Math.max(...Object.values(medians))
+    const tolerance = Math.max(0.3 * slowest, 10)
+    const outliers = Object.entries(medians).filter(([, m]) => slowest - m > tolerance)
+    expect({ medians, outliers }).toEqual({ medians, outliers: [] })
+  }, 60_000)
+})
