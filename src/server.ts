@@ -9,7 +9,7 @@ import { ConfigError, derivePublicUrl, lanAddresses, type Config } from './confi
 import { resolveAdminToken } from './kernel/admin-token'
 import { systemClock } from './kernel/clock'
 import { DatabaseInUse, openDatabase, type OpenDatabase } from './kernel/db/database'
-import { migrate } from './kernel/db/migrate'
+import { migrate, NewerDataFolder } from './kernel/db/migrate'
 import { randomIds } from './kernel/ids'
 import { consoleLog, type Log } from './kernel/log'
 import { VERSION } from './version'
@@ -25,6 +25,20 @@ export function prepareDataDir(dataDir: string) {
   }
 }
 
+/** The data dir's database, migrated. A folder a newer build wrote is refused, and left as it was. */
+export function openDataDatabase(dataDir: string): OpenDatabase {
+  const database = openDatabase(join(dataDir, 'storefront.db'))
+  try {
+    migrate(database.db)
+    return database
+  } catch (e) {
+    database.close()
+    if (!(e instanceof NewerDataFolder)) throw e
+    const newer = e.writtenBy.version ? `Storefront ${e.writtenBy.version}` : 'that build'
+    throw new ConfigError(`--data / DATA_DIR: ${dataDir} was ${e.message}; nothing in it was changed. Run ${newer} or a later one on it, or choose another folder`)
+  }
+}
+
 /** Opens the data dir, migrates, listens, prints the banner, and stops cleanly on SIGINT/SIGTERM. */
 export async function serve(config: Config, log: Log = consoleLog) {
   prepareDataDir(config.dataDir)
@@ -32,13 +46,12 @@ export async function serve(config: Config, log: Log = consoleLog) {
   if (await serverAnswers(config.dataDir)) throw serving()
   let database: OpenDatabase
   try {
-    database = openDatabase(join(config.dataDir, 'storefront.db'))
+    database = openDataDatabase(config.dataDir)
   } catch (e) {
     if (!(e instanceof DatabaseInUse)) throw e
     if (serverRunning(config.dataDir)) throw serving()
     throw new ConfigError(`--data / DATA_DIR: ${config.dataDir} is in use by a storefront command; wait until it ends, then start again`)
   }
-  migrate(database.db)
   const admin = resolveAdminToken(config.dataDir, config.adminToken)
   const deps = createDeps(config, database, {
     clock: systemClock,

@@ -2,6 +2,7 @@ import { Database } from 'bun:sqlite'
 import { existsSync, readFileSync } from 'node:fs'
 import { mkdir, mkdtemp, rename, rm, symlink } from 'node:fs/promises'
 import { dirname, join, resolve } from 'node:path'
+import { buildName, NewerDataFolder, refuseNewer } from '../../kernel/db/migrate'
 
 export class BackupError extends Error {}
 
@@ -79,7 +80,8 @@ export function serverRunning(dataDir: string): number | undefined {
 
 /**
  * Replaces the data dir's database and media with a backup's. The server must be stopped. What was
- * there is kept aside in `before-restore-<time>/`, and the backup is checked before anything moves.
+ * there is kept aside in `before-restore-<time>/`, and the backup is checked before anything moves: a
+ * damaged database, or one a newer build wrote (this build could not open it), changes nothing.
  */
 export async function restore(file: string, dataDir: string, now = Date.now()) {
   if (databaseHeld(dataDir)) {
@@ -97,13 +99,7 @@ export async function restore(file: string, dataDir: string, now = Date.now()) {
         throw new BackupError(`${file} is not a Storefront backup (${(e as Error).message})`)
       })
     if (!existsSync(join(work, DB))) throw new BackupError(`${file} holds no ${DB}: it is not a Storefront backup`)
-    const check = new Database(join(work, DB), { readonly: true })
-    try {
-      const ok = (check.query('PRAGMA integrity_check').get() as { integrity_check: string }).integrity_check
-      if (ok !== 'ok') throw new BackupError(`the database in ${file} is damaged (${ok}); nothing was changed`)
-    } finally {
-      check.close()
-    }
+    checkRestorable(file, join(work, DB))
     const present = [DB, `${DB}-wal`, `${DB}-shm`, 'media'].filter((name) => existsSync(join(dataDir, name)))
     const aside = present.length ? join(dataDir, `before-restore-${new Date(now).toISOString().replace(/[:.]/g, '-')}`) : null
     if (aside) await mkdir(aside)
@@ -114,5 +110,19 @@ export async function restore(file: string, dataDir: string, now = Date.now()) {
     return { aside }
   } finally {
     await rm(work, { recursive: true, force: true })
+  }
+}
+
+function checkRestorable(file: string, db: string) {
+  const check = new Database(db, { readonly: true })
+  try {
+    const ok = (check.query('PRAGMA integrity_check').get() as { integrity_check: string }).integrity_check
+    if (ok !== 'ok') throw new BackupError(`the database in ${file} is damaged (${ok}); nothing was changed`)
+    refuseNewer(check)
+  } catch (e) {
+    if (!(e instanceof NewerDataFolder)) throw e
+    throw new BackupError(`${file} was taken from ${buildName(e.writtenBy)}, newer than this ${buildName(e.thisBuild)}; nothing was changed. Restore it with that build or a later one`)
+  } finally {
+    check.close()
   }
 }
