@@ -12,9 +12,13 @@ import { DatabaseInUse, openDatabase, type OpenDatabase } from './kernel/db/data
 import { migrate, NewerDataFolder } from './kernel/db/migrate'
 import { randomIds } from './kernel/ids'
 import { consoleLog, type Log } from './kernel/log'
+import { tightenDataDir } from './kernel/private-files'
 import { VERSION } from './version'
 
-/** Creates the data dir (and media/) or says, as a configuration error, why it cannot. */
+/**
+ * Creates the data dir (and media/) or says, as a configuration error, why it cannot, and makes a
+ * folder an older build left readable to everyone private. Returns what it found, for the log.
+ */
 export function prepareDataDir(dataDir: string) {
   try {
     mkdirSync(join(dataDir, 'media'), { recursive: true })
@@ -23,6 +27,7 @@ export function prepareDataDir(dataDir: string) {
     const reason = (e as NodeJS.ErrnoException).code ?? (e as Error).message
     throw new ConfigError(`--data / DATA_DIR: cannot create or write the folder ${dataDir} (${reason}); choose a folder you can write to`)
   }
+  return { notPrivate: tightenDataDir(dataDir) }
 }
 
 /** The data dir's database, migrated. A folder a newer build wrote is refused, and left as it was. */
@@ -41,7 +46,10 @@ export function openDataDatabase(dataDir: string): OpenDatabase {
 
 /** Opens the data dir, migrates, listens, prints the banner, and stops cleanly on SIGINT/SIGTERM. */
 export async function serve(config: Config, log: Log = consoleLog) {
-  prepareDataDir(config.dataDir)
+  const found = prepareDataDir(config.dataDir)
+  if (found.notPrivate.length) {
+    log.error(`could not make ${found.notPrivate.length} file(s) of the data folder readable by this user only, such as ${found.notPrivate[0]}; other users of this machine may read them (a file system without permissions, such as a FAT USB stick?)`)
+  }
   const serving = () => new ConfigError(`--data / DATA_DIR: another Storefront (pid ${serverRunning(config.dataDir)}) is serving ${config.dataDir}; stop it first, or choose another folder`)
   if (await serverAnswers(config.dataDir)) throw serving()
   let database: OpenDatabase

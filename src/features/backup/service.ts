@@ -12,7 +12,8 @@ export const PID_FILE = 'server.pid'
 /**
  * A consistent copy of a running server's data: `VACUUM INTO` takes a snapshot of the database in one
  * read transaction (writers go on meanwhile), then the snapshot and the media folder are packed into
- * one .tar.gz. Files uploaded after the snapshot may be in it too; the next start removes those.
+ * one .tar.gz, readable by its owner only. Files uploaded after the snapshot may be in it too; the
+ * next start removes those.
  */
 export async function backup(sqlite: Database, dataDir: string, file: string, progress: (m: string) => void = () => {}) {
   const tar = await import('tar') // loaded by the backup command only, not by the server
@@ -27,6 +28,7 @@ export async function backup(sqlite: Database, dataDir: string, file: string, pr
       {
         gzip: true,
         file: `${target}.partial`,
+        mode: 0o600,
         cwd: work,
         portable: true,
         follow: true,
