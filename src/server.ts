@@ -3,7 +3,7 @@ import { join } from 'node:path'
 import { createApp } from './app'
 import { createDeps } from './deps'
 import { serveJobs, serverAnswers } from './cli/jobs'
-import { PID_FILE, serverRunning } from './features/backup/service'
+import { PID_FILE, removeStaleWork, serverRunning } from './features/backup/service'
 import { sweepMediaFolder } from './features/media/sweep'
 import { ConfigError, derivePublicUrl, lanAddresses, type Config } from './config'
 import { resolveAdminToken } from './kernel/admin-token'
@@ -16,8 +16,9 @@ import { tightenDataDir } from './kernel/private-files'
 import { VERSION } from './version'
 
 /**
- * Creates the data dir (and media/) or says, as a configuration error, why it cannot, and makes a
- * folder an older build left readable to everyone private. Returns what it found, for the log.
+ * Creates the data dir (and media/) or says, as a configuration error, why it cannot; makes a folder
+ * an older build left readable to everyone private, and removes the database copies of backups and
+ * restores whose process was killed. Returns what it found, for the log.
  */
 export function prepareDataDir(dataDir: string) {
   try {
@@ -27,7 +28,7 @@ export function prepareDataDir(dataDir: string) {
     const reason = (e as NodeJS.ErrnoException).code ?? (e as Error).message
     throw new ConfigError(`--data / DATA_DIR: cannot create or write the folder ${dataDir} (${reason}); choose a folder you can write to`)
   }
-  return { notPrivate: tightenDataDir(dataDir) }
+  return { notPrivate: tightenDataDir(dataDir), staleWork: removeStaleWork(dataDir) }
 }
 
 /** The data dir's database, migrated. A folder a newer build wrote is refused, and left as it was. */
@@ -47,6 +48,7 @@ export function openDataDatabase(dataDir: string): OpenDatabase {
 /** Opens the data dir, migrates, listens, prints the banner, and stops cleanly on SIGINT/SIGTERM. */
 export async function serve(config: Config, log: Log = consoleLog) {
   const found = prepareDataDir(config.dataDir)
+  if (found.staleWork.length) log.info(`removed the database copies of interrupted backups or restores: ${found.staleWork.join(', ')}`)
   if (found.notPrivate.length) {
     log.error(`could not make ${found.notPrivate.length} file(s) of the data folder readable by this user only, such as ${found.notPrivate[0]}; other users of this machine may read them (a file system without permissions, such as a FAT USB stick?)`)
   }

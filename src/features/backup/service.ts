@@ -1,7 +1,7 @@
 import { Database } from 'bun:sqlite'
-import { existsSync, readFileSync } from 'node:fs'
+import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { mkdir, mkdtemp, rename, rm, symlink } from 'node:fs/promises'
-import { dirname, join, resolve } from 'node:path'
+import { basename, dirname, join, resolve } from 'node:path'
 import { buildName, NewerDataFolder, refuseNewer } from '../../kernel/db/migrate'
 
 export class BackupError extends Error {}
@@ -10,24 +10,74 @@ const DB = 'storefront.db'
 export const PID_FILE = 'server.pid'
 
 /**
+ * A backup or a restore works on a full copy of the database, in a folder (and, for a backup, a
+ * partial archive) named after the process doing it: `.storefront-backup-<pid>-…`. If that process
+ * ends early the copy is removed on the way out; if it is killed, the next start, backup or restore
+ * removes it, once no process has that pid (a live one may still be working on it).
+ */
+const WORK = /^\.storefront-(?:backup|restore)-(\d+)-/
+const workPrefix = (kind: 'backup' | 'restore') => `.storefront-${kind}-${process.pid}-`
+
+/** Removes the work that processes which are gone left in `dir`; returns the names removed. */
+export function removeStaleWork(dir: string): string[] {
+  const names = existsSync(dir) ? readdirSync(dir) : []
+  const stale = names.filter((name) => {
+    const pid = WORK.exec(name)?.[1]
+    return pid !== undefined && !processAlive(Number(pid))
+  })
+  for (const name of stale) rmSync(join(dir, name), { recursive: true, force: true })
+  return stale
+}
+
+function processAlive(pid: number) {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM' // alive, another user's
+  }
+}
+
+/** Work in progress in this process, removed if it exits first (a signal turned into process.exit). */
+const inProgress = new Set<string>()
+process.on('exit', () => {
+  for (const path of inProgress) rmSync(path, { recursive: true, force: true })
+})
+
+async function withWork<T>(paths: string[], work: () => Promise<T>): Promise<T> {
+  for (const path of paths) inProgress.add(path)
+  try {
+    return await work()
+  } finally {
+    for (const path of paths) {
+      await rm(path, { recursive: true, force: true })
+      inProgress.delete(path)
+    }
+  }
+}
+
+/**
  * A consistent copy of a running server's data: `VACUUM INTO` takes a snapshot of the database in one
  * read transaction (writers go on meanwhile), then the snapshot and the media folder are packed into
- * one .tar.gz, readable by its owner only. Files uploaded after the snapshot may be in it too; the
- * next start removes those.
+ * one .tar.gz, readable by its owner only. Files uploaded after the snapshot may be in it too; the next
+ * start removes those. The snapshot is made inside the data folder, which is private.
  */
 export async function backup(sqlite: Database, dataDir: string, file: string, progress: (m: string) => void = () => {}) {
   const tar = await import('tar') // loaded by the backup command only, not by the server
   const target = resolve(file)
-  const work = await mkdtemp(join(dirname(target), '.storefront-backup-'))
-  try {
+  removeStaleWork(dataDir)
+  removeStaleWork(dirname(target))
+  const work = await mkdtemp(join(dataDir, workPrefix('backup')))
+  const partial = join(dirname(target), `${basename(work)}.partial`)
+  return withWork([work, partial], async () => {
     progress('copying the database')
     sqlite.exec(`VACUUM INTO '${join(work, DB).replaceAll("'", "''")}'`)
-    await symlink(join(dataDir, 'media'), join(work, 'media'))
+    await symlink(resolve(dataDir, 'media'), join(work, 'media'))
     let files = 0
     await tar.create(
       {
         gzip: true,
-        file: `${target}.partial`,
+        file: partial,
         mode: 0o600,
         cwd: work,
         portable: true,
@@ -39,12 +89,9 @@ export async function backup(sqlite: Database, dataDir: string, file: string, pr
       },
       [DB, ...(existsSync(join(dataDir, 'media')) ? ['media'] : [])],
     )
-    await rename(`${target}.partial`, target)
+    await rename(partial, target)
     return { file: target, entries: files }
-  } finally {
-    await rm(work, { recursive: true, force: true })
-    await rm(`${target}.partial`, { force: true })
-  }
+  })
 }
 
 /**
@@ -92,9 +139,10 @@ export async function restore(file: string, dataDir: string, now = Date.now()) {
   }
   if (!existsSync(file)) throw new BackupError(`no backup file at ${file}`)
   await mkdir(dataDir, { recursive: true })
+  removeStaleWork(dataDir)
   const tar = await import('tar')
-  const work = await mkdtemp(join(dataDir, '.restore-'))
-  try {
+  const work = await mkdtemp(join(dataDir, workPrefix('restore')))
+  return withWork([work], async () => {
     await tar
       .extract({ file, cwd: work, strict: true, filter: (path) => path === DB || path.startsWith('media/') || path === 'media' })
       .catch((e) => {
@@ -110,9 +158,7 @@ export async function restore(file: string, dataDir: string, now = Date.now()) {
     if (existsSync(join(work, 'media'))) await rename(join(work, 'media'), join(dataDir, 'media'))
     else await mkdir(join(dataDir, 'media'))
     return { aside }
-  } finally {
-    await rm(work, { recursive: true, force: true })
-  }
+  })
 }
 
 function checkRestorable(file: string, db: string) {
