@@ -61,6 +61,8 @@ describe('a data folder written by an earlier build', () => {
   for (const name of FIXTURES) {
     test(`${name}: the migrations apply and every row and media file is still there`, () => {
       const fixture = readFixture(name)
+      // The database alone, checkpointed: no WAL to go with it.
+      expect(readdirSync(join(ROOT, name)).sort()).toEqual(['README.md', 'fixture.json', 'media', 'storefront.db'])
       const before = new Database(join(copyOf(name).data, 'storefront.db'), { readonly: true })
       const { data } = copyOf(name)
       const after = openDatabase(join(data, 'storefront.db'))
