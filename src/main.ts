@@ -3,6 +3,7 @@ import { Command, CommanderError, Option } from 'commander'
 import { addTeacherCommands } from './cli/commands'
 import { CliFailure } from './cli/jobs'
 import { ConfigError, loadConfig, SETTINGS, type RawSettings } from './config'
+import { createPrivately } from './kernel/private-files'
 import { serve } from './server'
 import { VERSION } from './version'
 
@@ -58,5 +59,7 @@ function onFailure(e: unknown): never {
   throw e
 }
 
+// Before anything is written: the data folder and backups are for the teacher's user only.
+createPrivately()
 // No top-level await: the executable is compiled to bytecode, which needs it (scripts/build.ts).
 program.parseAsync(process.argv).catch(onFailure)

@@ -3,18 +3,23 @@ import { join } from 'node:path'
 import { createApp } from './app'
 import { createDeps } from './deps'
 import { serveJobs, serverAnswers } from './cli/jobs'
-import { PID_FILE, serverRunning } from './features/backup/service'
+import { PID_FILE, removeStaleWork, serverRunning } from './features/backup/service'
 import { sweepMediaFolder } from './features/media/sweep'
 import { ConfigError, derivePublicUrl, lanAddresses, type Config } from './config'
 import { resolveAdminToken } from './kernel/admin-token'
 import { systemClock } from './kernel/clock'
 import { DatabaseInUse, openDatabase, type OpenDatabase } from './kernel/db/database'
-import { migrate } from './kernel/db/migrate'
+import { migrate, NewerDataFolder } from './kernel/db/migrate'
 import { randomIds } from './kernel/ids'
 import { consoleLog, type Log } from './kernel/log'
+import { tightenDataDir } from './kernel/private-files'
 import { VERSION } from './version'
 
-/** Creates the data dir (and media/) or says, as a configuration error, why it cannot. */
+/**
+ * Creates the data dir (and media/) or says, as a configuration error, why it cannot; makes a folder
+ * an older build left readable to everyone private, and removes the database copies of backups and
+ * restores whose process was killed. Returns what it found, for the log.
+ */
 export function prepareDataDir(dataDir: string) {
   try {
     mkdirSync(join(dataDir, 'media'), { recursive: true })
@@ -23,22 +28,40 @@ export function prepareDataDir(dataDir: string) {
     const reason = (e as NodeJS.ErrnoException).code ?? (e as Error).message
     throw new ConfigError(`--data / DATA_DIR: cannot create or write the folder ${dataDir} (${reason}); choose a folder you can write to`)
   }
+  return { notPrivate: tightenDataDir(dataDir), staleWork: removeStaleWork(dataDir) }
+}
+
+/** The data dir's database, migrated. A folder a newer build wrote is refused, and left as it was. */
+export function openDataDatabase(dataDir: string): OpenDatabase {
+  const database = openDatabase(join(dataDir, 'storefront.db'))
+  try {
+    migrate(database.db)
+    return database
+  } catch (e) {
+    database.close()
+    if (!(e instanceof NewerDataFolder)) throw e
+    const newer = e.writtenBy.version ? `Storefront ${e.writtenBy.version}` : 'that build'
+    throw new ConfigError(`--data / DATA_DIR: ${dataDir} was ${e.message}; nothing in it was changed. Run ${newer} or a later one on it, or choose another folder`)
+  }
 }
 
 /** Opens the data dir, migrates, listens, prints the banner, and stops cleanly on SIGINT/SIGTERM. */
 export async function serve(config: Config, log: Log = consoleLog) {
-  prepareDataDir(config.dataDir)
+  const found = prepareDataDir(config.dataDir)
+  if (found.staleWork.length) log.info(`removed the database copies of interrupted backups or restores: ${found.staleWork.join(', ')}`)
+  if (found.notPrivate.length) {
+    log.error(`could not make ${found.notPrivate.length} file(s) of the data folder readable by this user only, such as ${found.notPrivate[0]}; other users of this machine may read them (a file system without permissions, such as a FAT USB stick?)`)
+  }
   const serving = () => new ConfigError(`--data / DATA_DIR: another Storefront (pid ${serverRunning(config.dataDir)}) is serving ${config.dataDir}; stop it first, or choose another folder`)
   if (await serverAnswers(config.dataDir)) throw serving()
   let database: OpenDatabase
   try {
-    database = openDatabase(join(config.dataDir, 'storefront.db'))
+    database = openDataDatabase(config.dataDir)
   } catch (e) {
     if (!(e instanceof DatabaseInUse)) throw e
     if (serverRunning(config.dataDir)) throw serving()
     throw new ConfigError(`--data / DATA_DIR: ${config.dataDir} is in use by a storefront command; wait until it ends, then start again`)
   }
-  migrate(database.db)
   const admin = resolveAdminToken(config.dataDir, config.adminToken)
   const deps = createDeps(config, database, {
     clock: systemClock,

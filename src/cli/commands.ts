@@ -38,6 +38,7 @@ export function addTeacherCommands(program: Command) {
     .description('write a consistent copy of the database and media to <file> (.tar.gz); the server may keep running')
     .option(...dataOption)
     .action(async (file: string, options: { data?: string }) => {
+      exitOnSignal()
       const result = await onDataDir(options.data, { kind: 'backup', file: resolve(file) })
       console.log(`backup written to ${result.file} (${result.entries} entries)`)
     })
@@ -48,6 +49,7 @@ export function addTeacherCommands(program: Command) {
     .option(...dataOption)
     .action(async (file: string, options: { data?: string }) => {
       const { dataDir } = loadConfig({ dataDir: options.data }, process.env)
+      exitOnSignal()
       try {
         const result = await restore(file, dataDir)
         console.log(`restored ${file} into ${dataDir}${result.aside ? `; the previous data is in ${result.aside}` : ''}`)
@@ -80,6 +82,15 @@ export function addTeacherCommands(program: Command) {
       console.log(`from ${report.from} to ${report.to}`)
       for (const r of rows) console.log(r.map((c, i) => c.padEnd(widths[i]!)).join('  ').trimEnd())
     })
+}
+
+/**
+ * Ctrl-C (or a kill) in the middle of a backup or restore ends the process through process.exit, so
+ * the copy of the database it was working on is removed on the way out (backup/service.ts).
+ */
+function exitOnSignal() {
+  process.once('SIGINT', () => process.exit(130))
+  process.once('SIGTERM', () => process.exit(143))
 }
 
 /** A class list's rows, or its problems by line as a CLI failure. */

@@ -1,12 +1,9 @@
-import { join } from 'node:path'
 import { loadConfig, type RawSettings } from '../config'
 import { createDeps } from '../deps'
 import { systemClock } from '../kernel/clock'
-import { openDatabase } from '../kernel/db/database'
-import { migrate } from '../kernel/db/migrate'
 import { randomIds } from '../kernel/ids'
 import { consoleLog } from '../kernel/log'
-import { prepareDataDir } from '../server'
+import { openDataDatabase, prepareDataDir } from '../server'
 import type { DataDirHandle } from './jobs'
 
 /**
@@ -16,8 +13,7 @@ import type { DataDirHandle } from './jobs'
 export function openDataDir(dataDir: string): DataDirHandle & { close(): Promise<void> } {
   const config = loadConfig({ dataDir } as RawSettings, process.env)
   prepareDataDir(config.dataDir)
-  const database = openDatabase(join(config.dataDir, 'storefront.db'))
-  migrate(database.db)
+  const database = openDataDatabase(config.dataDir)
   const deps = createDeps(config, database, { clock: systemClock, ids: randomIds, log: consoleLog, adminToken: '', publicUrl: '' })
   return {
     deps,

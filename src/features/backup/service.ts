@@ -1,7 +1,8 @@
 import { Database } from 'bun:sqlite'
-import { existsSync, readFileSync } from 'node:fs'
+import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { mkdir, mkdtemp, rename, rm, symlink } from 'node:fs/promises'
-import { dirname, join, resolve } from 'node:path'
+import { basename, dirname, join, resolve } from 'node:path'
+import { buildName, NewerDataFolder, refuseNewer } from '../../kernel/db/migrate'
 
 export class BackupError extends Error {}
 
@@ -9,23 +10,75 @@ const DB = 'storefront.db'
 export const PID_FILE = 'server.pid'
 
 /**
+ * A backup or a restore works on a full copy of the database, in a folder (and, for a backup, a
+ * partial archive) named after the process doing it: `.storefront-backup-<pid>-…`. If that process
+ * ends early the copy is removed on the way out; if it is killed, the next start, backup or restore
+ * removes it, once no process has that pid (a live one may still be working on it).
+ */
+const WORK = /^\.storefront-(?:backup|restore)-(\d+)-/
+const workPrefix = (kind: 'backup' | 'restore') => `.storefront-${kind}-${process.pid}-`
+
+/** Removes the work that processes which are gone left in `dir`; returns the names removed. */
+export function removeStaleWork(dir: string): string[] {
+  const names = existsSync(dir) ? readdirSync(dir) : []
+  const stale = names.filter((name) => {
+    const pid = WORK.exec(name)?.[1]
+    return pid !== undefined && !processAlive(Number(pid))
+  })
+  for (const name of stale) rmSync(join(dir, name), { recursive: true, force: true })
+  return stale
+}
+
+function processAlive(pid: number) {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM' // alive, another user's
+  }
+}
+
+/** Work in progress in this process, removed if it exits first (a signal turned into process.exit). */
+const inProgress = new Set<string>()
+process.on('exit', () => {
+  for (const path of inProgress) rmSync(path, { recursive: true, force: true })
+})
+
+async function withWork<T>(paths: string[], work: () => Promise<T>): Promise<T> {
+  for (const path of paths) inProgress.add(path)
+  try {
+    return await work()
+  } finally {
+    for (const path of paths) {
+      await rm(path, { recursive: true, force: true })
+      inProgress.delete(path)
+    }
+  }
+}
+
+/**
  * A consistent copy of a running server's data: `VACUUM INTO` takes a snapshot of the database in one
  * read transaction (writers go on meanwhile), then the snapshot and the media folder are packed into
- * one .tar.gz. Files uploaded after the snapshot may be in it too; the next start removes those.
+ * one .tar.gz, readable by its owner only. Files uploaded after the snapshot may be in it too; the next
+ * start removes those. The snapshot is made inside the data folder, which is private.
  */
 export async function backup(sqlite: Database, dataDir: string, file: string, progress: (m: string) => void = () => {}) {
   const tar = await import('tar') // loaded by the backup command only, not by the server
   const target = resolve(file)
-  const work = await mkdtemp(join(dirname(target), '.storefront-backup-'))
-  try {
+  removeStaleWork(dataDir)
+  removeStaleWork(dirname(target))
+  const work = await mkdtemp(join(dataDir, workPrefix('backup')))
+  const partial = join(dirname(target), `${basename(work)}.partial`)
+  return withWork([work, partial], async () => {
     progress('copying the database')
     sqlite.exec(`VACUUM INTO '${join(work, DB).replaceAll("'", "''")}'`)
-    await symlink(join(dataDir, 'media'), join(work, 'media'))
+    await symlink(resolve(dataDir, 'media'), join(work, 'media'))
     let files = 0
     await tar.create(
       {
         gzip: true,
-        file: `${target}.partial`,
+        file: partial,
+        mode: 0o600,
         cwd: work,
         portable: true,
         follow: true,
@@ -36,12 +89,9 @@ export async function backup(sqlite: Database, dataDir: string, file: string, pr
       },
       [DB, ...(existsSync(join(dataDir, 'media')) ? ['media'] : [])],
     )
-    await rename(`${target}.partial`, target)
+    await rename(partial, target)
     return { file: target, entries: files }
-  } finally {
-    await rm(work, { recursive: true, force: true })
-    await rm(`${target}.partial`, { force: true })
-  }
+  })
 }
 
 /**
@@ -79,7 +129,8 @@ export function serverRunning(dataDir: string): number | undefined {
 
 /**
  * Replaces the data dir's database and media with a backup's. The server must be stopped. What was
- * there is kept aside in `before-restore-<time>/`, and the backup is checked before anything moves.
+ * there is kept aside in `before-restore-<time>/`, and the backup is checked before anything moves: a
+ * damaged database, or one a newer build wrote (this build could not open it), changes nothing.
  */
 export async function restore(file: string, dataDir: string, now = Date.now()) {
   if (databaseHeld(dataDir)) {
@@ -88,22 +139,17 @@ export async function restore(file: string, dataDir: string, now = Date.now()) {
   }
   if (!existsSync(file)) throw new BackupError(`no backup file at ${file}`)
   await mkdir(dataDir, { recursive: true })
+  removeStaleWork(dataDir)
   const tar = await import('tar')
-  const work = await mkdtemp(join(dataDir, '.restore-'))
-  try {
+  const work = await mkdtemp(join(dataDir, workPrefix('restore')))
+  return withWork([work], async () => {
     await tar
       .extract({ file, cwd: work, strict: true, filter: (path) => path === DB || path.startsWith('media/') || path === 'media' })
       .catch((e) => {
         throw new BackupError(`${file} is not a Storefront backup (${(e as Error).message})`)
       })
     if (!existsSync(join(work, DB))) throw new BackupError(`${file} holds no ${DB}: it is not a Storefront backup`)
-    const check = new Database(join(work, DB), { readonly: true })
-    try {
-      const ok = (check.query('PRAGMA integrity_check').get() as { integrity_check: string }).integrity_check
-      if (ok !== 'ok') throw new BackupError(`the database in ${file} is damaged (${ok}); nothing was changed`)
-    } finally {
-      check.close()
-    }
+    checkRestorable(file, join(work, DB))
     const present = [DB, `${DB}-wal`, `${DB}-shm`, 'media'].filter((name) => existsSync(join(dataDir, name)))
     const aside = present.length ? join(dataDir, `before-restore-${new Date(now).toISOString().replace(/[:.]/g, '-')}`) : null
     if (aside) await mkdir(aside)
@@ -112,7 +158,19 @@ export async function restore(file: string, dataDir: string, now = Date.now()) {
     if (existsSync(join(work, 'media'))) await rename(join(work, 'media'), join(dataDir, 'media'))
     else await mkdir(join(dataDir, 'media'))
     return { aside }
+  })
+}
+
+function checkRestorable(file: string, db: string) {
+  const check = new Database(db, { readonly: true })
+  try {
+    const ok = (check.query('PRAGMA integrity_check').get() as { integrity_check: string }).integrity_check
+    if (ok !== 'ok') throw new BackupError(`the database in ${file} is damaged (${ok}); nothing was changed`)
+    refuseNewer(check)
+  } catch (e) {
+    if (!(e instanceof NewerDataFolder)) throw e
+    throw new BackupError(`${file} was taken from ${buildName(e.writtenBy)}, newer than this ${buildName(e.thisBuild)}; nothing was changed. Restore it with that build or a later one`)
   } finally {
-    await rm(work, { recursive: true, force: true })
+    check.close()
   }
 }

@@ -1,0 +1,140 @@
+import { describe, expect, test } from 'bun:test'
+import type { MigrationMeta } from 'drizzle-orm/migrator'
+import { mkdtempSync, readFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { openDatabase } from '../../src/kernel/db/database'
+import { loadMigrations, migrate, NewerDataFolder, recordedVersion } from '../../src/kernel/db/migrate'
+import { VERSION } from '../../src/version'
+
+const migrations = loadMigrations()
+const last = migrations.at(-1)!.folderMillis
+
+/** A migration made after every real one, as drizzle-kit would write it (one statement per part). */
+const later = (n: number, sql: string[]): MigrationMeta => ({ sql, bps: true, folderMillis: last + n, hash: `test-${n}` })
+
+function migrated() {
+  const file = join(mkdtempSync(join(tmpdir(), 'storefront-migrate-')), 'storefront.db')
+  const database = openDatabase(file)
+  migrate(database.db)
+  return { ...database, file }
+}
+
+const dump = (sqlite: ReturnType<typeof migrated>['sqlite']) => ({
+  schema: sqlite.query("select name, sql from sqlite_master order by name").all(),
+  migrations: sqlite.query('select hash, created_at from __drizzle_migrations').all(),
+})
+
+const parentAndChild = later(1, [
+  'CREATE TABLE `parent` (`id` text PRIMARY KEY NOT NULL);',
+  'CREATE TABLE `child` (`id` text PRIMARY KEY NOT NULL, `parent_id` text NOT NULL REFERENCES `parent`(`id`) ON DELETE cascade);',
+])
+
+describe('migrations', () => {
+  test('a migration that rebuilds a table keeps every row that points at it (ON DELETE CASCADE does not fire)', () => {
+    const { db, sqlite, close } = migrated()
+    migrate(db, [...migrations, parentAndChild])
+    sqlite.exec("INSERT INTO parent VALUES ('p1'), ('p2'); INSERT INTO child VALUES ('c1', 'p1'), ('c2', 'p2')")
+    // What drizzle-kit writes to add a NOT NULL column with a default in SQLite.
+    const rebuild = later(2, [
+      'PRAGMA foreign_keys=OFF;',
+      "CREATE TABLE `__new_parent` (`id` text PRIMARY KEY NOT NULL, `note` text DEFAULT '' NOT NULL);",
+      'INSERT INTO `__new_parent`(`id`) SELECT `id` FROM `parent`;',
+      'DROP TABLE `parent`;',
+      'ALTER TABLE `__new_parent` RENAME TO `parent`;',
+      'PRAGMA foreign_keys=ON;',
+    ])
+    migrate(db, [...migrations, parentAndChild, rebuild])
+    expect(sqlite.query('select id, parent_id from child order by id').all()).toEqual([
+      { id: 'c1', parent_id: 'p1' },
+      { id: 'c2', parent_id: 'p2' },
+    ])
+    expect(sqlite.query('select id, note from parent order by id').all()).toEqual([
+      { id: 'p1', note: '' },
+      { id: 'p2', note: '' },
+    ])
+    // And the keys are enforced again afterwards.
+    expect(sqlite.query('PRAGMA foreign_keys').get()).toEqual({ foreign_keys: 1 })
+    expect(() => sqlite.exec("INSERT INTO child VALUES ('c3', 'nobody')")).toThrow('FOREIGN KEY constraint failed')
+    close()
+  })
+
+  test('a migration that would leave rows pointing nowhere is rolled back whole, naming the table', () => {
+    const { db, sqlite, close } = migrated()
+    migrate(db, [...migrations, parentAndChild])
+    sqlite.exec("INSERT INTO parent VALUES ('p1'); INSERT INTO child VALUES ('c1', 'p1')")
+    const before = dump(sqlite)
+    const dropsParents = later(2, ['CREATE TABLE `kept` (`id` text);', "DELETE FROM `parent` WHERE `id` = 'p1';"])
+    expect(() => migrate(db, [...migrations, parentAndChild, dropsParents])).toThrow(
+      'the migrations would leave 1 row(s) pointing at rows that do not exist (the first: child rowid 1, into parent); nothing was changed',
+    )
+    expect(dump(sqlite)).toEqual(before)
+    expect(sqlite.query('select id from parent').all()).toEqual([{ id: 'p1' }])
+    close()
+  })
+
+  test('every statement of a part runs, not only the first', () => {
+    const { db, sqlite, close } = migrated()
+    migrate(db, [...migrations, later(1, ['CREATE TABLE `one` (`id` text); CREATE TABLE `two` (`id` text);'])])
+    expect(sqlite.query("select name from sqlite_master where name in ('one', 'two') order by name").all()).toEqual([{ name: 'one' }, { name: 'two' }])
+    close()
+  })
+
+  test('when the second of two new migrations fails, neither is applied and the database is as it was', () => {
+    const { db, sqlite, close } = migrated()
+    sqlite.exec("INSERT INTO groups (id, name, created_at) VALUES ('grp_1', 'Azul', 1)")
+    const before = dump(sqlite)
+    const good = later(1, ['CREATE TABLE `first_half` (`id` text);', "UPDATE groups SET name = 'Changed';"])
+    const bad = later(2, ['CREATE TABLE `second_half` (`id` text);', 'CREATE TABLE oops ('])
+    expect(() => migrate(db, [...migrations, good, bad])).toThrow()
+    expect(dump(sqlite)).toEqual(before)
+    expect(sqlite.query('select name from groups').all()).toEqual([{ name: 'Azul' }])
+    // The next start, with the migration fixed, applies both.
+    migrate(db, [...migrations, good, later(2, ['CREATE TABLE `second_half` (`id` text);'])])
+    expect(sqlite.query("select count(*) as n from sqlite_master where name in ('first_half', 'second_half')").get()).toEqual({ n: 2 })
+    close()
+  })
+
+  test('the database records the version of the build that last opened it', () => {
+    const { db, sqlite, close } = migrated()
+    expect(recordedVersion(sqlite)).toBe(VERSION)
+    sqlite.exec("UPDATE __storefront_meta SET value = '0.0.9' WHERE key = 'written_by'")
+    migrate(db)
+    expect(sqlite.query('select key, value from __storefront_meta').all()).toEqual([{ key: 'written_by', value: VERSION }])
+    close()
+  })
+})
+
+describe('a database written by a newer build', () => {
+  const newer = later(1, ['CREATE TABLE `from_the_future` (`id` text);'])
+
+  test('is refused before anything is written, naming both builds and their schemas', () => {
+    const { db, sqlite, close, file } = migrated()
+    migrate(db, [...migrations, newer])
+    sqlite.exec("UPDATE __storefront_meta SET value = '9.9.9' WHERE key = 'written_by'")
+    const before = dump(sqlite)
+    let error: unknown
+    try {
+      migrate(db)
+    } catch (e) {
+      error = e
+    }
+    expect(error).toBeInstanceOf(NewerDataFolder)
+    expect((error as Error).message).toBe(`written by Storefront 9.9.9 (schema ${migrations.length + 1}), newer than this Storefront ${VERSION} (schema ${migrations.length})`)
+    expect(dump(sqlite)).toEqual(before)
+    close()
+    const bytes = readFileSync(file)
+    const again = openDatabase(file)
+    expect(() => migrate(again.db)).toThrow(NewerDataFolder)
+    again.close()
+    expect(readFileSync(file).equals(bytes)).toBe(true)
+  })
+
+  test('one that recorded no version is refused too, and named by its schema', () => {
+    const { db, sqlite, close } = migrated()
+    migrate(db, [...migrations, newer])
+    sqlite.exec('DROP TABLE __storefront_meta')
+    expect(() => migrate(db)).toThrow(`written by a Storefront of schema ${migrations.length + 1}, newer than this Storefront ${VERSION} (schema ${migrations.length})`)
+    close()
+  })
+})
