@@ -12,6 +12,7 @@ describe('configuration (decisions §1)', () => {
       adminToken: undefined,
       publicUrl: undefined,
       allowInsecureWebhooks: false,
+      allowLoopbackWebhooks: false,
       rateLimitRps: 50,
       rateLimitBurst: 100,
       reservationTtlMinutes: 60,
@@ -35,6 +36,15 @@ describe('configuration (decisions §1)', () => {
     expect(loadConfig({}, { ALLOW_INSECURE_WEBHOOKS: 'no' }).allowInsecureWebhooks).toBe(false)
     expect(loadConfig({ allowInsecureWebhooks: true }, { ALLOW_INSECURE_WEBHOOKS: '0' }).allowInsecureWebhooks).toBe(true)
     expect(() => loadConfig({}, { ALLOW_INSECURE_WEBHOOKS: 'maybe' })).toThrow(ConfigError)
+  })
+
+  test('loopback webhook targets are allowed by default only when the server listens on a loopback address', () => {
+    for (const host of ['127.0.0.1', '127.0.1.1', 'localhost', '::1', '[::1]']) expect(loadConfig({ host }, {}).allowLoopbackWebhooks).toBe(true)
+    for (const host of ['0.0.0.0', '::', '192.168.1.20', 'lab-pc.local']) expect(loadConfig({ host }, {}).allowLoopbackWebhooks).toBe(false)
+    expect(loadConfig({ host: '127.0.0.1' }, { ALLOW_LOOPBACK_WEBHOOKS: 'off' }).allowLoopbackWebhooks).toBe(false)
+    expect(loadConfig({ allowLoopbackWebhooks: true }, { HOST: '0.0.0.0' }).allowLoopbackWebhooks).toBe(true)
+    // --allow-insecure-webhooks no longer brings loopback with it.
+    expect(loadConfig({ allowInsecureWebhooks: true }, {}).allowLoopbackWebhooks).toBe(false)
   })
 
   test('a bad value names the flag, the env var and the value', () => {

@@ -8,7 +8,7 @@ import { apiKey, expectOk, oneStore } from '../helpers/world'
 describe('slow receivers', () => {
   test('one that answers after 9 s and one that never answers do not delay a fast one; the silent one times out at 10 s', async () => {
     // The log is polled often; the ManualClock would never refill the rate limit.
-    const t = createTestApp({ settings: { allowInsecureWebhooks: true, rateLimitRps: '0' } })
+    const t = createTestApp({ settings: { allowLoopbackWebhooks: true, rateLimitRps: '0' } })
     const store = await oneStore(t.call, t.deps, 'a')
     const headers = apiKey(store.key.apiKey)
     const fast = startReceiver()

@@ -23,7 +23,7 @@ type DispatcherDeps = Pick<Deps, 'db' | 'clock' | 'ids' | 'log' | 'outbox' | 'co
  * wakes the loop on every emitted event and at the next due time.
  */
 export class WebhookDispatcher {
-  /** Host name resolution; tests swap it to point a name at a forbidden address. */
+  /** Host name resolution; tests swap it to point a name at a chosen address. */
   resolve: Resolve = systemResolve
   private running = false
   private stopped = false
@@ -75,7 +75,8 @@ export class WebhookDispatcher {
   /** Checks a URL against the target rules as they are now (targets.ts); throws BadTarget. */
   checkTarget(url: string) {
     const { config, listenPort, publicUrl } = this.deps
-    return checkTarget(url, { allowInsecure: config.allowInsecureWebhooks, listenPort, publicUrl }, this.resolve)
+    const rules = { allowInsecure: config.allowInsecureWebhooks, allowLoopback: config.allowLoopbackWebhooks, listenPort, publicUrl }
+    return checkTarget(url, rules, this.resolve)
   }
 
   /**

@@ -26,13 +26,16 @@ const toEndpoint = (e: typeof endpoints.$inferSelect) => ({
   createdAt: isoTime(e.createdAt),
 })
 
-/** The URL is checked on its resolved addresses here and again before every attempt. */
+/**
+ * The URL is checked on its resolved addresses here and again before every attempt. A name that
+ * does not resolve yet is accepted (the app's name may be set up later): each attempt logs why it failed.
+ */
 export async function registerWebhook(deps: Deps, ctx: StoreCtx, input: RegisterWebhookBody) {
   try {
     await deps.webhooks.checkTarget(input.url)
   } catch (e) {
     if (!(e instanceof BadTarget)) throw e
-    throw new AppError('VALIDATION_ERROR', `Invalid request body: url: ${e.message}.`, [{ path: 'url', message: e.message }])
+    if (e.kind !== 'dns') throw new AppError('VALIDATION_ERROR', `Invalid request body: url: ${e.message}.`, [{ path: 'url', message: e.message }])
   }
   const row = {
     id: deps.ids.next('whk'),
