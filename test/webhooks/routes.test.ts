@@ -1,6 +1,7 @@
 import { describe, expect, test } from 'bun:test'
 import { createHmac } from 'node:crypto'
 import { fanOut } from '../../src/features/webhooks/deliveries'
+import { MAX_ENDPOINTS_PER_STORE } from '../../src/features/webhooks/service'
 import { EVENT_TYPES } from '../../src/kernel/events'
 import { createTestApp } from '../helpers/app'
 import { emit } from '../helpers/receivers'
@@ -151,6 +152,27 @@ describe('webhook endpoints', () => {
     // The app's name may be set up after the endpoint: each attempt will log the resolution error meanwhile.
     const later = await expectOk(register(t, headers, { url: 'https://nowhere.lab.test/x', events: ['*'] }), 201)
     expect(later.url).toBe('https://nowhere.lab.test/x')
+  })
+
+  test(`the ${MAX_ENDPOINTS_PER_STORE + 1}th endpoint of a store is 409 LIMIT_REACHED naming the limit; another store is not affected`, async () => {
+    const t = createTestApp()
+    const w = await twoStores(t.call, t.deps)
+    const a = apiKey(w.A.key.apiKey)
+    for (let i = 0; i < MAX_ENDPOINTS_PER_STORE; i++) await expectOk(register(t, a, { url: `https://10.0.0.7/hook-${i}`, events: ['*'] }), 201)
+    const over = await register(t, a, { url: 'https://10.0.0.7/one-more', events: ['*'] })
+    expect(over.status).toBe(409)
+    expect(over.body.error).toEqual({
+      code: 'LIMIT_REACHED',
+      message:
+        'This store already has 10 webhook endpoints, and 10 is the most a store may have. Delete one you no longer use (DELETE /v1/webhooks/:id) before adding another; one endpoint can take several events, or all of them with ["*"].',
+      details: [{ limit: 10, current: 10 }],
+    })
+    expect((await expectOk(t.call('GET', '/v1/webhooks', { headers: a }))).total).toBe(10)
+    await expectOk(register(t, apiKey(w.B.key.apiKey), { url: 'https://10.0.0.8/x', events: ['*'] }), 201)
+    // Deleting one makes room again.
+    const first = (await expectOk(t.call('GET', '/v1/webhooks', { headers: a }))).data[0]
+    expect((await t.call('DELETE', `/v1/webhooks/${first.id}`, { headers: a })).status).toBe(204)
+    await expectOk(register(t, a, { url: 'https://10.0.0.7/one-more', events: ['*'] }), 201)
   })
 
   test('delete answers 204, then 404; the endpoint and its deliveries are gone', async () => {

@@ -26,6 +26,9 @@ const toEndpoint = (e: typeof endpoints.$inferSelect) => ({
   createdAt: isoTime(e.createdAt),
 })
 
+/** How many endpoints one store may have: each event goes to all of them, so they multiply its deliveries. */
+export const MAX_ENDPOINTS_PER_STORE = 10
+
 /**
  * The URL is checked on its resolved addresses here and again before every attempt. A name that
  * does not resolve yet is accepted (the app's name may be set up later): each attempt logs why it failed.
@@ -46,7 +49,18 @@ export async function registerWebhook(deps: Deps, ctx: StoreCtx, input: Register
     secret: newSigningSecret(),
     createdAt: deps.clock.now(),
   }
-  deps.db.insert(endpoints).values(row).run()
+  // Counted in the transaction of the insert: two registrations at once cannot both take the last place.
+  writeTransaction(deps.db, (tx) => {
+    const [{ n }] = tx.select({ n: count() }).from(endpoints).where(eq(endpoints.storeId, ctx.storeId)).all() as [{ n: number }]
+    if (n >= MAX_ENDPOINTS_PER_STORE) {
+      throw new AppError(
+        'LIMIT_REACHED',
+        `This store already has ${n} webhook endpoints, and ${MAX_ENDPOINTS_PER_STORE} is the most a store may have. Delete one you no longer use (DELETE /v1/webhooks/:id) before adding another; one endpoint can take several events, or all of them with ["*"].`,
+        [{ limit: MAX_ENDPOINTS_PER_STORE, current: n }],
+      )
+    }
+    tx.insert(endpoints).values(row).run()
+  })
   return { ...toEndpoint(row), signingSecret: row.secret }
 }
 
