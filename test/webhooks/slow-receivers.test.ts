@@ -1,8 +1,10 @@
 import { describe, expect, test } from 'bun:test'
-import { MAX_IN_FLIGHT_PER_ENDPOINT } from '../../src/features/webhooks/dispatcher'
+import { DELIVERY_LIMITS } from '../../src/features/webhooks/dispatcher'
 import { createTestApp } from '../helpers/app'
 import { emit, startReceiver, waitFor } from '../helpers/receivers'
 import { apiKey, expectOk, oneStore } from '../helpers/world'
+
+const MAX_IN_FLIGHT_PER_ENDPOINT = DELIVERY_LIMITS.perEndpoint
 
 /** Real time on purpose: this test takes about 10 s, the delivery time-out. */
 describe('slow receivers', () => {

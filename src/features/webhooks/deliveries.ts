@@ -55,15 +55,14 @@ export function fanOut(db: Db, ids: Ids, now: number, batch: number): number {
   })
 }
 
-/** Endpoints with attempts due now. */
-export const endpointsWithDueAttempts = (db: Db, now: number): string[] =>
+/** Endpoints with attempts due now, with their store. */
+export const endpointsWithDueAttempts = (db: Db, now: number): { webhookId: string; storeId: string }[] =>
   db
-    .select({ webhookId: deliveries.webhookId })
+    .select({ webhookId: deliveries.webhookId, storeId: deliveries.storeId })
     .from(deliveries)
     .where(and(isPending, lte(deliveries.dueAt, now)))
     .groupBy(deliveries.webhookId)
     .all()
-    .map((r) => r.webhookId)
 
 /** When the next attempt not yet due falls due, if any. */
 export const nextDueAfter = (db: Db, now: number): number | null =>
