@@ -60,6 +60,12 @@ export const SETTINGS = {
     // Unset, it follows the listen address (loadConfig): only a personal copy may call its own machine.
     schema: boolText.optional(),
   },
+  retentionDays: {
+    flag: '--retention-days',
+    env: 'RETENTION_DAYS',
+    help: 'days kept of webhook attempts, delivered events, expired sessions and idempotency records',
+    schema: wholeNumber(1, 3650).default(30),
+  },
   rateLimitRps: {
     flag: '--rate-limit-rps',
     env: 'RATE_LIMIT_RPS',

@@ -70,6 +70,7 @@ export async function serve(config: Config, log: Log = consoleLog) {
   deps.publicUrl = derivePublicUrl(config, port)
   deps.webhooks.start()
   deps.orderExpiry.start()
+  deps.retention.start()
 
   let stopping = false
   const stop = async (signal: string) => {

@@ -13,6 +13,7 @@ describe('configuration (decisions §1)', () => {
       publicUrl: undefined,
       allowInsecureWebhooks: false,
       allowLoopbackWebhooks: false,
+      retentionDays: 30,
       rateLimitRps: 50,
       rateLimitBurst: 100,
       reservationTtlMinutes: 60,
@@ -45,6 +46,11 @@ describe('configuration (decisions §1)', () => {
     expect(loadConfig({ allowLoopbackWebhooks: true }, { HOST: '0.0.0.0' }).allowLoopbackWebhooks).toBe(true)
     // --allow-insecure-webhooks no longer brings loopback with it.
     expect(loadConfig({ allowInsecureWebhooks: true }, {}).allowLoopbackWebhooks).toBe(false)
+  })
+
+  test('RETENTION_DAYS is a whole number of days, at least 1', () => {
+    expect(loadConfig({}, { RETENTION_DAYS: '7' }).retentionDays).toBe(7)
+    expect(() => loadConfig({ retentionDays: '0' }, {})).toThrow('--retention-days / RETENTION_DAYS: Too small: expected number to be >=1 (got "0")')
   })
 
   test('a bad value names the flag, the env var and the value', () => {

@@ -1,5 +1,7 @@
 import type { Deps } from '../../kernel/deps'
 import { dueAttemptsQuery, endpointsWithDueAttempts, fanOut, nextDueAfter, recordAttempt, type DueAttempt } from './deliveries'
+import { PRUNE_BATCH } from '../../kernel/retention'
+import { trimDeliveryLog } from './retention'
 import { attempt } from './send'
 import { eventBody, signedHeaders } from './signature'
 import { checkTarget, systemResolve, type Resolve } from './targets'
@@ -12,6 +14,8 @@ import { checkTarget, systemResolve, type Resolve } from './targets'
  * store with the fewest attempts running.
  */
 export const DELIVERY_LIMITS = { perEndpoint: 4, perStore: 16, total: 128 }
+/** A store's log is trimmed back to DELIVERY_LOG_KEEP after this many of its attempts are recorded. */
+export const TRIM_EVERY = 100
 /** Events taken from the outbox per transaction. */
 const FAN_OUT_BATCH = 500
 /** Even with nothing scheduled the loop looks again this often (a missed wake-up costs at most this). */
@@ -43,6 +47,8 @@ export class WebhookDispatcher {
   private total = 0
   /** Endpoints that may have due attempts not started yet, with their store; in turn order. */
   private waiting = new Map<string, string>()
+  /** Attempts recorded per store since its log was last trimmed. */
+  private recorded = new Map<string, number>()
   private sends = new Set<Promise<void>>()
   private stopping = new AbortController()
   private dueAttempts: ReturnType<typeof dueAttemptsQuery>
@@ -171,6 +177,19 @@ export class WebhookDispatcher {
     const result = await attempt({ headers, body, target: () => this.checkTarget(d.url), stop: this.stopping.signal })
     const retryAt = recordAttempt(db, ids, d, { sentAt, headers, payload, result, now: clock.now() })
     if (retryAt !== null) this.wakeAt(retryAt, false)
+    this.countRecorded(d.storeId)
+  }
+
+  /** Keeps a busy store's log near its bound between retention passes: a trim every TRIM_EVERY attempts. */
+  private countRecorded(storeId: string) {
+    const n = (this.recorded.get(storeId) ?? 0) + 1
+    if (n < TRIM_EVERY) return void this.recorded.set(storeId, n)
+    this.recorded.delete(storeId)
+    try {
+      trimDeliveryLog(this.deps.db, storeId, PRUNE_BATCH)
+    } catch (e) {
+      this.deps.log.error('trimming a deliveries log failed; the next retention pass trims it', { storeId, error: (e as Error).message })
+    }
   }
 
   /** Sets the timer for `at` (capped by the heartbeat); unless `replace`, only if that is sooner than the one set. */
