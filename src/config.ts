@@ -63,7 +63,7 @@ export const SETTINGS = {
   retentionDays: {
     flag: '--retention-days',
     env: 'RETENTION_DAYS',
-    help: 'days kept of webhook attempts, delivered events, expired sessions and idempotency records',
+    help: 'days kept of webhook attempts, delivered events and expired sessions; older ones are pruned',
     schema: wholeNumber(1, 3650).default(30),
   },
   rateLimitRps: {
