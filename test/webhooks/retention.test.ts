@@ -1,5 +1,6 @@
 import { describe, expect, test } from 'bun:test'
 import { desc, eq, sql } from 'drizzle-orm'
+import { fanOut, MAX_WAITING_PER_ENDPOINT } from '../../src/features/webhooks/deliveries'
 import { TRIM_EVERY } from '../../src/features/webhooks/dispatcher'
 import { DELIVERY_LOG_KEEP } from '../../src/features/webhooks/retention'
 import { webhookDeliveries as deliveries } from '../../src/features/webhooks/tables'
@@ -106,5 +107,22 @@ describe('retention', () => {
     // An event whose attempts are all gone is gone too.
     const orphans = t.deps.db.all(sql`select count(*) as n from outbox_events e where not exists (select 1 from webhook_deliveries d where d.event_id = e.id)`)
     expect(orphans).toEqual([{ n: 0 }])
+  })
+
+  test(`an endpoint with ${MAX_WAITING_PER_ENDPOINT} attempts waiting queues no more: a new event or ping is logged FAILED at once, saying why`, async () => {
+    const { t, storeId, headers } = await setup()
+    // Nothing is sent in this test (the dispatcher is not started): every attempt stays waiting.
+    const hook = await register(t, headers, 'https://10.0.0.7/hook', ['*'])
+    for (let i = 0; i < MAX_WAITING_PER_ENDPOINT + 1; i++) emit(t.deps, storeId, 'order.paid', { n: i })
+    expect(fanOut(t.deps.db, t.deps.ids, t.clock.now(), 5000).refused).toEqual(new Map([[storeId, 1]]))
+    const ping = await expectOk(t.call('POST', `/v1/webhooks/${hook}/ping`, { headers }), 202)
+    const count = async (status: string) => (await expectOk(t.call('GET', `/v1/webhooks/deliveries?status=${status}&pageSize=5`, { headers }))).total
+    expect(await count('PENDING')).toBe(MAX_WAITING_PER_ENDPOINT)
+    const refused = (await expectOk(t.call('GET', '/v1/webhooks/deliveries?status=FAILED', { headers }))).data
+    expect(refused.map((d: any) => d.eventType)).toEqual(['ping', 'order.paid'])
+    expect(refused[0]).toMatchObject({
+      id: ping.deliveryId, attempt: 1, sentAt: null, responseStatus: null, nextRetryAt: null,
+      error: `backlog: ${MAX_WAITING_PER_ENDPOINT} attempts to this endpoint were already waiting (its receiver answers slower than the events come), so this one was not queued; make the receiver answer at once and work afterwards, then redeliver what it missed`,
+    })
   })
 })

@@ -47,7 +47,7 @@ export class WebhookDispatcher {
   private total = 0
   /** Endpoints that may have due attempts not started yet, with their store; in turn order. */
   private waiting = new Map<string, string>()
-  /** Attempts recorded per store since its log was last trimmed. */
+  /** Finished attempts added per store since its log was last trimmed. */
   private recorded = new Map<string, number>()
   private sends = new Set<Promise<void>>()
   private stopping = new AbortController()
@@ -75,9 +75,11 @@ export class WebhookDispatcher {
     if (this.stopped) return
     const now = this.deps.clock.now()
     try {
-      let taken: number
-      do taken = fanOut(this.deps.db, this.deps.ids, now, FAN_OUT_BATCH)
-      while (taken === FAN_OUT_BATCH)
+      for (;;) {
+        const { taken, refused } = fanOut(this.deps.db, this.deps.ids, now, FAN_OUT_BATCH)
+        for (const [storeId, n] of refused) this.logged(storeId, n)
+        if (taken < FAN_OUT_BATCH) break
+      }
       for (const { webhookId, storeId } of endpointsWithDueAttempts(this.deps.db, now)) {
         if (!this.waiting.has(webhookId)) this.waiting.set(webhookId, storeId)
       }
@@ -177,12 +179,15 @@ export class WebhookDispatcher {
     const result = await attempt({ headers, body, target: () => this.checkTarget(d.url), stop: this.stopping.signal })
     const retryAt = recordAttempt(db, ids, d, { sentAt, headers, payload, result, now: clock.now() })
     if (retryAt !== null) this.wakeAt(retryAt, false)
-    this.countRecorded(d.storeId)
+    this.logged(d.storeId)
   }
 
-  /** Keeps a busy store's log near its bound between retention passes: a trim every TRIM_EVERY attempts. */
-  private countRecorded(storeId: string) {
-    const n = (this.recorded.get(storeId) ?? 0) + 1
+  /**
+   * Counts finished attempts added to a store's log (sent, or refused for a backlog), and keeps the
+   * log near its bound between retention passes: a trim every TRIM_EVERY of them.
+   */
+  logged(storeId: string, added = 1) {
+    const n = (this.recorded.get(storeId) ?? 0) + added
     if (n < TRIM_EVERY) return void this.recorded.set(storeId, n)
     this.recorded.delete(storeId)
     try {

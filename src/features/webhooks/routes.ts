@@ -17,6 +17,7 @@ import {
 } from './model'
 import { deleteWebhook, listDeliveries, listEventTypes, listWebhooks, MAX_ENDPOINTS_PER_STORE, pingWebhook, redeliver, registerWebhook, signForEndpoint } from './service'
 import { noContent } from '../../kernel/http/no-content'
+import { MAX_WAITING_PER_ENDPOINT } from './deliveries'
 import { TRIM_EVERY } from './dispatcher'
 import { DELIVERY_LOG_KEEP } from './retention'
 
@@ -97,7 +98,7 @@ export const webhookRoutes = (deps: Deps) =>
       detail: {
         tags,
         summary: 'Deliveries log',
-        description: `Every attempt, newest first, with the answer (status, first 2 KB of the body), the error, the duration, the headers sent and the exact signed text. Filter by webhookId, eventType, status. The log is bounded: it keeps the store's newest ${DELIVERY_LOG_KEEP} finished attempts (trimmed back to that after every ${TRIM_EVERY} new ones, so at most ${DELIVERY_LOG_KEEP + TRIM_EVERY - 1}) and none older than the server's RETENTION_DAYS (30 by default); attempts still PENDING are always kept until sent.`,
+        description: `Every attempt, newest first, with the answer (status, first 2 KB of the body), the error, the duration, the headers sent and the exact signed text. Filter by webhookId, eventType, status. The log is bounded: it keeps the store's newest ${DELIVERY_LOG_KEEP} finished attempts (trimmed back to that after every ${TRIM_EVERY} new ones, so at most ${DELIVERY_LOG_KEEP + TRIM_EVERY - 1}) and none older than the server's RETENTION_DAYS (30 by default); attempts still PENDING are always kept until sent. An endpoint with ${MAX_WAITING_PER_ENDPOINT} attempts PENDING queues no new one: a new event, ping or redelivery for it is logged FAILED at once with a \`backlog:\` error.`,
       },
     })
     .post(

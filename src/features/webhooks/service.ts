@@ -7,7 +7,7 @@ import { AppError, notFound as storeNotFound } from '../../kernel/errors'
 import { EVENT_TYPES } from '../../kernel/events'
 import { pageWindow, toPage, type PageQuery } from '../../kernel/pagination'
 import { outboxEvents } from '../../kernel/tables'
-import { insertAttempt } from './deliveries'
+import { queueAttempt } from './deliveries'
 import type { DeliveryQuery, RegisterWebhookBody } from './model'
 import { newSigningSecret, signature, signedPayload } from './signature'
 import { webhookDeliveries as deliveries, webhookEndpoints as endpoints } from './tables'
@@ -89,19 +89,21 @@ function endpointOf(db: Sql, ctx: StoreCtx, id: string) {
  * it. Emitting it wakes the dispatcher.
  */
 export function pingWebhook(deps: Deps, ctx: StoreCtx, id: string) {
-  return writeTransaction(deps.db, (tx) => {
+  const { queued, ...ping } = writeTransaction(deps.db, (tx) => {
     endpointOf(tx, ctx, id)
     const now = deps.clock.now()
     const eventId = deps.outbox.emit(tx, ctx.storeId, 'ping', { webhookId: id, message: 'Hello from Storefront: your endpoint is reachable.' })
     tx.update(outboxEvents).set({ dispatchedAt: now }).where(eq(outboxEvents.id, eventId)).run()
-    const deliveryId = insertAttempt(tx, deps.ids, { storeId: ctx.storeId, webhookId: id, eventId, attempt: 1, dueAt: now, now })
-    return { eventId, deliveryId }
+    const attempt = queueAttempt(tx, deps.ids, new Map(), { storeId: ctx.storeId, webhookId: id, eventId, attempt: 1, dueAt: now, now })
+    return { eventId, deliveryId: attempt.id, queued: attempt.queued }
   })
+  if (!queued) deps.webhooks.logged(ctx.storeId)
+  return ping
 }
 
 /** The same event (same id, same body) to the same endpoint once more, now; not retried. */
 export function redeliver(deps: Deps, ctx: StoreCtx, deliveryId: string) {
-  const queued = writeTransaction(deps.db, (tx) => {
+  const { queued, ...redelivery } = writeTransaction(deps.db, (tx) => {
     const original = tx
       .select({ webhookId: deliveries.webhookId, eventId: deliveries.eventId })
       .from(deliveries)
@@ -116,11 +118,12 @@ export function redeliver(deps: Deps, ctx: StoreCtx, deliveryId: string) {
       .where(and(eq(deliveries.webhookId, original.webhookId), eq(deliveries.eventId, original.eventId)))
       .all() as [{ last: number }]
     const now = deps.clock.now()
-    const id = insertAttempt(tx, deps.ids, { storeId: ctx.storeId, ...original, attempt: last + 1, dueAt: now, now, redelivery: true })
-    return { eventId: original.eventId, deliveryId: id }
+    const attempt = queueAttempt(tx, deps.ids, new Map(), { storeId: ctx.storeId, ...original, attempt: last + 1, dueAt: now, now, redelivery: true })
+    return { eventId: original.eventId, deliveryId: attempt.id, queued: attempt.queued }
   })
-  deps.webhooks.wake()
-  return queued
+  if (queued) deps.webhooks.wake()
+  else deps.webhooks.logged(ctx.storeId)
+  return redelivery
 }
 
 /** What this endpoint's secret makes of a timestamp and a body: for testing one's own verification code. */
