@@ -46,7 +46,7 @@ export class WebhookDispatcher {
   private perStore = new Map<string, number>()
   private total = 0
   /** Endpoints that may have due attempts not started yet, with their store; in turn order. */
-  private waiting = new Map<string, string>()
+  private ready = new Map<string, string>()
   /** Finished attempts added per store since its log was last trimmed. */
   private recorded = new Map<string, number>()
   private sends = new Set<Promise<void>>()
@@ -81,7 +81,7 @@ export class WebhookDispatcher {
         if (taken < FAN_OUT_BATCH) break
       }
       for (const { webhookId, storeId } of endpointsWithDueAttempts(this.deps.db, now)) {
-        if (!this.waiting.has(webhookId)) this.waiting.set(webhookId, storeId)
+        if (!this.ready.has(webhookId)) this.ready.set(webhookId, storeId)
       }
       this.fill()
       this.wakeAt(nextDueAfter(this.deps.db, now) ?? Infinity, true)
@@ -116,7 +116,7 @@ export class WebhookDispatcher {
   }
 
   /**
-   * Starts due attempts while the total has room, one at a time, each for the waiting endpoint whose
+   * Starts due attempts while the total has room, one at a time, each for the ready endpoint whose
    * store has the fewest attempts running (among equals, the one whose turn came longest ago), so a
    * store that keeps every slot it gets busy cannot crowd out a store that asks for one.
    */
@@ -124,16 +124,16 @@ export class WebhookDispatcher {
     while (this.total < this.limits.total) {
       const next = this.nextInTurn()
       if (!next) return
-      this.waiting.delete(next.webhookId)
+      this.ready.delete(next.webhookId)
       // Back at the end of the turn order if it had one to start; otherwise it has nothing due left.
-      if (this.startOne(next.webhookId, next.storeId)) this.waiting.set(next.webhookId, next.storeId)
+      if (this.startOne(next.webhookId, next.storeId)) this.ready.set(next.webhookId, next.storeId)
     }
   }
 
   private nextInTurn(): { webhookId: string; storeId: string } | undefined {
     let best: { webhookId: string; storeId: string } | undefined
     let fewest = Infinity
-    for (const [webhookId, storeId] of this.waiting) {
+    for (const [webhookId, storeId] of this.ready) {
       const running = this.perStore.get(storeId) ?? 0
       if (running >= this.limits.perStore || (this.inFlight.get(webhookId)?.size ?? 0) >= this.limits.perEndpoint) continue
       if (running < fewest) [best, fewest] = [{ webhookId, storeId }, running]
@@ -163,7 +163,7 @@ export class WebhookDispatcher {
         this.total--
         this.sends.delete(send)
         if (this.stopped) return
-        if (!this.waiting.has(webhookId)) this.waiting.set(webhookId, storeId)
+        if (!this.ready.has(webhookId)) this.ready.set(webhookId, storeId)
         this.fill()
       })
     this.sends.add(send)

@@ -23,9 +23,9 @@ function deleteOrphanEvents(tx: Sql, eventIds: string[]) {
 }
 
 /** Deletes the finished attempts that `rows` selects (at most a batch), and the events left without any; returns how many. */
-function deleteAttempts(db: Db, rows: (tx: Sql) => SQLWrapper): number {
+function deleteAttempts(db: Db, rows: SQLWrapper): number {
   return writeTransaction(db, (tx) => {
-    const gone = tx.delete(deliveries).where(inArray(sql`rowid`, rows(tx))).returning({ eventId: deliveries.eventId }).all()
+    const gone = tx.delete(deliveries).where(inArray(sql`rowid`, rows)).returning({ eventId: deliveries.eventId }).all()
     deleteOrphanEvents(tx, gone.map((g) => g.eventId))
     return gone.length
   })
@@ -33,8 +33,9 @@ function deleteAttempts(db: Db, rows: (tx: Sql) => SQLWrapper): number {
 
 /** Trims one store's log back to its newest DELIVERY_LOG_KEEP finished attempts, at most `batch` rows at a time. */
 export function trimDeliveryLog(db: Db, storeId: string, batch: number): number {
-  return deleteAttempts(db, (tx) =>
-    tx
+  return deleteAttempts(
+    db,
+    db
       .select({ rowid: sql`rowid` })
       .from(deliveries)
       .where(and(eq(deliveries.storeId, storeId), finished))
@@ -50,7 +51,7 @@ export function webhookPruners(db: Db): Pruner[] {
     {
       what: 'webhook attempts older than the retention',
       prune: (cutoff, _now, batch) =>
-        deleteAttempts(db, (tx) => tx.select({ rowid: sql`rowid` }).from(deliveries).where(and(finished, lte(deliveries.createdAt, cutoff))).limit(batch)),
+        deleteAttempts(db, db.select({ rowid: sql`rowid` }).from(deliveries).where(and(finished, lte(deliveries.createdAt, cutoff))).limit(batch)),
     },
     {
       what: 'webhook attempts beyond a store\'s log size',
