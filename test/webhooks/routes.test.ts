@@ -106,7 +106,7 @@ describe('webhook endpoints', () => {
     const { headers } = await storeWithKey(t)
     await expectOk(register(t, headers, { url: 'http://127.0.0.1:4000/x', events: ['*'] }), 201)
     await expectOk(register(t, headers, { url: 'https://[::1]:4000/x', events: ['*'] }), 201)
-    await expectUrlRefused(t, headers, 'http://10.0.0.7/x', '10.0.0.7 takes https:// only: this server allows http:// just to loopback (it was not started with --allow-insecure-webhooks)')
+    await expectUrlRefused(t, headers, 'http://10.0.0.7/x', '10.0.0.7 is not loopback, and this server allows http:// only to loopback (it was not started with --allow-insecure-webhooks); use https://')
     const never = (a: string) => `${a} is a link-local, metadata or non-host address, which webhooks never target`
     await expectUrlRefused(t, headers, 'http://169.254.169.254/latest/meta-data', never('169.254.169.254'))
     await expectUrlRefused(t, headers, 'http://[fe80::1]/x', never('fe80::1'))

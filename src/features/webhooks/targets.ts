@@ -77,7 +77,7 @@ function refusalOfOne(address: string, url: URL, rules: TargetRules): string | u
     return 'is a loopback address (this machine), allowed only when the server runs with --allow-loopback-webhooks (on by default for a personal copy listening on 127.0.0.1)'
   }
   if (kind === 'host' && url.protocol === 'http:' && !rules.allowInsecure) {
-    return 'takes https:// only: this server allows http:// just to loopback (it was not started with --allow-insecure-webhooks)'
+    return 'is not loopback, and this server allows http:// only to loopback (it was not started with --allow-insecure-webhooks); use https://'
   }
   return undefined
 }
