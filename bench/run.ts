@@ -101,8 +101,8 @@ await classroomMix()
 // ---------------------------------------------------------------- one endpoint at a time, against the ceiling
 
 // The limit is off here: it exists to stop one store flooding the others, and would cap this one store
-// at 50 requests/s. Webhooks to 127.0.0.1 need --allow-insecure-webhooks.
-const server: Server = await startStorefront(bin, join(work, 'classroom'), ['--rate-limit-rps', '0', '--allow-insecure-webhooks'])
+// at 50 requests/s. Webhooks to 127.0.0.1 need --allow-loopback-webhooks.
+const server: Server = await startStorefront(bin, join(work, 'classroom'), ['--rate-limit-rps', '0', '--allow-loopback-webhooks'])
 const readClients = (requests: (c: number) => LoadRequest[]) => Array.from({ length: CONCURRENCY }, (_, c): LoadClient => ({ headers: key(big), flow: 'cycle', requests: requests(c) }))
 const detailIds = big.sampleProductIds.slice(0, 200)
 

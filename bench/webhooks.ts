@@ -21,7 +21,7 @@ const RECEIVERS = 3
 const dir = mkdtempSync(join(tmpdir(), 'storefront-bench-'))
 const database = openDatabase(join(dir, 'storefront.db'))
 migrate(database.db)
-const config = loadConfig({ dataDir: dir, allowInsecureWebhooks: true, port: '0' }, {})
+const config = loadConfig({ dataDir: dir, allowLoopbackWebhooks: true, port: '0' }, {})
 const deps = createDeps(config, database, { clock: systemClock, ids: randomIds, log: memoryLog(), adminToken: 'bench-admin-token-000', publicUrl: '' })
 
 const group = createGroup(deps, { name: 'Bench', members: [{ rm: 'b1', name: 'Bench' }] })

@@ -1,3 +1,4 @@
+import { isIPv4 } from 'node:net'
 import { networkInterfaces } from 'node:os'
 import { resolve } from 'node:path'
 import { z } from 'zod'
@@ -49,8 +50,21 @@ export const SETTINGS = {
   allowInsecureWebhooks: {
     flag: '--allow-insecure-webhooks',
     env: 'ALLOW_INSECURE_WEBHOOKS',
-    help: 'let webhooks target http:// and loopback URLs (LAN without certificates)',
+    help: 'let webhooks target http:// URLs on the LAN (a LAN without certificates); loopback stays refused',
     schema: boolText.default(false),
+  },
+  allowLoopbackWebhooks: {
+    flag: '--allow-loopback-webhooks',
+    env: 'ALLOW_LOOPBACK_WEBHOOKS',
+    help: 'let webhooks target loopback (this machine), http:// included (default: on only when --host is a loopback address)',
+    // Unset, it follows the listen address (loadConfig): only a personal copy may call its own machine.
+    schema: boolText.optional(),
+  },
+  retentionDays: {
+    flag: '--retention-days',
+    env: 'RETENTION_DAYS',
+    help: 'days kept of webhook attempts, delivered events and expired sessions; older ones are pruned',
+    schema: wholeNumber(1, 3650).default(30),
   },
   rateLimitRps: {
     flag: '--rate-limit-rps',
@@ -83,7 +97,9 @@ export type SettingName = keyof Settings
 type Parsed = { [K in SettingName]: z.output<Settings[K]['schema']> }
 
 export type Config = Readonly<
-  Omit<Parsed, 'publicUrl'> & {
+  Omit<Parsed, 'publicUrl' | 'allowLoopbackWebhooks'> & {
+    /** Set, or else on exactly when the server listens on a loopback address. */
+    allowLoopbackWebhooks: boolean
     /** Absolute path of the data dir. */
     dataDir: string
     /** Explicit PUBLIC_URL, or undefined: then it is derived from the address actually listened on. */
@@ -93,6 +109,9 @@ export type Config = Readonly<
 
 export class ConfigError extends Error {}
 
+/** Settings given as a bare flag (`--allow-insecure-webhooks`), or as a yes/no word in the environment. */
+export const SWITCHES: ReadonlySet<SettingName> = new Set(['allowInsecureWebhooks', 'allowLoopbackWebhooks'])
+
 /** Raw values as they come from the command line (commander) and the environment. */
 export type RawSettings = Partial<Record<SettingName, string | boolean | undefined>>
 
@@ -100,7 +119,7 @@ export function loadConfig(flags: RawSettings, env: Record<string, string | unde
   const out: Record<string, unknown> = {}
   for (const [name, s] of Object.entries(SETTINGS) as [SettingName, Settings[SettingName]][]) {
     const raw = flags[name] ?? env[s.env]
-    const parsed = s.schema.safeParse(raw === '' && name !== 'allowInsecureWebhooks' ? undefined : raw)
+    const parsed = s.schema.safeParse(raw === '' && !SWITCHES.has(name) ? undefined : raw)
     if (!parsed.success) {
       const why = parsed.error.issues[0]?.message ?? 'invalid value'
       throw new ConfigError(`${s.flag} / ${s.env}: ${why.replace(/^Invalid input: /, '')} (got ${JSON.stringify(raw)})`)
@@ -108,6 +127,7 @@ export function loadConfig(flags: RawSettings, env: Record<string, string | unde
     out[name] = parsed.data
   }
   out.dataDir = resolve(out.dataDir as string)
+  out.allowLoopbackWebhooks ??= isLoopbackHost(out.host as string)
   return Object.freeze(out as Config)
 }
 
@@ -123,6 +143,12 @@ export function derivePublicUrl(config: Config, port: number): string {
 export function reachableHost(host: string): string {
   if (host !== '0.0.0.0' && host !== '::') return host.includes(':') ? `[${host}]` : host
   return lanAddresses()[0] ?? 'localhost'
+}
+
+/** Whether listening on `host` serves this machine only: a student's personal copy. */
+export function isLoopbackHost(host: string): boolean {
+  const bare = host.replace(/^\[(.*)\]$/, '$1').toLowerCase()
+  return bare === 'localhost' || bare === '::1' || (isIPv4(bare) && bare.startsWith('127.'))
 }
 
 export function lanAddresses(): string[] {

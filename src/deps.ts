@@ -5,6 +5,9 @@ import { reviewPhotoUsers } from './features/reviews/service'
 import { OrderExpiry } from './features/orders/expiry'
 import { WebhookDispatcher } from './features/webhooks/dispatcher'
 import { argon2Passwords, type Passwords } from './kernel/auth/passwords'
+import { webhookPruners } from './features/webhooks/retention'
+import { idempotencyPruner } from './features/orders/idempotency'
+import { expiredSessionPruners } from './kernel/auth/expired-sessions'
 import { RateLimiter } from './kernel/auth/rate-limiter'
 import type { Clock } from './kernel/clock'
 import { ChangeStamp } from './kernel/db/change-stamp'
@@ -14,6 +17,7 @@ import type { Ids } from './kernel/ids'
 import { Lifecycle } from './kernel/lifecycle'
 import type { Log } from './kernel/log'
 import { createOutbox } from './kernel/outbox'
+import { Retention } from './kernel/retention'
 import { VERSION } from './version'
 
 /** Wires the shared services once; the server and the tests both build their deps here. */
@@ -51,5 +55,7 @@ export function createDeps(
   lifecycle.onStop(() => webhooks.stop())
   const orderExpiry = new OrderExpiry(deps)
   lifecycle.onStop(() => orderExpiry.stop())
-  return Object.assign(deps, { webhooks, orderExpiry })
+  const retention = new Retention(deps, [...webhookPruners(deps.db), ...expiredSessionPruners(deps.db), idempotencyPruner(deps.db)])
+  lifecycle.onStop(() => retention.stop())
+  return Object.assign(deps, { webhooks, orderExpiry, retention })
 }

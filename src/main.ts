@@ -2,7 +2,7 @@
 import { Command, CommanderError, Option } from 'commander'
 import { addTeacherCommands } from './cli/commands'
 import { CliFailure } from './cli/jobs'
-import { ConfigError, loadConfig, SETTINGS, type RawSettings } from './config'
+import { ConfigError, loadConfig, SETTINGS, SWITCHES, type RawSettings, type SettingName } from './config'
 import { createPrivately } from './kernel/private-files'
 import { serve } from './server'
 import { VERSION } from './version'
@@ -24,7 +24,7 @@ const program = new Command('storefront')
 
 const serveCommand = program.command('serve', { isDefault: true }).description('start the API server (the default)')
 for (const [name, s] of Object.entries(SETTINGS)) {
-  const takesValue = name !== 'allowInsecureWebhooks'
+  const takesValue = !SWITCHES.has(name as SettingName)
   const option = new Option(takesValue ? `${s.flag} <value>` : s.flag, `${s.help} [env ${s.env}]`)
   serveCommand.addOption(option)
 }

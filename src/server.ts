@@ -93,6 +93,7 @@ export async function serve(config: Config, log: Log = consoleLog) {
   deps.publicUrl = derivePublicUrl(config, port)
   deps.webhooks.start()
   deps.orderExpiry.start()
+  deps.retention.start()
 
   let stopping = false
   const stop = async (signal: string) => {
@@ -126,6 +127,11 @@ function printBanner(config: Config, port: number, publicUrl: string, admin: Ret
     file: `in ${admin.file}`,
     generated: `${admin.token}  (new; kept in ${admin.file}, shown only this once)`,
   }[admin.source]
+  // Both widen what a student's webhook may reach, so the teacher sees them at every start.
+  const webhookSwitches = [
+    config.allowInsecureWebhooks && 'also http:// to the LAN (--allow-insecure-webhooks)',
+    config.allowLoopbackWebhooks && 'also loopback, this machine (--allow-loopback-webhooks)',
+  ].filter(Boolean)
   const lines = [
     `Storefront ${VERSION}`,
     `  listening    http://${wildcard ? '0.0.0.0' : config.host}:${port}`,
@@ -135,6 +141,7 @@ function printBanner(config: Config, port: number, publicUrl: string, admin: Ret
     `  media URLs   ${publicUrl}/v1/files/...`,
     `  data dir     ${config.dataDir}`,
     `  admin token  ${adminLine}`,
+    ...(webhookSwitches.length ? [`  webhooks     ${webhookSwitches.join('; ')}`] : []),
     '  stop with Ctrl-C',
   ]
   process.stdout.write(lines.join('\n') + '\n')

@@ -13,6 +13,7 @@ import type { Ids } from './ids'
 import type { Lifecycle } from './lifecycle'
 import type { Log } from './log'
 import type { Outbox } from './outbox'
+import type { Retention } from './retention'
 
 /** Everything a feature may lean on, passed in (never imported as a singleton) so tests can swap it. */
 export interface Deps {
@@ -47,4 +48,6 @@ export interface Deps {
   webhooks: WebhookDispatcher
   /** Cancels unpaid orders after RESERVATION_TTL_MINUTES (features/orders); started by the server, tests call tick(). */
   orderExpiry: OrderExpiry
+  /** Prunes what RETENTION_DAYS lets go (kernel/retention.ts); started by the server, tests await tick(). */
+  retention: Retention
 }

@@ -15,5 +15,9 @@ export const outboxEvents = sqliteTable(
     createdAt: integer('created_at').notNull(),
     dispatchedAt: integer('dispatched_at'),
   },
-  (t) => [index('outbox_events_pending').on(t.createdAt).where(sql`${t.dispatchedAt} is null`)],
+  (t) => [
+    index('outbox_events_pending').on(t.createdAt).where(sql`${t.dispatchedAt} is null`),
+    // Dispatched events are pruned by age (features/webhooks/retention.ts).
+    index('outbox_events_dispatched').on(t.createdAt).where(sql`${t.dispatchedAt} is not null`),
+  ],
 )

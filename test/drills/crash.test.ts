@@ -205,7 +205,7 @@ describe(`crash drill (${ROUNDS} rounds of SIGKILL under a mixed write load${LON
   test('after every kill and restart: integrity ok, nothing acknowledged lost, ledger and media folder consistent, webhooks resume', async () => {
     const receiver = startReceiver()
     const dir = emptyDir()
-    const args = ['--data', dir, '--admin-token', ADMIN, '--rate-limit-rps', '0', '--allow-insecure-webhooks']
+    const args = ['--data', dir, '--admin-token', ADMIN, '--rate-limit-rps', '0', '--allow-loopback-webhooks']
     let server = await startExecutable(SOURCE_SERVER, dir, args)
     const fixed = await setUp(server, receiver.url)
     const acked = new Map<LoadOp, string[]>(LOAD.map((op) => [op, []]))

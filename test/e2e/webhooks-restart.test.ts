@@ -38,7 +38,7 @@ describe('webhooks across a kill -9', () => {
     let answering = false
     const receiver = startReceiver(() => (answering ? new Response('ok') : new Promise<Response>(() => {})))
     const dir = emptyDir()
-    const first = await startExecutable(bin, dir, ['--allow-insecure-webhooks'])
+    const first = await startExecutable(bin, dir, ['--allow-loopback-webhooks'])
     const { key, hook } = await storeWithWebhook(first, dir, receiver.url)
     const sent: string[] = []
     for (let i = 0; i < 10; i++) sent.push((await api(first, 'POST', `/v1/webhooks/${hook.id}/ping`, key)).eventId)
@@ -48,7 +48,7 @@ describe('webhooks across a kill -9', () => {
     expect(first.proc.signalCode).toBe('SIGKILL')
 
     answering = true
-    const second = await startExecutable(bin, dir, ['--allow-insecure-webhooks'])
+    const second = await startExecutable(bin, dir, ['--allow-loopback-webhooks'])
     const delivered = () => new Set(receiver.received.slice(4).map((r) => JSON.parse(r.body).id))
     await waitFor(() => sent.every((id) => delivered().has(id)), 10_000, 'every event after the restart')
     expect([...delivered()].sort()).toEqual([...sent].sort())

@@ -25,14 +25,14 @@ export interface Running {
 /** The server from source, as `npm start` runs it: for tests that need a server but not the build. */
 export const SOURCE_SERVER = [process.execPath, join(root, 'src', 'main.ts')]
 
-/** Starts the executable with --port 0 and waits for its banner to learn the port it got. */
-export async function startExecutable(bin: string | string[], cwd: string, args: string[] = []): Promise<Running> {
+/** Starts the executable with --port 0 and waits for its banner to learn the port it got; `env` adds to a bare PATH. */
+export async function startExecutable(bin: string | string[], cwd: string, args: string[] = [], env: Record<string, string> = {}): Promise<Running> {
   const proc = Bun.spawn([...[bin].flat(), '--port', '0', '--host', '127.0.0.1', ...args], {
     cwd,
     stdin: 'ignore',
     stdout: 'pipe',
     stderr: 'pipe',
-    env: { PATH: process.env.PATH ?? '' },
+    env: { PATH: process.env.PATH ?? '', ...env },
   })
   let out = ''
   const reader = proc.stdout.getReader()

@@ -12,6 +12,8 @@ describe('configuration (decisions §1)', () => {
       adminToken: undefined,
       publicUrl: undefined,
       allowInsecureWebhooks: false,
+      allowLoopbackWebhooks: false,
+      retentionDays: 30,
       rateLimitRps: 50,
       rateLimitBurst: 100,
       reservationTtlMinutes: 60,
@@ -35,6 +37,20 @@ describe('configuration (decisions §1)', () => {
     expect(loadConfig({}, { ALLOW_INSECURE_WEBHOOKS: 'no' }).allowInsecureWebhooks).toBe(false)
     expect(loadConfig({ allowInsecureWebhooks: true }, { ALLOW_INSECURE_WEBHOOKS: '0' }).allowInsecureWebhooks).toBe(true)
     expect(() => loadConfig({}, { ALLOW_INSECURE_WEBHOOKS: 'maybe' })).toThrow(ConfigError)
+  })
+
+  test('loopback webhook targets are allowed by default only when the server listens on a loopback address', () => {
+    for (const host of ['127.0.0.1', '127.0.1.1', 'localhost', '::1', '[::1]']) expect(loadConfig({ host }, {}).allowLoopbackWebhooks).toBe(true)
+    for (const host of ['0.0.0.0', '::', '192.168.1.20', 'lab-pc.local']) expect(loadConfig({ host }, {}).allowLoopbackWebhooks).toBe(false)
+    expect(loadConfig({ host: '127.0.0.1' }, { ALLOW_LOOPBACK_WEBHOOKS: 'off' }).allowLoopbackWebhooks).toBe(false)
+    expect(loadConfig({ allowLoopbackWebhooks: true }, { HOST: '0.0.0.0' }).allowLoopbackWebhooks).toBe(true)
+    // --allow-insecure-webhooks no longer brings loopback with it.
+    expect(loadConfig({ allowInsecureWebhooks: true }, {}).allowLoopbackWebhooks).toBe(false)
+  })
+
+  test('RETENTION_DAYS is a whole number of days, at least 1', () => {
+    expect(loadConfig({}, { RETENTION_DAYS: '7' }).retentionDays).toBe(7)
+    expect(() => loadConfig({ retentionDays: '0' }, {})).toThrow('--retention-days / RETENTION_DAYS: Too small: expected number to be >=1 (got "0")')
   })
 
   test('a bad value names the flag, the env var and the value', () => {

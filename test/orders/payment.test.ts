@@ -125,7 +125,7 @@ describe('Idempotency-Key', () => {
     expect(paid.status).toBe(200)
     expect(paid.body.status).toBe('PAID')
     s.clock.advance(24 * 60 * 60 * 1000 + 1)
-    s.deps.orderExpiry.tick()
+    await s.deps.retention.tick()
     expect(s.deps.db.select().from(idempotencyKeys).all()).toEqual([])
   })
 

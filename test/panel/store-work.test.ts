@@ -6,8 +6,8 @@ import { startReceiver } from '../helpers/receivers'
 import { expectOk } from '../helpers/world'
 import { eventually, noBrowser, signInAsStudent, usePanel } from './browser'
 
-// Loopback http:// webhook URLs are allowed, as a teacher does on a LAN without certificates.
-const panel = usePanel(['--allow-insecure-webhooks'])
+// Loopback webhook URLs (the test's receivers) are allowed, as on a student's own copy.
+const panel = usePanel(['--allow-loopback-webhooks'])
 let student: Record<string, string>
 const RM = '2026300'
 const PASSWORD = 'a-better-password'

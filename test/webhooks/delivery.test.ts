@@ -7,13 +7,13 @@ import { closedPortUrl, deliverDue, emit, startReceiver, waitFor } from '../help
 import { apiKey, expectOk, oneStore, twoStores } from '../helpers/world'
 
 /**
- * Real receivers on loopback (ALLOW_INSECURE_WEBHOOKS), a ManualClock for the retry schedule: the
+ * Real receivers on loopback (ALLOW_LOOPBACK_WEBHOOKS), a ManualClock for the retry schedule: the
  * test moves the clock and asks the dispatcher to send what is due.
  */
 type TestApp = ReturnType<typeof createTestApp>
 
 const setup = async () => {
-  const t = createTestApp({ settings: { allowInsecureWebhooks: true } })
+  const t = createTestApp({ settings: { allowLoopbackWebhooks: true } })
   const store = await oneStore(t.call, t.deps, 'a')
   return { t, store, storeId: store.group.storeId as string, headers: apiKey(store.key.apiKey) }
 }
@@ -65,7 +65,7 @@ describe('webhook delivery to a real receiver', () => {
   })
 
   test("each endpoint gets the events it subscribed to, '*' gets them all, another store's endpoints none", async () => {
-    const t = createTestApp({ settings: { allowInsecureWebhooks: true } })
+    const t = createTestApp({ settings: { allowLoopbackWebhooks: true } })
     const w = await twoStores(t.call, t.deps)
     const [paid, all, some, otherStore] = [startReceiver(), startReceiver(), startReceiver(), startReceiver()]
     await register(t, apiKey(w.A.key.apiKey), paid.url, ['order.paid'])
@@ -194,6 +194,55 @@ describe('webhook delivery to a real receiver', () => {
     expect(first).toMatchObject({
       status: 'FAILED', responseStatus: null,
       error: 'refused target: 169.254.169.254 is a link-local, metadata or non-host address, which webhooks never target (the name shop.lab.test resolves to it)',
+    })
+    expect(retry.status).toBe('PENDING')
+  })
+
+  test('a name is sent to the address that was checked, not resolved again: a second answer that differs is never used', async () => {
+    const { t, storeId, headers } = await setup()
+    const receiver = startReceiver()
+    t.deps.webhooks.resolve = async () => ['127.0.0.1']
+    await register(t, headers, `http://shop.lab.test:${receiver.port}/hook`)
+    // From now on the name answers the receiver's address once, then an address where nothing listens.
+    const asked: string[] = []
+    t.deps.webhooks.resolve = async (host) => {
+      asked.push(host)
+      return asked.length === 1 ? ['127.0.0.1'] : ['127.0.0.2']
+    }
+    emit(t.deps, storeId, 'order.paid')
+    await deliverDue(t.deps)
+    expect(asked).toEqual(['shop.lab.test'])
+    expect(receiver.received).toHaveLength(1)
+    // The receiver still sees its own name, as it would through DNS.
+    expect(receiver.received[0]!.headers.host).toBe(`shop.lab.test:${receiver.port}`)
+    const [attempt] = await deliveries(t, headers)
+    expect(attempt).toMatchObject({ status: 'SUCCEEDED', responseStatus: 200, responseBody: 'ok', error: null })
+  })
+
+  test('of a name\'s checked addresses, the next is tried when one refuses the connection', async () => {
+    const { t, storeId, headers } = await setup()
+    const receiver = startReceiver()
+    // The receiver listens on 127.0.0.1 only: ::1 (or, without IPv6, no route) refuses first.
+    t.deps.webhooks.resolve = async () => ['::1', '127.0.0.1']
+    await register(t, headers, `http://shop.lab.test:${receiver.port}/hook`)
+    emit(t.deps, storeId, 'order.paid')
+    await deliverDue(t.deps)
+    expect(receiver.received).toHaveLength(1)
+    expect((await deliveries(t, headers))[0]).toMatchObject({ status: 'SUCCEEDED', responseStatus: 200 })
+  })
+
+  test('an endpoint whose name does not resolve is kept, and each attempt logs the resolution error', async () => {
+    const { t, storeId, headers } = await setup()
+    t.deps.webhooks.resolve = async () => {
+      throw Object.assign(new Error('getaddrinfo ENOTFOUND'), { code: 'ENOTFOUND' })
+    }
+    await register(t, headers, 'https://not-yet.lab.test/hook')
+    emit(t.deps, storeId, 'order.paid')
+    await deliverDue(t.deps)
+    const [retry, first] = await deliveries(t, headers)
+    expect(first).toMatchObject({
+      status: 'FAILED', responseStatus: null, nextRetryAt: new Date(t.clock.now() + 10_000).toISOString(),
+      error: "dns: the host name 'not-yet.lab.test' could not be resolved (ENOTFOUND); check its spelling, or use the IP address",
     })
     expect(retry.status).toBe('PENDING')
   })

@@ -1,12 +1,15 @@
 import { describe, expect, test } from 'bun:test'
 import { createHmac } from 'node:crypto'
 import { fanOut } from '../../src/features/webhooks/deliveries'
+import { MAX_ENDPOINTS_PER_STORE } from '../../src/features/webhooks/service'
 import { EVENT_TYPES } from '../../src/kernel/events'
 import { createTestApp } from '../helpers/app'
 import { emit } from '../helpers/receivers'
 import { apiKey, bearer, expectOk, oneStore, twoStores } from '../helpers/world'
 
 type TestApp = ReturnType<typeof createTestApp>
+
+const LOOPBACK_REFUSED = 'is a loopback address (this machine), allowed only when the server runs with --allow-loopback-webhooks (on by default for a personal copy listening on 127.0.0.1)'
 
 const EVENT_LIST = 'order.created, order.paid, order.cancelled, order.refunded, product.low_stock, shipment.updated, review.created, ping, or "*" for all of them (GET /v1/webhooks/events describes each)'
 
@@ -75,45 +78,101 @@ describe('webhook endpoints', () => {
     expect(extra.body.error.details).toEqual([{ path: 'secret', message: 'unknown or read-only field; remove it' }])
   })
 
-  test('without ALLOW_INSECURE_WEBHOOKS only https:// to a non-loopback address is accepted', async () => {
+  test('with neither switch only https:// to a non-loopback address is accepted', async () => {
     const t = createTestApp()
     const { headers } = await storeWithKey(t)
-    await expectUrlRefused(t, headers, 'http://10.0.0.7/x', 'the URL must start with https:// (this server was not started with --allow-insecure-webhooks, which would also admit http://)')
-    await expectUrlRefused(t, headers, 'ftp://10.0.0.7/x', 'the URL must start with https:// (this server was not started with --allow-insecure-webhooks, which would also admit http://)')
+    const httpsOnly = 'the URL must start with https:// (this server was not started with --allow-insecure-webhooks, which would also admit http:// on the LAN)'
+    await expectUrlRefused(t, headers, 'http://10.0.0.7/x', httpsOnly)
+    await expectUrlRefused(t, headers, 'ftp://10.0.0.7/x', httpsOnly)
     await expectUrlRefused(t, headers, 'my-app/webhooks', "'my-app/webhooks' is not a URL; write it in full, e.g. https://my-app.example/webhooks")
-    const loopback = '127.0.0.1 is a loopback address, allowed only when the server runs with --allow-insecure-webhooks (a personal copy on your own machine)'
-    await expectUrlRefused(t, headers, 'https://127.0.0.1:4000/x', loopback)
-    await expectUrlRefused(t, headers, 'https://[::1]:4000/x', '::1 is a loopback address, allowed only when the server runs with --allow-insecure-webhooks (a personal copy on your own machine)')
+    const loopback = (a: string) => `${a} ${LOOPBACK_REFUSED}`
+    await expectUrlRefused(t, headers, 'https://127.0.0.1:4000/x', loopback('127.0.0.1'))
+    await expectUrlRefused(t, headers, 'https://[::1]:4000/x', loopback('::1'))
     // LAN addresses are where the group apps live.
     await expectOk(register(t, headers, { url: 'https://192.168.1.20/x', events: ['*'] }), 201)
   })
 
-  test('ALLOW_INSECURE_WEBHOOKS admits http:// and loopback, but never link-local, metadata or the server itself', async () => {
+  test('ALLOW_INSECURE_WEBHOOKS admits http:// to the LAN but not to loopback: the teacher\'s own machine stays out of reach', async () => {
     const t = createTestApp({ settings: { allowInsecureWebhooks: true } })
     const { headers } = await storeWithKey(t)
-    await expectOk(register(t, headers, { url: 'http://127.0.0.1:4000/x', events: ['*'] }), 201)
     await expectOk(register(t, headers, { url: 'http://10.0.0.7/x', events: ['*'] }), 201)
+    await expectUrlRefused(t, headers, 'http://127.0.0.1:4000/x', `127.0.0.1 ${LOOPBACK_REFUSED}`)
+    await expectUrlRefused(t, headers, 'http://[::ffff:127.0.0.1]:4000/x', `::ffff:7f00:1 is 127.0.0.1 written as IPv6 (IPv4-mapped), which ${LOOPBACK_REFUSED}`)
+    await expectUrlRefused(t, headers, 'https://127.0.0.1:4000/x', `127.0.0.1 ${LOOPBACK_REFUSED}`)
+  })
+
+  test('ALLOW_LOOPBACK_WEBHOOKS admits loopback (http:// too) but no other http://, and never link-local, metadata or the server itself', async () => {
+    const t = createTestApp({ settings: { allowLoopbackWebhooks: true } })
+    const { headers } = await storeWithKey(t)
+    await expectOk(register(t, headers, { url: 'http://127.0.0.1:4000/x', events: ['*'] }), 201)
+    await expectOk(register(t, headers, { url: 'https://[::1]:4000/x', events: ['*'] }), 201)
+    await expectUrlRefused(t, headers, 'http://10.0.0.7/x', '10.0.0.7 is not loopback, and this server allows http:// only to loopback (it was not started with --allow-insecure-webhooks); use https://')
     const never = (a: string) => `${a} is a link-local, metadata or non-host address, which webhooks never target`
     await expectUrlRefused(t, headers, 'http://169.254.169.254/latest/meta-data', never('169.254.169.254'))
     await expectUrlRefused(t, headers, 'http://[fe80::1]/x', never('fe80::1'))
-    await expectUrlRefused(t, headers, 'http://[::ffff:169.254.169.254]/x', never('::ffff:a9fe:a9fe'))
     await expectUrlRefused(t, headers, 'http://0.0.0.0:4000/x', never('0.0.0.0'))
     // The test deps listen on port 3000 with the public URL http://localhost:3000.
-    await expectUrlRefused(t, headers, 'http://127.0.0.1:3000/v1/webhooks', '127.0.0.1:3000 is this Storefront server itself; a webhook must point to your own app')
+    await expectUrlRefused(t, headers, 'http://127.0.0.1:3000/v1/webhooks', '127.0.0.1 is this Storefront server itself (port 3000); a webhook must point to your own app')
     await expectUrlRefused(t, headers, 'http://localhost:3000/x', 'localhost:3000 is this Storefront server itself; a webhook must point to your own app')
   })
 
-  test('a host name is checked on the addresses it resolves to', async () => {
+  test('IPv6 forms that carry a refused IPv4 address, and cloud metadata addresses, are refused with both switches on', async () => {
+    const t = createTestApp({ settings: { allowInsecureWebhooks: true, allowLoopbackWebhooks: true } })
+    const { headers } = await storeWithKey(t)
+    const never = 'a link-local, metadata or non-host address, which webhooks never target'
+    const cases: [string, string][] = [
+      ['http://[::127.0.0.1]:3000/x', '::7f00:1 is 127.0.0.1 written as IPv6 (IPv4-compatible), which is this Storefront server itself (port 3000); a webhook must point to your own app'],
+      ['http://[::a9fe:a9fe]/x', `::a9fe:a9fe is 169.254.169.254 written as IPv6 (IPv4-compatible), which is ${never}`],
+      ['http://[::ffff:169.254.169.254]/x', `::ffff:a9fe:a9fe is 169.254.169.254 written as IPv6 (IPv4-mapped), which is ${never}`],
+      ['http://[64:ff9b::a9fe:a9fe]/x', `64:ff9b::a9fe:a9fe is 169.254.169.254 written as IPv6 (NAT64), which is ${never}`],
+      ['http://[64:ff9b:1:a9fe:a9:fe00::]/x', '64:ff9b:1:a9fe:a9:fe00:: is a local-use NAT64 address (64:ff9b:1::/48), whose IPv4 address cannot be checked, which webhooks never target'],
+      ['http://[2002:a9fe:a9fe::]/x', `2002:a9fe:a9fe:: is 169.254.169.254 written as IPv6 (6to4), which is ${never}`],
+      ['http://[2001:0:4136:e378:8000:63bf:5601:5601]/x', `2001:0:4136:e378:8000:63bf:5601:5601 is 169.254.169.254 written as IPv6 (Teredo), which is ${never}`],
+      ['http://100.100.100.200/latest/meta-data', `100.100.100.200 is ${never}`],
+      ['http://[fd00:ec2::254]/latest/meta-data', `fd00:ec2::254 is ${never}`],
+      ['http://168.63.129.16/machine', `168.63.129.16 is ${never}`],
+    ]
+    for (const [url, message] of cases) await expectUrlRefused(t, headers, url, message)
+    // The same forms carrying a LAN address are that LAN address.
+    await expectOk(register(t, headers, { url: 'http://[::ffff:10.0.0.7]/x', events: ['*'] }), 201)
+    await expectOk(register(t, headers, { url: 'http://[64:ff9b::10.0.0.7]/x', events: ['*'] }), 201)
+  })
+
+  test('a host name is checked on the addresses it resolves to; one that does not resolve yet is accepted', async () => {
     const t = createTestApp({ settings: { allowInsecureWebhooks: true } })
     const { headers } = await storeWithKey(t)
-    const names: Record<string, string[]> = { 'metadata.lab.test': ['10.0.0.9', '169.254.169.254'], 'app.lab.test': ['10.0.0.9'] }
+    const names: Record<string, string[]> = { 'metadata.lab.test': ['10.0.0.9', '169.254.169.254'], 'app.lab.test': ['10.0.0.9'], 'mapped.lab.test': ['::ffff:127.0.0.1'] }
     t.deps.webhooks.resolve = async (host) => {
       if (!names[host]) throw Object.assign(new Error('not found'), { code: 'ENOTFOUND' })
       return names[host]
     }
     await expectUrlRefused(t, headers, 'https://metadata.lab.test/x', '169.254.169.254 is a link-local, metadata or non-host address, which webhooks never target (the name metadata.lab.test resolves to it)')
-    await expectUrlRefused(t, headers, 'https://nowhere.lab.test/x', "the host name 'nowhere.lab.test' could not be resolved (ENOTFOUND); check its spelling, or use the IP address")
+    await expectUrlRefused(t, headers, 'https://mapped.lab.test/x', `::ffff:127.0.0.1 is 127.0.0.1 written as IPv6 (IPv4-mapped), which ${LOOPBACK_REFUSED} (the name mapped.lab.test resolves to it)`)
     await expectOk(register(t, headers, { url: 'https://app.lab.test/x', events: ['*'] }), 201)
+    // The app's name may be set up after the endpoint: each attempt will log the resolution error meanwhile.
+    const later = await expectOk(register(t, headers, { url: 'https://nowhere.lab.test/x', events: ['*'] }), 201)
+    expect(later.url).toBe('https://nowhere.lab.test/x')
+  })
+
+  test(`the ${MAX_ENDPOINTS_PER_STORE + 1}th endpoint of a store is 409 LIMIT_REACHED naming the limit; another store is not affected`, async () => {
+    const t = createTestApp()
+    const w = await twoStores(t.call, t.deps)
+    const a = apiKey(w.A.key.apiKey)
+    for (let i = 0; i < MAX_ENDPOINTS_PER_STORE; i++) await expectOk(register(t, a, { url: `https://10.0.0.7/hook-${i}`, events: ['*'] }), 201)
+    const over = await register(t, a, { url: 'https://10.0.0.7/one-more', events: ['*'] })
+    expect(over.status).toBe(409)
+    expect(over.body.error).toEqual({
+      code: 'LIMIT_REACHED',
+      message:
+        'This store already has 10 webhook endpoints, and 10 is the most a store may have. Delete one you no longer use (DELETE /v1/webhooks/:id) before adding another; one endpoint can take several events, or all of them with ["*"].',
+      details: [{ limit: 10, current: 10 }],
+    })
+    expect((await expectOk(t.call('GET', '/v1/webhooks', { headers: a }))).total).toBe(10)
+    await expectOk(register(t, apiKey(w.B.key.apiKey), { url: 'https://10.0.0.8/x', events: ['*'] }), 201)
+    // Deleting one makes room again.
+    const first = (await expectOk(t.call('GET', '/v1/webhooks', { headers: a }))).data[0]
+    expect((await t.call('DELETE', `/v1/webhooks/${first.id}`, { headers: a })).status).toBe(204)
+    await expectOk(register(t, a, { url: 'https://10.0.0.7/one-more', events: ['*'] }), 201)
   })
 
   test('delete answers 204, then 404; the endpoint and its deliveries are gone', async () => {

@@ -1,14 +1,16 @@
 import { describe, expect, test } from 'bun:test'
-import { MAX_IN_FLIGHT_PER_ENDPOINT } from '../../src/features/webhooks/dispatcher'
+import { DELIVERY_LIMITS } from '../../src/features/webhooks/dispatcher'
 import { createTestApp } from '../helpers/app'
 import { emit, startReceiver, waitFor } from '../helpers/receivers'
 import { apiKey, expectOk, oneStore } from '../helpers/world'
+
+const MAX_IN_FLIGHT_PER_ENDPOINT = DELIVERY_LIMITS.perEndpoint
 
 /** Real time on purpose: this test takes about 10 s, the delivery time-out. */
 describe('slow receivers', () => {
   test('one that answers after 9 s and one that never answers do not delay a fast one; the silent one times out at 10 s', async () => {
     // The log is polled often; the ManualClock would never refill the rate limit.
-    const t = createTestApp({ settings: { allowInsecureWebhooks: true, rateLimitRps: '0' } })
+    const t = createTestApp({ settings: { allowLoopbackWebhooks: true, rateLimitRps: '0' } })
     const store = await oneStore(t.call, t.deps, 'a')
     const headers = apiKey(store.key.apiKey)
     const fast = startReceiver()

@@ -2,15 +2,14 @@ import { and, asc, eq, lte, min } from 'drizzle-orm'
 import { writeTransaction } from '../../kernel/db/database'
 import type { Deps } from '../../kernel/deps'
 import { cancelOrder } from './changes'
-import { idempotencyKeys, orders } from './tables'
-import { IDEMPOTENCY_TTL_MS } from './idempotency'
+import { orders } from './tables'
 
 /** Orders expired per transaction, so a large backlog never holds the write lock for long. */
 const BATCH = 200
 /** Even with nothing due the loop looks again this often. */
 const HEARTBEAT_MS = 60_000
 
-type ExpiryDeps = Omit<Deps, 'orderExpiry' | 'webhooks'>
+type ExpiryDeps = Omit<Deps, 'orderExpiry' | 'webhooks' | 'retention'>
 
 /**
  * Cancels PENDING orders unpaid for RESERVATION_TTL_MINUTES (decisions §11), reason EXPIRED. The due
@@ -45,7 +44,7 @@ export class OrderExpiry {
     this.schedule()
   }
 
-  /** Expires every order due by now; returns how many. Also forgets idempotency keys past their 24 h. */
+  /** Expires every order due by now; returns how many. */
   tick(): number {
     const { db, clock } = this.deps
     let expired = 0
@@ -66,7 +65,6 @@ export class OrderExpiry {
         expired += done
         if (done < BATCH) break
       }
-      db.delete(idempotencyKeys).where(lte(idempotencyKeys.createdAt, clock.now() - IDEMPOTENCY_TTL_MS)).run()
     } catch (e) {
       this.deps.log.error('order expiry failed; trying again shortly', { error: (e as Error).message })
     }

@@ -1,7 +1,8 @@
-import { and, eq } from 'drizzle-orm'
-import { writeTransaction } from '../../kernel/db/database'
+import { and, eq, inArray, lte, sql } from 'drizzle-orm'
+import { writeTransaction, type Db } from '../../kernel/db/database'
 import type { Deps } from '../../kernel/deps'
 import { AppError, errorBody } from '../../kernel/errors'
+import type { Pruner } from '../../kernel/retention'
 import { idempotencyKeys } from './tables'
 
 /**
@@ -74,3 +75,12 @@ export async function withIdempotency(
   deps.db.update(idempotencyKeys).set({ responseStatus: answer.status, responseBody: JSON.stringify(answer.body) }).where(where).run()
   return answer
 }
+
+/** Records past their 24 h are never replayed again; the retention days (at least one) are never shorter. */
+export const idempotencyPruner = (db: Db): Pruner => ({
+  what: 'idempotency records past their 24 h',
+  prune: (_cutoff, now, batch) => {
+    const expired = db.select({ rowid: sql`rowid` }).from(idempotencyKeys).where(lte(idempotencyKeys.createdAt, now - IDEMPOTENCY_TTL_MS)).limit(batch)
+    return db.delete(idempotencyKeys).where(inArray(sql`rowid`, expired)).returning({ key: idempotencyKeys.key }).all().length
+  },
+})

@@ -1,4 +1,4 @@
-import { and, asc, eq, gt, inArray, isNull, lte, min, sql } from 'drizzle-orm'
+import { and, asc, count, eq, gt, inArray, isNull, lte, min, sql } from 'drizzle-orm'
 import type { Db, Sql } from '../../kernel/db/database'
 import { writeTransaction } from '../../kernel/db/database'
 import type { Ids } from '../../kernel/ids'
@@ -15,28 +15,55 @@ const isPending = sql`${deliveries.status} = 'PENDING'`
 
 const subscribes = (events: string[], type: string) => events.includes('*') || events.includes(type)
 
-/** A new attempt, to be sent at `dueAt`. */
-export function insertAttempt(
-  tx: Sql,
-  ids: Ids,
-  a: { storeId: string; webhookId: string; eventId: string; attempt: number; dueAt: number; now: number; redelivery?: boolean },
-): string {
+/**
+ * An endpoint with this many attempts waiting takes no new event: its receiver answers slower than
+ * events come, and every waiting attempt is a row that retention must keep until it is sent.
+ */
+export const MAX_WAITING_PER_ENDPOINT = 1000
+
+const BACKLOG = `backlog: ${MAX_WAITING_PER_ENDPOINT} attempts to this endpoint were already waiting (its receiver answers slower than the events come), so this one was not queued; make the receiver answer at once and work afterwards, then redeliver what it missed`
+
+type NewAttempt = { storeId: string; webhookId: string; eventId: string; attempt: number; dueAt: number; now: number; redelivery?: boolean }
+
+/** A new attempt, to be sent at `dueAt`; or, with `refused`, one recorded FAILED at once with that error. */
+export function insertAttempt(tx: Sql, ids: Ids, a: NewAttempt & { refused?: string }): string {
   const id = ids.next('dlv')
   tx.insert(deliveries)
-    .values({ id, storeId: a.storeId, webhookId: a.webhookId, eventId: a.eventId, attempt: a.attempt, redelivery: a.redelivery ?? false, status: 'PENDING', dueAt: a.dueAt, createdAt: a.now })
+    .values({
+      id, storeId: a.storeId, webhookId: a.webhookId, eventId: a.eventId, attempt: a.attempt, redelivery: a.redelivery ?? false,
+      status: a.refused ? 'FAILED' : 'PENDING', error: a.refused ?? null, dueAt: a.dueAt, createdAt: a.now,
+    })
     .run()
   return id
+}
+
+/** Attempts waiting per endpoint, counted once per endpoint in a transaction and kept up to date by queueAttempt. */
+export type Waiting = Map<string, number>
+
+/**
+ * A first attempt or a redelivery: queued, unless MAX_WAITING_PER_ENDPOINT attempts already wait at
+ * that endpoint; then it is recorded FAILED at once, which the log shows. (A retry takes the place of
+ * the attempt it follows, so it is always queued.)
+ */
+export function queueAttempt(tx: Sql, ids: Ids, waiting: Waiting, a: NewAttempt): { id: string; queued: boolean } {
+  const n = waiting.get(a.webhookId) ?? tx.select({ n: count() }).from(deliveries).where(and(eq(deliveries.webhookId, a.webhookId), isPending)).get()!.n
+  const queued = n < MAX_WAITING_PER_ENDPOINT
+  waiting.set(a.webhookId, queued ? n + 1 : n)
+  return { id: insertAttempt(tx, ids, queued ? a : { ...a, refused: BACKLOG }), queued }
 }
 
 /**
  * Turns up to `batch` events of the outbox into first attempts, one per subscribed endpoint of the
  * event's store, and marks them dispatched in the same transaction: an event is fanned out exactly
- * once, even across a crash. Returns how many events it took.
+ * once, even across a crash. Returns how many events it took, and per store how many attempts were
+ * recorded FAILED at once for a backlog.
  */
-export function fanOut(db: Db, ids: Ids, now: number, batch: number): number {
+export function fanOut(db: Db, ids: Ids, now: number, batch: number): { taken: number; refused: Map<string, number> } {
   return writeTransaction(db, (tx) => {
     const events = tx.select().from(outboxEvents).where(isNull(outboxEvents.dispatchedAt)).orderBy(asc(outboxEvents.createdAt)).limit(batch).all()
     const byStore = new Map<string, { id: string; events: string[] }[]>()
+    const waiting: Waiting = new Map()
+    const refused = new Map<string, number>()
     for (const event of events) {
       let targets = byStore.get(event.storeId)
       if (!targets) {
@@ -45,25 +72,25 @@ export function fanOut(db: Db, ids: Ids, now: number, batch: number): number {
       }
       for (const endpoint of targets) {
         if (!subscribes(endpoint.events, event.type)) continue
-        insertAttempt(tx, ids, { storeId: event.storeId, webhookId: endpoint.id, eventId: event.id, attempt: 1, dueAt: now, now })
+        const { queued } = queueAttempt(tx, ids, waiting, { storeId: event.storeId, webhookId: endpoint.id, eventId: event.id, attempt: 1, dueAt: now, now })
+        if (!queued) refused.set(event.storeId, (refused.get(event.storeId) ?? 0) + 1)
       }
     }
     if (events.length > 0) {
       tx.update(outboxEvents).set({ dispatchedAt: now }).where(inArray(outboxEvents.id, events.map((e) => e.id))).run()
     }
-    return events.length
+    return { taken: events.length, refused }
   })
 }
 
-/** Endpoints with attempts due now. */
-export const endpointsWithDueAttempts = (db: Db, now: number): string[] =>
+/** Endpoints with attempts due now, with their store. */
+export const endpointsWithDueAttempts = (db: Db, now: number): { webhookId: string; storeId: string }[] =>
   db
-    .select({ webhookId: deliveries.webhookId })
+    .select({ webhookId: deliveries.webhookId, storeId: deliveries.storeId })
     .from(deliveries)
     .where(and(isPending, lte(deliveries.dueAt, now)))
     .groupBy(deliveries.webhookId)
     .all()
-    .map((r) => r.webhookId)
 
 /** When the next attempt not yet due falls due, if any. */
 export const nextDueAfter = (db: Db, now: number): number | null =>

@@ -1,11 +1,21 @@
 import type { Deps } from '../../kernel/deps'
 import { dueAttemptsQuery, endpointsWithDueAttempts, fanOut, nextDueAfter, recordAttempt, type DueAttempt } from './deliveries'
+import { PRUNE_BATCH } from '../../kernel/retention'
+import { trimDeliveryLog } from './retention'
 import { attempt } from './send'
 import { eventBody, signedHeaders } from './signature'
 import { checkTarget, systemResolve, type Resolve } from './targets'
 
-/** At most this many attempts run at once per endpoint, so one slow receiver holds up only itself. */
-export const MAX_IN_FLIGHT_PER_ENDPOINT = 4
+/**
+ * How many attempts may run at once. Per endpoint, so that one slow receiver holds up only its own
+ * events; per store, so that a store whose receivers hang (each attempt holds its slot for the 10 s
+ * time-out) holds up only itself; and in all, which bounds the connections and memory they take.
+ * Eight stores must hang at once before the total is reached; then each freed slot goes to the
+ * store with the fewest attempts running.
+ */
+export const DELIVERY_LIMITS = { perEndpoint: 4, perStore: 16, total: 128 }
+/** A store's log is trimmed back to DELIVERY_LOG_KEEP after this many of its attempts are recorded. */
+export const TRIM_EVERY = 100
 /** Events taken from the outbox per transaction. */
 const FAN_OUT_BATCH = 500
 /** Even with nothing scheduled the loop looks again this often (a missed wake-up costs at most this). */
@@ -18,18 +28,27 @@ type DispatcherDeps = Pick<Deps, 'db' | 'clock' | 'ids' | 'log' | 'outbox' | 'co
  * times here come from the injected clock, and real timers only wake the loop, so tests move a
  * ManualClock and call `tick()`. In memory there is only what is in flight right now.
  *
- * `tick()` fans new events out into attempts and starts every due attempt its endpoint has room for;
- * each finished attempt starts the next one of its endpoint. The server calls `start()`, which also
- * wakes the loop on every emitted event and at the next due time.
+ * `tick()` fans new events out into attempts and starts due attempts while the limits leave room;
+ * each finished attempt frees a slot for the next. The server calls `start()`, which also wakes the
+ * loop on every emitted event and at the next due time.
  */
 export class WebhookDispatcher {
-  /** Host name resolution; tests swap it to point a name at a forbidden address. */
+  /** Host name resolution; tests swap it to point a name at a chosen address. */
   resolve: Resolve = systemResolve
+  /** Tests lower them to fill every slot with a few receivers. */
+  limits = { ...DELIVERY_LIMITS }
   private running = false
   private stopped = false
   private timer: ReturnType<typeof setTimeout> | undefined
   private timerAt = Infinity
+  /** Attempts running, by endpoint, and how many per store and in all. */
   private inFlight = new Map<string, Set<string>>()
+  private perStore = new Map<string, number>()
+  private total = 0
+  /** Endpoints that may have due attempts not started yet, with their store; in turn order. */
+  private ready = new Map<string, string>()
+  /** Finished attempts added per store since its log was last trimmed. */
+  private recorded = new Map<string, number>()
   private sends = new Set<Promise<void>>()
   private stopping = new AbortController()
   private dueAttempts: ReturnType<typeof dueAttemptsQuery>
@@ -56,10 +75,15 @@ export class WebhookDispatcher {
     if (this.stopped) return
     const now = this.deps.clock.now()
     try {
-      let taken: number
-      do taken = fanOut(this.deps.db, this.deps.ids, now, FAN_OUT_BATCH)
-      while (taken === FAN_OUT_BATCH)
-      for (const webhookId of endpointsWithDueAttempts(this.deps.db, now)) this.startDue(webhookId)
+      for (;;) {
+        const { taken, refused } = fanOut(this.deps.db, this.deps.ids, now, FAN_OUT_BATCH)
+        for (const [storeId, n] of refused) this.logged(storeId, n)
+        if (taken < FAN_OUT_BATCH) break
+      }
+      for (const { webhookId, storeId } of endpointsWithDueAttempts(this.deps.db, now)) {
+        if (!this.ready.has(webhookId)) this.ready.set(webhookId, storeId)
+      }
+      this.fill()
       this.wakeAt(nextDueAfter(this.deps.db, now) ?? Infinity, true)
     } catch (e) {
       this.deps.log.error('webhook dispatch failed; trying again shortly', { error: (e as Error).message })
@@ -75,7 +99,8 @@ export class WebhookDispatcher {
   /** Checks a URL against the target rules as they are now (targets.ts); throws BadTarget. */
   checkTarget(url: string) {
     const { config, listenPort, publicUrl } = this.deps
-    return checkTarget(url, { allowInsecure: config.allowInsecureWebhooks, listenPort, publicUrl }, this.resolve)
+    const rules = { allowInsecure: config.allowInsecureWebhooks, allowLoopback: config.allowLoopbackWebhooks, listenPort, publicUrl }
+    return checkTarget(url, rules, this.resolve)
   }
 
   /**
@@ -90,30 +115,59 @@ export class WebhookDispatcher {
     await this.settled()
   }
 
-  private startDue(webhookId: string) {
-    const busy = this.inFlight.get(webhookId) ?? new Set<string>()
-    const room = MAX_IN_FLIGHT_PER_ENDPOINT - busy.size
-    if (room <= 0) return
-    // In-flight rows are due rows too: of the first MAX due rows, at least `room` are not in flight (if that many exist).
-    const due = this.dueAttempts(webhookId, this.deps.clock.now(), MAX_IN_FLIGHT_PER_ENDPOINT)
-      .filter((d) => !busy.has(d.id))
-      .slice(0, room)
-    if (due.length === 0) return
-    this.inFlight.set(webhookId, busy)
-    for (const d of due) {
-      busy.add(d.id)
-      const send: Promise<void> = this.deliver(d)
-        .catch((e) => {
-          if (!this.stopped) this.deps.log.error('webhook attempt could not be recorded', { deliveryId: d.id, error: (e as Error).message })
-        })
-        .finally(() => {
-          busy.delete(d.id)
-          if (busy.size === 0) this.inFlight.delete(webhookId)
-          this.sends.delete(send)
-          if (!this.stopped) this.startDue(webhookId)
-        })
-      this.sends.add(send)
+  /**
+   * Starts due attempts while the total has room, one at a time, each for the ready endpoint whose
+   * store has the fewest attempts running (among equals, the one whose turn came longest ago), so a
+   * store that keeps every slot it gets busy cannot crowd out a store that asks for one.
+   */
+  private fill() {
+    while (this.total < this.limits.total) {
+      const next = this.nextInTurn()
+      if (!next) return
+      this.ready.delete(next.webhookId)
+      // Back at the end of the turn order if it had one to start; otherwise it has nothing due left.
+      if (this.startOne(next.webhookId, next.storeId)) this.ready.set(next.webhookId, next.storeId)
     }
+  }
+
+  private nextInTurn(): { webhookId: string; storeId: string } | undefined {
+    let best: { webhookId: string; storeId: string } | undefined
+    let fewest = Infinity
+    for (const [webhookId, storeId] of this.ready) {
+      const running = this.perStore.get(storeId) ?? 0
+      if (running >= this.limits.perStore || (this.inFlight.get(webhookId)?.size ?? 0) >= this.limits.perEndpoint) continue
+      if (running < fewest) [best, fewest] = [{ webhookId, storeId }, running]
+    }
+    return best
+  }
+
+  /** Starts the oldest due attempt of the endpoint that is not running yet; false when there is none. */
+  private startOne(webhookId: string, storeId: string): boolean {
+    const busy = this.inFlight.get(webhookId) ?? new Set<string>()
+    // In-flight rows are due rows too: of the first perEndpoint due rows, one at least is not in flight (if there is one).
+    const d = this.dueAttempts(webhookId, this.deps.clock.now(), this.limits.perEndpoint).find((a) => !busy.has(a.id))
+    if (!d) return false
+    this.inFlight.set(webhookId, busy.add(d.id))
+    this.perStore.set(storeId, (this.perStore.get(storeId) ?? 0) + 1)
+    this.total++
+    const send: Promise<void> = this.deliver(d)
+      .catch((e) => {
+        if (!this.stopped) this.deps.log.error('webhook attempt could not be recorded', { deliveryId: d.id, error: (e as Error).message })
+      })
+      .finally(() => {
+        busy.delete(d.id)
+        if (busy.size === 0) this.inFlight.delete(webhookId)
+        const left = this.perStore.get(storeId)! - 1
+        if (left === 0) this.perStore.delete(storeId)
+        else this.perStore.set(storeId, left)
+        this.total--
+        this.sends.delete(send)
+        if (this.stopped) return
+        if (!this.ready.has(webhookId)) this.ready.set(webhookId, storeId)
+        this.fill()
+      })
+    this.sends.add(send)
+    return true
   }
 
   /** One attempt, signed afresh with its own timestamp, then its record (and maybe its retry). */
@@ -125,6 +179,22 @@ export class WebhookDispatcher {
     const result = await attempt({ headers, body, target: () => this.checkTarget(d.url), stop: this.stopping.signal })
     const retryAt = recordAttempt(db, ids, d, { sentAt, headers, payload, result, now: clock.now() })
     if (retryAt !== null) this.wakeAt(retryAt, false)
+    this.logged(d.storeId)
+  }
+
+  /**
+   * Counts finished attempts added to a store's log (sent, or refused for a backlog), and keeps the
+   * log near its bound between retention passes: a trim every TRIM_EVERY of them.
+   */
+  logged(storeId: string, added = 1) {
+    const n = (this.recorded.get(storeId) ?? 0) + added
+    if (n < TRIM_EVERY) return void this.recorded.set(storeId, n)
+    this.recorded.delete(storeId)
+    try {
+      trimDeliveryLog(this.deps.db, storeId, PRUNE_BATCH)
+    } catch (e) {
+      this.deps.log.error('trimming a deliveries log failed; the next retention pass trims it', { storeId, error: (e as Error).message })
+    }
   }
 
   /** Sets the timer for `at` (capped by the heartbeat); unless `replace`, only if that is sooner than the one set. */

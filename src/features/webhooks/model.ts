@@ -15,7 +15,7 @@ export const RegisterWebhookBody = z
       .trim()
       .min(1, 'url is required')
       .max(2048)
-      .describe('Where to POST events: https:// (http:// and loopback only when the server allows insecure webhooks).'),
+      .describe('Where to POST events: https:// (http:// on the LAN only when the server allows insecure webhooks; loopback only when it allows loopback webhooks).'),
     events: z
       .array(z.enum(['*', ...EVENT_NAMES], { error: unknownEvent }))
       .min(1, 'list at least one event name, or ["*"] for all events')

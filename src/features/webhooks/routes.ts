@@ -15,8 +15,11 @@ import {
   Signed,
   WebhookList,
 } from './model'
-import { deleteWebhook, listDeliveries, listEventTypes, listWebhooks, pingWebhook, redeliver, registerWebhook, signForEndpoint } from './service'
+import { deleteWebhook, listDeliveries, listEventTypes, listWebhooks, MAX_ENDPOINTS_PER_STORE, pingWebhook, redeliver, registerWebhook, signForEndpoint } from './service'
 import { noContent } from '../../kernel/http/no-content'
+import { MAX_WAITING_PER_ENDPOINT } from './deliveries'
+import { TRIM_EVERY } from './dispatcher'
+import { DELIVERY_LOG_KEEP } from './retention'
 
 const tags = ['Webhooks']
 
@@ -37,12 +40,11 @@ export const webhookRoutes = (deps: Deps) =>
       {
         auth: 'key',
         body: RegisterWebhookBody,
-        response: { 201: RegisteredWebhook, 400: ErrorEnvelope },
+        response: { 201: RegisteredWebhook, 400: ErrorEnvelope, 409: ErrorEnvelope },
         detail: {
           tags,
           summary: 'Register an endpoint',
-          description:
-            'The response carries `signingSecret` this once: keep it to verify signatures. The URL must be https:// (http:// and loopback only when the server runs with --allow-insecure-webhooks); link-local, metadata and this server\'s own address are refused.',
+          description: `The response carries \`signingSecret\` this once: keep it to verify signatures. A store has at most ${MAX_ENDPOINTS_PER_STORE} endpoints (409 LIMIT_REACHED beyond). The URL must be https://; http:// to LAN addresses only when the server runs with --allow-insecure-webhooks, loopback only with --allow-loopback-webhooks (on by default when the server listens on loopback). Link-local and cloud metadata addresses, IPv6 forms that carry a refused IPv4 address, and this server's own address are refused. A host name that does not resolve yet is accepted: the deliveries log shows the resolution error. Every attempt resolves the name again, checks the addresses and connects to a checked one.`,
         },
       },
     )
@@ -96,8 +98,7 @@ export const webhookRoutes = (deps: Deps) =>
       detail: {
         tags,
         summary: 'Deliveries log',
-        description:
-          'Every attempt, newest first, with the answer (status, first 2 KB of the body), the error, the duration, the headers sent and the exact signed text. Filter by webhookId, eventType, status.',
+        description: `Every attempt, newest first, with the answer (status, first 2 KB of the body), the error, the duration, the headers sent and the exact signed text. Filter by webhookId, eventType, status. The log is bounded: it keeps the store's newest ${DELIVERY_LOG_KEEP} finished attempts (trimmed back to that after every ${TRIM_EVERY} new ones, so at most ${DELIVERY_LOG_KEEP + TRIM_EVERY - 1}) and none older than the server's RETENTION_DAYS (30 by default); attempts still PENDING are always kept until sent. An endpoint with ${MAX_WAITING_PER_ENDPOINT} attempts PENDING queues no new one: a new event, ping or redelivery for it is logged FAILED at once with a \`backlog:\` error.`,
       },
     })
     .post(

@@ -1,4 +1,5 @@
-import { BadTarget } from './targets'
+import { isIP } from 'node:net'
+import { BadTarget, type Target } from './targets'
 
 /** Success is a 2xx within this time (decisions §12). */
 const DELIVERY_TIMEOUT_MS = 10_000
@@ -18,7 +19,7 @@ interface AttemptRequest {
   headers: Record<string, string>
   body: string
   /** Checks and resolves the target right before sending (targets.ts); throws BadTarget. */
-  target: () => Promise<URL>
+  target: () => Promise<Target>
   /** Aborted when the server stops: the attempt is then abandoned, not recorded. */
   stop: AbortSignal
 }
@@ -35,15 +36,9 @@ export async function attempt(request: AttemptRequest): Promise<AttemptResult> {
     done({ ok: false, responseStatus: response?.status ?? null, responseBody: response?.body ?? null, error })
   let url: URL | undefined
   try {
-    url = await request.target()
-    const timeout = AbortSignal.timeout(DELIVERY_TIMEOUT_MS)
-    const response = await fetch(url, {
-      method: 'POST',
-      headers: request.headers,
-      body: request.body,
-      redirect: 'manual',
-      signal: AbortSignal.any([timeout, request.stop]),
-    })
+    const target = await request.target()
+    url = target.url
+    const response = await post(target, request, AbortSignal.any([AbortSignal.timeout(DELIVERY_TIMEOUT_MS), request.stop]))
     const body = await readStart(response, RESPONSE_BODY_LIMIT)
     const status = response.status
     if (status >= 200 && status < 300) return done({ ok: true, responseStatus: status, responseBody: body, error: null })
@@ -56,6 +51,36 @@ export async function attempt(request: AttemptRequest): Promise<AttemptResult> {
     if (request.stop.aborted) throw request.stop.reason
     return failed(describeFailure(e, url))
   }
+}
+
+/** Failures of a connection that never carried the request: the next checked address may be tried. */
+const NOT_CONNECTED = new Set(['ECONNREFUSED', 'EHOSTUNREACH', 'ENETUNREACH', 'EADDRNOTAVAIL'])
+
+/**
+ * Sends to the checked addresses themselves, never to the name, so a second resolution cannot lead
+ * elsewhere. The receiver still sees its name: in the Host header, and over TLS in the server name
+ * (SNI) and the name its certificate is checked against. The addresses are tried in order until one
+ * connects.
+ */
+async function post({ url, addresses }: Target, request: AttemptRequest, signal: AbortSignal): Promise<Response> {
+  const named = !isIP(url.hostname.replace(/^\[(.*)\]$/, '$1'))
+  for (const [i, address] of addresses.entries()) {
+    const direct = new URL(url)
+    direct.hostname = isIP(address) === 6 ? `[${address}]` : address
+    try {
+      return await fetch(direct, {
+        method: 'POST',
+        headers: { ...request.headers, host: url.host },
+        body: request.body,
+        redirect: 'manual',
+        signal,
+        tls: named ? { serverName: url.hostname } : undefined,
+      })
+    } catch (e) {
+      if (i === addresses.length - 1 || !NOT_CONNECTED.has((e as NodeJS.ErrnoException).code ?? '')) throw e
+    }
+  }
+  throw new Error('no address to send to')
 }
 
 function describeFailure(e: unknown, url: URL | undefined): string {

@@ -7,7 +7,7 @@ import { AppError, notFound as storeNotFound } from '../../kernel/errors'
 import { EVENT_TYPES } from '../../kernel/events'
 import { pageWindow, toPage, type PageQuery } from '../../kernel/pagination'
 import { outboxEvents } from '../../kernel/tables'
-import { insertAttempt } from './deliveries'
+import { queueAttempt } from './deliveries'
 import type { DeliveryQuery, RegisterWebhookBody } from './model'
 import { newSigningSecret, signature, signedPayload } from './signature'
 import { webhookDeliveries as deliveries, webhookEndpoints as endpoints } from './tables'
@@ -26,13 +26,19 @@ const toEndpoint = (e: typeof endpoints.$inferSelect) => ({
   createdAt: isoTime(e.createdAt),
 })
 
-/** The URL is checked on its resolved addresses here and again before every attempt. */
+/** How many endpoints one store may have: each event goes to all of them, so they multiply its deliveries. */
+export const MAX_ENDPOINTS_PER_STORE = 10
+
+/**
+ * The URL is checked on its resolved addresses here and again before every attempt. A name that
+ * does not resolve yet is accepted (the app's name may be set up later): each attempt logs why it failed.
+ */
 export async function registerWebhook(deps: Deps, ctx: StoreCtx, input: RegisterWebhookBody) {
   try {
     await deps.webhooks.checkTarget(input.url)
   } catch (e) {
     if (!(e instanceof BadTarget)) throw e
-    throw new AppError('VALIDATION_ERROR', `Invalid request body: url: ${e.message}.`, [{ path: 'url', message: e.message }])
+    if (e.kind !== 'dns') throw new AppError('VALIDATION_ERROR', `Invalid request body: url: ${e.message}.`, [{ path: 'url', message: e.message }])
   }
   const row = {
     id: deps.ids.next('whk'),
@@ -43,7 +49,18 @@ export async function registerWebhook(deps: Deps, ctx: StoreCtx, input: Register
     secret: newSigningSecret(),
     createdAt: deps.clock.now(),
   }
-  deps.db.insert(endpoints).values(row).run()
+  // Counted in the transaction of the insert: two registrations at once cannot both take the last place.
+  writeTransaction(deps.db, (tx) => {
+    const [{ n }] = tx.select({ n: count() }).from(endpoints).where(eq(endpoints.storeId, ctx.storeId)).all() as [{ n: number }]
+    if (n >= MAX_ENDPOINTS_PER_STORE) {
+      throw new AppError(
+        'LIMIT_REACHED',
+        `This store already has ${n} webhook endpoints, and ${MAX_ENDPOINTS_PER_STORE} is the most a store may have. Delete one you no longer use (DELETE /v1/webhooks/:id) before adding another; one endpoint can take several events, or all of them with ["*"].`,
+        [{ limit: MAX_ENDPOINTS_PER_STORE, current: n }],
+      )
+    }
+    tx.insert(endpoints).values(row).run()
+  })
   return { ...toEndpoint(row), signingSecret: row.secret }
 }
 
@@ -72,19 +89,21 @@ function endpointOf(db: Sql, ctx: StoreCtx, id: string) {
  * it. Emitting it wakes the dispatcher.
  */
 export function pingWebhook(deps: Deps, ctx: StoreCtx, id: string) {
-  return writeTransaction(deps.db, (tx) => {
+  const { queued, ...ping } = writeTransaction(deps.db, (tx) => {
     endpointOf(tx, ctx, id)
     const now = deps.clock.now()
     const eventId = deps.outbox.emit(tx, ctx.storeId, 'ping', { webhookId: id, message: 'Hello from Storefront: your endpoint is reachable.' })
     tx.update(outboxEvents).set({ dispatchedAt: now }).where(eq(outboxEvents.id, eventId)).run()
-    const deliveryId = insertAttempt(tx, deps.ids, { storeId: ctx.storeId, webhookId: id, eventId, attempt: 1, dueAt: now, now })
-    return { eventId, deliveryId }
+    const attempt = queueAttempt(tx, deps.ids, new Map(), { storeId: ctx.storeId, webhookId: id, eventId, attempt: 1, dueAt: now, now })
+    return { eventId, deliveryId: attempt.id, queued: attempt.queued }
   })
+  if (!queued) deps.webhooks.logged(ctx.storeId)
+  return ping
 }
 
 /** The same event (same id, same body) to the same endpoint once more, now; not retried. */
 export function redeliver(deps: Deps, ctx: StoreCtx, deliveryId: string) {
-  const queued = writeTransaction(deps.db, (tx) => {
+  const { queued, ...redelivery } = writeTransaction(deps.db, (tx) => {
     const original = tx
       .select({ webhookId: deliveries.webhookId, eventId: deliveries.eventId })
       .from(deliveries)
@@ -99,11 +118,12 @@ export function redeliver(deps: Deps, ctx: StoreCtx, deliveryId: string) {
       .where(and(eq(deliveries.webhookId, original.webhookId), eq(deliveries.eventId, original.eventId)))
       .all() as [{ last: number }]
     const now = deps.clock.now()
-    const id = insertAttempt(tx, deps.ids, { storeId: ctx.storeId, ...original, attempt: last + 1, dueAt: now, now, redelivery: true })
-    return { eventId: original.eventId, deliveryId: id }
+    const attempt = queueAttempt(tx, deps.ids, new Map(), { storeId: ctx.storeId, ...original, attempt: last + 1, dueAt: now, now, redelivery: true })
+    return { eventId: original.eventId, deliveryId: attempt.id, queued: attempt.queued }
   })
-  deps.webhooks.wake()
-  return queued
+  if (queued) deps.webhooks.wake()
+  else deps.webhooks.logged(ctx.storeId)
+  return redelivery
 }
 
 /** What this endpoint's secret makes of a timestamp and a body: for testing one's own verification code. */

@@ -62,5 +62,7 @@ export const webhookDeliveries = sqliteTable(
   (t) => [
     index('webhook_deliveries_store').on(t.storeId, t.createdAt),
     index('webhook_deliveries_due').on(t.webhookId, t.dueAt).where(sql`${t.status} = 'PENDING'`),
+    // Deleting an event looks up its deliveries (the cascade, and whether one is still pending).
+    index('webhook_deliveries_event').on(t.eventId),
   ],
 )

@@ -1,24 +1,35 @@
 import { lookup } from 'node:dns/promises'
-import { BlockList, isIP } from 'node:net'
+import { isIP } from 'node:net'
 import { networkInterfaces } from 'node:os'
+import { embeddedIPv4, isLocalUseNat64, kindOf } from './addresses'
 
 /**
- * Which URLs a webhook may target (decisions §12): `https://` only, unless ALLOW_INSECURE_WEBHOOKS
- * also admits `http://` and loopback; link-local and metadata addresses, and this server itself,
- * never. Checked on the resolved addresses at registration and again before every attempt, so a
- * name that later resolves somewhere forbidden is caught.
+ * Which URLs a webhook may target: `https://` to the LAN; `http://` there too with
+ * --allow-insecure-webhooks; loopback (this machine) only with --allow-loopback-webhooks;
+ * link-local, metadata and non-host addresses, and this server itself, never. Checked on the
+ * resolved addresses at registration and again before every attempt, which then connects to an
+ * address that was checked (send.ts): a name cannot pass the check and then resolve elsewhere.
  */
 export interface TargetRules {
+  /** `http://` to addresses other than loopback. */
   allowInsecure: boolean
+  /** Loopback addresses, over `http://` or `https://`. */
+  allowLoopback: boolean
   /** The port this server listens on, and how it is reached from outside: a webhook must not call it. */
   listenPort: number
   publicUrl: string
 }
 
-/** Host name to addresses; swapped in tests to point a name at a forbidden address. */
+/** Host name to addresses; swapped in tests to point a name at a chosen address. */
 export type Resolve = (host: string) => Promise<string[]>
 
 export const systemResolve: Resolve = async (host) => (await lookup(host, { all: true, verbatim: true })).map((a) => a.address)
+
+/** A URL that passed the rules, with the addresses that were checked, in the order to try them. */
+export interface Target {
+  url: URL
+  addresses: string[]
+}
 
 /** A URL the rules refuse; `kind` tells a bad URL from a forbidden address and from a name that does not resolve. */
 export class BadTarget extends Error {
@@ -30,22 +41,10 @@ export class BadTarget extends Error {
   }
 }
 
-const never = new BlockList()
-never.addSubnet('169.254.0.0', 16, 'ipv4') // link-local, and the cloud metadata service 169.254.169.254
-never.addSubnet('fe80::', 10, 'ipv6')
-never.addSubnet('0.0.0.0', 8, 'ipv4') // "this host": connecting to it reaches this machine
-never.addAddress('::', 'ipv6')
-never.addSubnet('224.0.0.0', 4, 'ipv4') // multicast and broadcast are no receivers
-never.addAddress('255.255.255.255', 'ipv4')
-never.addSubnet('ff00::', 8, 'ipv6')
-
-const loopback = new BlockList()
-loopback.addSubnet('127.0.0.0', 8, 'ipv4')
-loopback.addAddress('::1', 'ipv6')
-
-const family = (address: string) => (isIP(address) === 6 ? 'ipv6' : 'ipv4')
 const bare = (hostname: string) => hostname.replace(/^\[(.*)\]$/, '$1')
 const portOf = (url: URL) => Number(url.port || (url.protocol === 'https:' ? 443 : 80))
+
+const HTTPS_ONLY = 'the URL must start with https:// (this server was not started with --allow-insecure-webhooks, which would also admit http:// on the LAN)'
 
 /** Scheme and form of the URL, before any name is resolved. */
 function parseTarget(raw: string, rules: TargetRules): URL {
@@ -55,15 +54,11 @@ function parseTarget(raw: string, rules: TargetRules): URL {
   } catch {
     throw new BadTarget('url', `'${raw}' is not a URL; write it in full, e.g. https://my-app.example/webhooks`)
   }
-  const schemes = rules.allowInsecure ? ['https:', 'http:'] : ['https:']
-  if (!schemes.includes(url.protocol)) {
-    throw new BadTarget(
-      'url',
-      rules.allowInsecure
-        ? `the URL must start with https:// or http://, not ${url.protocol}//`
-        : `the URL must start with https:// (this server was not started with --allow-insecure-webhooks, which would also admit http://)`,
-    )
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') {
+    throw new BadTarget('url', rules.allowInsecure || rules.allowLoopback ? `the URL must start with https:// or http://, not ${url.protocol}//` : HTTPS_ONLY)
   }
+  // With neither switch nothing takes http://; with loopback alone, only loopback does (checked per address).
+  if (url.protocol === 'http:' && !rules.allowInsecure && !rules.allowLoopback) throw new BadTarget('url', HTTPS_ONLY)
   const publicUrl = rules.publicUrl ? new URL(rules.publicUrl) : undefined
   if (publicUrl && publicUrl.hostname === url.hostname && portOf(publicUrl) === portOf(url)) {
     throw new BadTarget('address', `${url.host} is this Storefront server itself; a webhook must point to your own app`)
@@ -71,23 +66,38 @@ function parseTarget(raw: string, rules: TargetRules): URL {
   return url
 }
 
-/** Why an address may not be sent to, or undefined when it may. */
-function refusalOf(scoped: string, url: URL, rules: TargetRules): string | undefined {
-  const address = scoped.replace(/%.*$/, '') // an IPv6 zone (fe80::1%eth0) is no part of the address
-  const type = family(address)
-  if (never.check(address, type)) return `${address} is a link-local, metadata or non-host address, which webhooks never target`
-  const isLoopback = loopback.check(address, type)
-  if (portOf(url) === rules.listenPort && (isLoopback || localAddresses().has(address))) {
-    return `${address}:${rules.listenPort} is this Storefront server itself; a webhook must point to your own app`
+/** Why one address (as written, or as carried inside an IPv6 address) may not be sent to, or undefined. */
+function refusalOfOne(address: string, url: URL, rules: TargetRules): string | undefined {
+  const kind = kindOf(address)
+  if (kind === 'never') return 'is a link-local, metadata or non-host address, which webhooks never target'
+  if (portOf(url) === rules.listenPort && (kind === 'loopback' || localAddresses().has(address))) {
+    return `is this Storefront server itself (port ${rules.listenPort}); a webhook must point to your own app`
   }
-  if (isLoopback && !rules.allowInsecure) {
-    return `${address} is a loopback address, allowed only when the server runs with --allow-insecure-webhooks (a personal copy on your own machine)`
+  if (kind === 'loopback' && !rules.allowLoopback) {
+    return 'is a loopback address (this machine), allowed only when the server runs with --allow-loopback-webhooks (on by default for a personal copy listening on 127.0.0.1)'
+  }
+  if (kind === 'host' && url.protocol === 'http:' && !rules.allowInsecure) {
+    return 'is not loopback, and this server allows http:// only to loopback (it was not started with --allow-insecure-webhooks); use https://'
   }
   return undefined
 }
 
-/** Checks the URL, resolves its host and checks every address it has; returns the parsed URL. */
-export async function checkTarget(raw: string, rules: TargetRules, resolve: Resolve): Promise<URL> {
+/** Why an address may not be sent to, or undefined when it may: judged as written and by every IPv4 address it carries. */
+function refusalOf(scoped: string, url: URL, rules: TargetRules): string | undefined {
+  const address = scoped.replace(/%.*$/, '') // an IPv6 zone (fe80::1%eth0) is no part of the address
+  if (isLocalUseNat64(address)) {
+    return `${address} is a local-use NAT64 address (64:ff9b:1::/48), whose IPv4 address cannot be checked, which webhooks never target`
+  }
+  for (const { ipv4, form } of embeddedIPv4(address)) {
+    const carried = refusalOfOne(ipv4, url, rules)
+    if (carried) return `${address} is ${ipv4} written as IPv6 (${form}), which ${carried}`
+  }
+  const own = refusalOfOne(address, url, rules)
+  return own && `${address} ${own}`
+}
+
+/** Checks the URL, resolves its host and checks every address it has. */
+export async function checkTarget(raw: string, rules: TargetRules, resolve: Resolve): Promise<Target> {
   const url = parseTarget(raw, rules)
   const host = bare(url.hostname)
   let addresses: string[]
@@ -106,7 +116,7 @@ export async function checkTarget(raw: string, rules: TargetRules, resolve: Reso
     const refusal = refusalOf(address, url, rules)
     if (refusal) throw new BadTarget('address', host === address ? refusal : `${refusal} (the name ${host} resolves to it)`)
   }
-  return url
+  return { url, addresses: addresses.map((a) => a.replace(/%.*$/, '')) }
 }
 
 function localAddresses(): Set<string> {

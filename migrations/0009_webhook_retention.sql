@@ -1,0 +1,2 @@
+CREATE INDEX `webhook_deliveries_event` ON `webhook_deliveries` (`event_id`);--> statement-breakpoint
+CREATE INDEX `outbox_events_dispatched` ON `outbox_events` (`created_at`) WHERE "outbox_events"."dispatched_at" is not null;

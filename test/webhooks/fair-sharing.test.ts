@@ -1,0 +1,72 @@
+import { describe, expect, test } from 'bun:test'
+import { DELIVERY_LIMITS } from '../../src/features/webhooks/dispatcher'
+import { createTestApp } from '../helpers/app'
+import { emit, startReceiver, waitFor } from '../helpers/receivers'
+import { apiKey, expectOk, oneStore } from '../helpers/world'
+
+/**
+ * Real receivers on loopback and real time: the proof is how soon a request arrives. Receivers that
+ * never answer hold their attempts until the test ends (the dispatcher is stopped then).
+ */
+type TestApp = ReturnType<typeof createTestApp>
+
+const never = () => new Promise<Response>(() => {})
+
+async function storeWithHooks(t: TestApp, tag: string, urls: string[]) {
+  const store = await oneStore(t.call, t.deps, tag)
+  const headers = apiKey(store.key.apiKey)
+  const hooks: string[] = []
+  for (const url of urls) hooks.push((await expectOk(t.call('POST', '/v1/webhooks', { headers, body: { url, events: ['*'] } }), 201)).id)
+  return { storeId: store.group.storeId as string, headers, hooks }
+}
+
+describe('delivery slots shared between stores', () => {
+  test("a store whose 10 receivers never answer runs only its share of attempts, and another store's ping arrives within 1 s", async () => {
+    const t = createTestApp({ settings: { allowLoopbackWebhooks: true } })
+    const silent = startReceiver(never)
+    const fast = startReceiver()
+    const a = await storeWithHooks(t, 'a', Array.from({ length: 10 }, (_, i) => `${silent.url}-${i}`))
+    const b = await storeWithHooks(t, 'b', [fast.url])
+    t.deps.webhooks.start()
+    for (let i = 0; i < 5; i++) emit(t.deps, a.storeId, 'order.paid', { orderId: `ord_${i}` }) // 50 attempts due
+    await waitFor(() => silent.received.length >= DELIVERY_LIMITS.perStore, 2_000, "store A's attempts to take its slots")
+
+    const asked = Date.now()
+    await expectOk(t.call('POST', `/v1/webhooks/${b.hooks[0]}/ping`, { headers: b.headers }), 202)
+    await waitFor(() => fast.received.length === 1, 1_000, "store B's ping")
+    expect(fast.received[0]!.at - asked).toBeLessThan(1_000)
+    // Of A's 50 due attempts, only its share is running: the rest wait for A's own slots.
+    expect(silent.received).toHaveLength(DELIVERY_LIMITS.perStore)
+  })
+
+  test('when every slot is taken, a freed slot goes to the store with the fewest attempts running, not to the one due longest', async () => {
+    const t = createTestApp({ settings: { allowLoopbackWebhooks: true } })
+    t.deps.webhooks.limits = { perEndpoint: 4, perStore: 2, total: 4 }
+    let release!: () => void
+    const released = new Promise<void>((resolve) => (release = resolve))
+    // A's receiver answers its first two requests once released, and never any later one.
+    const gated = startReceiver((_, n) => (n <= 2 ? released.then(() => new Response('ok')) : never()))
+    const silent = startReceiver(never)
+    const fast = startReceiver()
+    const a = await storeWithHooks(t, 'a', [gated.url])
+    const b = await storeWithHooks(t, 'b', [silent.url])
+    const c = await storeWithHooks(t, 'c', [fast.url])
+    t.deps.webhooks.start()
+    for (let i = 0; i < 4; i++) emit(t.deps, a.storeId, 'order.paid', { orderId: `ord_a${i}` })
+    for (let i = 0; i < 2; i++) emit(t.deps, b.storeId, 'order.paid', { orderId: `ord_b${i}` })
+    await waitFor(() => gated.received.length === 2 && silent.received.length === 2, 2_000, 'A and B to fill the 4 slots')
+
+    await expectOk(t.call('POST', `/v1/webhooks/${c.hooks[0]}/ping`, { headers: c.headers }), 202)
+    await Bun.sleep(200) // long enough for a ping that was started to arrive: it must not be
+    expect(fast.received).toEqual([])
+    expect(gated.received).toHaveLength(2)
+
+    // A's two attempts end: the first slot goes to C (none running) before A's third event, due earlier.
+    const freed = Date.now()
+    release()
+    await waitFor(() => fast.received.length === 1, 1_000, "C's ping after a slot is freed")
+    expect(fast.received[0]!.at - freed).toBeLessThan(1_000)
+    await waitFor(() => gated.received.length === 4, 1_000, "A's remaining events in the slots left")
+    expect(silent.received).toHaveLength(2)
+  })
+})
