@@ -57,7 +57,7 @@ export const studentSessions = sqliteTable(
     createdAt: integer('created_at').notNull(),
     expiresAt: integer('expires_at').notNull(),
   },
-  (t) => [index('student_sessions_rm').on(t.rm)],
+  (t) => [index('student_sessions_rm').on(t.rm), index('student_sessions_expires').on(t.expiresAt)],
 )
 
 export const apiKeys = sqliteTable(
@@ -105,5 +105,5 @@ export const customerSessions = sqliteTable(
     createdAt: integer('created_at').notNull(),
     expiresAt: integer('expires_at').notNull(),
   },
-  (t) => [index('customer_sessions_customer').on(t.customerId)],
+  (t) => [index('customer_sessions_customer').on(t.customerId), index('customer_sessions_expires').on(t.expiresAt)],
 )
