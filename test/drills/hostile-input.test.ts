@@ -1,6 +1,8 @@
 import { describe, expect, test } from 'bun:test'
 import { readFileSync, writeFileSync } from 'node:fs'
-import { emptyDir, SOURCE_SERVER, startExecutable, type Running } from '../helpers/executable'
+import { ADMIN_TOKEN } from '../helpers/app'
+import { emptyDir, overHttp, SOURCE_SERVER, startExecutable, type Running } from '../helpers/executable'
+import { activeStudent, admin, apiKey, createGroup, createKey } from '../helpers/world'
 import { LONG } from './openapi-ops'
 
 /**
@@ -10,7 +12,6 @@ import { LONG } from './openapi-ops'
  * requests arrive at once. Quick: 20 parallel requests; DRILLS=long: 100.
  */
 const PARALLEL = LONG ? 100 : 20
-const ADMIN = 'adm_hostile_drill_token_0123456789'
 const MiB = 1 << 20
 const FAST_MS = 50
 const MAX_GROWTH_MB = 20
@@ -44,17 +45,11 @@ const SHAPES: Record<string, string> = {
 /** A path as long as the server takes (its request line ends near 16 KiB). */
 const LONG_PATH = `/v1/${'products/'.repeat(1800)}x`
 
-async function call(base: string, method: string, path: string, headers: Record<string, string>, body?: unknown): Promise<any> {
-  const res = await fetch(`${base}${path}`, { method, headers: { ...headers, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) })
-  if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${await res.text()}`)
-  return res.json()
-}
-
+/** A store on the started server, through the same helpers the HTTP tests use; its key's header. */
 async function keyOf(server: Running) {
-  await call(server.base, 'POST', '/v1/admin/groups', { 'x-admin-token': ADMIN }, { name: 'Hostile', members: [{ rm: 'h1001', name: 'H' }] })
-  const first = await call(server.base, 'POST', '/v1/store/auth/login', {}, { rm: 'h1001', password: 'h1001' })
-  const { token } = await call(server.base, 'POST', '/v1/store/auth/change-password', { authorization: `Bearer ${first.token}` }, { currentPassword: 'h1001', newPassword: 'h1001-password' })
-  return { 'x-api-key': (await call(server.base, 'POST', '/v1/store/api-keys', { authorization: `Bearer ${token}` }, { name: 'k' })).apiKey as string }
+  const call = overHttp(server.base)
+  await createGroup(call, 'Hostile', [{ rm: 'h1001', name: 'H' }])
+  return apiKey((await createKey(call, await activeStudent(call, 'h1001'))).apiKey)
 }
 
 /** One request; its status, answer size and time. */
@@ -90,13 +85,13 @@ async function worstHealthDuring(base: string, load: Promise<unknown>) {
 describe(`hostile input${LONG ? ' (long)' : ''}`, () => {
   test(`any 1 MiB JSON body answers a short 400 in under ${FAST_MS} ms, and ${PARALLEL} at once leave /health quick and memory flat`, async () => {
     const dir = emptyDir()
-    const server = await startExecutable(SOURCE_SERVER, dir, ['--data', dir, '--admin-token', ADMIN, '--rate-limit-rps', '0'])
+    const server = await startExecutable(SOURCE_SERVER, dir, ['--data', dir, '--admin-token', ADMIN_TOKEN, '--rate-limit-rps', '0'])
     try {
       const key = await keyOf(server)
       const targets: [string, Record<string, string>][] = [
         ['/v1/store/auth/login', {}],
         ['/v1/products', key],
-        ['/v1/admin/groups', { 'x-admin-token': ADMIN }],
+        ['/v1/admin/groups', admin],
       ]
       const burst = (body: string) =>
         Promise.all(Array.from({ length: PARALLEL }, (_, i) => send(server.base, 'POST', targets[i % 2]![0], targets[i % 2]![1], body)))
@@ -133,7 +128,7 @@ describe(`hostile input${LONG ? ' (long)' : ''}`, () => {
 
   test(`a path near 16 KiB is a quick, short 404, and ${PARALLEL} at once leave /health quick`, async () => {
     const dir = emptyDir()
-    const server = await startExecutable(SOURCE_SERVER, dir, ['--data', dir, '--admin-token', ADMIN, '--rate-limit-rps', '0'])
+    const server = await startExecutable(SOURCE_SERVER, dir, ['--data', dir, '--admin-token', ADMIN_TOKEN, '--rate-limit-rps', '0'])
     try {
       await send(server.base, 'GET', LONG_PATH, {})
       const one = await bestOf3(() => send(server.base, 'GET', LONG_PATH, {}))

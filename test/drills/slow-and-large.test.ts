@@ -1,9 +1,10 @@
 import { describe, expect, test } from 'bun:test'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { emptyDir, SOURCE_SERVER, startExecutable, type Running } from '../helpers/executable'
+import { ADMIN_TOKEN } from '../helpers/app'
+import { emptyDir, overHttp, SOURCE_SERVER, startExecutable, type Running } from '../helpers/executable'
 import { streamUpload } from '../helpers/raw-upload'
-import { FIXTURES } from '../helpers/world'
+import { activeStudent, apiKey, createGroup, createKey, FIXTURES } from '../helpers/world'
 import { LONG } from './openapi-ops'
 
 /**
@@ -14,23 +15,16 @@ import { LONG } from './openapi-ops'
 const SLOW_CONNECTIONS = LONG ? 1000 : 200
 const SLOW_SECONDS = LONG ? 20 : 3
 const GIB2 = 2 * 1024 ** 3
-const ADMIN = 'adm_slow_drill_token_0123456789'
 /** More than the server may grow while holding all of this: it never buffers a body it refuses. */
 const MAX_GROWTH_MB = 150
 
 const rssMb = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) / 1024
 
-async function call(base: string, method: string, path: string, headers: Record<string, string>, body?: unknown): Promise<any> {
-  const res = await fetch(`${base}${path}`, { method, headers: { ...headers, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) })
-  if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${await res.text()}`)
-  return res.json()
-}
-
+/** A store on the started server, through the same helpers the HTTP tests use; its key's header. */
 async function keyOf(server: Running) {
-  await call(server.base, 'POST', '/v1/admin/groups', { 'x-admin-token': ADMIN }, { name: 'Slow', members: [{ rm: 's1001', name: 'S' }] })
-  const first = await call(server.base, 'POST', '/v1/store/auth/login', {}, { rm: 's1001', password: 's1001' })
-  const { token } = await call(server.base, 'POST', '/v1/store/auth/change-password', { authorization: `Bearer ${first.token}` }, { currentPassword: 's1001', newPassword: 's1001-password' })
-  return { 'x-api-key': (await call(server.base, 'POST', '/v1/store/api-keys', { authorization: `Bearer ${token}` }, { name: 'k' })).apiKey as string }
+  const call = overHttp(server.base)
+  await createGroup(call, 'Slow', [{ rm: 's1001', name: 'S' }])
+  return apiKey((await createKey(call, await activeStudent(call, 's1001'))).apiKey)
 }
 
 /** A normal client's worst latency over `ms`, calling every 50 ms; throws on any failed call. */
@@ -102,7 +96,7 @@ function hugeBody(port: number, path: string, headers: Record<string, string>, d
 describe(`slowloris and oversized input${LONG ? ' (long)' : ''}`, () => {
   test(`${SLOW_CONNECTIONS} connections sending a byte at a time do not block a normal client or grow memory`, async () => {
     const dir = emptyDir()
-    const server = await startExecutable(SOURCE_SERVER, dir, ['--data', dir, '--admin-token', ADMIN, '--rate-limit-rps', '0'])
+    const server = await startExecutable(SOURCE_SERVER, dir, ['--data', dir, '--admin-token', ADMIN_TOKEN, '--rate-limit-rps', '0'])
     const sockets: { end(): void; write(s: string): number }[] = []
     let dripping = true
     try {
@@ -136,7 +130,7 @@ describe(`slowloris and oversized input${LONG ? ' (long)' : ''}`, () => {
 
   test('2 GiB bodies (declared, chunked JSON, chunked upload) are refused early without buffering, while others are served', async () => {
     const dir = emptyDir()
-    const server = await startExecutable(SOURCE_SERVER, dir, ['--data', dir, '--admin-token', ADMIN, '--rate-limit-rps', '0'])
+    const server = await startExecutable(SOURCE_SERVER, dir, ['--data', dir, '--admin-token', ADMIN_TOKEN, '--rate-limit-rps', '0'])
     try {
       const key = await keyOf(server)
       const before = rssMb(server.proc.pid)
