@@ -9,7 +9,8 @@ import { LONG } from './openapi-ops'
  * What anyone on the class network can send, with or without a credential: a JSON body of any shape
  * up to the 1 MiB limit, and a path as long as the server reads. The real server, on loopback. Each
  * answer must be quick and small, memory must not grow, and /health must stay quick while twenty such
- * requests arrive at once. Quick: 20 parallel requests; DRILLS=long: 100.
+ * requests arrive at once. A body that never ends is read no further than the answer. Quick: 20
+ * parallel requests; DRILLS=long: 100.
  */
 const PARALLEL = LONG ? 100 : 20
 const MiB = 1 << 20
@@ -82,6 +83,42 @@ async function worstHealthDuring(base: string, load: Promise<unknown>) {
   return { worst, polls }
 }
 
+/**
+ * Sends a chunked body that never ends, as fast as the server takes it, for at most `ms`. Returns the
+ * answer's status line and how much the server took after answering: with the connection kept open it
+ * went on reading (and throwing away) gigabytes a second.
+ */
+async function endlessBody(port: number, requestLine: string, headers: Record<string, string>, ms = 2000) {
+  const piece = new Uint8Array(1 << 16).fill(0x20)
+  const frame = new Uint8Array([...new TextEncoder().encode(`${piece.length.toString(16)}\r\n`), ...piece, 13, 10])
+  let answer = ''
+  let closed = false
+  let takenAfterAnswer = 0
+  const socket = await Bun.connect({
+    hostname: '127.0.0.1',
+    port,
+    socket: {
+      data: (_, data) => void (answer ||= new TextDecoder().decode(data)),
+      close: () => void (closed = true),
+      error: () => void (closed = true),
+    },
+  })
+  const lines = Object.entries({ ...headers, 'transfer-encoding': 'chunked' }).map(([k, v]) => `${k}: ${v}`)
+  socket.write(`${requestLine} HTTP/1.1\r\nHost: 127.0.0.1\r\n${lines.join('\r\n')}\r\n\r\n`)
+  let pending = frame
+  const end = Date.now() + ms
+  while (!closed && Date.now() < end) {
+    const written = socket.write(pending)
+    if (answer && written > 0) takenAfterAnswer += written
+    pending = written >= 0 && written < pending.length ? pending.subarray(written) : frame
+    // Let the answer and the close arrive between writes; wait a little when the socket is full.
+    await (pending === frame ? Promise.resolve() : Bun.sleep(1))
+    await new Promise((resolve) => setImmediate(resolve))
+  }
+  socket.end()
+  return { status: answer.split('\r\n')[0] ?? '', closed, takenAfterAnswer }
+}
+
 describe(`hostile input${LONG ? ' (long)' : ''}`, () => {
   test(`any 1 MiB JSON body answers a short 400 in under ${FAST_MS} ms, and ${PARALLEL} at once leave /health quick and memory flat`, async () => {
     const dir = emptyDir()
@@ -141,6 +178,42 @@ describe(`hostile input${LONG ? ' (long)' : ''}`, () => {
       if (process.env.DRILLS_VERBOSE) console.log({ one: one.ms, health })
       expect((await parallel).map((a) => a.status)).toEqual(Array(PARALLEL).fill(404))
       expect(health.worst).toBeLessThan(FAST_MS)
+    } finally {
+      await server.stop('SIGTERM')
+    }
+  }, 60_000)
+
+  test('a body that never ends is not read past the answer: the connection closes, with or without a credential', async () => {
+    const dir = emptyDir()
+    const server = await startExecutable(SOURCE_SERVER, dir, ['--data', dir, '--admin-token', ADMIN_TOKEN, '--rate-limit-rps', '0'])
+    try {
+      const key = await keyOf(server)
+      const product = (await (await fetch(`${server.base}/v1/products`, { method: 'POST', headers: { ...key, 'content-type': 'application/json' }, body: JSON.stringify({ name: 'Gone', sku: 'GONE-1', price: 1, stock: 1 }) })).json()) as { id: string }
+      const cases: [string, Record<string, string>, string][] = [
+        ['GET /health', {}, 'HTTP/1.1 200 OK'],
+        ['POST /v1/products', { 'content-type': 'application/json' }, 'HTTP/1.1 401 Unauthorized'],
+        ['POST /v1/nowhere', { 'content-type': 'application/json' }, 'HTTP/1.1 404 Not Found'],
+        ['OPTIONS /v1/products', { origin: 'http://a', 'access-control-request-method': 'GET' }, 'HTTP/1.1 204 No Content'],
+        ['POST /v1/store/auth/login', { 'content-type': 'text/plain' }, 'HTTP/1.1 415 Unsupported Media Type'],
+        ['POST /v1/products', { ...key, 'content-type': 'application/json' }, 'HTTP/1.1 413 Payload Too Large'],
+        // A multipart body that never reaches its first boundary is cut off at the upload limit.
+        ['POST /v1/uploads', { ...key, 'content-type': 'multipart/form-data; boundary=x' }, 'HTTP/1.1 413 Payload Too Large'],
+        // A route that takes no body answers at once and does not read what was sent.
+        [`DELETE /v1/products/${product.id}`, key, 'HTTP/1.1 204 No Content'],
+      ]
+      const seen = []
+      for (const [line, headers, status] of cases) {
+        const res = await endlessBody(server.port, line, headers)
+        seen.push({ line, ...res })
+        expect([line, res.status, res.closed]).toEqual([line, status, true])
+        // What was already in flight when the answer came (socket buffers), never the endless rest.
+        expect(res.takenAfterAnswer).toBeLessThan(64 * MiB)
+      }
+      if (process.env.DRILLS_VERBOSE) console.log(seen)
+      // A body that is read whole keeps the connection for the next request.
+      const ok = await fetch(`${server.base}/v1/products`, { method: 'POST', headers: { ...key, 'content-type': 'application/json' }, body: JSON.stringify({ name: 'Kept', sku: 'KEPT-1', price: 1, stock: 1 }) })
+      expect(ok.status).toBe(201)
+      expect(ok.headers.get('connection')).not.toBe('close')
     } finally {
       await server.stop('SIGTERM')
     }

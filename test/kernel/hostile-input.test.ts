@@ -110,3 +110,22 @@ describe('paths of a hostile length', () => {
     )
   })
 })
+
+describe('bodies the server does not read to the end', () => {
+  const send = (app: { handle(r: Request): Promise<Response> }, method: string, path: string, body: string | undefined, type = 'application/json') =>
+    app.handle(new Request(`http://localhost${path}`, { method, headers: body === undefined ? {} : { 'content-type': type }, body }))
+
+  test('an answer given instead of reading the body ends the connection; one that read it whole keeps it', async () => {
+    const { app } = setup()
+    const refused = await send(app, 'POST', '/v1/probes', JSON.stringify({ name: '' }))
+    expect([refused.status, refused.headers.get('connection')]).toEqual([400, 'close'])
+    const wrongType = await send(app, 'POST', '/v1/probes', 'name=a', 'text/plain')
+    expect([wrongType.status, wrongType.headers.get('connection')]).toEqual([415, 'close'])
+    const unknown = await send(app, 'POST', '/v1/nowhere', '{}')
+    expect([unknown.status, unknown.headers.get('connection')]).toEqual([404, 'close'])
+    const read = await send(app, 'POST', '/v1/probes', JSON.stringify({ name: 'a' }))
+    expect([read.status, read.headers.get('connection')]).toEqual([200, null])
+    const noBody = await send(app, 'POST', '/v1/nowhere', undefined)
+    expect([noBody.status, noBody.headers.get('connection')]).toEqual([404, null])
+  })
+})

@@ -20,7 +20,7 @@ const workPrefix = (kind: 'backup' | 'restore') => `.storefront-${kind}-${proces
 
 /** Removes the work that processes which are gone left in `dir`; returns the names removed. */
 export function removeStaleWork(dir: string): string[] {
-  const names = existsSync(dir) ? readdirSync(dir) : []
+  const names = existsSync(dir) ? readdirSync(dir).sort() : []
   const stale = names.filter((name) => {
     const pid = WORK.exec(name)?.[1]
     return pid !== undefined && !processAlive(Number(pid))

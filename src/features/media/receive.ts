@@ -141,6 +141,13 @@ export async function receiveFile(request: Request, path: string, room: number):
       file.then((f) => resolve({ ...f, fields }), reject)
     })
     source.on('error', () => reject(new AppError('VALIDATION_ERROR', 'The upload was interrupted before it ended. Try again.')))
+    // The whole body is bounded too, not only the file in it: a body that never reaches its first
+    // boundary (or is all form fields) would otherwise be read for as long as the sender sends.
+    let received = 0
+    source.on('data', (chunk: Buffer) => {
+      received += chunk.length
+      if (received > Math.min(LARGEST_FILE, room) + FRAMING) reject(received > room + FRAMING ? quotaExceeded(room) : tooLarge('VIDEO'))
+    })
     source.pipe(parser)
   })
 

@@ -1,3 +1,5 @@
+import { carriesBody } from './unread-body'
+
 /**
  * CORS for browser apps on other LAN hosts (decisions §1). No cookies are used (credentials travel in
  * headers), so `*` is exact and safe. Written here rather than with @elysiajs/cors, which sends
@@ -33,6 +35,7 @@ export function preflightResponse(request: Request, requestId: string): Response
       'access-control-allow-headers': request.headers.get('access-control-request-headers') || ALLOWED_HEADERS,
       'access-control-max-age': '600',
       'x-request-id': requestId,
+      ...(carriesBody(request) ? { connection: 'close' } : {}),
     },
   })
 }

@@ -2,6 +2,7 @@ import { Elysia, ValidationError } from 'elysia'
 import { AppError, clip, errorBody } from '../errors'
 import type { Log } from '../log'
 import type { RouteTable } from './route-table'
+import { carriesBody, closeAfter } from './unread-body'
 import { toValidationError } from './validation'
 
 /**
@@ -23,6 +24,8 @@ export const errorsPlugin = (routes: RouteTable, log: Log, onFailure: (request: 
     }
     set.status = appError.status
     Object.assign(set.headers, appError.headers)
+    // A refusal may come before or while the body arrives (unread-body.ts).
+    if (carriesBody(request)) closeAfter(set.headers)
     return errorBody(appError, requestId)
   })
 

@@ -9,6 +9,7 @@ import { isJsonType, parseJson, readLimitedText, wrongBodyType } from './json-bo
 import type { RouteTable } from './route-table'
 import { readTextBody } from './text-body'
 import { TakeTurns } from './take-turns'
+import { bodyIsNeverRead, carriesBody, closeAfter } from './unread-body'
 import { checkBody } from './validation'
 
 const incomingRequestId = /^[\w.:-]{1,64}$/
@@ -32,6 +33,7 @@ export const httpKernel = (routes: RouteTable, deps: Deps) => {
       if (isPreflight(request)) return preflightResponse(request, requestId)
       Object.assign(set.headers, corsHeaders)
       set.headers['x-request-id'] = requestId
+      if (bodyIsNeverRead(request)) closeAfter(set.headers)
       // Authentication comes first, before the body is read: an unknown caller learns nothing else.
       const route = routes.match(request.method, new URL(request.url).pathname)
       if (!route?.auth) return
@@ -42,13 +44,18 @@ export const httpKernel = (routes: RouteTable, deps: Deps) => {
       const caller = callerOf(request)
       if (caller) deps.activity.countError(caller)
     }))
-    .onParse({ as: 'global' }, async ({ request, contentType, route }) => {
+    .onParse({ as: 'global' }, async ({ request, contentType, route, set }) => {
       const entry = routes.get(request.method, route)
       const type = contentType ?? ''
       // A route declared with textBodyDetail() takes its one text type instead of JSON.
       if (entry?.textBody) return readTextBody(request, type, entry.textBody)
-      // Upload routes read the stream themselves; routes without a body schema ignore what was sent.
-      if (entry && (entry.upload || !entry.takesBody)) return null
+      // Upload routes read the stream themselves.
+      if (entry?.upload) return null
+      // A route without a body schema ignores what was sent (unread-body.ts).
+      if (entry && !entry.takesBody) {
+        if (carriesBody(request)) closeAfter(set.headers)
+        return null
+      }
       if (isJsonType(type)) {
         const text = await readLimitedText(request)
         const read = () => {
