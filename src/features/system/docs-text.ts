@@ -1,3 +1,5 @@
+import { MAX_JSON_DEPTH, MAX_JSON_VALUES } from '../../kernel/http/json-shape'
+import { MAX_DETAILS } from '../../kernel/http/validation'
 import { MAX_CART_LINES, MAX_LINE_QUANTITY, MAX_PRICE } from '../../kernel/money'
 
 /** The prose of the OpenAPI document: what a student reads first on /docs. */
@@ -37,8 +39,11 @@ Every response carries \`X-Request-Id\`; quote it when asking about an internal 
 - Times are ISO 8601 strings in UTC.
 - Lists take \`page\` (default 1) and \`pageSize\` (default 20, at most 100) and answer
   \`{data, page, pageSize, total}\`.
-- JSON bodies need \`Content-Type: application/json\` and may be up to 1 MiB; fields the route does not
-  know, or may not change, are a 400 that names them.
+- JSON bodies need \`Content-Type: application/json\` and may be up to 1 MiB, nested at most
+  ${MAX_JSON_DEPTH} levels and holding at most ${MAX_JSON_VALUES.toLocaleString('en')} values (no route needs anything close); fields the route
+  does not know, or may not change, are a 400 that names them (the first ${MAX_DETAILS} problems, with the count).
+- An answer given without reading the whole request body (an error, or a body the route does not take)
+  carries \`Connection: close\`: the client sends its next request on a new connection.
 - Query parameters the route does not know are ignored.
 `.trim()
 
