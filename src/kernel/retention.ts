@@ -1,4 +1,7 @@
+import { inArray, sql, type SQL } from 'drizzle-orm'
+import type { SQLiteTable } from 'drizzle-orm/sqlite-core'
 import type { Clock } from './clock'
+import type { Db } from './db/database'
 import type { Log } from './log'
 
 /** Rows deleted per statement: a pass over a large backlog never holds the write lock for long. */
@@ -19,6 +22,12 @@ export interface Pruner {
    * days) or past the feature's own bound. Returns how many it deleted; fewer than `batch` means done.
    */
   prune(cutoff: number, now: number, batch: number): number
+}
+
+/** Deletes at most `batch` rows of `table` that `where` selects (the body of most pruners); returns how many. */
+export function deleteBatch(db: Db, table: SQLiteTable, where: SQL | undefined, batch: number): number {
+  const rows = db.select({ rowid: sql`rowid` }).from(table).where(where).limit(batch)
+  return db.delete(table).where(inArray(sql`rowid`, rows)).returning({ gone: sql`1` }).all().length
 }
 
 /**

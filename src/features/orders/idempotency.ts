@@ -1,8 +1,8 @@
-import { and, eq, inArray, lte, sql } from 'drizzle-orm'
+import { and, eq, lte } from 'drizzle-orm'
 import { writeTransaction, type Db } from '../../kernel/db/database'
 import type { Deps } from '../../kernel/deps'
 import { AppError, errorBody } from '../../kernel/errors'
-import type { Pruner } from '../../kernel/retention'
+import { deleteBatch, type Pruner } from '../../kernel/retention'
 import { idempotencyKeys } from './tables'
 
 /**
@@ -79,8 +79,5 @@ export async function withIdempotency(
 /** Records past their 24 h are never replayed again; the retention days (at least one) are never shorter. */
 export const idempotencyPruner = (db: Db): Pruner => ({
   what: 'idempotency records past their 24 h',
-  prune: (_cutoff, now, batch) => {
-    const expired = db.select({ rowid: sql`rowid` }).from(idempotencyKeys).where(lte(idempotencyKeys.createdAt, now - IDEMPOTENCY_TTL_MS)).limit(batch)
-    return db.delete(idempotencyKeys).where(inArray(sql`rowid`, expired)).returning({ key: idempotencyKeys.key }).all().length
-  },
+  prune: (_cutoff, now, batch) => deleteBatch(db, idempotencyKeys, lte(idempotencyKeys.createdAt, now - IDEMPOTENCY_TTL_MS), batch),
 })

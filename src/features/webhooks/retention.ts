@@ -1,6 +1,6 @@
 import { and, count, desc, eq, gt, inArray, isNotNull, lte, notExists, sql, type SQLWrapper } from 'drizzle-orm'
 import { writeTransaction, type Db, type Sql } from '../../kernel/db/database'
-import type { Pruner } from '../../kernel/retention'
+import { deleteBatch, type Pruner } from '../../kernel/retention'
 import { outboxEvents } from '../../kernel/tables'
 import { webhookDeliveries as deliveries } from './tables'
 
@@ -76,12 +76,7 @@ export function webhookPruners(db: Db): Pruner[] {
       what: 'delivered events older than the retention',
       prune: (cutoff, _now, batch) => {
         const waitedFor = db.select({ one: sql`1` }).from(deliveries).where(and(eq(deliveries.eventId, outboxEvents.id), pending))
-        const old = db
-          .select({ id: outboxEvents.id })
-          .from(outboxEvents)
-          .where(and(isNotNull(outboxEvents.dispatchedAt), lte(outboxEvents.createdAt, cutoff), notExists(waitedFor)))
-          .limit(batch)
-        return db.delete(outboxEvents).where(inArray(outboxEvents.id, old)).returning({ id: outboxEvents.id }).all().length
+        return deleteBatch(db, outboxEvents, and(isNotNull(outboxEvents.dispatchedAt), lte(outboxEvents.createdAt, cutoff), notExists(waitedFor)), batch)
       },
     },
   ]
