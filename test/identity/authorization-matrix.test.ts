@@ -12,7 +12,7 @@ import { admin, apiKey, bearer, twoStores } from '../helpers/world'
  * test fail until a fixture for it is added to ID_OF in helpers/rich-world.ts.
  */
 function bodyFor(route: RouteEntry, hasStoreIds: boolean): unknown {
-  if (!route.takesBody || !hasStoreIds) return undefined
+  if (!route.body || !hasStoreIds) return undefined
   const key = `${route.method} ${route.path}`
   if (!(key in BODY_OF)) throw new Error(`add a valid body to BODY_OF for ${key}`)
   return BODY_OF[key]

@@ -1,5 +1,3 @@
-import { carriesBody } from './unread-body'
-
 /**
  * CORS for browser apps on other LAN hosts (decisions §1). No cookies are used (credentials travel in
  * headers), so `*` is exact and safe. Written here rather than with @elysiajs/cors, which sends
@@ -26,7 +24,8 @@ export const corsHeaders = {
 export const isPreflight = (request: Request) =>
   request.method === 'OPTIONS' && request.headers.has('access-control-request-method')
 
-export function preflightResponse(request: Request, requestId: string): Response {
+/** `close`: the preflight carried a body, which is not read (unread-body.ts). */
+export function preflightResponse(request: Request, requestId: string, close: boolean): Response {
   return new Response(null, {
     status: 204,
     headers: {
@@ -35,7 +34,7 @@ export function preflightResponse(request: Request, requestId: string): Response
       'access-control-allow-headers': request.headers.get('access-control-request-headers') || ALLOWED_HEADERS,
       'access-control-max-age': '600',
       'x-request-id': requestId,
-      ...(carriesBody(request) ? { connection: 'close' } : {}),
+      ...(close ? { connection: 'close' } : {}),
     },
   })
 }

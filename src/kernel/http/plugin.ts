@@ -30,10 +30,11 @@ export const httpKernel = (routes: RouteTable, deps: Deps) => {
     .onRequest(({ request, set }) => {
       const given = request.headers.get('x-request-id')
       const requestId = given && incomingRequestId.test(given) ? given : `req_${randomToken(16)}`
-      if (isPreflight(request)) return preflightResponse(request, requestId)
+      const unread = bodyIsNeverRead(request)
+      if (isPreflight(request)) return preflightResponse(request, requestId, unread)
       Object.assign(set.headers, corsHeaders)
       set.headers['x-request-id'] = requestId
-      if (bodyIsNeverRead(request)) closeAfter(set.headers)
+      if (unread) closeAfter(set.headers)
       // Authentication comes first, before the body is read: an unknown caller learns nothing else.
       const route = routes.match(request.method, new URL(request.url).pathname)
       if (!route?.auth) return
@@ -52,7 +53,7 @@ export const httpKernel = (routes: RouteTable, deps: Deps) => {
       // Upload routes read the stream themselves.
       if (entry?.upload) return null
       // A route without a body schema ignores what was sent (unread-body.ts).
-      if (entry && !entry.takesBody) {
+      if (entry && !entry.body) {
         if (carriesBody(request)) closeAfter(set.headers)
         return null
       }

@@ -11,8 +11,7 @@ import type { BodySchema } from './validation'
 export interface RouteEntry {
   method: string
   path: string
-  takesBody: boolean
-  /** The body schema the route declared; the kernel checks a JSON body against it (validation.ts). */
+  /** The body schema the route declared, undefined when it takes none; the kernel checks a JSON body against it (validation.ts). */
   body: BodySchema | undefined
   /** The credential the route declared with the auth macro; undefined for public routes. */
   auth: AuthKind | undefined
@@ -38,8 +37,7 @@ export class RouteTable {
       const entry: RouteEntry = {
         method: r.method,
         path,
-        takesBody: r.hooks?.body !== undefined,
-        body: isBodySchema(r.hooks?.body) ? r.hooks?.body : undefined,
+        body: bodySchemaOf(r.method, path, r.hooks?.body),
         auth: r.hooks?.detail?.[AUTH_EXTENSION] as AuthKind | undefined,
         upload: r.hooks?.detail?.[UPLOAD_EXTENSION] === true,
         textBody: r.hooks?.detail?.[TEXT_BODY_EXTENSION] as TextBody | undefined,
@@ -98,8 +96,12 @@ export class RouteTable {
   }
 }
 
-const isBodySchema = (schema: unknown): schema is BodySchema =>
-  typeof schema === 'object' && schema !== null && '~standard' in schema
+/** Every body is a Standard Schema (zod): the kernel validates with it before Elysia does. */
+function bodySchemaOf(method: string, path: string, schema: unknown): BodySchema | undefined {
+  if (schema === undefined) return undefined
+  if (typeof schema === 'object' && schema !== null && '~standard' in schema) return schema as BodySchema
+  throw new Error(`${method} ${path}: its body schema is not a Standard Schema; declare it with zod`)
+}
 
 /** How much longer than the longest route a path may be and still be compared (an id in place of `:id`). */
 const SUGGEST_SLACK = 40
