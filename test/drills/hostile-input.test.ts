@@ -2,6 +2,7 @@ import { describe, expect, test } from 'bun:test'
 import { readFileSync, writeFileSync } from 'node:fs'
 import { ADMIN_TOKEN } from '../helpers/app'
 import { emptyDir, overHttp, SOURCE_SERVER, startExecutable, type Running } from '../helpers/executable'
+import { chunkedHead, sendChunked } from '../helpers/raw-upload'
 import { activeStudent, admin, apiKey, createGroup, createKey } from '../helpers/world'
 import { LONG } from './openapi-ops'
 
@@ -83,42 +84,6 @@ async function worstHealthDuring(base: string, load: Promise<unknown>) {
   }
   await finished
   return { worst, polls }
-}
-
-/**
- * Sends a chunked body that never ends, as fast as the server takes it, for at most `ms`. Returns the
- * answer's status line and how much the server took after answering: with the connection kept open it
- * went on reading (and throwing away) gigabytes a second.
- */
-async function endlessBody(port: number, requestLine: string, headers: Record<string, string>, ms = 2000) {
-  const piece = new Uint8Array(1 << 16).fill(0x20)
-  const frame = new Uint8Array([...new TextEncoder().encode(`${piece.length.toString(16)}\r\n`), ...piece, 13, 10])
-  let answer = ''
-  let closed = false
-  let takenAfterAnswer = 0
-  const socket = await Bun.connect({
-    hostname: '127.0.0.1',
-    port,
-    socket: {
-      data: (_, data) => void (answer ||= new TextDecoder().decode(data)),
-      close: () => void (closed = true),
-      error: () => void (closed = true),
-    },
-  })
-  const lines = Object.entries({ ...headers, 'transfer-encoding': 'chunked' }).map(([k, v]) => `${k}: ${v}`)
-  socket.write(`${requestLine} HTTP/1.1\r\nHost: 127.0.0.1\r\n${lines.join('\r\n')}\r\n\r\n`)
-  let pending = frame
-  const end = Date.now() + ms
-  while (!closed && Date.now() < end) {
-    const written = socket.write(pending)
-    if (answer && written > 0) takenAfterAnswer += written
-    pending = written >= 0 && written < pending.length ? pending.subarray(written) : frame
-    // Let the answer and the close arrive between writes; wait a little when the socket is full.
-    await (pending === frame ? Promise.resolve() : Bun.sleep(1))
-    await new Promise((resolve) => setImmediate(resolve))
-  }
-  socket.end()
-  return { status: answer.split('\r\n')[0] ?? '', closed, takenAfterAnswer }
 }
 
 describe(`hostile input${LONG ? ' (long)' : ''}`, () => {
@@ -209,7 +174,8 @@ describe(`hostile input${LONG ? ' (long)' : ''}`, () => {
       ]
       const seen = []
       for (const [line, headers, status] of cases) {
-        const res = await endlessBody(server.port, line, headers)
+        const sent = await sendChunked(server.port, chunkedHead(line, headers), { chunkBytes: 1 << 16, ms: 2000, afterAnswer: true })
+        const res = { status: sent.reply.split('\r\n')[0] ?? '', closed: sent.closed, takenAfterAnswer: sent.takenAfterAnswer }
         seen.push({ line, ...res })
         expect([line, res.status, res.closed]).toEqual([line, status, true])
         // What was already in flight when the answer came (socket buffers), never the endless rest.
