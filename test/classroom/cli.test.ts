@@ -7,14 +7,20 @@ import { expectDefusedActivityCsv, formulaClassList, RAW_NAMES } from '../helper
 
 const cli = (args: string[], cwd: string) => runExecutable(SOURCE_SERVER, args, cwd)
 
-const count = (dataDir: string, table: string) => {
+/** A query on the data folder's database, opened read-only for it. */
+function read<T>(dataDir: string, query: string): T[] {
   const db = new Database(join(dataDir, 'storefront.db'), { readonly: true })
   try {
-    return (db.query(`select count(*) as n from ${table}`).get() as { n: number }).n
+    return db.query(query).all() as T[]
   } finally {
     db.close()
   }
 }
+
+const count = (dataDir: string, table: string) => read<{ n: number }>(dataDir, `select count(*) as n from ${table}`)[0]!.n
+
+/** Every student with the name of their group, by RM. */
+const members = (dataDir: string) => read(dataDir, 'select g.name as g, s.rm, s.name from students s join groups g on g.id = s.group_id order by s.rm')
 
 describe('storefront groups import', () => {
   test('a class list with bad rows reports each row by line and creates nothing', async () => {
@@ -48,12 +54,10 @@ describe('storefront groups import', () => {
     ])
     const again = await cli(['groups', 'import', 'second.csv', '--data', 'data'], dir)
     expect(again.stdout).toBe('imported 2 rows: 0 new groups, 0 new students, 0 moved, 2 already there\n')
-    const db = new Database(join(dir, 'data', 'storefront.db'), { readonly: true })
-    expect(db.query('select g.name as g, s.rm, s.name from students s join groups g on g.id = s.group_id order by s.rm').all()).toEqual([
+    expect(members(join(dir, 'data'))).toEqual([
       { g: 'Verde', rm: '100', name: 'Ana Souza' },
       { g: 'Rosa', rm: '300', name: 'Rui' },
     ])
-    db.close()
     expect(count(join(dir, 'data'), 'groups')).toBe(3)
   })
 
@@ -64,14 +68,12 @@ describe('storefront groups import', () => {
     expect([first.code, first.stdout, first.stderr]).toEqual([0, 'imported 3 rows: 2 new groups, 3 new students, 0 moved, 0 already there\n', ''])
     const again = await cli(['groups', 'import', 'class.csv', '--data', 'data'], dir)
     expect(again.stdout).toBe('imported 3 rows: 0 new groups, 0 new students, 0 moved, 3 already there\n')
-    const db = new Database(join(dir, 'data', 'storefront.db'), { readonly: true })
-    expect(db.query('select g.name as g, s.rm, s.name from students s join groups g on g.id = s.group_id order by s.rm').all()).toEqual([
+    expect(members(join(dir, 'data'))).toEqual([
       { g: 'Azul', rm: '100', name: 'Ana' },
       { g: 'Azul', rm: '101', name: 'Silva, Bruno' },
       { g: 'Verde', rm: '200', name: 'Carla' },
     ])
-    expect(db.query('select count(*) as n from stores').get()).toEqual({ n: 2 })
-    db.close()
+    expect(count(join(dir, 'data'), 'stores')).toBe(2)
     const missing = await cli(['groups', 'import', 'nope.csv'], dir)
     expect([missing.code, missing.stderr]).toEqual([1, 'storefront: cannot read nope.csv (ENOENT)\n'])
   })

@@ -51,7 +51,7 @@ export async function registerWebhook(deps: Deps, ctx: StoreCtx, input: Register
   }
   // Counted in the transaction of the insert: two registrations at once cannot both take the last place.
   writeTransaction(deps.db, (tx) => {
-    const [{ n }] = tx.select({ n: count() }).from(endpoints).where(eq(endpoints.storeId, ctx.storeId)).all() as [{ n: number }]
+    const { n } = tx.select({ n: count() }).from(endpoints).where(eq(endpoints.storeId, ctx.storeId)).get()!
     if (n >= MAX_ENDPOINTS_PER_STORE) {
       throw new AppError(
         'LIMIT_REACHED',
