@@ -1,5 +1,5 @@
 /**
- * Cart add against the machine's ceiling, quickly (issue 11), for iterating on the cart's speed:
+ * Cart add against the machine's ceiling, quickly, for iterating on the cart's speed:
  *
  *   bun bench/cart.ts [--before <checkout>] [--rounds 3] [--seconds 3] [--concurrency 32]
  *

@@ -1,5 +1,5 @@
 /**
- * `bun run bench:catalog`: the catalog at scale (issue 4). One store with 100,000 products; list page 1 and
+ * `bun run bench:catalog`: the catalog at scale. One store with 100,000 products; list page 1 and
  * page 500, a search, a price range and a product detail, measured in-process (through app.handle, no
  * socket) and over HTTP, against a route that serves a precomputed JSON body of the same size.
  *

@@ -1,5 +1,5 @@
 /**
- * `npm run bench` (issue 11): the whole system, measured against the machine's own ceiling.
+ * `npm run bench`: the whole system, measured against the machine's own ceiling.
  *
  *   bun bench/run.ts [--seconds 3] [--rounds 3] [--concurrency 32] [--mix-seconds 20] [--starts 5] [--bookkeeping-pairs 60] [--fresh]
  *

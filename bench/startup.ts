@@ -1,5 +1,5 @@
 /**
- * `npm run bench:startup` (part of issue 11): how long the single executable takes from launch to a
+ * `npm run bench:startup`: how long the single executable takes from launch to a
  * healthy `/health`, and its memory when idle, beside the machine's ceiling measured in the same run:
  * a bare `Bun.serve` answering the same route, compiled the same way.
  *
@@ -96,6 +96,6 @@ for (const [name, r] of Object.entries(report)) {
   const vs = name === 'ceiling' ? '' : `${ratio(name as 'first' | 'restart').toFixed(2)}x`
   console.log(`${name.padEnd(20)} ${r.coldMs.p50.toFixed(0).padStart(6)} ${r.coldMs.p95.toFixed(0).padStart(7)} ${r.coldMs.max.toFixed(0).padStart(7)} ${r.idleRssMib.p50.toFixed(1).padStart(13)}   ${vs}`)
 }
-console.log(`targets (issue 11): cold start under 150 ms, idle RSS under 80 MiB`)
+console.log(`targets: cold start under 150 ms, idle RSS under 80 MiB`)
 mkdirSync(join(import.meta.dir, 'results'), { recursive: true })
 writeFileSync(join(import.meta.dir, 'results', 'startup.json'), JSON.stringify({ runs: RUNS, report, at: new Date().toISOString() }, null, 2) + '\n')

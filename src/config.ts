@@ -4,7 +4,7 @@ import { resolve } from 'node:path'
 import { z } from 'zod'
 
 /**
- * Every setting of decisions §1: its flag, its env var and its schema. Flags override env vars
+ * Every setting: its flag, its env var and its schema. Flags override env vars
  * override defaults. The table also feeds `--help` and the README, so the three never disagree.
  */
 const boolText = z

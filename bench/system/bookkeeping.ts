@@ -1,6 +1,6 @@
 /**
- * What the activity counter and the rate limiter cost (issue 11: under 5 % of list throughput), as
- * steadily as a shared 2-core machine allows.
+ * What the activity counter and the rate limiter cost (the target: under 5 % of list throughput), as
+ * steadily as a busy 2-core machine allows.
  *
  * Both variants of the app (variant-server.ts: `on` and `off`) run at once, each on its own copy of
  * the data (the server holds its database file alone), and the load generator takes turns between

@@ -1,6 +1,6 @@
 /**
  * The whole-system bench's table: every measurement of one run, its ratio to the ceiling measured in
- * the same run, and whether each target of issue 11 holds.
+ * the same run, and whether each target holds.
  */
 import type { LabelStats } from './load'
 import type { Bookkeeping } from './bookkeeping'

@@ -1,6 +1,6 @@
 /**
  * The server from source with its per-request bookkeeping switched on or off, for measuring what the
- * activity counter and the rate limiter cost (issue 11: under 5 % of list throughput).
+ * activity counter and the rate limiter cost (the target: under 5 % of list throughput).
  *
  *   bun bench/system/variant-server.ts <dataDir> on|off
  *

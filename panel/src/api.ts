@@ -69,7 +69,7 @@ export async function call<T = unknown>(credential: Credential | null, method: s
   return json as T
 }
 
-/** A list route's answer (spec: every list is paginated). */
+/** A list route's answer: every list comes in pages. */
 export interface Page<T> {
   data: T[]
   page: number

@@ -31,14 +31,14 @@ export interface Deps {
   activity: CallRecorder & { flush(): void }
   /** What may use a media library file (product images, review photos): DELETE /v1/media/:id asks them. */
   mediaUsers: MediaUser[]
-  /** The per-store token bucket (decisions §13). */
+  /** The per-store token bucket. */
   limiter: RateLimiter
   /** argon2id hashing and checking of passwords (auth/passwords.ts). */
   passwords: Passwords
   version: string
   /** When this process started (ms), for uptime. */
   startedAt: number
-  /** The teacher's token for /v1/admin, configured or generated (decisions §1). */
+  /** The teacher's token for /v1/admin, configured or generated. */
   adminToken: string
   /** Base of absolute URLs handed to clients (media files), without a trailing slash. */
   publicUrl: string

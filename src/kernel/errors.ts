@@ -2,7 +2,7 @@ import { z } from 'zod'
 import { describeId } from './ids'
 
 /**
- * The closed catalogue of error codes (decisions §3) and the HTTP status each one answers with.
+ * The closed catalogue of error codes and the HTTP status each one answers with.
  * Every failure the service reports goes through AppError with one of these codes.
  */
 export const ERROR_STATUS = {

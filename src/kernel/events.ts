@@ -1,5 +1,5 @@
 /**
- * The one table of event names (decisions §12). `GET /v1/webhooks/events` lists it; `emit` accepts
+ * The one table of event names. `GET /v1/webhooks/events` lists it; `emit` accepts
  * nothing else.
  */
 export const EVENT_TYPES = {

@@ -1,5 +1,5 @@
 /**
- * Opaque ids with a type prefix (decisions §2). Thanks to the prefix an error can tell a student what
+ * Opaque ids with a type prefix. Thanks to the prefix an error can tell a student what
  * kind of id they sent ("`prod_…` is a product id; carts take a variant id").
  */
 export const ID_PREFIXES = {

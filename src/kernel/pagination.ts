@@ -1,6 +1,6 @@
 import { z } from 'zod'
 
-/** `page` and `pageSize` of every list route (spec conventions; defaults from decisions §8). */
+/** `page` and `pageSize` of every list route: the same names, bounds and defaults everywhere. */
 export const PageQuery = z.object({
   page: z.coerce.number().int().min(1, 'page starts at 1').default(1).describe('1-based page number'),
   pageSize: z.coerce

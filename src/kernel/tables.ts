@@ -2,7 +2,7 @@ import { sql } from 'drizzle-orm'
 import { index, integer, sqliteTable, text } from 'drizzle-orm/sqlite-core'
 
 /**
- * The event outbox (STYLE §5): a state change and its event are written in one transaction; the
+ * The event outbox: a state change and its event are written in one transaction; the
  * webhook dispatcher delivers from here later, so no event is lost to a crash between the two.
  */
 export const outboxEvents = sqliteTable(

@@ -8,7 +8,7 @@ import { FIXTURES } from '../helpers/world'
 import { LONG } from './openapi-ops'
 
 /**
- * Crash drill (issue 12): rounds of a mixed write load against the real server on loopback, each
+ * Crash drill: rounds of a mixed write load against the real server on loopback, each
  * ended by a SIGKILL at a random moment, then a restart. After every restart: PRAGMA integrity_check
  * is ok, every request answered 2xx before the kill is in the database, the stock ledger agrees with
  * every variant's stock, each product's review summary agrees with its reviews, the media folder holds

@@ -6,7 +6,7 @@ import { LONG, operationsOf, type Operation } from './openapi-ops'
 import { storeSnapshot } from './snapshot'
 
 /**
- * Cross-store attacks (issue 12): store B, with each of its own credentials, tries every operation of
+ * Cross-store attacks: store B, with each of its own credentials, tries every operation of
  * the OpenAPI document on store A's ids — the ids B would have to guess, and every id and URL that
  * appears in A's answers (A "leaks" all of them to B here) — and asks every list with A's ids as
  * filters. Every try is a 404 NOT_FOUND, no answer to B contains anything of A's, and A is unchanged.

@@ -8,7 +8,7 @@ import { streamUpload } from '../helpers/raw-upload'
 import { FIXTURES } from '../helpers/world'
 
 /**
- * Disk full while uploading (issue 12): the data dir is a 3 MiB tmpfs, so a 5 MiB upload meets
+ * Disk full while uploading: the data dir is a 3 MiB tmpfs, so a 5 MiB upload meets
  * ENOSPC half-way. The answer is 507 INSUFFICIENT_STORAGE, no partial file stays, the database passes
  * its integrity check, and once the space is back the store works as before. Mounting needs root
  * (CAP_SYS_ADMIN): where it is refused the drill is skipped and says so.

@@ -4,10 +4,10 @@ import { emptyDir, SOURCE_SERVER, startExecutable, type Running } from '../helpe
 import { LONG } from './openapi-ops'
 
 /**
- * Flood drill (issue 12, decisions §13): one store sends 20 times its rate limit while four others
+ * Flood drill: one store sends 20 times its rate limit while four others
  * run a normal load; the four keep a p95 latency within twice that of a quiet run, and the flooder
  * is answered 429. The real server, default limits (50 requests/s, burst 100), all on loopback.
- * Quick: 3 s; DRILLS=long: 30 s, as the issue asks.
+ * Quick: 3 s; DRILLS=long: 30 s.
  */
 const SECONDS = LONG ? 30 : 3
 const RATE = 50

@@ -10,7 +10,7 @@ import { LONG, operationsOf, type Operation } from './openapi-ops'
 import { storeSnapshot } from './snapshot'
 
 /**
- * Fuzz from the OpenAPI document (issue 12): for every operation it lists, requests made by
+ * Fuzz from the OpenAPI document: for every operation it lists, requests made by
  * fast-check — valid, boundary and malformed (wrong types, huge and negative numbers, long and odd
  * Unicode, __proto__ keys, missing and extra fields, wrong content types). Every answer must be
  * below 500, carry a request id, be the error envelope when it is an error, and match the schema the
@@ -169,7 +169,7 @@ function requestFor(op: Operation, plan: Plan, w: World): { url: string; init: R
   return { url: `http://localhost${path}${search ? `?${search}` : ''}`, init: { method: op.method, headers, body } }
 }
 
-/** What is wrong with one answer; empty when it keeps the contract. */
+/** What is wrong with one answer; empty when it breaks none of the rules above. */
 function problems(op: Operation, status: number, headers: Headers, text: string, components: Record<string, Schema>): string[] {
   const out: string[] = []
   if (status >= 500) out.push(`status ${status}`)

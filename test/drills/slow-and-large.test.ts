@@ -8,7 +8,7 @@ import { activeStudent, apiKey, createGroup, createKey, FIXTURES } from '../help
 import { LONG } from './openapi-ops'
 
 /**
- * Slowloris and oversized input (issue 12): many connections that send their request a byte at a
+ * Slowloris and oversized input: many connections that send their request a byte at a
  * time, and bodies of 2 GiB, must neither exhaust the server's memory nor keep other clients waiting.
  * The real server, on loopback. Quick: 200 slow connections for 3 s; DRILLS=long: 1000 for 20 s.
  */

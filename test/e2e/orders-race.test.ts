@@ -13,7 +13,7 @@ afterAll(async () => {
   for (const s of servers.splice(0)) await s.stop()
 })
 
-describe('no overselling over real HTTP (decisions §11)', () => {
+describe('no overselling over real HTTP', () => {
   test('50 buyers racing for 10 units: exactly 10 orders, stock never negative, the ledger matches', async () => {
     const dir = emptyDir()
     const server = await startExecutable(SOURCE_SERVER, dir, ['--rate-limit-rps', '0'])

@@ -60,7 +60,7 @@ export async function upload(call: Call, headers: Record<string, string>, fixtur
   return expectOk(call('POST', '/v1/uploads', { headers, raw: formWith(fixture) }), 201)
 }
 
-/** A customer with a session, written directly until the customer routes exist (issue 6). */
+/** A customer with a session, written directly: a test needs only the store id (registering through the API takes an API key). */
 export async function createCustomer(deps: Deps, storeId: string, email = 'buyer@example.com') {
   const id = deps.ids.next('cus')
   const now = deps.clock.now()

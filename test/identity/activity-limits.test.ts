@@ -13,7 +13,7 @@ const setup = async (settings = {}) => {
 const report = async (t: Awaited<ReturnType<typeof setup>>, query = '') =>
   expectOk(t.call('GET', `/v1/admin/activity${query}`, { headers: admin }))
 
-describe('activity attribution (decisions §5)', () => {
+describe('activity attribution: calls counted per group and per student', () => {
   test('N calls with X-Student-RM of a member count N for that student; another group’s RM is unattributed', async () => {
     const t = await setup()
     const { A, B } = t.world
@@ -91,7 +91,7 @@ describe('activity attribution (decisions §5)', () => {
     ])
   })
 
-  test('stopping the server writes the counts still in memory (decisions §1)', async () => {
+  test('stopping the server writes the counts still in memory', async () => {
     const t = await setup()
     t.deps.activity.flush()
     const rows = () => t.deps.db.select().from(activityCounts).all().reduce((n, r) => n + r.calls, 0)
@@ -140,7 +140,7 @@ describe('activity attribution (decisions §5)', () => {
   })
 })
 
-describe('fair limits (decisions §13)', () => {
+describe('fair limits: one rate limit per store', () => {
   test('a store that floods gets 429 with Retry-After while another store still succeeds', async () => {
     const t = await setup({ rateLimitRps: '10', rateLimitBurst: '20' })
     const { A, B } = t.world

@@ -54,7 +54,7 @@ const CREDENTIALS: Credential[] = [
 
 type Expectation = { status: number; code: string } | 'allowed' | 'not found'
 
-/** What each kind of route must answer to each credential (decisions §3 and §4). */
+/** What each kind of route must answer to each credential. */
 function expected(route: RouteEntry, credential: string, hasStoreIds: boolean): Expectation {
   const unauthenticated = { status: 401, code: 'UNAUTHENTICATED' }
   const wrong = { status: 401, code: 'WRONG_CREDENTIAL' }

@@ -136,7 +136,7 @@ describe('login throttle per address', () => {
 })
 
 describe('settings', () => {
-  test('defaults come from decisions §7 with the group name as store name', async () => {
+  test('defaults: the group name as store name, color #1f6feb, no support e-mail, pt-BR and BRL', async () => {
     const { call } = await oneGroup()
     const token = await activeStudent(call, '111')
     const res = await call('GET', '/v1/store/settings', { headers: bearer(token) })

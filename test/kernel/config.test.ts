@@ -2,7 +2,7 @@ import { describe, expect, test } from 'bun:test'
 import { resolve } from 'node:path'
 import { ConfigError, derivePublicUrl, loadConfig } from '../../src/config'
 
-describe('configuration (decisions §1)', () => {
+describe('configuration: flags, environment and defaults', () => {
   test('defaults', () => {
     const c = loadConfig({}, {})
     expect(c).toEqual({

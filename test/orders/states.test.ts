@@ -10,7 +10,7 @@ type Setup = Awaited<ReturnType<typeof shopSetup>>
 const OPERATIONS = ['pay', 'cancel', 'refund', ...ORDER_STATES.map((s) => `transition ${s}`)] as const
 type Op = (typeof OPERATIONS)[number]
 
-/** decisions §11, written out by hand: every (state, operation) not here must be 409 INVALID_TRANSITION. */
+/** The legal moves, written out by hand rather than read from states.ts: every (state, operation) not here must be 409 INVALID_TRANSITION. */
 const LEGAL: Record<OrderState, Partial<Record<Op, OrderState>>> = {
   PENDING: { pay: 'PAID', cancel: 'CANCELLED', 'transition CANCELLED': 'CANCELLED' },
   PAID: { 'transition SHIPPED': 'SHIPPED', refund: 'REFUNDED' },
@@ -44,8 +44,8 @@ async function orderIn(s: Setup, state: OrderState) {
   return order.id as string
 }
 
-describe('the order state table (decisions §11)', () => {
-  test('states.ts declares exactly the moves of the contract', () => {
+describe('the order state table', () => {
+  test('states.ts declares exactly the nine moves listed here', () => {
     const declared = MOVES.flatMap((m) => m.by.map((by) => `${m.from} -${by}-> ${m.to}`)).sort()
     expect(declared).toEqual(
       [

@@ -27,7 +27,7 @@ const deliveries = async (t: TestApp, headers: Record<string, string>, query = '
 const hmac = (secret: string, text: string) => `sha256=${createHmac('sha256', secret).update(text).digest('hex')}`
 
 describe('webhook delivery to a real receiver', () => {
-  test('an event arrives with the headers and body of the spec, signed over <timestamp>.<raw body>', async () => {
+  test('an event arrives with the documented headers and body, signed over <timestamp>.<raw body>', async () => {
     const { t, storeId, headers } = await setup()
     const receiver = startReceiver()
     const hook = await register(t, headers, receiver.url, ['order.paid'])

@@ -39,7 +39,7 @@ describe('webhook signatures', () => {
     )
   })
 
-  test('each attempt carries the spec headers, its own timestamp and a signature over exactly that text', () => {
+  test('each attempt carries the documented headers, its own timestamp and a signature over exactly that text', () => {
     const a = signedHeaders(SECRET, PAID, PAID_BODY, T, 'Storefront-Webhooks/9.9.9')
     expect(a.headers).toEqual({
       'content-type': 'application/json',

@@ -16,7 +16,7 @@ const NAV = [
   { path: '/teacher/activity', label: 'Activity' },
 ]
 
-/** The teacher's side of the panel: the admin routes (X-Admin-Token) of decisions §5 and §6. */
+/** The teacher's side of the panel: groups, their stores and activity, through the admin routes (X-Admin-Token). */
 export function TeacherApp({ route }: { route: string }) {
   const [token, setToken] = useState(adminToken)
   const [notice, setNotice] = useState<string>()

@@ -23,7 +23,7 @@ interface Pending {
 
 /**
  * Counts calls in memory and writes them in one transaction per flush, so counting costs a request
- * no database write (issue 3). Also remembers when each API key was last used.
+ * no database write. Also remembers when each API key was last used.
  */
 export class ActivityRecorder implements CallRecorder {
   /** Every entry not yet written, in the order they were opened. */

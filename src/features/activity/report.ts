@@ -7,7 +7,7 @@ import { activityWindow, firstGroupCreatedAt, groupsInScope, HOUR, studentsOf } 
 import { activityCounts } from './tables'
 
 /**
- * Calls per group and per student (decisions §5). Counts are kept per hour, so `from` and `to` select
+ * Calls per group and per student. Counts are kept per hour, so `from` and `to` select
  * whole hours: the hour that contains `from` is included, the one that contains `to` is not.
  * The window starts by default when the first group was created.
  */

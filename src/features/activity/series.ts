@@ -23,7 +23,7 @@ function bucketsOf(window: { from: number; to: number }, bucket: ActivitySeriesQ
   return { start, size, count }
 }
 
-/** Calls per group and per student over time, for a chart (decisions §5 counts, per hour or UTC day). */
+/** Calls per group and per student over time, for a chart: the same counts, per hour or UTC day. */
 export function activitySeries(deps: Deps, query: ActivitySeriesQuery): ActivitySeries {
   deps.activity.flush() // the series includes the calls of the last second
   const window = activityWindow(deps, query, (to) => to - DAY)

@@ -2,8 +2,8 @@ import { integer, primaryKey, sqliteTable, text } from 'drizzle-orm/sqlite-core'
 import { groups } from '../../kernel/auth/tables'
 
 /**
- * Calls per group, per RM ('' = unattributed) and per hour: what the teacher grades from
- * (decisions §5). Written in batches by the recorder, never on a request's path.
+ * Calls per group, per RM ('' = unattributed) and per hour: what the teacher grades from.
+ * Written in batches by the recorder, never on a request's path.
  */
 export const activityCounts = sqliteTable(
   'activity_counts',

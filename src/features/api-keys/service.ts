@@ -26,7 +26,7 @@ export function listKeys(deps: Deps, ctx: StudentCtx) {
   }
 }
 
-/** The whole key is returned here once; only its hash and prefix are stored (decisions §4). */
+/** The whole key is returned here once; only its hash and prefix are stored. */
 export function createKey(deps: Deps, ctx: StudentCtx, name: string) {
   const { key, prefix, hash } = newApiKey()
   const id = deps.ids.next('key')

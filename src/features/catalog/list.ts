@@ -10,7 +10,7 @@ import { productCollections, productCounts, productRatings, products } from './t
 import { lookups, productViews } from './views'
 
 /**
- * GET /products (decisions §8). Every order ends in the id, so pages never overlap or skip.
+ * GET /products. Every order ends in the id, so pages never overlap or skip.
  *
  * A filtered page can be found two ways: walk the index of the sort order and test each row's filter
  * columns inside the index (fast when many rows match: 20 turn up soon), or start from the rows that

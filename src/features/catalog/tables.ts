@@ -4,7 +4,7 @@ import { stores } from '../../kernel/auth/tables'
 import { brands, categories, collections } from '../taxonomy/tables'
 
 /**
- * The catalog (decisions §8). Three things are kept by the database itself, in triggers written by
+ * The catalog. Three things are kept by the database itself, in triggers written by
  * hand in migrations/*_catalog_search.sql, so that no code path (orders, a store reset) can forget them:
  * the search index `product_search` (FTS5), `products.price_cents` (the lowest live variant price) and
  * `product_counts` (live products per store and state, so an unfiltered list need not count 100,000 rows).
@@ -142,7 +142,7 @@ export const productRatings = sqliteTable(
   (t) => [index('product_ratings_store_average').on(t.storeId, t.average, t.count, t.productId)],
 )
 
-/** Product images (decisions §9), defined minimally here so reads can show them; the media feature fills it. */
+/** Product images, defined minimally here so reads can show them; the media feature fills it. */
 export const productImages = sqliteTable(
   'product_images',
   {

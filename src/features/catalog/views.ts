@@ -7,7 +7,7 @@ import { fromCents } from '../../kernel/money'
 import type { Product, ProductSummary, StockMovement, Variant } from './model'
 import { productCollections, productImages, productRatings, products, stockMovements, variants } from './tables'
 
-/** How stored rows become the bodies of decisions §8: cents to money, times to ISO, levels to available. */
+/** How stored rows become response bodies: cents to money, times to ISO, levels to available. */
 
 type VariantRow = typeof variants.$inferSelect
 

@@ -6,7 +6,7 @@ import { mediaRoot } from '../media/service'
 import { getGroup } from '../groups/service'
 
 /**
- * Kept by a reset (decisions §6: members and keys stay). `catalog_versions` only ever grows: cached
+ * Store tables a reset keeps: the group's API keys stay. `catalog_versions` only ever grows: cached
  * product reads are keyed by it, so a version that went back could serve a read from before the reset.
  */
 const KEEP = new Set(['api_keys', 'catalog_versions'])

@@ -34,7 +34,7 @@ const ResetResult = z.object({
   removed: z.record(z.string(), z.number().int()).describe('rows removed, per table'),
 })
 
-/** The teacher's classroom operations on a store (decisions §6). */
+/** The teacher's classroom operations on a store. */
 export const classroomRoutes = (deps: Deps) =>
   new Elysia({ prefix: '/admin/groups/:id' })
     .use(authMacro)

@@ -46,7 +46,7 @@ const CUSTOMERS = ['Ana Souza', 'Bruno Lima', 'Carla Dias'] as const
 export const DEMO_PRODUCTS = 40
 
 /**
- * Fills an empty store with a demo catalog (decisions §6): categories, brands, collections, products
+ * Fills an empty store with a demo catalog: categories, brands, collections, products
  with variants and a picture each, and a few customers with paid orders, so a class can call the API in its first
  * minute. Everything goes through the same services as the API, so every rule and event holds.
  */

@@ -1,5 +1,5 @@
 /**
- * The accepted formats (decisions §9), recognised by their bytes, never by the declared type or name.
+ * The accepted formats, recognised by their bytes, never by the declared type or name.
  */
 export const FORMATS = {
   'image/jpeg': { kind: 'IMAGE', extension: 'jpg' },

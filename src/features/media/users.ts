@@ -1,7 +1,7 @@
 import type { Sql } from '../../kernel/db/database'
 
 /**
- * What may use a library file: product images and review photos (decisions §9). Each entry finds the
+ * What may use a library file: product images and review photos. Each entry finds the
  * uses of a file in a store and removes them, for DELETE /v1/media/:id and its force option. The
  * list is wired in createDeps (src/deps.ts), where each feature that links media adds its entry.
  */

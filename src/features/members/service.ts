@@ -7,7 +7,8 @@ import type { Member, MemberInput } from './model'
 
 /**
  * Group membership, shared by the teacher's routes and the store panel. The member list is what the
- * teacher grades from, so its rules (decisions §3) are enforced here, in one place.
+ * teacher grades from, so its rules (a student in one group only, no group left empty, no removing
+ * oneself) are enforced here, in one place.
  */
 export const listMembers = (db: Sql, groupId: string): Member[] =>
   db.select({ rm: students.rm, name: students.name }).from(students).where(eq(students.groupId, groupId)).orderBy(asc(students.rm)).all()
@@ -38,7 +39,7 @@ export function assertRmsFree(db: Sql, groupId: string | null, rms: string[], re
   }
 }
 
-/** New members start with the RM as password and must change it at first login (decisions §7). */
+/** New members start with the RM as password and must change it at first login. */
 export function insertMembers(db: Sql, groupId: string, members: MemberInput[], now: number) {
   if (members.length === 0) return
   db.insert(students)

@@ -12,7 +12,7 @@ import { cartItems, orderItems, orders } from './tables'
 import { toOrder } from './views'
 
 /**
- * Checkout (decisions §11): in one BEGIN IMMEDIATE transaction every line is reserved or none is,
+ * Checkout: in one BEGIN IMMEDIATE transaction every line is reserved or none is,
  * the order snapshots names, skus and prices, gets the store's next number, and the cart is emptied.
  */
 export function checkout(deps: Deps, ctx: StoreCtx) {

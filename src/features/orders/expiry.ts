@@ -12,7 +12,7 @@ const HEARTBEAT_MS = 60_000
 type ExpiryDeps = Omit<Deps, 'orderExpiry' | 'webhooks' | 'retention'>
 
 /**
- * Cancels PENDING orders unpaid for RESERVATION_TTL_MINUTES (decisions §11), reason EXPIRED. The due
+ * Cancels PENDING orders unpaid for RESERVATION_TTL_MINUTES, reason EXPIRED. The due
  * times live in the orders table and are compared with the injected clock, so the work survives a
  * restart (what fell due while the server was down is done at start) and tests move a ManualClock
  * and call `tick()` instead of sleeping. Real timers only wake the loop, and only once started.

@@ -6,7 +6,7 @@ import { deleteBatch, type Pruner } from '../../kernel/retention'
 import { idempotencyKeys } from './tables'
 
 /**
- * The Idempotency-Key of a payment (decisions §11), scoped to the store: the first request claims the
+ * The Idempotency-Key of a payment, scoped to the store: the first request claims the
  * key, and its answer is kept for 24 h and replayed to every repeat. The same key with a different
  * request is 422 IDEMPOTENCY_KEY_REUSED; a repeat while the first still runs is 409 IDEMPOTENCY_IN_PROGRESS.
  */

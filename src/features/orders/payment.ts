@@ -20,7 +20,7 @@ const processor = {
   authorize: (body: PayBody) => new Promise<boolean>((resolve) => setImmediate(() => resolve(body.simulate !== 'decline'))),
 }
 
-/** POST /orders/:id/pay (decisions §11): approved by default; `simulate: "decline"` is 402 and the order stays PENDING. */
+/** POST /orders/:id/pay: approved by default; `simulate: "decline"` is 402 and the order stays PENDING. */
 export function pay(deps: Deps, ctx: StoreCtx, orderId: string, body: PayBody, idempotencyKey: string | undefined) {
   const fingerprint = JSON.stringify({ customer: customerOf(ctx), orderId, method: body.method, simulate: body.simulate ?? null, installments: body.installments ?? 1 })
   return withIdempotency(deps, ctx.storeId, idempotencyKey, fingerprint, async () => {

@@ -2,7 +2,7 @@ import { AppError } from '../../kernel/errors'
 import type { OrderState } from './tables'
 
 /**
- * The order state machine of decisions §11, in one table. Each row is a move and the operations
+ * The order state machine, in one table. Each row is a move and the operations
  * that may make it; anything not listed is 409 INVALID_TRANSITION.
  */
 export type Operation = 'pay' | 'cancel' | 'expire' | 'transition' | 'refund'

@@ -4,7 +4,7 @@ import { customers, stores } from '../../kernel/auth/tables'
 import { variants } from '../catalog/tables'
 
 /**
- * Carts, orders, payments and refunds (decisions §11). An order keeps its own snapshot of names, skus
+ * Carts, orders, payments and refunds. An order keeps its own snapshot of names, skus
  * and prices, so later catalog edits or deletions never change what was bought.
  */
 export const ORDER_STATES = ['PENDING', 'PAID', 'CANCELLED', 'SHIPPED', 'DELIVERED', 'REFUNDED'] as const
@@ -146,7 +146,7 @@ export const refunds = sqliteTable(
 )
 
 /**
- * Idempotency-Key of POST /orders/:id/pay, scoped to the store (decisions §11). A row is claimed
+ * Idempotency-Key of POST /orders/:id/pay, scoped to the store. A row is claimed
  * (responseStatus null) before the payment runs and holds the first answer afterwards, for 24 h.
  */
 export const idempotencyKeys = sqliteTable(

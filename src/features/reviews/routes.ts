@@ -8,7 +8,7 @@ import { noContent } from '../../kernel/http/no-content'
 
 const tags = ['Reviews']
 
-/** A product's reviews and the customer's own (decisions §10). */
+/** A product's reviews and the customer's own. */
 export const reviewRoutes = (deps: Deps) =>
   new Elysia()
     .use(authMacro)

@@ -20,7 +20,7 @@ import { reviewMedia, reviews } from './tables'
 
 type ReviewRow = typeof reviews.$inferSelect
 
-/** Orders in these states were paid and not refunded: their buyer may review what they hold (decisions §10). */
+/** Orders in these states were paid and not refunded: their buyer may review what they hold. */
 const PAID_STATES = ['PAID', 'SHIPPED', 'DELIVERED'] as const
 
 const REVIEWS_HINT = 'GET /v1/me/reviews lists your reviews, GET /v1/store/reviews all of the store'
@@ -123,7 +123,7 @@ function findReview(db: Sql, ctx: StoreCtx, id: string): ReviewRow {
   return row
 }
 
-/** Loads the customer's own review; another customer's is 403 (spec: own reviews only). */
+/** Loads the customer's own review; another customer's is 403: a customer edits and deletes only their own. */
 function findOwnReview(db: Sql, ctx: StoreCtx, id: string): ReviewRow {
   const row = findReview(db, ctx, id)
   if (row.customerId !== customerOf(ctx)) {

@@ -4,7 +4,7 @@ import { products } from '../catalog/tables'
 import { media } from '../media/tables'
 
 /**
- * Reviews (decisions §10): one per customer and product, enforced by a unique index so two concurrent
+ * Reviews: one per customer and product, enforced by a unique index so two concurrent
  * POSTs cannot both land. The product's summary lives in product_ratings (catalog), rewritten in the
  * same transaction as every change here.
  */

@@ -9,7 +9,7 @@ import { changePassword, login, me } from './service'
 
 const tags = ['Store panel']
 
-/** Student login, `me` and the password change (spec "Store panel", decisions §4 and §7). */
+/** Student login (RM and password), `me` and the password change, for the store panel. */
 export const storeAuthRoutes = (deps: Deps) => {
   const throttle = new LoginThrottle(deps.clock, 'RM')
   return new Elysia({ prefix: '/store/auth' })

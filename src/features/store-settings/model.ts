@@ -21,7 +21,7 @@ export const Settings = z
   .meta({ id: 'StoreSettings' })
 export type Settings = z.infer<typeof Settings>
 
-/** Any subset of the settings; each field checked for real (decisions §7). */
+/** Any subset of the settings; each field checked for real. */
 export const SettingsUpdate = z
   .object({
     storeName: z.string().trim().min(1, 'storeName cannot be empty').max(80),

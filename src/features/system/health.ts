@@ -9,7 +9,7 @@ const Health = z.object({
   uptimeSeconds: z.number().int().describe('seconds since the server started'),
 })
 
-/** `GET /health`: root, no auth, and it really reads the database (spec, issue 2). */
+/** `GET /health`: at the root, no auth, and a query on the database connection must answer. */
 export const healthRoutes = (deps: Deps) =>
   new Elysia().get(
     '/health',

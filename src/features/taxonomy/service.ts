@@ -9,7 +9,7 @@ import { TAXONOMIES, type TaxonomyKind, type Term, type TermInput, type TermUpda
 import { categories } from './tables'
 
 /**
- * Categories, brands and collections: one implementation for the three (decisions §8). Deleting a
+ * Categories, brands and collections: one implementation for the three. Deleting a
  * term keeps its products: their categoryId or brandId becomes null, collection links go (FK actions).
  */
 

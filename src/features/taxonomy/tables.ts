@@ -3,7 +3,7 @@ import { index, integer, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqli
 import { stores } from '../../kernel/auth/tables'
 
 /**
- * Categories, brands and collections have the same shape (decisions §8): one definition makes all
+ * Categories, brands and collections have the same shape: one definition makes all
  * three tables, so their rules cannot drift apart. Names are unique per store, ignoring case.
  */
 const taxonomyTable = <N extends string>(name: N) =>

@@ -6,7 +6,7 @@ import { outboxEvents } from '../../kernel/tables'
 import type { AttemptResult } from './send'
 import { webhookDeliveries as deliveries, webhookEndpoints as endpoints } from './tables'
 
-/** Failed attempts are retried after these delays (decisions §12): 7 attempts, then FAILED for good. */
+/** Failed attempts are retried after these delays: 7 attempts, then FAILED for good. */
 export const RETRY_DELAYS_MS = [10_000, 60_000, 5 * 60_000, 30 * 60_000, 2 * 60 * 60_000, 6 * 60 * 60_000]
 const MAX_ATTEMPTS = RETRY_DELAYS_MS.length + 1
 

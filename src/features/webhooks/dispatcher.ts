@@ -24,7 +24,7 @@ const HEARTBEAT_MS = 30_000
 type DispatcherDeps = Pick<Deps, 'db' | 'clock' | 'ids' | 'log' | 'outbox' | 'config' | 'version' | 'listenPort' | 'publicUrl'>
 
 /**
- * Delivers webhooks from the outbox (decisions §12). All state lives in SQLite (deliveries.ts): the
+ * Delivers webhooks from the outbox. All state lives in SQLite (deliveries.ts): the
  * times here come from the injected clock, and real timers only wake the loop, so tests move a
  * ManualClock and call `tick()`. In memory there is only what is in flight right now.
  *

@@ -2,7 +2,7 @@ import { isoTime } from '../../kernel/clock'
 import { randomToken } from '../../kernel/ids'
 
 /**
- * Webhook signatures (spec, Events): HMAC-SHA256 with the endpoint's signing secret over the text
+ * Webhook signatures: HMAC-SHA256 with the endpoint's signing secret over the text
  * `<timestamp>.<raw body>`, written as `sha256=` + lowercase hex.
  */
 export const newSigningSecret = () => `whsec_${randomToken(32)}`

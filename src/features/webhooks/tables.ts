@@ -3,7 +3,7 @@ import { index, integer, sqliteTable, text } from 'drizzle-orm/sqlite-core'
 import { stores } from '../../kernel/auth/tables'
 import { outboxEvents } from '../../kernel/tables'
 
-/** Where a store wants its events sent (decisions §12). The secret is kept in clear: it is needed to sign. */
+/** Where a store wants its events sent. The secret is kept in clear: it is needed to sign. */
 export const webhookEndpoints = sqliteTable(
   'webhook_endpoints',
   {

@@ -29,7 +29,7 @@ export const AUTH_KINDS = {
 export type AuthKind = keyof typeof AUTH_KINDS
 export type StoreAuthKind = Exclude<AuthKind, 'admin'>
 
-/** Who is calling, within one store. Every service function takes it first (STYLE §1). */
+/** Who is calling, within one store. Every service function takes it first. */
 export interface StoreCtx {
   storeId: string
   groupId: string

@@ -1,7 +1,7 @@
 import type { Clock } from '../clock'
 
 /**
- * A token bucket per store (decisions §13): `rps` tokens a second, up to `burst` saved. One group's
+ * A token bucket per store: `rps` tokens a second, up to `burst` saved. One group's
  * runaway loop empties its own bucket only, so the others are not slowed.
  */
 export class RateLimiter {

@@ -74,7 +74,7 @@ function cachingStatements(sqlite: Database): Database {
 
 /**
  * Read-then-write work runs in BEGIN IMMEDIATE, so two requests cannot both read the old stock and
- * both write. The callback must be synchronous: an await inside would commit early (STYLE §4). The
+ * both write. The callback must be synchronous: an await inside would commit early. The
  * work gets the database itself: it is one connection, so every statement runs in the transaction.
  */
 export function writeTransaction<T>(db: Db, work: (tx: Sql) => T): T {

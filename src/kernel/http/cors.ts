@@ -1,5 +1,5 @@
 /**
- * CORS for browser apps on other LAN hosts (decisions §1). No cookies are used (credentials travel in
+ * CORS for browser apps on other LAN hosts. No cookies are used (credentials travel in
  * headers), so `*` is exact and safe. Written here rather than with @elysiajs/cors, which sends
  * `Vary: *` on every response and `Access-Control-Allow-Headers: undefined` on a bare preflight.
  */

@@ -7,7 +7,7 @@ import { toValidationError } from './validation'
 
 /**
  * The one place where failures become responses: every error, whatever threw it, leaves as the
- * envelope of decisions §3. Unknown errors are logged with the request id and never shown.
+ * one error envelope. Unknown errors are logged with the request id and never shown.
  */
 export const errorsPlugin = (routes: RouteTable, log: Log, onFailure: (request: Request) => void) =>
   new Elysia().onError({ as: 'global' }, ({ code, error, set, request, path }) => {

@@ -1,7 +1,7 @@
 import { AppError } from '../errors'
 import { assertJsonShape } from './json-shape'
 
-/** JSON bodies above this size are refused (decisions §13). */
+/** JSON bodies above this size are refused, so one request cannot fill the server's memory. */
 export const JSON_BODY_LIMIT = 1024 * 1024
 
 /** 413 PAYLOAD_TOO_LARGE for a body past the limit: `what` is too large, `advice` says what to do. */

@@ -1,2 +1,2 @@
-/** 204 with an empty body: the answer of every deletion (spec: "204 with empty body"). */
+/** 204 with an empty body: the answer of every deletion. */
 export const noContent = () => new Response(null, { status: 204 })
