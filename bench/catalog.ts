@@ -64,7 +64,7 @@ async function store(): Promise<{ ctx: StoreCtx; apiKey: string; productIds: str
   const [{ n }] = deps.db.select({ n: count() }).from(products).where(eq(products.storeId, s.storeId)).all() as [{ n: number }]
   log(`reusing ${dataDir} (${n} products; --fresh seeds again)`)
   const productIds = deps.db.select({ id: products.id }).from(products).where(eq(products.storeId, s.storeId)).all().map((r) => r.id)
-  return { ctx, apiKey: createKey(deps, ctx as StudentCtx, 'bench').apiKey, productIds }
+  return { ctx, apiKey: createKey(deps, ctx as StudentCtx, 'bench', 'secret').apiKey, productIds }
 }
 
 const { ctx, apiKey, productIds } = await store()
@@ -83,7 +83,7 @@ const SCENARIOS: Record<string, (i: number) => string> = {
 let listBody = ''
 const baseline = new Elysia()
   .use(authMacro)
-  .get('/v1/bench/static', () => new Response(listBody, { headers: { 'content-type': 'application/json' } }), { auth: 'key' })
+  .get('/v1/bench/static', () => new Response(listBody, { headers: { 'content-type': 'application/json' } }), { auth: 'shop' })
   .get('/bench/static', () => new Response(listBody, { headers: { 'content-type': 'application/json' } }))
 const app = createApp(deps, baseline)
 

@@ -29,7 +29,7 @@ function random(seed: number) {
 export async function seedStore(deps: Deps, count: number, onProgress: (done: number) => void, who = { name: 'Bench', rm: 'bench1', seed: 42 }) {
   const group = createGroup(deps, { name: who.name, members: [{ rm: who.rm, name: 'Bench Student' }] })
   const ctx: StoreCtx = { storeId: group.storeId, groupId: group.id, actor: { type: 'student', rm: who.rm, mustChangePassword: false } }
-  const key = createKey(deps, ctx as StudentCtx, 'bench')
+  const key = createKey(deps, ctx as StudentCtx, 'bench', 'secret')
   const pick = random(who.seed)
   const one = <T>(items: readonly T[]) => items[Math.floor(pick() * items.length)]!
   const terms = (kind: 'categories' | 'brands' | 'collections', n: number) =>

@@ -11,6 +11,8 @@ export const ERROR_STATUS = {
   WRONG_CREDENTIAL: 401,
   PAYMENT_DECLINED: 402,
   PASSWORD_CHANGE_REQUIRED: 403,
+  /** A publishable key (pk_) on a route that the store's secret key opens: the call belongs on the app's server. */
+  SECRET_KEY_REQUIRED: 403,
   FORBIDDEN: 403,
   REVIEW_NOT_ALLOWED: 403,
   NOT_FOUND: 404,

@@ -49,7 +49,7 @@ export async function catalogSetup() {
 }
 
 /** What a service function needs to act for store A (for moves that only orders make). */
-export const storeCtx = (storeId: string): StoreCtx => ({ storeId, groupId: 'grp_test', actor: { type: 'apiKey', keyId: 'key_test', rm: null } })
+export const storeCtx = (storeId: string): StoreCtx => ({ storeId, groupId: 'grp_test', actor: { type: 'secretKey', keyId: 'key_test', rm: null } })
 
 /** The 404 of a cross-store id must read exactly like the 404 of an unknown id. */
 export function expectSameNotFound(cross: CallResult, unknown: CallResult, crossId: string, unknownId: string) {

@@ -5,7 +5,7 @@ import { AppError } from '../../src/kernel/errors'
 /** Store routes for counting calls: one taking the API key, like the catalog's, and one that always fails. */
 export const activityProbes = new Elysia({ prefix: '/v1/probe' })
   .use(authMacro)
-  .get('/', ({ ctx }) => ({ storeId: ctx.storeId }), { auth: 'key' })
+  .get('/', ({ ctx }) => ({ storeId: ctx.storeId }), { auth: 'shop' })
   .get('/conflict', () => {
     throw new AppError('CONFLICT', 'always a conflict')
-  }, { auth: 'key' })
+  }, { auth: 'secret' })

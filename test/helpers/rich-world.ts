@@ -1,7 +1,7 @@
 import type { RouteEntry } from '../../src/kernel/http/route-table'
 import type { createTestApp } from './app'
 import { seedCatalog } from './catalog'
-import { admin, apiKey, bearer, expectOk, twoStores } from './world'
+import { admin, apiKey, bearer, createKey, expectOk, twoStores } from './world'
 
 /**
  * Two stores, and in store A one resource of every kind a path parameter can name: what the
@@ -32,8 +32,11 @@ export async function matrixWorld(t: ReturnType<typeof createTestApp>) {
   await expectOk(t.call('POST', '/v1/cart/items', { headers: customer, body: { variantId: buyable.variants[0].id, quantity: 1 } }))
   const order = await expectOk(t.call('POST', '/v1/orders/checkout', { headers: customer }), 201)
   const cart = await expectOk(t.call('POST', '/v1/cart/items', { headers: customer, body: { variantId: buyable.variants[0].id, quantity: 1 } }))
+  // Each store's publishable key, made last so that every resource above came through the secret key.
+  const publishable = { A: await createKey(t.call, stores.A.student, 'shop front', 'publishable'), B: await createKey(t.call, stores.B.student, 'shop front', 'publishable') }
   return {
     ...stores,
+    publishable,
     catalog,
     webhookId: webhook.id as string,
     imageId: image.id as string,

@@ -39,9 +39,10 @@ export async function activeStudent(call: Call, rm: string): Promise<string> {
   return changed.token
 }
 
-export async function createKey(call: Call, studentToken: string, name = 'app') {
-  return expectOk<{ id: string; apiKey: string; prefix: string }>(
-    call('POST', '/v1/store/api-keys', { headers: bearer(studentToken), body: { name } }),
+/** A secret key, or with `kind` a key of that kind (without it the body leaves `kind` out: secret is the default). */
+export async function createKey(call: Call, studentToken: string, name = 'app', kind?: 'secret' | 'publishable') {
+  return expectOk<{ id: string; apiKey: string; prefix: string; kind: string }>(
+    call('POST', '/v1/store/api-keys', { headers: bearer(studentToken), body: kind ? { name, kind } : { name } }),
     201,
   )
 }

@@ -43,10 +43,14 @@ const CREDENTIALS: Credential[] = [
   { name: 'malformed', headers: (_, route) => malformed(route) },
   { name: 'revoked key', headers: (w) => apiKey(w.A.revoked.apiKey) },
   { name: 'key of store B', headers: (w) => apiKey(w.B.key.apiKey) },
+  { name: 'publishable key of store B', headers: (w) => apiKey(w.publishable.B.apiKey) },
   { name: 'student of store B', headers: (w) => bearer(w.B.student) },
   { name: 'customer of store B', headers: (w) => ({ ...apiKey(w.B.key.apiKey), ...bearer(w.B.customer.token) }) },
+  { name: 'customer of store B with publishable key', headers: (w) => ({ ...apiKey(w.publishable.B.apiKey), ...bearer(w.B.customer.token) }) },
   { name: 'student who must change password', headers: (w) => bearer(w.A.mustChange) },
   { name: 'admin', headers: () => admin },
+  { name: 'publishable key of store A', headers: (w) => apiKey(w.publishable.A.apiKey) },
+  { name: 'customer of store A with publishable key', headers: (w) => ({ ...apiKey(w.publishable.A.apiKey), ...bearer(w.A.customer.token) }) },
   { name: 'key of store A', headers: (w) => apiKey(w.A.key.apiKey) },
   { name: 'customer of store A', headers: (w) => ({ ...apiKey(w.A.key.apiKey), ...bearer(w.A.customer.token) }) },
   { name: 'student', headers: (w) => bearer(w.A.student) },
@@ -58,29 +62,49 @@ type Expectation = { status: number; code: string } | 'allowed' | 'not found'
 function expected(route: RouteEntry, credential: string, hasStoreIds: boolean): Expectation {
   const unauthenticated = { status: 401, code: 'UNAUTHENTICATED' }
   const wrong = { status: 401, code: 'WRONG_CREDENTIAL' }
+  const secretOnly = { status: 403, code: 'SECRET_KEY_REQUIRED' }
+  // Routes that take no store key at all refuse both kinds alike.
+  const noKeys = {
+    'publishable key of store B': wrong, 'customer of store B with publishable key': wrong,
+    'publishable key of store A': wrong, 'customer of store A with publishable key': wrong,
+  }
   const otherStore: Expectation = hasStoreIds ? 'not found' : 'allowed'
   const kind = route.auth
   if (kind === undefined) return 'allowed'
   if (credential === 'no credential' || credential === 'malformed') return unauthenticated
   const table: Record<string, Record<string, Expectation>> = {
     admin: {
+      ...noKeys,
       'revoked key': wrong, 'key of store B': wrong, 'student of store B': wrong, 'customer of store B': wrong,
       'student who must change password': wrong, admin: 'allowed', 'key of store A': wrong,
       'customer of store A': wrong, student: wrong,
     },
-    key: {
+    shop: {
       'revoked key': unauthenticated, 'key of store B': otherStore, 'student of store B': otherStore,
       // With the key present, the customer token in Authorization is not needed and not looked at.
       'customer of store B': otherStore,
       'student who must change password': { status: 403, code: 'PASSWORD_CHANGE_REQUIRED' }, admin: wrong,
       'key of store A': 'allowed', 'customer of store A': 'allowed', student: 'allowed',
+      'publishable key of store B': otherStore, 'customer of store B with publishable key': otherStore,
+      'publishable key of store A': 'allowed', 'customer of store A with publishable key': 'allowed',
+    },
+    secret: {
+      'revoked key': unauthenticated, 'key of store B': otherStore, 'student of store B': otherStore,
+      'customer of store B': otherStore,
+      'student who must change password': { status: 403, code: 'PASSWORD_CHANGE_REQUIRED' }, admin: wrong,
+      'key of store A': 'allowed', 'customer of store A': 'allowed', student: 'allowed',
+      // Refused for its kind before any id is looked up, so store B's key learns nothing of A's ids either.
+      'publishable key of store B': secretOnly, 'customer of store B with publishable key': secretOnly,
+      'publishable key of store A': secretOnly, 'customer of store A with publishable key': secretOnly,
     },
     student: {
+      ...noKeys,
       'revoked key': wrong, 'key of store B': wrong, 'student of store B': otherStore, 'customer of store B': wrong,
       'student who must change password': { status: 403, code: 'PASSWORD_CHANGE_REQUIRED' }, admin: wrong,
       'key of store A': wrong, 'customer of store A': wrong, student: 'allowed',
     },
     studentSelf: {
+      ...noKeys,
       'revoked key': wrong, 'key of store B': wrong, 'student of store B': otherStore, 'customer of store B': wrong,
       'student who must change password': 'allowed', admin: wrong,
       'key of store A': wrong, 'customer of store A': wrong, student: 'allowed',
@@ -89,6 +113,8 @@ function expected(route: RouteEntry, credential: string, hasStoreIds: boolean): 
       'revoked key': unauthenticated, 'key of store B': unauthenticated, 'student of store B': wrong,
       'customer of store B': otherStore, 'student who must change password': wrong, admin: wrong,
       'key of store A': unauthenticated, 'customer of store A': 'allowed', student: wrong,
+      'publishable key of store B': unauthenticated, 'customer of store B with publishable key': otherStore,
+      'publishable key of store A': unauthenticated, 'customer of store A with publishable key': 'allowed',
     },
   }
   return table[kind]![credential]!
@@ -119,11 +145,23 @@ async function runMatrix(t: ReturnType<typeof createTestApp>, world: World, all:
     expect(checked).toBe(all.length * CREDENTIALS.length)
 }
 
-/** Routes of the kinds no feature uses yet, so that their rows of the table are proven too. */
+/** One route of each store kind without ids, so that the "no id to look up" column of each kind is proven too. */
 const probes = new Elysia({ prefix: '/v1/probe' })
   .use(authMacro)
-  .get('/key', ({ ctx }) => ({ storeId: ctx.storeId }), { auth: 'key' })
-  .post('/customer', ({ ctx }) => ({ actor: ctx.actor.type }), { auth: 'customer' })
+  .get('/shop', ({ ctx }) => ({ storeId: ctx.storeId, actor: ctx.actor.type }), { auth: 'shop' })
+  .get('/secret', ({ ctx }) => ({ storeId: ctx.storeId, actor: ctx.actor.type }), { auth: 'secret' })
+  .post('/customer', ({ ctx }) => ({ storeId: ctx.storeId, actor: ctx.actor.type }), { auth: 'customer' })
+
+/** Everything a shop front in a browser needs, and nothing more: the routes a publishable key opens. */
+const SHOP_FRONT = [
+  'GET /v1/products', 'GET /v1/products/:id', 'GET /v1/variants/:id',
+  'GET /v1/categories', 'GET /v1/categories/:id', 'GET /v1/brands', 'GET /v1/brands/:id', 'GET /v1/collections', 'GET /v1/collections/:id',
+  'GET /v1/products/:id/reviews',
+  'POST /v1/customers/register', 'POST /v1/customers/login', 'GET /v1/customers/me',
+  'GET /v1/cart', 'POST /v1/cart/items', 'PATCH /v1/cart/items/:id', 'DELETE /v1/cart/items/:id',
+  'POST /v1/orders/checkout', 'POST /v1/orders/:id/pay', 'POST /v1/orders/:id/cancel', 'GET /v1/orders', 'GET /v1/orders/:id',
+  'GET /v1/products/:id/reviews/can-review', 'POST /v1/products/:id/reviews', 'PATCH /v1/reviews/:id', 'DELETE /v1/reviews/:id', 'GET /v1/me/reviews',
+]
 
 describe('authorization matrix over the route table', () => {
   test('every route answers every credential as its declared kind requires', async () => {
@@ -137,25 +175,32 @@ describe('authorization matrix over the route table', () => {
     expect(all.filter((r) => r.auth === undefined).map((r) => r.path).sort()).toEqual(
       ['/docs', '/docs/assets/scalar.js', '/health', '/openapi.json', '/panel', '/panel/:name', '/v1/files/:storeId/:name', '/v1/store/auth/login'].sort(),
     )
+    const opensToPublishable = all.filter((r) => r.auth === 'shop' || r.auth === 'customer').map((r) => `${r.method} ${r.path}`)
+    expect(opensToPublishable.sort()).toEqual([...SHOP_FRONT].sort())
     await runMatrix(t, world, all)
   })
 
-  test('key and customer routes answer as declared, and hand the handler the right store', async () => {
+  test('each store kind hands the handler the right store and actor', async () => {
     const t = createTestApp({ settings: { rateLimitRps: '0' }, extraRoutes: probes })
     const world = await matrixWorld(t)
     const routes = new RouteTable()
     routes.fill(t.app.routes)
     await runMatrix(t, world, routes.all().filter((r) => r.path.startsWith('/v1/probe')))
-    const byKey = await t.call('GET', '/v1/probe/key', { headers: apiKey(world.B.key.apiKey) })
-    expect(byKey.body).toEqual({ storeId: world.B.group.storeId })
-    const byStudent = await t.call('GET', '/v1/probe/key', { headers: bearer(world.A.student) })
-    expect(byStudent.body).toEqual({ storeId: world.A.group.storeId })
-    const customer = await t.call('POST', '/v1/probe/customer', { headers: { ...apiKey(world.A.key.apiKey), ...bearer(world.A.customer.token) } })
-    expect(customer.body).toEqual({ actor: 'customer' })
-    // A customer token works only with its own store's key.
-    const mixed = await t.call('POST', '/v1/probe/customer', { headers: { ...apiKey(world.B.key.apiKey), ...bearer(world.A.customer.token) } })
-    expect(mixed.status).toBe(401)
-    expect(mixed.body.error.message).toContain('not valid for this store')
+    const A = world.A.group.storeId
+    const B = world.B.group.storeId
+    const seen = async (method: string, path: string, headers: Record<string, string>) => (await t.call(method, path, { headers })).body
+    expect(await seen('GET', '/v1/probe/shop', apiKey(world.publishable.B.apiKey))).toEqual({ storeId: B, actor: 'publishableKey' })
+    expect(await seen('GET', '/v1/probe/shop', apiKey(world.B.key.apiKey))).toEqual({ storeId: B, actor: 'secretKey' })
+    expect(await seen('GET', '/v1/probe/secret', apiKey(world.B.key.apiKey))).toEqual({ storeId: B, actor: 'secretKey' })
+    expect(await seen('GET', '/v1/probe/secret', bearer(world.A.student))).toEqual({ storeId: A, actor: 'student' })
+    const customer = { ...apiKey(world.publishable.A.apiKey), ...bearer(world.A.customer.token) }
+    expect(await seen('POST', '/v1/probe/customer', customer)).toEqual({ storeId: A, actor: 'customer' })
+    // A customer token works only with its own store's key, of either kind.
+    for (const key of [world.B.key.apiKey, world.publishable.B.apiKey]) {
+      const mixed = await t.call('POST', '/v1/probe/customer', { headers: { ...apiKey(key), ...bearer(world.A.customer.token) } })
+      expect(mixed.status).toBe(401)
+      expect(mixed.body.error.message).toContain('not valid for this store')
+    }
   })
 
   test("another store's id is a 404 exactly like an unknown id, and changes nothing", async () => {

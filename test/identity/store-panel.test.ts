@@ -186,12 +186,13 @@ describe('API keys', () => {
     const token = await activeStudent(call, '111')
     const created = await call('POST', '/v1/store/api-keys', { headers: bearer(token), body: { name: 'mobile app' } })
     expect(created.status).toBe(201)
+    expect(created.body.kind).toBe('secret') // the default
     expect(created.body.apiKey).toMatch(API_KEY_FORMAT)
     expect(created.body.apiKey.startsWith(`${created.body.prefix}_`)).toBe(true)
     expect(created.body.prefix).toMatch(/^sk_[0-9a-z]{8}$/)
     const list = await call('GET', '/v1/store/api-keys', { headers: bearer(token) })
     expect(list.body).toEqual({
-      data: [{ id: created.body.id, name: 'mobile app', prefix: created.body.prefix, createdAt: created.body.createdAt, createdBy: '111', lastUsedAt: null }],
+      data: [{ id: created.body.id, name: 'mobile app', kind: 'secret', prefix: created.body.prefix, createdAt: created.body.createdAt, createdBy: '111', lastUsedAt: null }],
     })
     expect(list.text).not.toContain(created.body.apiKey)
   })
@@ -263,7 +264,7 @@ describe('members', () => {
     await expectOk(call('DELETE', '/v1/store/members/222', { headers: bearer(ana) }), 204)
     // Through the API a student can never remove the last member (it is always themself); the rule
     // still holds for any other caller of the service.
-    const ctx = { storeId: group.storeId, groupId: group.id, actor: { type: 'apiKey' as const, keyId: 'key_x', rm: null } }
+    const ctx = { storeId: group.storeId, groupId: group.id, actor: { type: 'secretKey' as const, keyId: 'key_x', rm: null } }
     expect(() => removeMember(deps.db, ctx, '111')).toThrow('A group keeps at least one member')
   })
 

@@ -27,7 +27,7 @@ describe('API reference', () => {
     expect(res.status).toBe(200)
     expect(res.body.openapi).toStartWith('3.1.')
     expect(res.body.info).toMatchObject({ title: 'Storefront API', version: deps.version })
-    expect(Object.keys(res.body.components.securitySchemes).sort()).toEqual(['adminToken', 'apiKey', 'customerToken', 'studentToken'])
+    expect(Object.keys(res.body.components.securitySchemes).sort()).toEqual(['adminToken', 'customerToken', 'publishableKey', 'secretKey', 'studentToken'])
     const health = res.body.paths['/health'].get
     expect(health.responses['200'].content['application/json'].schema.properties.status).toEqual({ type: 'string', const: 'ok' })
     expect(health.responses["503"].content["application/json"].schema).toEqual({ $ref: "#/components/schemas/Error" })

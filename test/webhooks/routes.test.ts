@@ -293,6 +293,6 @@ describe('the API reference', () => {
     expect(Object.keys(doc.components.schemas)).toEqual(expect.arrayContaining(['WebhookEndpoint', 'WebhookDelivery', 'DeliveryQueued']))
     const body = doc.paths['/v1/webhooks'].post.requestBody.content['application/json'].schema
     expect(body.properties.events.items.enum).toEqual(['*', ...Object.keys(EVENT_TYPES)])
-    expect(doc.paths['/v1/webhooks'].post.security).toEqual([{ apiKey: [] }, { studentToken: [] }])
+    expect(doc.paths['/v1/webhooks'].post.security).toEqual([{ secretKey: [] }, { studentToken: [] }])
   })
 })

@@ -21,7 +21,7 @@ export const apiKeyRoutes = (deps: Deps) =>
       '/',
       ({ ctx, body, set }) => {
         set.status = 201
-        return createKey(deps, asStudent(ctx), body.name)
+        return createKey(deps, asStudent(ctx), body.name, body.kind)
       },
       {
         auth: 'student',
@@ -30,7 +30,10 @@ export const apiKeyRoutes = (deps: Deps) =>
         detail: {
           tags,
           summary: 'Create an API key',
-          description: 'The response carries the whole key (`apiKey`) this once; afterwards only its prefix is shown. Send it as X-API-Key.',
+          description:
+            'Two kinds (`kind`, default `secret`). A secret key (sk_...) opens every store route and belongs on your app\'s server, never in a browser page. ' +
+            'A publishable key (pk_...) may sit in a browser page: it opens only the shop-front routes, and every other route that a secret key opens answers it 403 SECRET_KEY_REQUIRED. ' +
+            'The response carries the whole key (`apiKey`) this once; afterwards only its prefix is shown. Send it as X-API-Key.',
         },
       },
     )

@@ -1,5 +1,5 @@
 import { and, asc, eq, isNull } from 'drizzle-orm'
-import { newApiKey } from '../../kernel/auth/credentials'
+import { newApiKey, type ApiKeyKind } from '../../kernel/auth/credentials'
 import type { StudentCtx } from '../../kernel/auth/kinds'
 import { apiKeys } from '../../kernel/auth/tables'
 import { isoTime } from '../../kernel/clock'
@@ -18,6 +18,7 @@ export function listKeys(deps: Deps, ctx: StudentCtx) {
     data: rows.map((k) => ({
       id: k.id,
       name: k.name,
+      kind: k.kind,
       prefix: k.prefix,
       createdAt: isoTime(k.createdAt),
       createdBy: k.createdBy,
@@ -27,12 +28,12 @@ export function listKeys(deps: Deps, ctx: StudentCtx) {
 }
 
 /** The whole key is returned here once; only its hash and prefix are stored. */
-export function createKey(deps: Deps, ctx: StudentCtx, name: string) {
-  const { key, prefix, hash } = newApiKey()
+export function createKey(deps: Deps, ctx: StudentCtx, name: string, kind: ApiKeyKind) {
+  const { key, prefix, hash } = newApiKey(kind)
   const id = deps.ids.next('key')
   const now = deps.clock.now()
-  deps.db.insert(apiKeys).values({ id, storeId: ctx.storeId, name, prefix, secretHash: hash, createdBy: ctx.actor.rm, createdAt: now }).run()
-  return { id, name, prefix, apiKey: key, createdAt: isoTime(now) }
+  deps.db.insert(apiKeys).values({ id, storeId: ctx.storeId, name, kind, prefix, secretHash: hash, createdBy: ctx.actor.rm, createdAt: now }).run()
+  return { id, name, kind, prefix, apiKey: key, createdAt: isoTime(now) }
 }
 
 /** Revocation is checked on every request, so it takes effect on the very next one. */

@@ -28,7 +28,7 @@ export const productRoutes = (deps: Deps) => {
       const body = cache.read(ctx.storeId, key, () => ProductPage.parse(readTransaction(deps.sqlite, find)))
       return jsonResponse(body, set)
     }, {
-      auth: 'key',
+      auth: 'shop',
       query: ProductListQuery,
       response: { 200: ProductPage, 400: ErrorEnvelope },
       detail: {
@@ -45,7 +45,7 @@ export const productRoutes = (deps: Deps) => {
         return createProduct(deps, ctx, body)
       },
       {
-        auth: 'key',
+        auth: 'secret',
         body: CreateProductBody,
         response: { 201: Product, 400: ErrorEnvelope, 404: ErrorEnvelope, 409: ErrorEnvelope },
         detail: {
@@ -60,13 +60,13 @@ export const productRoutes = (deps: Deps) => {
       const find = () => getProduct(deps.db, deps.publicUrl, ctx, params.id)
       return jsonResponse(cache.read(ctx.storeId, `product ${params.id}`, () => Product.parse(readTransaction(deps.sqlite, find))), set)
     }, {
-      auth: 'key',
+      auth: 'shop',
       params: IdParams,
       response: { 200: Product, 404: ErrorEnvelope },
       detail: { tags, summary: 'One product with its variants, images and rating' },
     })
     .put('/:id', ({ ctx, params, body }) => updateProduct(deps, ctx, params.id, body), {
-      auth: 'key',
+      auth: 'secret',
       params: IdParams,
       body: UpdateProductBody,
       response: { 200: Product, 400: ErrorEnvelope, 404: ErrorEnvelope },
@@ -84,7 +84,7 @@ export const productRoutes = (deps: Deps) => {
         return noContent()
       },
       {
-        auth: 'key',
+        auth: 'secret',
         params: IdParams,
         response: { 404: ErrorEnvelope },
         detail: {
@@ -101,7 +101,7 @@ export const productRoutes = (deps: Deps) => {
         return addVariant(deps, ctx, params.id, body)
       },
       {
-        auth: 'key',
+        auth: 'secret',
         params: IdParams,
         body: AddVariantBody,
         response: { 201: Variant, 400: ErrorEnvelope, 404: ErrorEnvelope, 409: ErrorEnvelope },
@@ -118,13 +118,13 @@ export const variantRoutes = (deps: Deps) =>
   new Elysia({ prefix: '/variants' })
     .use(authMacro)
     .get('/:id', ({ ctx, params }) => getVariant(deps, ctx, params.id), {
-      auth: 'key',
+      auth: 'shop',
       params: IdParams,
       response: { 200: Variant, 404: ErrorEnvelope },
       detail: { tags, summary: 'One variant' },
     })
     .patch('/:id', ({ ctx, params, body }) => patchVariant(deps, ctx, params.id, body), {
-      auth: 'key',
+      auth: 'secret',
       params: IdParams,
       body: PatchVariantBody,
       response: { 200: Variant, 400: ErrorEnvelope, 404: ErrorEnvelope, 409: ErrorEnvelope },
@@ -135,14 +135,14 @@ export const variantRoutes = (deps: Deps) =>
       },
     })
     .post('/:id/stock/receive', ({ ctx, params, body }) => receiveStock(deps, ctx, params.id, body), {
-      auth: 'key',
+      auth: 'secret',
       params: IdParams,
       body: ReceiveBody,
       response: { 200: Variant, 400: ErrorEnvelope, 404: ErrorEnvelope },
       detail: { tags: stockTags, summary: 'Receive stock', description: 'Adds `quantity` units (a delivery arrived). Recorded as a RECEIVE movement with `note` as its reason.' },
     })
     .post('/:id/stock/adjust', ({ ctx, params, body }) => adjustStock(deps, ctx, params.id, body), {
-      auth: 'key',
+      auth: 'secret',
       params: IdParams,
       body: AdjustBody,
       response: { 200: Variant, 400: ErrorEnvelope, 404: ErrorEnvelope, 409: ErrorEnvelope },
@@ -154,7 +154,7 @@ export const variantRoutes = (deps: Deps) =>
       },
     })
     .get('/:id/stock/movements', ({ ctx, params, query }) => listMovements(deps, ctx, params.id, query), {
-      auth: 'key',
+      auth: 'secret',
       params: IdParams,
       query: PageQuery,
       response: { 200: Page(StockMovement), 400: ErrorEnvelope, 404: ErrorEnvelope },

@@ -52,7 +52,7 @@ export const DEMO_PRODUCTS = 40
  */
 export async function seedDemo(deps: Deps, groupId: string, seed = 1) {
   const group = getGroup(deps, groupId)
-  const ctx: StoreCtx = { storeId: group.storeId, groupId: group.id, actor: { type: 'apiKey', keyId: 'seed-demo', rm: null } }
+  const ctx: StoreCtx = { storeId: group.storeId, groupId: group.id, actor: { type: 'secretKey', keyId: 'seed-demo', rm: null } }
   const existing = deps.db.select({ n: count() }).from(products).where(and(eq(products.storeId, ctx.storeId), isNull(products.deletedAt))).get()!.n
   if (existing > 0) {
     throw new AppError('CONFLICT', `The store of '${group.name}' already has ${existing} products. Reset it first (POST /v1/admin/groups/${group.id}/reset-store), then seed.`)

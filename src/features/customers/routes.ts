@@ -21,7 +21,7 @@ export const customerRoutes = (deps: Deps) => {
         return session
       },
       {
-        auth: 'key',
+        auth: 'shop',
         body: RegisterBody,
         response: { 201: CustomerSession, 400: ErrorEnvelope, 409: ErrorEnvelope },
         detail: {
@@ -32,7 +32,7 @@ export const customerRoutes = (deps: Deps) => {
       },
     )
     .post('/login', ({ ctx, body, server, request }) => login(deps, ctx, throttle, body, server?.requestIP(request)?.address ?? 'local'), {
-      auth: 'key',
+      auth: 'shop',
       body: CustomerLoginBody,
       response: { 200: CustomerSession, 401: ErrorEnvelope, 429: ErrorEnvelope },
       detail: {

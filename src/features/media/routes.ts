@@ -21,7 +21,7 @@ export const mediaRoutes = (deps: Deps) =>
         return media
       },
       {
-        auth: 'key',
+        auth: 'secret',
         response: { 201: Media, 400: ErrorEnvelope, 413: ErrorEnvelope, 415: ErrorEnvelope, 507: ErrorEnvelope },
         detail: {
           tags,
@@ -34,13 +34,13 @@ export const mediaRoutes = (deps: Deps) =>
       },
     )
     .get('/media', ({ ctx, query }) => listMedia(deps, ctx, query), {
-      auth: 'key',
+      auth: 'secret',
       query: MediaListQuery,
       response: { 200: Page(Media) },
       detail: { tags, summary: 'The store library', description: 'Newest first; filter with kind=IMAGE or kind=VIDEO.' },
     })
     .get('/media/usage', ({ ctx }) => mediaUsage(deps, ctx), {
-      auth: 'key',
+      auth: 'secret',
       response: { 200: MediaUsage },
       detail: { tags, summary: 'Space used by the library, against the quota' },
     })
@@ -51,7 +51,7 @@ export const mediaRoutes = (deps: Deps) =>
         return noContent()
       },
       {
-        auth: 'key',
+        auth: 'secret',
         params: MediaIdParams,
         query: DeleteMediaQuery,
         response: { 404: ErrorEnvelope, 409: ErrorEnvelope },

@@ -13,7 +13,7 @@ import type { OrderRow } from './views'
 const itemsOf = (tx: Sql, orderId: string) => tx.select().from(orderItems).where(eq(orderItems.orderId, orderId)).all()
 
 /** The store's context for moves made on its behalf (expiry); only storeId is read by stock moves. */
-export const systemCtx = (storeId: string): StoreCtx => ({ storeId, groupId: '', actor: { type: 'apiKey', keyId: 'system', rm: null } })
+export const systemCtx = (storeId: string): StoreCtx => ({ storeId, groupId: '', actor: { type: 'secretKey', keyId: 'system', rm: null } })
 
 function update(tx: Sql, order: OrderRow, set: Partial<OrderRow>): OrderRow {
   return tx.update(orders).set(set).where(eq(orders.id, order.id)).returning().get()!

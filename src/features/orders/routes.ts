@@ -76,19 +76,19 @@ export const storeOrderRoutes = (deps: Deps) =>
   new Elysia({ prefix: '/store/orders' })
     .use(authMacro)
     .get('', ({ ctx, query }) => listStoreOrders(deps, ctx, query), {
-      auth: 'key',
+      auth: 'secret',
       query: StoreOrderQuery,
       response: { 200: OrderPage, 400: ErrorEnvelope },
       detail: { tags: panelTags, summary: "The store's orders", description: 'Newest first. Filters: `status`, `customerId`, `from` and `to` (ISO times, created at or after / before).' },
     })
     .get('/:id', ({ ctx, params }) => getOrder(deps, ctx, params.id), {
-      auth: 'key',
+      auth: 'secret',
       params: OrderIdParams,
       response: { 200: Order, 404: ErrorEnvelope },
       detail: { tags: panelTags, summary: 'One order of the store' },
     })
     .post('/:id/transition', ({ ctx, params, body }) => transition(deps, ctx, params.id, body), {
-      auth: 'key',
+      auth: 'secret',
       params: OrderIdParams,
       body: TransitionBody,
       response: { 200: Order, 400: ErrorEnvelope, 404: ErrorEnvelope, 409: ErrorEnvelope },
@@ -100,7 +100,7 @@ export const storeOrderRoutes = (deps: Deps) =>
       },
     })
     .post('/:id/refund', ({ ctx, params, body }) => refund(deps, ctx, params.id, body ?? { restock: true }), {
-      auth: 'key',
+      auth: 'secret',
       params: OrderIdParams,
       body: RefundBody.optional(),
       response: { 200: Order, 400: ErrorEnvelope, 404: ErrorEnvelope, 409: ErrorEnvelope },

@@ -22,7 +22,7 @@ export const productImageRoutes = (deps: Deps) =>
         return linked
       },
       {
-        auth: 'key',
+        auth: 'secret',
         params: ProductIdParams,
         response: { 201: z.object({ image: ProductImage, media: Media }), 400: ErrorEnvelope, 404: ErrorEnvelope, 413: ErrorEnvelope, 415: ErrorEnvelope },
         detail: {
@@ -42,7 +42,7 @@ export const productImageRoutes = (deps: Deps) =>
         return linkImage(deps, ctx, params.id, body)
       },
       {
-        auth: 'key',
+        auth: 'secret',
         params: ProductIdParams,
         body: LinkImageBody,
         response: { 201: ProductImage, 400: ErrorEnvelope, 404: ErrorEnvelope },
@@ -54,7 +54,7 @@ export const productImageRoutes = (deps: Deps) =>
       },
     )
     .patch('/images/:id', ({ ctx, params, body }) => updateImage(deps, ctx, params.id, body), {
-      auth: 'key',
+      auth: 'secret',
       params: ImageIdParams,
       body: UpdateImageBody,
       response: { 200: ProductImage, 400: ErrorEnvelope, 404: ErrorEnvelope },
@@ -71,7 +71,7 @@ export const productImageRoutes = (deps: Deps) =>
         return noContent()
       },
       {
-        auth: 'key',
+        auth: 'secret',
         params: ImageIdParams,
         response: { 404: ErrorEnvelope },
         detail: {

@@ -13,7 +13,7 @@ export const reviewRoutes = (deps: Deps) =>
   new Elysia()
     .use(authMacro)
     .get('/products/:id/reviews', ({ ctx, params, query }) => listProductReviews(deps, ctx, params.id, query), {
-      auth: 'key',
+      auth: 'shop',
       params: IdParams,
       query: ReviewListQuery,
       response: { 200: ReviewPage, 400: ErrorEnvelope, 404: ErrorEnvelope },
@@ -84,13 +84,13 @@ export const storeReviewRoutes = (deps: Deps) =>
   new Elysia({ prefix: '/store/reviews' })
     .use(authMacro)
     .get('', ({ ctx, query }) => listStoreReviews(deps, ctx, query), {
-      auth: 'key',
+      auth: 'secret',
       query: StoreReviewQuery,
       response: { 200: PlainReviewPage, 400: ErrorEnvelope },
       detail: { tags, summary: "All of the store's reviews, hidden ones included", description: 'Newest first. Filters: `productId`, `hidden` (true or false), `rating` (1 to 5).' },
     })
     .patch('/:id', ({ ctx, params, body }) => moderateReview(deps, ctx, params.id, body), {
-      auth: 'key',
+      auth: 'secret',
       params: IdParams,
       body: ModerateReviewBody,
       response: { 200: Review, 400: ErrorEnvelope, 404: ErrorEnvelope },

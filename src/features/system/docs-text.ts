@@ -18,12 +18,23 @@ the same credentials as your app: open the browser's network tab to see a worked
 ## Credentials
 | header | who | where it comes from |
 |---|---|---|
-| \`X-API-Key: sk_...\` | your group's app acting for its store | created in the store panel, shown once |
-| \`Authorization: Bearer stu_...\` | a student in the store panel; also accepted in place of the API key | \`POST /v1/store/auth/login\` |
-| \`Authorization: Bearer ctk_...\` plus \`X-API-Key\` | a logged-in customer (cart, orders, own reviews) | \`POST /v1/customers/login\` |
+| \`X-API-Key: sk_...\` (secret key) | your group's app on its server: every store route | created in the store panel, shown once |
+| \`X-API-Key: pk_...\` (publishable key) | your shop front in the browser: the shop-front routes only | created in the store panel, shown once |
+| \`Authorization: Bearer stu_...\` | a student in the store panel; also accepted in place of the secret key | \`POST /v1/store/auth/login\` |
+| \`Authorization: Bearer ctk_...\` plus \`X-API-Key\` (either kind) | a logged-in customer (cart, orders, own reviews) | \`POST /v1/customers/login\` |
 | \`X-Admin-Token\` | the teacher | printed when the server first starts |
 
-Send \`X-Student-RM: <your RM>\` with the API key so your calls count for you.
+**Which key goes where.** Anything in a browser page can be copied by whoever opens it, so a shop front
+that runs in the browser holds only a publishable key. It opens the shop-front routes: catalog reads
+(products, variants, categories, brands, collections, a product's public reviews and summary), customer
+register, login and \`me\`, and with a customer token the cart, checkout, payment, the customer's own orders,
+\`can-review\` and the customer's own reviews. Every other route that the secret key opens (managing the
+catalog, stock, orders, refunds, customers' data, webhooks and their \`sign\` helper, media) answers a
+publishable key \`403 SECRET_KEY_REQUIRED\`: call it from your app's server, with the secret key. Neither
+kind of key opens the store panel's routes (settings, API keys, members), which take a student token.
+Each operation below lists the credentials it takes.
+
+Send \`X-Student-RM: <your RM>\` with either key so your calls count for you.
 
 ## Errors
 Every error has the same body, whatever the route:
@@ -71,16 +82,27 @@ export const TAGS = [
 ]
 
 export const SECURITY_SCHEMES = {
-  apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key', description: "Your store's API key (sk_...)." },
+  secretKey: {
+    type: 'apiKey',
+    in: 'header',
+    name: 'X-API-Key',
+    description: "Your store's secret key (sk_...): every store route. Keep it on your app's server, never in a browser page.",
+  },
+  publishableKey: {
+    type: 'apiKey',
+    in: 'header',
+    name: 'X-API-Key',
+    description: "Your store's publishable key (pk_...): the shop-front routes only, so it may sit in a browser page. Elsewhere 403 SECRET_KEY_REQUIRED.",
+  },
   studentToken: {
     type: 'http',
     scheme: 'bearer',
-    description: 'Student token (stu_...) from POST /v1/store/auth/login. Accepted in place of the API key.',
+    description: 'Student token (stu_...) from POST /v1/store/auth/login. Accepted in place of the secret key.',
   },
   customerToken: {
     type: 'http',
     scheme: 'bearer',
-    description: 'Customer token (ctk_...) from POST /v1/customers/login, sent together with X-API-Key.',
+    description: 'Customer token (ctk_...) from POST /v1/customers/login, sent together with X-API-Key (publishable or secret).',
   },
   adminToken: { type: 'apiKey', in: 'header', name: 'X-Admin-Token', description: "The teacher's token." },
 } as const

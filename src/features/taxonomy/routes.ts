@@ -16,7 +16,7 @@ export const taxonomyRoutes = (deps: Deps, kind: TaxonomyKind) => {
   return new Elysia({ prefix: `/${kind}` })
     .use(authMacro)
     .get('/', ({ ctx, query }) => listTerms(deps, ctx, kind, query), {
-      auth: 'key',
+      auth: 'shop',
       query: PageQuery,
       response: { 200: Page(Term), 400: ErrorEnvelope },
       detail: { tags, summary: `List ${kind}`, description: `Sorted by name. Products point at a ${one} by its id.` },
@@ -28,20 +28,20 @@ export const taxonomyRoutes = (deps: Deps, kind: TaxonomyKind) => {
         return createTerm(deps, ctx, kind, body)
       },
       {
-        auth: 'key',
+        auth: 'secret',
         body: TermInput,
         response: { 201: Term, 400: ErrorEnvelope, 409: ErrorEnvelope },
         detail: { tags, summary: `Create a ${one}`, description: `Names are unique in the store, ignoring case (409 CONFLICT).` },
       },
     )
     .get('/:id', ({ ctx, params }) => getTerm(deps, ctx, kind, params.id), {
-      auth: 'key',
+      auth: 'shop',
       params: TermIdParams,
       response: { 200: Term, 404: ErrorEnvelope },
       detail: { tags, summary: `One ${one}` },
     })
     .put('/:id', ({ ctx, params, body }) => updateTerm(deps, ctx, kind, params.id, body), {
-      auth: 'key',
+      auth: 'secret',
       params: TermIdParams,
       body: TermUpdate,
       response: { 200: Term, 400: ErrorEnvelope, 404: ErrorEnvelope, 409: ErrorEnvelope },
@@ -54,7 +54,7 @@ export const taxonomyRoutes = (deps: Deps, kind: TaxonomyKind) => {
         return noContent()
       },
       {
-        auth: 'key',
+        auth: 'secret',
         params: TermIdParams,
         response: { 404: ErrorEnvelope },
         detail: {

@@ -27,7 +27,7 @@ export const webhookRoutes = (deps: Deps) =>
   new Elysia({ prefix: '/webhooks' })
     .use(authMacro)
     .get('/events', () => listEventTypes(), {
-      auth: 'key',
+      auth: 'secret',
       response: { 200: EventTypeList },
       detail: { tags, summary: 'Event names you can subscribe to', description: 'The authoritative list, with what each event means.' },
     })
@@ -38,7 +38,7 @@ export const webhookRoutes = (deps: Deps) =>
         return registerWebhook(deps, ctx, body)
       },
       {
-        auth: 'key',
+        auth: 'secret',
         body: RegisterWebhookBody,
         response: { 201: RegisteredWebhook, 400: ErrorEnvelope, 409: ErrorEnvelope },
         detail: {
@@ -49,7 +49,7 @@ export const webhookRoutes = (deps: Deps) =>
       },
     )
     .get('', ({ ctx, query }) => listWebhooks(deps, ctx, query), {
-      auth: 'key',
+      auth: 'secret',
       query: PageQuery,
       response: { 200: WebhookList },
       detail: { tags, summary: "The store's endpoints", description: 'Oldest first. The signing secret is never shown again.' },
@@ -61,7 +61,7 @@ export const webhookRoutes = (deps: Deps) =>
         return noContent()
       },
       {
-        auth: 'key',
+        auth: 'secret',
         params: IdParams,
         response: { 404: ErrorEnvelope },
         detail: { tags, summary: 'Remove an endpoint', description: 'Its deliveries log goes with it; pending attempts are dropped. 204 with no body.' },
@@ -74,14 +74,14 @@ export const webhookRoutes = (deps: Deps) =>
         return pingWebhook(deps, ctx, params.id)
       },
       {
-        auth: 'key',
+        auth: 'secret',
         params: IdParams,
         response: { 202: DeliveryQueued, 404: ErrorEnvelope },
         detail: { tags, summary: 'Send a test event', description: 'A `ping` event to this endpoint only, signed like any other. Follow it in the deliveries log.' },
       },
     )
     .post('/:id/sign', ({ ctx, params, body }) => signForEndpoint(deps, ctx, params.id, body), {
-      auth: 'key',
+      auth: 'secret',
       params: IdParams,
       body: SignBody,
       response: { 200: Signed, 400: ErrorEnvelope, 404: ErrorEnvelope },
@@ -92,7 +92,7 @@ export const webhookRoutes = (deps: Deps) =>
       },
     })
     .get('/deliveries', ({ ctx, query }) => listDeliveries(deps, ctx, query), {
-      auth: 'key',
+      auth: 'secret',
       query: DeliveryQuery,
       response: { 200: DeliveryList, 400: ErrorEnvelope },
       detail: {
@@ -108,7 +108,7 @@ export const webhookRoutes = (deps: Deps) =>
         return redeliver(deps, ctx, params.id)
       },
       {
-        auth: 'key',
+        auth: 'secret',
         params: IdParams,
         response: { 202: DeliveryQueued, 404: ErrorEnvelope },
         detail: { tags, summary: 'Send an event again', description: 'The same event (same id and body), signed afresh, once, now. It is not retried if it fails.' },

@@ -10,14 +10,22 @@ export const hashToken = (token: string) => createHash('sha256').update(token).d
 export const newStudentToken = () => `stu_${randomToken(40)}`
 export const newCustomerToken = () => `ctk_${randomToken(40)}`
 
-/** `sk_` + 8-char public part + `_` + 40 random chars; the prefix shown later is `sk_` + the public part. */
-export function newApiKey() {
-  const prefix = `sk_${randomToken(8)}`
+/**
+ * A secret key (`sk_`) opens every store route and belongs on the app's server; a publishable key
+ * (`pk_`) opens only the shop-front routes and may sit in a browser page.
+ */
+export type ApiKeyKind = 'secret' | 'publishable'
+export const API_KEY_KINDS = ['secret', 'publishable'] as const satisfies readonly ApiKeyKind[]
+const KEY_PREFIX: Record<ApiKeyKind, string> = { secret: 'sk_', publishable: 'pk_' }
+
+/** `sk_`/`pk_` + 8-char public part + `_` + 40 random chars; the prefix shown later is `sk_`/`pk_` + the public part. */
+export function newApiKey(kind: ApiKeyKind) {
+  const prefix = `${KEY_PREFIX[kind]}${randomToken(8)}`
   const key = `${prefix}_${randomToken(40)}`
   return { key, prefix, hash: hashToken(key) }
 }
 
-export const API_KEY_FORMAT = /^sk_[0-9a-z]{8}_[0-9a-z]{32,}$/
+export const API_KEY_FORMAT = /^[sp]k_[0-9a-z]{8}_[0-9a-z]{32,}$/
 
 /** Compares secrets without leaking, through timing, how many leading characters matched. */
 export function constantTimeEqual(a: string, b: string): boolean {

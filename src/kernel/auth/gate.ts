@@ -4,7 +4,7 @@ import type { Clock } from '../clock'
 import { untilChanged, type ChangeStamp } from '../db/change-stamp'
 import type { Db } from '../db/database'
 import { AppError } from '../errors'
-import { API_KEY_FORMAT, constantTimeEqual, hashToken } from './credentials'
+import { API_KEY_FORMAT, constantTimeEqual, hashToken, type ApiKeyKind } from './credentials'
 import { AUTH_KINDS, type Actor, type AuthKind, type StoreCtx } from './kinds'
 import { rememberCaller } from './macro'
 import type { RateLimiter } from './rate-limiter'
@@ -68,6 +68,7 @@ export function createGate(deps: GateDeps) {
     .select({
       id: apiKeys.id,
       storeId: apiKeys.storeId,
+      kind: apiKeys.kind,
       revokedAt: apiKeys.revokedAt,
       groupId: sql<string>`(select ${stores.groupId} from ${stores} where ${stores.id} = ${apiKeys.storeId})`,
     })
@@ -92,8 +93,11 @@ export function createGate(deps: GateDeps) {
   // request (customer() below); a logout or a revocation is a change, so the next request reads again.
   // On bun:sqlite itself, without drizzle's wrapper and row mapping: where every request writes (a cart
   // add), the kept row never survives and this statement runs on every request.
-  const keyAndSession = deps.sqlite.prepare<{ id: string; storeId: string; revokedAt: number | null; groupId: string; session: string | null }, [{ hash: string; tokenHash: string }]>(
-    `select k.id, k.store_id as "storeId", k.revoked_at as "revokedAt",
+  const keyAndSession = deps.sqlite.prepare<
+    { id: string; storeId: string; kind: ApiKeyKind; revokedAt: number | null; groupId: string; session: string | null },
+    [{ hash: string; tokenHash: string }]
+  >(
+    `select k.id, k.store_id as "storeId", k.kind, k.revoked_at as "revokedAt",
       (select s.group_id from stores s where s.id = k.store_id) as "groupId",
       (select json_array(c.customer_id, c.store_id, c.expires_at) from customer_sessions c where c.token_hash = $tokenHash) as session
      from api_keys k where k.secret_hash = $hash`,
@@ -126,7 +130,7 @@ export function createGate(deps: GateDeps) {
       throw unauthenticated(
         API_KEY_FORMAT.test(value)
           ? 'This API key is not known. Check that you copied all of it, or create a new one in the store panel.'
-          : 'X-API-Key does not look like an API key (sk_xxxxxxxx_...). Create one in the store panel: POST /v1/store/api-keys.',
+          : 'X-API-Key does not look like an API key (sk_xxxxxxxx_... or pk_xxxxxxxx_...). Create one in the store panel: POST /v1/store/api-keys.',
       )
     }
     if (row.revokedAt !== null) {
@@ -173,7 +177,7 @@ export function createGate(deps: GateDeps) {
       throw unauthenticated(`This route needs ${AUTH_KINDS.admin.expects}.`)
     }
 
-    if (bearerKind === 'sk_') {
+    if (bearerKind === 'sk_' || bearerKind === 'pk_') {
       throw wrongKind(kind, 'An API key was sent in Authorization; API keys go in the X-API-Key header.')
     }
 
@@ -192,16 +196,17 @@ export function createGate(deps: GateDeps) {
       return { storeId: key.storeId, groupId: key.groupId, actor }
     }
 
-    if (kind === 'key') {
+    if (kind === 'shop' || kind === 'secret') {
       if (p.apiKey) {
         const key = apiKey(p.apiKey)
-        return { storeId: key.storeId, groupId: key.groupId, actor: { type: 'apiKey', keyId: key.id, rm: attributedRm(key.groupId, p.studentRm) } }
+        const type = key.kind === 'publishable' ? 'publishableKey' : 'secretKey'
+        return { storeId: key.storeId, groupId: key.groupId, actor: { type, keyId: key.id, rm: attributedRm(key.groupId, p.studentRm) } }
       }
       if (bearerKind === 'stu_') return studentCtx(p.bearer!)
       if (bearerKind === 'ctk_') throw wrongKind(kind, 'A customer token alone does not open store routes.')
       if (p.admin) throw wrongKind(kind, "The teacher's token does not open store routes.")
       if (p.bearer) throw unauthenticated('The Bearer token is neither a student token (stu_...) nor a customer token (ctk_...).')
-      throw unauthenticated(`This route needs ${AUTH_KINDS.key.expects}.`)
+      throw unauthenticated(`This route needs ${AUTH_KINDS[kind].expects}.`)
     }
 
     // student and studentSelf: the store panel
@@ -213,33 +218,46 @@ export function createGate(deps: GateDeps) {
     throw unauthenticated(`This route needs ${AUTH_KINDS[kind].expects}.`)
   }
 
+  /** Applies the store's rate limit and sets the RateLimit-* headers on the response. */
+  function limit(ctx: StoreCtx, headers: Record<string, unknown>) {
+    if (!deps.limiter.enabled || deps.limiter.take(ctx.storeId, headers)) return
+    throw new AppError(
+      'RATE_LIMITED',
+      `Your store sent more requests than its limit allows. Wait ${headers['retry-after']} s (Retry-After) and slow your loop down; other stores are not affected.`,
+    )
+  }
+
+  /** A known caller the route still refuses: a student who must change the password, a publishable key on a secret route. */
+  function refuse(kind: AuthKind, ctx: StoreCtx) {
+    if (ctx.actor.type === 'student' && ctx.actor.mustChangePassword && kind !== 'studentSelf') {
+      throw new AppError(
+        'PASSWORD_CHANGE_REQUIRED',
+        'Change your initial password first: POST /v1/store/auth/change-password with {currentPassword, newPassword}.',
+      )
+    }
+    if (ctx.actor.type === 'publishableKey' && kind === 'secret') {
+      throw new AppError(
+        'SECRET_KEY_REQUIRED',
+        "This route needs the store's secret key (sk_...), which belongs on your app's server and never in a browser page. " +
+          "A publishable key (pk_...) opens only the shop-front routes: catalog reads, customer register and login, and with a customer token the cart, checkout, payment and the customer's own orders and reviews.",
+      )
+    }
+  }
+
   return {
     /**
-     * Authenticates, remembers the caller for the route's handler and counts the call (before any
-     * refusal, so that a refused call of a known caller counts too). Returns null for teacher routes.
+     * Authenticates, remembers the caller for the route's handler, counts the call and applies the
+     * store's rate limit (setting the RateLimit-* headers), all before any refusal, so that a refused
+     * call of a known caller counts and is limited too. Returns null for teacher routes.
      */
-    admit(kind: AuthKind, request: Request): StoreCtx | null {
+    admit(kind: AuthKind, request: Request, headers: Record<string, unknown>): StoreCtx | null {
       const ctx = authenticate(kind, request)
       if (!ctx) return null
       rememberCaller(request, ctx)
       deps.activity.count(ctx)
-      if (ctx.actor.type === 'student' && ctx.actor.mustChangePassword && kind !== 'studentSelf') {
-        throw new AppError(
-          'PASSWORD_CHANGE_REQUIRED',
-          'Change your initial password first: POST /v1/store/auth/change-password with {currentPassword, newPassword}.',
-        )
-      }
+      limit(ctx, headers)
+      refuse(kind, ctx)
       return ctx
-    },
-    /** Applies the store's rate limit and sets the RateLimit-* headers on the response. */
-    limit(ctx: StoreCtx, headers: Record<string, unknown>) {
-      if (!deps.limiter.enabled) return
-      if (!deps.limiter.take(ctx.storeId, headers)) {
-        throw new AppError(
-          'RATE_LIMITED',
-          `Your store sent more requests than its limit allows. Wait ${headers['retry-after']} s (Retry-After) and slow your loop down; other stores are not affected.`,
-        )
-      }
     },
   }
 }

@@ -1,11 +1,17 @@
 /**
- * The kinds of credential a route can take, declared once on the route (`{ auth: 'key' }`), which
+ * The kinds of credential a route can take, declared once on the route (`{ auth: 'secret' }`), which
  * the gate enforces and the OpenAPI document shows as the operation's security.
  */
 export const AUTH_KINDS = {
-  key: {
-    security: [{ apiKey: [] }, { studentToken: [] }],
-    expects: "your store's API key in X-API-Key (a student token in Authorization: Bearer also works)",
+  /** What a shop front in a browser needs without a customer: catalog reads, customer register and login. */
+  shop: {
+    security: [{ publishableKey: [] }, { secretKey: [] }, { studentToken: [] }],
+    expects: "your store's API key in X-API-Key, publishable (pk_...) or secret (sk_...); a student token in Authorization: Bearer also works",
+  },
+  /** Managing the store from the app's server: the secret key, never the publishable one. */
+  secret: {
+    security: [{ secretKey: [] }, { studentToken: [] }],
+    expects: "your store's secret API key (sk_...) in X-API-Key (a student token in Authorization: Bearer also works)",
   },
   student: {
     security: [{ studentToken: [] }],
@@ -16,9 +22,13 @@ export const AUTH_KINDS = {
     security: [{ studentToken: [] }],
     expects: 'a student token in Authorization: Bearer (log in with POST /v1/store/auth/login)',
   },
+  /** A logged-in buyer: either kind of store key plus the customer's token. */
   customer: {
-    security: [{ apiKey: [], customerToken: [] }],
-    expects: "the store's API key in X-API-Key plus the customer's token in Authorization: Bearer (from POST /v1/customers/login)",
+    security: [
+      { publishableKey: [], customerToken: [] },
+      { secretKey: [], customerToken: [] },
+    ],
+    expects: "the store's API key in X-API-Key (publishable or secret) plus the customer's token in Authorization: Bearer (from POST /v1/customers/login)",
   },
   admin: {
     security: [{ adminToken: [] }],
@@ -38,7 +48,8 @@ export interface StoreCtx {
 
 export type Actor =
   /** rm: the member named by X-Student-RM, or null when absent or not a member of this group. */
-  | { type: 'apiKey'; keyId: string; rm: string | null }
+  | { type: 'secretKey'; keyId: string; rm: string | null }
+  | { type: 'publishableKey'; keyId: string; rm: string | null }
   | { type: 'student'; rm: string; mustChangePassword: boolean }
   | { type: 'customer'; customerId: string; keyId: string; rm: string | null }
 

@@ -17,7 +17,7 @@ export const AUTH_EXTENSION = 'x-storefront-auth'
 export const UPLOAD_EXTENSION = 'x-storefront-upload'
 
 /**
- * `{ auth: 'key' }` on a route: declares the credential it takes (security in the OpenAPI document)
+ * `{ auth: 'secret' }` on a route: declares the credential it takes (security in the OpenAPI document)
  * and hands the handler `ctx`, the authenticated store context. `{ admin: true }` for teacher routes.
  */
 const detailFor = (kind: AuthKind) =>

@@ -68,7 +68,9 @@ export const apiKeys = sqliteTable(
       .notNull()
       .references(() => stores.id, { onDelete: 'cascade' }),
     name: text().notNull(),
-    /** `sk_` + the public part: what the panel shows after creation. */
+    /** `secret` opens every store route; `publishable` only the shop-front ones (kinds.ts). */
+    kind: text({ enum: ['secret', 'publishable'] }).notNull().default('secret'),
+    /** `sk_` or `pk_` + the public part: what the panel shows after creation. */
     prefix: text().notNull(),
     secretHash: text('secret_hash').notNull().unique(),
     createdBy: text('created_by').notNull(),

@@ -38,8 +38,7 @@ export const httpKernel = (routes: RouteTable, deps: Deps) => {
       // Authentication comes first, before the body is read: an unknown caller learns nothing else.
       const route = routes.match(request.method, new URL(request.url).pathname)
       if (!route?.auth) return
-      const caller = gate.admit(route.auth, request)
-      if (caller) gate.limit(caller, set.headers)
+      gate.admit(route.auth, request, set.headers)
     })
     .use(errorsPlugin(routes, deps.log, (request) => {
       const caller = callerOf(request)
