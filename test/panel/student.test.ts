@@ -35,14 +35,29 @@ describe.skipIf(noBrowser)('the student side of the panel', () => {
       expect(key.length).toBeGreaterThan(20)
       const products = await expectOk(panel.call('GET', '/v1/products', { headers: apiKey(key) }))
       expect(products.total).toBe(0)
+      expect(key).toStartWith('sk_') // secret is the form's default kind
       const listed = page.getByRole('row', { name: /shop app/ })
-      const prefix = (await listed.getByRole('cell').nth(1).textContent())!.replace('…', '')
+      expect(await listed.getByRole('cell').nth(1).textContent()).toBe('Secret (server)')
+      const prefix = (await listed.getByRole('cell').nth(2).textContent())!.replace('…', '')
       expect(key.startsWith(prefix)).toBe(true)
       expect(prefix.length).toBeLessThan(key.length)
       await page.getByRole('button', { name: 'I have copied it' }).click()
       await page.reload()
       await page.getByRole('row', { name: /shop app/ }).waitFor()
       expect(await page.content()).not.toContain(key)
+
+      // A publishable key for the browser app: it reads the catalog, and management routes refuse it.
+      expect(await page.getByText('Which key goes where').textContent()).toContain('Which key goes where')
+      await page.getByLabel('Name of the new key').fill('browser shop')
+      await page.getByLabel('Kind').selectOption('publishable')
+      await page.getByRole('button', { name: 'Create key' }).click()
+      const pk = (await page.getByTestId('secret').textContent())!.trim()
+      expect(pk).toMatch(/^pk_/)
+      await page.getByRole('button', { name: 'I have copied it' }).click()
+      expect(await page.getByRole('row', { name: /browser shop/ }).getByRole('cell').nth(1).textContent()).toBe('Publishable (browser)')
+      expect((await expectOk(panel.call('GET', '/v1/products', { headers: apiKey(pk) }))).total).toBe(0)
+      const refused = await panel.call('POST', '/v1/products', { headers: apiKey(pk), body: { name: 'X', sku: 'X-1', price: 1, stock: 1 } })
+      expect([refused.status, refused.body.error.code]).toEqual([403, 'SECRET_KEY_REQUIRED'])
 
       // A draft product, created by the app with the key, published from the panel.
       const draft = await expectOk(panel.call('POST', '/v1/products', { headers: apiKey(key), body: { name: 'Caneca Azul', sku: 'CAN-1', price: 29.9, stock: 5 } }), 201)

@@ -15,9 +15,9 @@ export function ApiKeysPage() {
   const action = useAction()
   const create = (event: Event) => {
     const form = event.currentTarget as HTMLFormElement
-    const { name = '' } = formValues(event)
+    const { name = '', kind = 'secret' } = formValues(event)
     action.run(async () => {
-      const key = await call<CreatedKey>('POST', '/store/api-keys', { body: { name } })
+      const key = await call<CreatedKey>('POST', '/store/api-keys', { body: { name, kind } })
       setCreated(key)
       form.reset()
       keys.reload()
@@ -32,9 +32,19 @@ export function ApiKeysPage() {
   return (
     <Section title="API keys">
       <p>Your shop app sends a key in the <code>X-API-Key</code> header. Create one per app or per person, and revoke a key that leaked.</p>
+      <p>
+        <strong>Which key goes where:</strong> a <em>publishable</em> key (<code>pk_</code>) goes in the browser app, where anyone can read it, and opens only
+        the shop front (catalog, customers, cart, checkout); a <em>secret</em> key (<code>sk_</code>) opens everything and stays on your server only.
+      </p>
       <form class="inline" onSubmit={create}>
         <Field label="Name of the new key">
           <input name="name" required maxLength={80} placeholder="e.g. mobile app" />
+        </Field>
+        <Field label="Kind">
+          <select name="kind">
+            <option value="secret">Secret (sk_): server only</option>
+            <option value="publishable">Publishable (pk_): browser app</option>
+          </select>
         </Field>
         <button class="primary" disabled={action.busy}>
           Create key
@@ -42,7 +52,7 @@ export function ApiKeysPage() {
       </form>
       {created && (
         <Reveal secret={created.apiKey} copyLabel="Copy key" onDone={() => setCreated(undefined)}>
-          <strong>Copy the key "{created.name}" now: it is shown only this once.</strong> Afterwards only its prefix is visible.
+          <strong>Copy the {created.kind} key "{created.name}" now: it is shown only this once.</strong> Afterwards only its prefix is visible.
         </Reveal>
       )}
       <ErrorNote error={action.error} />
@@ -52,10 +62,11 @@ export function ApiKeysPage() {
           data.length === 0 ? (
             <p class="muted">No keys yet.</p>
           ) : (
-            <Table columns={['Name', 'Prefix', 'Created', 'Last used', { label: 'Actions', hidden: true }]}>
+            <Table columns={['Name', 'Kind', 'Prefix', 'Created', 'Last used', { label: 'Actions', hidden: true }]}>
               {data.map((key) => (
                 <tr key={key.id}>
                   <td>{key.name}</td>
+                  <td>{key.kind === 'publishable' ? 'Publishable (browser)' : 'Secret (server)'}</td>
                   <td>
                     <code>{key.prefix}…</code>
                   </td>

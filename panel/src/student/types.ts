@@ -10,6 +10,7 @@ export interface Settings {
 export interface ApiKey {
   id: string
   name: string
+  kind: 'secret' | 'publishable'
   prefix: string
   createdAt: string
   createdBy: string | null
