@@ -71,7 +71,8 @@ describe('a data folder written by an earlier build', () => {
         expect(after.sqlite.query('SELECT count(*) AS n FROM __drizzle_migrations').get()).toEqual({ n: SCHEMA })
         expect(recordedVersion(after.sqlite)).toBe(VERSION)
         for (const [table, count] of Object.entries(fixture.rows)) {
-          if (table === '__drizzle_migrations') continue
+          // The migrations table grows, and the build that last opened the folder is rewritten (checked above).
+          if (table === '__drizzle_migrations' || table === '__storefront_meta') continue
           // The fixture is as it was written...
           expect([table, rowsOf(before, table, ['rowid']).length]).toEqual([table, count])
           // ...and each of its rows is still there, with the values it had, whatever columns were added.
