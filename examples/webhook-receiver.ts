@@ -2,6 +2,8 @@
  * A webhook receiver as a group's app would write it, runnable as is:
  *   bun examples/webhook-receiver.ts <signingSecret> [port]
  * README.md quotes the part between the markers, and the tests verify real deliveries with it.
+ * It runs on your app's server, like everything that holds a secret: the signing secret here, and the
+ * store's secret key (sk_...) that POST /v1/webhooks/:id/sign needs to show what a signature should be.
  */
 // --- quoted in README.md ---
 import { createHmac, timingSafeEqual } from 'node:crypto'

@@ -88,7 +88,9 @@ export const webhookRoutes = (deps: Deps) =>
       detail: {
         tags,
         summary: 'Sign a body with this endpoint\'s secret',
-        description: 'Returns what X-Signature would be for that X-Timestamp and raw body: compare it with what your verification code computes.',
+        description:
+          'Returns what X-Signature would be for that X-Timestamp and raw body: compare it with what your verification code computes. ' +
+          'Needs the secret key (or a student token): whoever can sign can forge your webhooks, so a publishable key gets 403 SECRET_KEY_REQUIRED.',
       },
     })
     .get('/deliveries', ({ ctx, query }) => listDeliveries(deps, ctx, query), {
