@@ -34,7 +34,8 @@ function ownCredential(auth: string | undefined, w: World): Record<string, strin
 /** B's credentials that the route accepts. */
 function attackerCredentials(auth: string | undefined, w: World): Record<string, string>[] {
   if (auth === 'student' || auth === 'studentSelf') return [bearer(w.B.student)]
-  if (auth === 'customer') return [{ ...apiKey(w.B.key.apiKey), ...bearer(w.B.customer.token) }]
+  if (auth === 'customer') return [w.B.key.apiKey, w.publishable.B.apiKey].map((key) => ({ ...apiKey(key), ...bearer(w.B.customer.token) }))
+  if (auth === 'shop') return [apiKey(w.B.key.apiKey), apiKey(w.publishable.B.apiKey), bearer(w.B.student)]
   return [apiKey(w.B.key.apiKey), bearer(w.B.student)]
 }
 
@@ -52,8 +53,8 @@ describe(`cross-store attacks${LONG ? ' (long)' : ''}`, () => {
 
     // A reads everything it can see; everything that names something of A's is what B gets to try.
     const found = { ids: new Set<string>(), paths: new Set<string>(), rms: new Set<string>() }
-    const { B: _b, ...ofA } = w
-    harvest(ofA, found)
+    const { B: _b, publishable, ...rest } = w
+    harvest({ ...rest, publishableA: publishable.A }, found)
     for (const op of ops.filter((o) => o.method === 'GET' && !o.path.includes(':'))) {
       harvest((await t.call('GET', op.path, { headers: ownCredential(op.auth, w) })).body, found)
     }

@@ -26,11 +26,16 @@ function credentialFor(auth: string | undefined, w: World): Record<string, strin
     case 'studentSelf':
       return bearer(w.A.student)
     case 'customer':
-      return { ...apiKey(w.A.key.apiKey), ...bearer(w.A.customer.token) }
-    case 'key':
+      return { ...apiKey(w.publishable.A.apiKey), ...bearer(w.A.customer.token) }
+    case 'shop':
+      // What a browser shop front holds: the shop routes are fuzzed as its users would reach them.
+      return apiKey(w.publishable.A.apiKey)
+    case 'secret':
       return apiKey(w.A.key.apiKey)
-    default:
+    case undefined:
       return {}
+    default:
+      throw new Error(`no credential for routes declared auth: '${auth}'; add it here`)
   }
 }
 
