@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm'
 import { index, integer, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core'
+import { API_KEY_KINDS } from './credentials'
 
 /**
  * Who may call: groups and their one store, students, their sessions, API keys, customers and their
@@ -69,7 +70,7 @@ export const apiKeys = sqliteTable(
       .references(() => stores.id, { onDelete: 'cascade' }),
     name: text().notNull(),
     /** `secret` opens every store route; `publishable` only the shop-front ones (kinds.ts). */
-    kind: text({ enum: ['secret', 'publishable'] }).notNull().default('secret'),
+    kind: text({ enum: API_KEY_KINDS }).notNull().default('secret'),
     /** `sk_` or `pk_` + the public part: what the panel shows after creation. */
     prefix: text().notNull(),
     secretHash: text('secret_hash').notNull().unique(),
