@@ -1,7 +1,7 @@
 import { accessSync, constants, mkdirSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { createApp } from './app'
-import { createDeps } from './deps'
+import { createDeps } from './wiring'
 import { serveJobs, serverAnswers } from './cli/jobs'
 import { PID_FILE, removeStaleWork, serverRunning } from './features/backup/service'
 import { sweepMediaFolder } from './features/media/sweep'

@@ -1,5 +1,5 @@
 import { loadConfig, type RawSettings } from '../config'
-import { createDeps } from '../deps'
+import { createDeps } from '../wiring'
 import { systemClock } from '../kernel/clock'
 import { randomIds } from '../kernel/ids'
 import { consoleLog } from '../kernel/log'

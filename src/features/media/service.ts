@@ -11,6 +11,7 @@ import { MiB, type MediaKind } from './formats'
 import type { Media } from './model'
 import { receiveFile, type ReceivedFile } from './receive'
 import { media } from './tables'
+import type { MediaDeps } from './users'
 
 type MediaRow = typeof media.$inferSelect
 
@@ -118,7 +119,7 @@ export function mediaUsage(deps: Deps, ctx: StoreCtx) {
  * Removes a library file for good. A file in use is a 409 listing its users, unless `force`: then it is
  * unlinked everywhere in the same transaction that deletes its record, and the file goes after commit.
  */
-export async function deleteMedia(deps: Deps, ctx: StoreCtx, id: string, force: boolean) {
+export async function deleteMedia(deps: MediaDeps, ctx: StoreCtx, id: string, force: boolean) {
   const row = writeTransaction(deps.db, (tx) => {
     const found = findMedia(tx, ctx, id)
     const users = deps.mediaUsers.flatMap((u) => u.find(tx, ctx.storeId, id))
