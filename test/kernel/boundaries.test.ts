@@ -32,4 +32,19 @@ describe('what depends on what', () => {
     const allowed = (line: string) => line.endsWith('-> config') || line.endsWith('-> version')
     expect(leaving.filter((line) => !allowed(line))).toEqual([])
   })
+
+  test('only src/kernel/data-dir.ts spells the names of what a data folder holds; everything else asks it for a path', () => {
+    // A name in quotes, or a folder joined with 'media'; comments may mention them.
+    const name = /['"`](storefront\.db|server\.pid|control\.sock|admin-token|before-restore-|\.storefront-)|(join|resolve)\([^()]*['"`]media['"`/]/
+    const spelled = sources()
+      .filter(({ file }) => file !== 'kernel/data-dir.ts')
+      .flatMap(({ file, text }) =>
+        text
+          .replace(/\/\*[\s\S]*?\*\//g, '')
+          .split('\n')
+          .filter((line) => !line.trim().startsWith('//') && name.test(line))
+          .map((line) => `${file}: ${line.trim()}`),
+      )
+    expect(spelled).toEqual([])
+  })
 })

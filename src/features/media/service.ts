@@ -3,6 +3,7 @@ import { mkdir, readFile, rename, rm } from 'node:fs/promises'
 import { join } from 'node:path'
 import type { StoreCtx } from '../../kernel/auth/kinds'
 import { isoTime } from '../../kernel/clock'
+import { dataPath } from '../../kernel/data-dir'
 import { writeTransaction, type Sql } from '../../kernel/db/database'
 import type { Deps } from '../../kernel/deps'
 import { AppError, notFound } from '../../kernel/errors'
@@ -15,7 +16,7 @@ import type { MediaDeps } from './users'
 
 type MediaRow = typeof media.$inferSelect
 
-export const mediaRoot = (deps: Deps) => join(deps.config.dataDir, 'media')
+export const mediaRoot = (deps: Deps) => dataPath(deps.config.dataDir, 'media')
 export const filePath = (deps: Deps, row: Pick<MediaRow, 'storeId' | 'id' | 'extension'>) =>
   join(mediaRoot(deps), row.storeId, `${row.id}.${row.extension}`)
 
