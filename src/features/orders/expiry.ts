@@ -92,5 +92,5 @@ export class OrderExpiry {
   }
 }
 
-/** What the order services that create or end a PENDING order need beyond the kernel: the loop to wake. */
+/** What checkout, cancelling and store transitions need beyond the kernel: the expiry loop, to wake or run it. */
 export type OrdersDeps = Deps & { orderExpiry: OrderExpiry }

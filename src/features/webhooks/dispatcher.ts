@@ -211,5 +211,5 @@ export class WebhookDispatcher {
   }
 }
 
-/** What the webhook services need beyond the kernel: the dispatcher, to check targets and to wake it. */
+/** What the webhook services need beyond the kernel: the dispatcher, which checks targets and sends what they queue. */
 export type WebhooksDeps = Deps & { webhooks: WebhookDispatcher }
