@@ -1,5 +1,4 @@
 import { Elysia, type AnyElysia } from 'elysia'
-import type { Deps } from './kernel/deps'
 import { httpKernel } from './kernel/http/plugin'
 import { RouteTable } from './kernel/http/route-table'
 import { activityRoutes } from './features/activity/routes'
@@ -21,12 +20,13 @@ import { docsRoutes } from './features/system/docs'
 import { healthRoutes } from './features/system/health'
 import { panelRoutes } from './features/panel/routes'
 import { webhookRoutes } from './features/webhooks/routes'
+import type { AppDeps } from './wiring'
 
 /**
  * Builds the whole HTTP application from its dependencies. It never listens: tests call
  * `app.handle(request)`, the server (server.ts) calls `listen`.
  */
-export function createApp(deps: Deps, extraRoutes?: AnyElysia) {
+export function createApp(deps: AppDeps, extraRoutes?: AnyElysia) {
   const routes = new RouteTable()
   const app: AnyElysia = new Elysia()
     .use(httpKernel(routes, deps))

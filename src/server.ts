@@ -1,49 +1,14 @@
-import { accessSync, constants, mkdirSync, rmSync, writeFileSync } from 'node:fs'
-import { join } from 'node:path'
 import { createApp } from './app'
-import { createDeps } from './deps'
-import { serveJobs, serverAnswers } from './cli/jobs'
-import { PID_FILE, removeStaleWork, serverRunning } from './features/backup/service'
+import { createDeps } from './wiring'
+import { serveJobs } from './cli/jobs'
 import { sweepMediaFolder } from './features/media/sweep'
 import { ConfigError, derivePublicUrl, lanAddresses, type Config } from './config'
 import { resolveAdminToken } from './kernel/admin-token'
 import { systemClock } from './kernel/clock'
-import { DatabaseInUse, openDatabase, type OpenDatabase } from './kernel/db/database'
-import { migrate, NewerDataFolder } from './kernel/db/migrate'
+import { openForServer, prepareDataDir, removePidFile, writePidFile } from './kernel/data-dir'
 import { randomIds } from './kernel/ids'
 import { consoleLog, type Log } from './kernel/log'
-import { tightenDataDir } from './kernel/private-files'
 import { VERSION } from './version'
-
-/**
- * Creates the data dir (and media/) or says, as a configuration error, why it cannot; makes a folder
- * an older build left readable to everyone private, and removes the database copies of backups and
- * restores whose process was killed. Returns what it found, for the log.
- */
-export function prepareDataDir(dataDir: string) {
-  try {
-    mkdirSync(join(dataDir, 'media'), { recursive: true })
-    accessSync(dataDir, constants.W_OK)
-  } catch (e) {
-    const reason = (e as NodeJS.ErrnoException).code ?? (e as Error).message
-    throw new ConfigError(`--data / DATA_DIR: cannot create or write the folder ${dataDir} (${reason}); choose a folder you can write to`)
-  }
-  return { notPrivate: tightenDataDir(dataDir), staleWork: removeStaleWork(dataDir) }
-}
-
-/** The data dir's database, migrated. A folder a newer build wrote is refused, and left as it was. */
-export function openDataDatabase(dataDir: string): OpenDatabase {
-  const database = openDatabase(join(dataDir, 'storefront.db'))
-  try {
-    migrate(database.db)
-    return database
-  } catch (e) {
-    database.close()
-    if (!(e instanceof NewerDataFolder)) throw e
-    const newer = e.writtenBy.version ? `Storefront ${e.writtenBy.version}` : 'that build'
-    throw new ConfigError(`--data / DATA_DIR: ${dataDir} was ${e.message}; nothing in it was changed. Run ${newer} or a later one on it, or choose another folder`)
-  }
-}
 
 /** Opens the data dir, migrates, listens, prints the banner, and stops cleanly on SIGINT/SIGTERM. */
 export async function serve(config: Config, log: Log = consoleLog) {
@@ -52,16 +17,7 @@ export async function serve(config: Config, log: Log = consoleLog) {
   if (found.notPrivate.length) {
     log.error(`could not make ${found.notPrivate.length} file(s) of the data folder readable by this user only, such as ${found.notPrivate[0]}; other users of this machine may read them (a file system without permissions, such as a FAT USB stick?)`)
   }
-  const serving = () => new ConfigError(`--data / DATA_DIR: another Storefront (pid ${serverRunning(config.dataDir)}) is serving ${config.dataDir}; stop it first, or choose another folder`)
-  if (await serverAnswers(config.dataDir)) throw serving()
-  let database: OpenDatabase
-  try {
-    database = openDataDatabase(config.dataDir)
-  } catch (e) {
-    if (!(e instanceof DatabaseInUse)) throw e
-    if (serverRunning(config.dataDir)) throw serving()
-    throw new ConfigError(`--data / DATA_DIR: ${config.dataDir} is in use by a storefront command; wait until it ends, then start again`)
-  }
+  const database = await openForServer(config.dataDir)
   const admin = resolveAdminToken(config.dataDir, config.adminToken)
   const deps = createDeps(config, database, {
     clock: systemClock,
@@ -85,7 +41,7 @@ export async function serve(config: Config, log: Log = consoleLog) {
   const port = app.server!.port!
   // Names this server in the messages of a second server, of `restore` and of the teacher's commands,
   // which then ask it on its control socket (a pid alone may be a crash's, reused).
-  writeFileSync(join(config.dataDir, PID_FILE), String(process.pid))
+  writePidFile(config.dataDir)
   // The teacher's commands reach the database through this server while it runs (cli/jobs.ts).
   const jobs = serveJobs({ deps, sqlite: database.sqlite, dataDir: config.dataDir })
   // Known only now when --port 0 asked for a free port.
@@ -107,7 +63,7 @@ export async function serve(config: Config, log: Log = consoleLog) {
     jobs.stop()
     await deps.lifecycle.stop()
     database.close()
-    rmSync(join(config.dataDir, PID_FILE), { force: true })
+    removePidFile(config.dataDir)
     log.info('stopped cleanly')
     process.exit(0)
   }

@@ -11,7 +11,7 @@ import { eq } from 'drizzle-orm'
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { createDeps } from '../../src/deps'
+import { createDeps, type AppDeps } from '../../src/wiring'
 import { loadConfig } from '../../src/config'
 import { addItem } from '../../src/features/cart/service'
 import { createProduct } from '../../src/features/catalog/products'
@@ -26,7 +26,6 @@ import { openDatabase } from '../../src/kernel/db/database'
 import { migrate } from '../../src/kernel/db/migrate'
 import { randomIds } from '../../src/kernel/ids'
 import { memoryLog } from '../../src/kernel/log'
-import type { Deps } from '../../src/kernel/deps'
 import { fanOut } from '../../src/features/webhooks/deliveries'
 import type { Db } from '../../src/kernel/db/database'
 import { seedStore } from '../seed'
@@ -90,7 +89,7 @@ export async function seedClassroom(dataDir: string, log: (line: string) => void
 }
 
 async function seedOne(
-  deps: Deps,
+  deps: AppDeps,
   name: string,
   rm: string,
   seed: number,

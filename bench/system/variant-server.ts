@@ -12,7 +12,7 @@
 import { join } from 'node:path'
 import { createApp } from '../../src/app'
 import { loadConfig } from '../../src/config'
-import { createDeps } from '../../src/deps'
+import { createDeps } from '../../src/wiring'
 import { systemClock } from '../../src/kernel/clock'
 import { openDatabase } from '../../src/kernel/db/database'
 import { randomIds } from '../../src/kernel/ids'

@@ -6,8 +6,7 @@ import { ActivityQuery } from '../features/activity/model'
 import { activityCsv } from '../features/activity/report'
 import { BackupError, restore } from '../features/backup/service'
 import { parseClassList } from '../features/groups/import'
-import { endProgress, openDataDir } from './data-dir'
-import { asCliFailure, CliFailure, jobOnDataDir, type Job } from './jobs'
+import { asCliFailure, CliFailure, endProgress, jobOnDataDir, type Job } from './jobs'
 
 const dataOption = ['--data <dir>', 'data folder [env DATA_DIR] (default ./data)'] as const
 
@@ -106,7 +105,7 @@ async function parsed(text: string) {
 async function onDataDir<K extends Job['kind']>(data: string | undefined, job: Extract<Job, { kind: K }>) {
   const { dataDir } = loadConfig({ dataDir: data }, process.env)
   try {
-    return await jobOnDataDir(dataDir, job, () => openDataDir(dataDir))
+    return await jobOnDataDir(dataDir, job)
   } finally {
     endProgress()
   }

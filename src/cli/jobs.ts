@@ -1,15 +1,18 @@
 import type { Database } from 'bun:sqlite'
-import { createHash } from 'node:crypto'
 import { chmodSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join, resolve } from 'node:path'
+import { loadConfig, type RawSettings } from '../config'
 import type { Deps } from '../kernel/deps'
 import type { ActivityQuery } from '../features/activity/model'
 import { activityReport } from '../features/activity/report'
-import { backup, serverRunning } from '../features/backup/service'
+import { backup } from '../features/backup/service'
 import { importClassList, ImportError, type ImportRow } from '../features/groups/import'
+import { systemClock } from '../kernel/clock'
+import { controlSocketPath, openDataDatabase, prepareDataDir, serverRunning } from '../kernel/data-dir'
 import { DatabaseInUse } from '../kernel/db/database'
 import { AppError } from '../kernel/errors'
+import { randomIds } from '../kernel/ids'
+import { consoleLog } from '../kernel/log'
+import { createDeps } from '../wiring'
 
 /** A failure the user can fix: its lines go to stderr and the exit code is 1. */
 export class CliFailure extends Error {
@@ -66,16 +69,6 @@ export function asCliFailure(e: unknown) {
 }
 
 /**
- * Where the server of a data dir listens for jobs: `control.sock` in the folder, or, when that path
- * is too long for a socket address (108 bytes on Linux), a name in the temp folder made from it.
- */
-export function controlSocketPath(dataDir: string) {
-  const inFolder = join(resolve(dataDir), 'control.sock')
-  if (Buffer.byteLength(inFolder) <= 100) return inFolder
-  return join(tmpdir(), `storefront-${createHash('sha256').update(resolve(dataDir)).digest('hex').slice(0, 16)}.sock`)
-}
-
-/**
  * The server's side: runs the jobs it is sent, one JSON job per request, answering
  * `{ ok: true, result }` or `{ ok: false, lines }`. Only the folder's owner can connect (mode 0600):
  * whoever can, could read the database file anyway.
@@ -116,23 +109,11 @@ function listen(path: string, on: Omit<DataDirHandle, 'progress'>) {
   })
 }
 
-/** True when a live server answers on the data dir's control socket (a pid file alone may be a crash's). */
-export async function serverAnswers(dataDir: string) {
-  return fetch('http://storefront/', { unix: controlSocketPath(dataDir) }).then(
-    () => true,
-    () => false,
-  )
-}
-
 /**
  * The command's side: sends the job to the server running on `dataDir`, or, with none, runs it on
- * the folder opened here (`open`, which the caller closes through the returned handle's `close`).
+ * the folder opened here.
  */
-export async function jobOnDataDir<K extends Job['kind']>(
-  dataDir: string,
-  job: Extract<Job, { kind: K }>,
-  open: () => DataDirHandle & { close(): Promise<void> },
-): Promise<JobResults[K]> {
+export async function jobOnDataDir<K extends Job['kind']>(dataDir: string, job: Extract<Job, { kind: K }>): Promise<JobResults[K]> {
   const pid = serverRunning(dataDir)
   const path = controlSocketPath(dataDir)
   if (pid) {
@@ -144,7 +125,7 @@ export async function jobOnDataDir<K extends Job['kind']>(
   }
   let handle: DataDirHandle & { close(): Promise<void> }
   try {
-    handle = open()
+    handle = openDataDir(dataDir)
   } catch (e) {
     if (!(e instanceof DatabaseInUse)) throw e
     throw new CliFailure([
@@ -158,4 +139,30 @@ export async function jobOnDataDir<K extends Job['kind']>(
   } finally {
     await handle.close()
   }
+}
+
+/** With no server on the folder: its database, migrated, with the same services as the server. */
+function openDataDir(dataDir: string): DataDirHandle & { close(): Promise<void> } {
+  const config = loadConfig({ dataDir } as RawSettings, process.env)
+  prepareDataDir(config.dataDir)
+  const database = openDataDatabase(config.dataDir)
+  const deps = createDeps(config, database, { clock: systemClock, ids: randomIds, log: consoleLog, adminToken: '', publicUrl: '' })
+  return {
+    deps,
+    sqlite: database.sqlite,
+    dataDir: config.dataDir,
+    progress: progressLine,
+    async close() {
+      await deps.lifecycle.stop()
+      database.close()
+    },
+  }
+}
+
+/** Progress lines on a terminal; nothing when the output goes to a file or a pipe. */
+const progressLine = (message: string) => {
+  if (process.stderr.isTTY) process.stderr.write(`\r\x1b[2K${message}`)
+}
+export const endProgress = () => {
+  if (process.stderr.isTTY) process.stderr.write('\r\x1b[2K')
 }

@@ -1,5 +1,5 @@
 import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs'
-import { join } from 'node:path'
+import { dataPath } from './data-dir'
 import { randomToken } from './ids'
 
 export interface AdminToken {
@@ -14,7 +14,7 @@ export interface AdminToken {
  * there with mode 0600 (only the owner of the server process can read it).
  */
 export function resolveAdminToken(dataDir: string, configured: string | undefined): AdminToken {
-  const file = join(dataDir, 'admin-token')
+  const file = dataPath(dataDir, 'adminToken')
   if (configured) return { token: configured, source: 'configured', file }
   if (existsSync(file)) {
     const token = readFileSync(file, 'utf8').trim()

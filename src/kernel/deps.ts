@@ -1,8 +1,5 @@
 import type { Database } from 'bun:sqlite'
 import type { Config } from '../config'
-import type { MediaUser } from '../features/media/users'
-import type { OrderExpiry } from '../features/orders/expiry'
-import type { WebhookDispatcher } from '../features/webhooks/dispatcher'
 import type { CallRecorder } from './auth/gate'
 import type { Passwords } from './auth/passwords'
 import type { RateLimiter } from './auth/rate-limiter'
@@ -15,7 +12,11 @@ import type { Log } from './log'
 import type { Outbox } from './outbox'
 import type { Retention } from './retention'
 
-/** Everything a feature may lean on, passed in (never imported as a singleton) so tests can swap it. */
+/**
+ * What the kernel gives every feature, passed in (never imported as a singleton) so tests can swap it.
+ * Services a feature adds for itself (the webhook dispatcher, order expiry, the users of media files)
+ * are not here: the feature names them in its own deps type, and src/wiring.ts builds them.
+ */
 export interface Deps {
   config: Config
   db: Db
@@ -29,8 +30,6 @@ export interface Deps {
   lifecycle: Lifecycle
   /** Counts authenticated calls per group and RM; flushed in batches (features/activity). */
   activity: CallRecorder & { flush(): void }
-  /** What may use a media library file (product images, review photos): DELETE /v1/media/:id asks them. */
-  mediaUsers: MediaUser[]
   /** The per-store token bucket. */
   limiter: RateLimiter
   /** argon2id hashing and checking of passwords (auth/passwords.ts). */
@@ -44,10 +43,6 @@ export interface Deps {
   publicUrl: string
   /** The port actually listened on: config.port until the server knows it (`--port 0` picks one). */
   listenPort: number
-  /** Delivers webhooks from the outbox (features/webhooks); started by the server, not by tests unless they ask. */
-  webhooks: WebhookDispatcher
-  /** Cancels unpaid orders after RESERVATION_TTL_MINUTES (features/orders); started by the server, tests call tick(). */
-  orderExpiry: OrderExpiry
   /** Prunes what RETENTION_DAYS lets go (kernel/retention.ts); started by the server, tests await tick(). */
   retention: Retention
 }

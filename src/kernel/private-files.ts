@@ -17,16 +17,13 @@ export function createPrivately() {
   if (POSIX) process.umask(0o077)
 }
 
-/** What Storefront keeps in a data folder; anything else a teacher put there is left alone. */
-const OURS = /^(storefront\.db(-wal|-shm|-journal)?|admin-token|server\.pid|control\.sock|media|before-restore-.+|\.storefront-(backup|restore)-.+)$/
-
 /**
  * Takes the group's and others' permissions away from the data folder and what Storefront keeps in
- * it, as an older build left them (0755 folders, 0644 files). A folder that is already private is not
+ * it (`isOurs`, from data-dir.ts), as an older build left them (0755 folders, 0644 files). A folder that is already private is not
  * searched: nobody else can reach what is inside it. Returns what could not be changed (a file system
  * without modes, such as a FAT USB stick, or a file of another user), for a warning: never fatal.
  */
-export function tightenDataDir(dataDir: string): string[] {
+export function tightenDataDir(dataDir: string, isOurs: (name: string) => boolean): string[] {
   if (!POSIX) return []
   const failed: string[] = []
   const tighten = (path: string, isOurs: (name: string) => boolean) => {
@@ -39,6 +36,6 @@ export function tightenDataDir(dataDir: string): string[] {
     }
     if (stat.isDirectory()) for (const name of readdirSync(path)) if (isOurs(name)) tighten(join(path, name), () => true)
   }
-  tighten(dataDir, (name) => OURS.test(name))
+  tighten(dataDir, isOurs)
   return failed
 }

@@ -1,5 +1,5 @@
 import { writeTransaction } from '../../src/kernel/db/database'
-import type { Deps } from '../../src/kernel/deps'
+import type { AppDeps } from '../../src/wiring'
 import type { EventType } from '../../src/kernel/events'
 
 export interface Received {
@@ -47,11 +47,11 @@ export function stopReceivers() {
 }
 
 /** What a feature does when its state changes: the event is written in the feature's transaction. */
-export const emit = (deps: Deps, storeId: string, type: EventType, data: Record<string, unknown> = {}) =>
+export const emit = (deps: AppDeps, storeId: string, type: EventType, data: Record<string, unknown> = {}) =>
   writeTransaction(deps.db, (tx) => deps.outbox.emit(tx, storeId, type, data))
 
 /** Fans out waiting events, sends every attempt due by the (manual) clock, and waits for the answers. */
-export async function deliverDue(deps: Deps) {
+export async function deliverDue(deps: AppDeps) {
   deps.webhooks.tick()
   await deps.webhooks.settled()
 }

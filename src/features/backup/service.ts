@@ -1,44 +1,18 @@
 import { Database } from 'bun:sqlite'
-import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs'
+import { existsSync, rmSync } from 'node:fs'
 import { mkdir, mkdtemp, rename, rm, symlink } from 'node:fs/promises'
 import { basename, dirname, join, resolve } from 'node:path'
+import { asideName, DATA_NAMES, DATABASE_FILES, databaseHeld, dataPath, removeStaleWork, serverRunning, workPrefix } from '../../kernel/data-dir'
 import { buildName, NewerDataFolder, refuseNewer } from '../../kernel/db/migrate'
 
 export class BackupError extends Error {}
 
-const DB = 'storefront.db'
-export const PID_FILE = 'server.pid'
+const { database: DB, media: MEDIA } = DATA_NAMES
 
 /**
- * A backup or a restore works on a full copy of the database, in a folder (and, for a backup, a
- * partial archive) named after the process doing it: `.storefront-backup-<pid>-…`. If that process
- * ends early the copy is removed on the way out; if it is killed, the next start, backup or restore
- * removes it, once no process has that pid (a live one may still be working on it).
+ * Work in progress in this process (a copy named by workPrefix, data-dir.ts), removed if it exits
+ * first (a signal turned into process.exit); one left by a killed process goes with removeStaleWork.
  */
-const WORK = /^\.storefront-(?:backup|restore)-(\d+)-/
-const workPrefix = (kind: 'backup' | 'restore') => `.storefront-${kind}-${process.pid}-`
-
-/** Removes the work that processes which are gone left in `dir`; returns the names removed. */
-export function removeStaleWork(dir: string): string[] {
-  const names = existsSync(dir) ? readdirSync(dir).sort() : []
-  const stale = names.filter((name) => {
-    const pid = WORK.exec(name)?.[1]
-    return pid !== undefined && !processAlive(Number(pid))
-  })
-  for (const name of stale) rmSync(join(dir, name), { recursive: true, force: true })
-  return stale
-}
-
-function processAlive(pid: number) {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM' // alive, another user's
-  }
-}
-
-/** Work in progress in this process, removed if it exits first (a signal turned into process.exit). */
 const inProgress = new Set<string>()
 process.on('exit', () => {
   for (const path of inProgress) rmSync(path, { recursive: true, force: true })
@@ -71,8 +45,8 @@ export async function backup(sqlite: Database, dataDir: string, file: string, pr
   const partial = join(dirname(target), `${basename(work)}.partial`)
   return withWork([work, partial], async () => {
     progress('copying the database')
-    sqlite.exec(`VACUUM INTO '${join(work, DB).replaceAll("'", "''")}'`)
-    await symlink(resolve(dataDir, 'media'), join(work, 'media'))
+    sqlite.exec(`VACUUM INTO '${dataPath(work, 'database').replaceAll("'", "''")}'`)
+    await symlink(resolve(dataPath(dataDir, 'media')), dataPath(work, 'media'))
     let files = 0
     await tar.create(
       {
@@ -87,44 +61,11 @@ export async function backup(sqlite: Database, dataDir: string, file: string, pr
           if (++files % 100 === 0) progress(`packed ${files} files`)
         },
       },
-      [DB, ...(existsSync(join(dataDir, 'media')) ? ['media'] : [])],
+      [DB, ...(existsSync(dataPath(dataDir, 'media')) ? [MEDIA] : [])],
     )
     await rename(partial, target)
     return { file: target, entries: files }
   })
-}
-
-/**
- * True while a server (or a command) has the folder's database open: it holds the file alone
- * (exclusive locking), so a connection of ours is refused at once. A pid file alone does not tell:
- * after a crash and a reboot its pid may belong to anything.
- */
-function databaseHeld(dataDir: string): boolean {
-  if (!existsSync(join(dataDir, DB))) return false
-  const probe = new Database(join(dataDir, DB))
-  try {
-    probe.exec('PRAGMA busy_timeout = 0')
-    probe.query('SELECT count(*) FROM sqlite_master').get()
-    return false
-  } catch (e) {
-    if ((e as { code?: string }).code === 'SQLITE_BUSY') return true
-    throw e
-  } finally {
-    probe.close()
-  }
-}
-
-/** The pid in the data dir's pid file, if that process is alive (a server, or a crash's pid reused). */
-export function serverRunning(dataDir: string): number | undefined {
-  const pidFile = join(dataDir, PID_FILE)
-  if (!existsSync(pidFile)) return undefined
-  const pid = Number(readFileSync(pidFile, 'utf8'))
-  try {
-    process.kill(pid, 0)
-    return pid
-  } catch {
-    return undefined // left behind by a crash
-  }
 }
 
 /**
@@ -144,19 +85,19 @@ export async function restore(file: string, dataDir: string, now = Date.now()) {
   const work = await mkdtemp(join(dataDir, workPrefix('restore')))
   return withWork([work], async () => {
     await tar
-      .extract({ file, cwd: work, strict: true, filter: (path) => path === DB || path.startsWith('media/') || path === 'media' })
+      .extract({ file, cwd: work, strict: true, filter: (path) => path === DB || path.startsWith(`${MEDIA}/`) || path === MEDIA })
       .catch((e) => {
         throw new BackupError(`${file} is not a Storefront backup (${(e as Error).message})`)
       })
-    if (!existsSync(join(work, DB))) throw new BackupError(`${file} holds no ${DB}: it is not a Storefront backup`)
-    checkRestorable(file, join(work, DB))
-    const present = [DB, `${DB}-wal`, `${DB}-shm`, 'media'].filter((name) => existsSync(join(dataDir, name)))
-    const aside = present.length ? join(dataDir, `before-restore-${new Date(now).toISOString().replace(/[:.]/g, '-')}`) : null
+    if (!existsSync(dataPath(work, 'database'))) throw new BackupError(`${file} holds no ${DB}: it is not a Storefront backup`)
+    checkRestorable(file, dataPath(work, 'database'))
+    const present = [...DATABASE_FILES, MEDIA].filter((name) => existsSync(join(dataDir, name)))
+    const aside = present.length ? join(dataDir, asideName(now)) : null
     if (aside) await mkdir(aside)
     for (const name of present) await rename(join(dataDir, name), join(aside!, name))
-    await rename(join(work, DB), join(dataDir, DB))
-    if (existsSync(join(work, 'media'))) await rename(join(work, 'media'), join(dataDir, 'media'))
-    else await mkdir(join(dataDir, 'media'))
+    await rename(dataPath(work, 'database'), dataPath(dataDir, 'database'))
+    if (existsSync(dataPath(work, 'media'))) await rename(dataPath(work, 'media'), dataPath(dataDir, 'media'))
+    else await mkdir(dataPath(dataDir, 'media'))
     return { aside }
   })
 }

@@ -1,9 +1,9 @@
 import { Elysia } from 'elysia'
 import { z } from 'zod'
 import { authMacro } from '../../kernel/auth/macro'
-import type { Deps } from '../../kernel/deps'
 import { ErrorEnvelope } from '../../kernel/errors'
 import { GroupIdParams } from '../groups/model'
+import type { OrdersDeps } from '../orders/expiry'
 import { resetStore } from './reset'
 import { seedDemo } from './seed'
 
@@ -35,7 +35,7 @@ const ResetResult = z.object({
 })
 
 /** The teacher's classroom operations on a store. */
-export const classroomRoutes = (deps: Deps) =>
+export const classroomRoutes = (deps: OrdersDeps) =>
   new Elysia({ prefix: '/admin/groups/:id' })
     .use(authMacro)
     .post(

@@ -1,11 +1,11 @@
 import { and, count, eq, gte, isNull, sql } from 'drizzle-orm'
 import type { StoreCtx } from '../../kernel/auth/kinds'
-import type { Deps } from '../../kernel/deps'
 import { AppError } from '../../kernel/errors'
 import { createProduct } from '../catalog/products'
 import { products, variants } from '../catalog/tables'
 import { addItem } from '../cart/service'
 import { checkout } from '../orders/checkout'
+import type { OrdersDeps } from '../orders/expiry'
 import { pay } from '../orders/payment'
 import { addVariant } from '../catalog/variants'
 import { register } from '../customers/service'
@@ -50,7 +50,7 @@ export const DEMO_PRODUCTS = 40
  with variants and a picture each, and a few customers with paid orders, so a class can call the API in its first
  * minute. Everything goes through the same services as the API, so every rule and event holds.
  */
-export async function seedDemo(deps: Deps, groupId: string, seed = 1) {
+export async function seedDemo(deps: OrdersDeps, groupId: string, seed = 1) {
   const group = getGroup(deps, groupId)
   const ctx: StoreCtx = { storeId: group.storeId, groupId: group.id, actor: { type: 'secretKey', keyId: 'seed-demo', rm: null } }
   const existing = deps.db.select({ n: count() }).from(products).where(and(eq(products.storeId, ctx.storeId), isNull(products.deletedAt))).get()!.n

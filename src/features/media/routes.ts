@@ -1,16 +1,16 @@
 import { Elysia } from 'elysia'
 import { authMacro, UPLOAD_EXTENSION } from '../../kernel/auth/macro'
-import type { Deps } from '../../kernel/deps'
 import { ErrorEnvelope } from '../../kernel/errors'
 import { Page } from '../../kernel/pagination'
 import { serveFile } from './files'
 import { DeleteMediaQuery, FileParams, Media, MediaIdParams, MediaListQuery, MediaUsage, uploadRequestBody } from './model'
 import { deleteMedia, listMedia, mediaUsage, uploadMedia } from './service'
+import type { MediaDeps } from './users'
 import { noContent } from '../../kernel/http/no-content'
 
 const tags = ['Media']
 
-export const mediaRoutes = (deps: Deps) =>
+export const mediaRoutes = (deps: MediaDeps) =>
   new Elysia()
     .use(authMacro)
     .post(

@@ -3,6 +3,7 @@ import { mkdir, readFile, rename, rm } from 'node:fs/promises'
 import { join } from 'node:path'
 import type { StoreCtx } from '../../kernel/auth/kinds'
 import { isoTime } from '../../kernel/clock'
+import { dataPath } from '../../kernel/data-dir'
 import { writeTransaction, type Sql } from '../../kernel/db/database'
 import type { Deps } from '../../kernel/deps'
 import { AppError, notFound } from '../../kernel/errors'
@@ -11,10 +12,11 @@ import { MiB, type MediaKind } from './formats'
 import type { Media } from './model'
 import { receiveFile, type ReceivedFile } from './receive'
 import { media } from './tables'
+import type { MediaDeps } from './users'
 
 type MediaRow = typeof media.$inferSelect
 
-export const mediaRoot = (deps: Deps) => join(deps.config.dataDir, 'media')
+export const mediaRoot = (deps: Deps) => dataPath(deps.config.dataDir, 'media')
 export const filePath = (deps: Deps, row: Pick<MediaRow, 'storeId' | 'id' | 'extension'>) =>
   join(mediaRoot(deps), row.storeId, `${row.id}.${row.extension}`)
 
@@ -118,7 +120,7 @@ export function mediaUsage(deps: Deps, ctx: StoreCtx) {
  * Removes a library file for good. A file in use is a 409 listing its users, unless `force`: then it is
  * unlinked everywhere in the same transaction that deletes its record, and the file goes after commit.
  */
-export async function deleteMedia(deps: Deps, ctx: StoreCtx, id: string, force: boolean) {
+export async function deleteMedia(deps: MediaDeps, ctx: StoreCtx, id: string, force: boolean) {
   const row = writeTransaction(deps.db, (tx) => {
     const found = findMedia(tx, ctx, id)
     const users = deps.mediaUsers.flatMap((u) => u.find(tx, ctx.storeId, id))

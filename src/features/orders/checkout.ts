@@ -2,12 +2,12 @@ import { eq, max } from 'drizzle-orm'
 import type { StoreCtx } from '../../kernel/auth/kinds'
 import { customers } from '../../kernel/auth/tables'
 import { writeTransaction } from '../../kernel/db/database'
-import type { Deps } from '../../kernel/deps'
 import { AppError } from '../../kernel/errors'
 import { totalCents } from '../../kernel/money'
 import { assertCartWithinLimits } from '../cart/limits'
 import { buyable, cartLines, cartOf, currencyOf, customerOf } from '../cart/service'
 import { moveStock } from '../catalog/stock'
+import type { OrdersDeps } from './expiry'
 import { cartItems, orderItems, orders } from './tables'
 import { toOrder } from './views'
 
@@ -15,7 +15,7 @@ import { toOrder } from './views'
  * Checkout: in one BEGIN IMMEDIATE transaction every line is reserved or none is,
  * the order snapshots names, skus and prices, gets the store's next number, and the cart is emptied.
  */
-export function checkout(deps: Deps, ctx: StoreCtx) {
+export function checkout(deps: OrdersDeps, ctx: StoreCtx) {
   const customerId = customerOf(ctx)
   const order = writeTransaction(deps.db, (tx) => {
     const cart = cartOf(deps, ctx)

@@ -9,8 +9,6 @@ const BATCH = 200
 /** Even with nothing due the loop looks again this often. */
 const HEARTBEAT_MS = 60_000
 
-type ExpiryDeps = Omit<Deps, 'orderExpiry' | 'webhooks' | 'retention'>
-
 /**
  * Cancels PENDING orders unpaid for RESERVATION_TTL_MINUTES, reason EXPIRED. The due
  * times live in the orders table and are compared with the injected clock, so the work survives a
@@ -22,7 +20,7 @@ export class OrderExpiry {
   private timer: ReturnType<typeof setTimeout> | undefined
   private timerAt = Infinity
 
-  constructor(private deps: ExpiryDeps) {}
+  constructor(private deps: Deps) {}
 
   start() {
     if (this.running) return
@@ -59,7 +57,7 @@ export class OrderExpiry {
             .orderBy(asc(orders.expiresAt))
             .limit(BATCH)
             .all()
-          for (const order of due) cancelOrder(tx, this.deps as Deps, order, 'EXPIRED', 'expire')
+          for (const order of due) cancelOrder(tx, this.deps, order, 'EXPIRED', 'expire')
           return due.length
         })
         expired += done
@@ -93,3 +91,6 @@ export class OrderExpiry {
     this.timer.unref?.()
   }
 }
+
+/** What checkout, cancelling and store transitions need beyond the kernel: the expiry loop, to wake or run it. */
+export type OrdersDeps = Deps & { orderExpiry: OrderExpiry }

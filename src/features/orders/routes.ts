@@ -1,8 +1,8 @@
 import { Elysia } from 'elysia'
 import { authMacro } from '../../kernel/auth/macro'
-import type { Deps } from '../../kernel/deps'
 import { ErrorEnvelope } from '../../kernel/errors'
 import { checkout } from './checkout'
+import type { OrdersDeps } from './expiry'
 import { CustomerOrderQuery, Order, OrderIdParams, OrderPage, PayBody, PayHeaders, RefundBody, StoreOrderQuery, TransitionBody } from './model'
 import { pay } from './payment'
 import { cancelByCustomer, getOrder, listCustomerOrders, listStoreOrders, refund, transition } from './service'
@@ -11,7 +11,7 @@ const tags = ['Cart and orders']
 const panelTags = ['Store panel']
 
 /** The buyer's orders: X-API-Key plus the customer's Bearer token. */
-export const orderRoutes = (deps: Deps) =>
+export const orderRoutes = (deps: OrdersDeps) =>
   new Elysia({ prefix: '/orders' })
     .use(authMacro)
     .post(
@@ -72,7 +72,7 @@ export const orderRoutes = (deps: Deps) =>
     })
 
 /** The store's side of orders: the API key or a student token. */
-export const storeOrderRoutes = (deps: Deps) =>
+export const storeOrderRoutes = (deps: OrdersDeps) =>
   new Elysia({ prefix: '/store/orders' })
     .use(authMacro)
     .get('', ({ ctx, query }) => listStoreOrders(deps, ctx, query), {

@@ -6,6 +6,7 @@ import { AppError } from '../../kernel/errors'
 import { pageWindow, toPage, type PageQuery } from '../../kernel/pagination'
 import { customerOf } from '../cart/service'
 import { cancelOrder, refundOrder, ship } from './changes'
+import type { OrdersDeps } from './expiry'
 import { assertMove } from './states'
 import type { OrderState } from './tables'
 import { orders, refunds } from './tables'
@@ -39,13 +40,13 @@ export function listStoreOrders(deps: Deps, ctx: StoreCtx, query: PageQuery & { 
 export const getOrder = (deps: Deps, ctx: StoreCtx, id: string) => toOrder(deps.db, findOrder(deps.db, ctx, id))
 
 /** The customer cancels their own PENDING order. */
-export function cancelByCustomer(deps: Deps, ctx: StoreCtx, id: string) {
+export function cancelByCustomer(deps: OrdersDeps, ctx: StoreCtx, id: string) {
   deps.orderExpiry.tick()
   return writeTransaction(deps.db, (tx) => toOrder(tx, cancelOrder(tx, deps, findOrder(tx, ctx, id), 'CUSTOMER', 'cancel')))
 }
 
 /** The store moves an order: PENDING → CANCELLED, PAID → SHIPPED, SHIPPED → DELIVERED (states.ts). */
-export function transition(deps: Deps, ctx: StoreCtx, id: string, input: { to: OrderState; trackingCode?: string }) {
+export function transition(deps: OrdersDeps, ctx: StoreCtx, id: string, input: { to: OrderState; trackingCode?: string }) {
   deps.orderExpiry.tick()
   return writeTransaction(deps.db, (tx) => {
     const order = findOrder(tx, ctx, id)

@@ -9,7 +9,7 @@ import { productImages, products } from '../catalog/tables'
 import { imageUrl } from '../catalog/views'
 import { filePath, findMedia, uploadMedia } from '../media/service'
 import { media } from '../media/tables'
-import type { MediaUser } from '../media/users'
+import { linksAsMediaUser, renumber } from '../media/users'
 
 type ImageRow = typeof productImages.$inferSelect
 
@@ -32,12 +32,11 @@ const imagesOf = (tx: Sql, productId: string) =>
 /** Rewrites positions and the cover of a product from the wanted order. */
 function settle(tx: Sql, productId: string, order: ImageRow[], primaryId?: string) {
   const primary = primaryId ?? order.find((i) => i.isPrimary)?.id ?? order[0]?.id
-  order.forEach((image, position) => {
-    const isPrimary = image.id === primary
-    if (image.position !== position || image.isPrimary !== isPrimary) {
-      tx.update(productImages).set({ position, isPrimary }).where(eq(productImages.id, image.id)).run()
-    }
-  })
+  renumber(
+    order,
+    (image, position) => ({ position, isPrimary: image.id === primary }),
+    (image, set) => tx.update(productImages).set(set).where(eq(productImages.id, image.id)).run(),
+  )
 }
 
 function findImage(tx: Sql, ctx: StoreCtx, id: string): ImageRow {
@@ -133,26 +132,19 @@ export function unlinkImage(deps: Deps, ctx: StoreCtx, id: string) {
   })
 }
 
-/** Product images as users of library files, for DELETE /v1/media/:id. */
-export const productImageUsers: MediaUser = {
-  find(tx, storeId, mediaId) {
-    return tx
+/** Product images as users of library files, for DELETE /v1/media/:id; a deleted product's do not count. */
+export const productImageUsers = linksAsMediaUser({
+  usedBy: 'productImage',
+  table: productImages,
+  storeId: productImages.storeId,
+  mediaId: productImages.mediaId,
+  owner: productImages.productId,
+  uses: (tx, where) =>
+    tx
       .select({ productId: productImages.productId, imageId: productImages.id })
       .from(productImages)
       .innerJoin(products, eq(products.id, productImages.productId))
-      .where(and(eq(productImages.storeId, storeId), eq(productImages.mediaId, mediaId), isNull(products.deletedAt)))
-      .all()
-      .map((u) => ({ usedBy: 'productImage', ...u }))
-  },
-  unlink(tx, storeId, mediaId) {
-    const affected = tx
-      .select({ productId: productImages.productId })
-      .from(productImages)
-      .where(and(eq(productImages.storeId, storeId), eq(productImages.mediaId, mediaId)))
-      .all()
-      .map((r) => r.productId)
-    if (affected.length === 0) return
-    tx.delete(productImages).where(and(eq(productImages.storeId, storeId), eq(productImages.mediaId, mediaId))).run()
-    for (const productId of new Set(affected)) settle(tx, productId, imagesOf(tx, productId))
-  },
-}
+      .where(and(where, isNull(products.deletedAt)))
+      .all(),
+  renumber: (tx, productId) => settle(tx, productId, imagesOf(tx, productId)),
+})

@@ -13,7 +13,7 @@ import { findProduct } from '../catalog/find'
 import { productRatings } from '../catalog/tables'
 import { findMedia, toMedia } from '../media/service'
 import { media } from '../media/tables'
-import type { MediaUser } from '../media/users'
+import { linksAsMediaUser, renumber } from '../media/users'
 import { orderItems, orders } from '../orders/tables'
 import type { CreateReviewBody, Review, UpdateReviewBody } from './model'
 import { reviewMedia, reviews } from './tables'
@@ -265,31 +265,26 @@ export function moderateReview(deps: Deps, ctx: StoreCtx, id: string, body: { hi
 }
 
 /** Review photos as users of library files, for DELETE /v1/media/:id. */
-export const reviewPhotoUsers: MediaUser = {
-  find(tx, storeId, mediaId) {
-    return tx
+export const reviewPhotoUsers = linksAsMediaUser({
+  usedBy: 'reviewPhoto',
+  table: reviewMedia,
+  storeId: reviewMedia.storeId,
+  mediaId: reviewMedia.mediaId,
+  owner: reviewMedia.reviewId,
+  uses: (tx, where) =>
+    tx
       .select({ reviewId: reviewMedia.reviewId, productId: reviews.productId })
       .from(reviewMedia)
       .innerJoin(reviews, eq(reviews.id, reviewMedia.reviewId))
-      .where(and(eq(reviewMedia.storeId, storeId), eq(reviewMedia.mediaId, mediaId)))
-      .all()
-      .map((u) => ({ usedBy: 'reviewPhoto', ...u }))
+      .where(where)
+      .all(),
+  renumber(tx, reviewId) {
+    const rest = tx.select().from(reviewMedia).where(eq(reviewMedia.reviewId, reviewId)).orderBy(asc(reviewMedia.position)).all()
+    renumber(
+      rest,
+      (_, position) => ({ position }),
+      (photo, set) => tx.update(reviewMedia).set(set).where(and(eq(reviewMedia.reviewId, reviewId), eq(reviewMedia.mediaId, photo.mediaId))).run(),
+    )
   },
-  unlink(tx, storeId, mediaId) {
-    const affected = tx
-      .select({ reviewId: reviewMedia.reviewId })
-      .from(reviewMedia)
-      .where(and(eq(reviewMedia.storeId, storeId), eq(reviewMedia.mediaId, mediaId)))
-      .all()
-    if (affected.length === 0) return
-    tx.delete(reviewMedia).where(and(eq(reviewMedia.storeId, storeId), eq(reviewMedia.mediaId, mediaId))).run()
-    // Keep the remaining photos of each review at positions 0..n-1.
-    for (const { reviewId } of affected) {
-      const rest = tx.select().from(reviewMedia).where(eq(reviewMedia.reviewId, reviewId)).orderBy(asc(reviewMedia.position)).all()
-      rest.forEach((p, position) => {
-        if (p.position !== position) tx.update(reviewMedia).set({ position }).where(and(eq(reviewMedia.reviewId, reviewId), eq(reviewMedia.mediaId, p.mediaId))).run()
-      })
-    }
-  },
-}
+})
 

@@ -21,8 +21,6 @@ const FAN_OUT_BATCH = 500
 /** Even with nothing scheduled the loop looks again this often (a missed wake-up costs at most this). */
 const HEARTBEAT_MS = 30_000
 
-type DispatcherDeps = Pick<Deps, 'db' | 'clock' | 'ids' | 'log' | 'outbox' | 'config' | 'version' | 'listenPort' | 'publicUrl'>
-
 /**
  * Delivers webhooks from the outbox. All state lives in SQLite (deliveries.ts): the
  * times here come from the injected clock, and real timers only wake the loop, so tests move a
@@ -53,7 +51,7 @@ export class WebhookDispatcher {
   private stopping = new AbortController()
   private dueAttempts: ReturnType<typeof dueAttemptsQuery>
 
-  constructor(private deps: DispatcherDeps) {
+  constructor(private deps: Deps) {
     this.dueAttempts = dueAttemptsQuery(deps.db)
     deps.outbox.onEmit(() => this.wake())
   }
@@ -212,3 +210,6 @@ export class WebhookDispatcher {
     this.timer.unref?.()
   }
 }
+
+/** What the webhook services need beyond the kernel: the dispatcher, which checks targets and sends what they queue. */
+export type WebhooksDeps = Deps & { webhooks: WebhookDispatcher }

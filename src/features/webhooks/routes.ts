@@ -1,6 +1,5 @@
 import { Elysia } from 'elysia'
 import { authMacro } from '../../kernel/auth/macro'
-import type { Deps } from '../../kernel/deps'
 import { ErrorEnvelope } from '../../kernel/errors'
 import { PageQuery } from '../../kernel/pagination'
 import {
@@ -18,12 +17,12 @@ import {
 import { deleteWebhook, listDeliveries, listEventTypes, listWebhooks, MAX_ENDPOINTS_PER_STORE, pingWebhook, redeliver, registerWebhook, signForEndpoint } from './service'
 import { noContent } from '../../kernel/http/no-content'
 import { MAX_WAITING_PER_ENDPOINT } from './deliveries'
-import { TRIM_EVERY } from './dispatcher'
+import { TRIM_EVERY, type WebhooksDeps } from './dispatcher'
 import { DELIVERY_LOG_KEEP } from './retention'
 
 const tags = ['Webhooks']
 
-export const webhookRoutes = (deps: Deps) =>
+export const webhookRoutes = (deps: WebhooksDeps) =>
   new Elysia({ prefix: '/webhooks' })
     .use(authMacro)
     .get('/events', () => listEventTypes(), {

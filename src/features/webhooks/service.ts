@@ -8,6 +8,7 @@ import { EVENT_TYPES } from '../../kernel/events'
 import { pageWindow, toPage, type PageQuery } from '../../kernel/pagination'
 import { outboxEvents } from '../../kernel/tables'
 import { queueAttempt } from './deliveries'
+import type { WebhooksDeps } from './dispatcher'
 import type { DeliveryQuery, RegisterWebhookBody } from './model'
 import { newSigningSecret, signature, signedPayload } from './signature'
 import { webhookDeliveries as deliveries, webhookEndpoints as endpoints } from './tables'
@@ -33,7 +34,7 @@ export const MAX_ENDPOINTS_PER_STORE = 10
  * The URL is checked on its resolved addresses here and again before every attempt. A name that
  * does not resolve yet is accepted (the app's name may be set up later): each attempt logs why it failed.
  */
-export async function registerWebhook(deps: Deps, ctx: StoreCtx, input: RegisterWebhookBody) {
+export async function registerWebhook(deps: WebhooksDeps, ctx: StoreCtx, input: RegisterWebhookBody) {
   try {
     await deps.webhooks.checkTarget(input.url)
   } catch (e) {
@@ -88,7 +89,7 @@ function endpointOf(db: Sql, ctx: StoreCtx, id: string) {
  * A `ping` event for this endpoint only: written as already dispatched, so no other endpoint gets
  * it. Emitting it wakes the dispatcher.
  */
-export function pingWebhook(deps: Deps, ctx: StoreCtx, id: string) {
+export function pingWebhook(deps: WebhooksDeps, ctx: StoreCtx, id: string) {
   const { queued, ...ping } = writeTransaction(deps.db, (tx) => {
     endpointOf(tx, ctx, id)
     const now = deps.clock.now()
@@ -102,7 +103,7 @@ export function pingWebhook(deps: Deps, ctx: StoreCtx, id: string) {
 }
 
 /** The same event (same id, same body) to the same endpoint once more, now; not retried. */
-export function redeliver(deps: Deps, ctx: StoreCtx, deliveryId: string) {
+export function redeliver(deps: WebhooksDeps, ctx: StoreCtx, deliveryId: string) {
   const { queued, ...redelivery } = writeTransaction(deps.db, (tx) => {
     const original = tx
       .select({ webhookId: deliveries.webhookId, eventId: deliveries.eventId })

@@ -1,9 +1,10 @@
 import type { Config } from './config'
 import { ActivityRecorder } from './features/activity/recorder'
+import type { MediaDeps } from './features/media/users'
 import { productImageUsers } from './features/product-images/service'
 import { reviewPhotoUsers } from './features/reviews/service'
-import { OrderExpiry } from './features/orders/expiry'
-import { WebhookDispatcher } from './features/webhooks/dispatcher'
+import { OrderExpiry, type OrdersDeps } from './features/orders/expiry'
+import { WebhookDispatcher, type WebhooksDeps } from './features/webhooks/dispatcher'
 import { argon2Passwords, type Passwords } from './kernel/auth/passwords'
 import { webhookPruners } from './features/webhooks/retention'
 import { idempotencyPruner } from './features/orders/idempotency'
@@ -20,19 +21,24 @@ import { createOutbox } from './kernel/outbox'
 import { Retention } from './kernel/retention'
 import { VERSION } from './version'
 
+/** The kernel's deps and the services features add to them: what the app, the server and the tests hold. */
+export type AppDeps = OrdersDeps & WebhooksDeps & MediaDeps
+
 /** Wires the shared services once; the server and the tests both build their deps here. */
 export function createDeps(
   config: Config,
   database: OpenDatabase,
   options: { clock: Clock; ids: Ids; log: Log; adminToken: string; publicUrl: string; passwords?: Passwords },
-): Deps {
+): AppDeps {
   const { clock, ids, log } = options
+  const { db } = database
   const lifecycle = new Lifecycle()
-  const activity = new ActivityRecorder(database.db, clock, log)
+  const activity = new ActivityRecorder(db, clock, log)
   activity.start(lifecycle)
-  const deps = {
+  const retention = new Retention({ clock, log, config }, [...webhookPruners(db), ...expiredSessionPruners(db), idempotencyPruner(db)])
+  const deps: Deps = {
     config,
-    db: database.db,
+    db,
     sqlite: database.sqlite,
     changes: new ChangeStamp(database.sqlite),
     clock,
@@ -41,7 +47,6 @@ export function createDeps(
     outbox: createOutbox(ids, clock),
     lifecycle,
     activity,
-    mediaUsers: [productImageUsers, reviewPhotoUsers],
     limiter: new RateLimiter(clock, config.rateLimitRps, config.rateLimitBurst),
     passwords: options.passwords ?? argon2Passwords(),
     version: VERSION,
@@ -49,13 +54,13 @@ export function createDeps(
     adminToken: options.adminToken,
     publicUrl: options.publicUrl,
     listenPort: config.port,
+    retention,
   }
   // The dispatcher reads listenPort and publicUrl from this same object, which the server updates after listening.
   const webhooks = new WebhookDispatcher(deps)
   lifecycle.onStop(() => webhooks.stop())
   const orderExpiry = new OrderExpiry(deps)
   lifecycle.onStop(() => orderExpiry.stop())
-  const retention = new Retention(deps, [...webhookPruners(deps.db), ...expiredSessionPruners(deps.db), idempotencyPruner(deps.db)])
   lifecycle.onStop(() => retention.stop())
-  return Object.assign(deps, { webhooks, orderExpiry, retention })
+  return Object.assign(deps, { webhooks, orderExpiry, mediaUsers: [productImageUsers, reviewPhotoUsers] })
 }

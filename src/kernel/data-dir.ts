@@ -1,0 +1,167 @@
+import { Database } from 'bun:sqlite'
+import { createHash } from 'node:crypto'
+import { accessSync, constants, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join, resolve } from 'node:path'
+import { ConfigError } from '../config'
+import { DatabaseInUse, openDatabase, type OpenDatabase } from './db/database'
+import { migrate, NewerDataFolder } from './db/migrate'
+import { tightenDataDir } from './private-files'
+
+/**
+ * The data folder: what it holds, under which names, and who holds it. Every other module asks here
+ * for a path; none spells a name of its own. A backup archive holds the database and media under the
+ * same names, so a backup's or restore's work copy is laid out like a data folder too.
+ */
+export const DATA_NAMES = {
+  database: 'storefront.db',
+  media: 'media',
+  adminToken: 'admin-token',
+  /** Names the server that holds the folder, for the messages of a second server and of the commands. */
+  pidFile: 'server.pid',
+  controlSocket: 'control.sock',
+} as const
+
+export const dataPath = (dataDir: string, what: Exclude<keyof typeof DATA_NAMES, 'controlSocket'>) => join(dataDir, DATA_NAMES[what])
+
+/** The database and the files SQLite keeps beside it while it is open, which go wherever it goes. */
+export const DATABASE_FILES = ['', '-wal', '-shm'].map((end) => DATA_NAMES.database + end)
+
+/**
+ * A backup or a restore works on a full copy of the database, in a folder (and, for a backup, a
+ * partial archive) named after the process doing it: `.storefront-backup-<pid>-…`. If that process
+ * is killed, the next start, backup or restore removes it, once no process has that pid (a live one
+ * may still be working on it).
+ */
+const WORK = /^\.storefront-(?:backup|restore)-(\d+)-/
+export const workPrefix = (kind: 'backup' | 'restore') => `.storefront-${kind}-${process.pid}-`
+/** Where a restore keeps what it replaced. */
+const ASIDE = 'before-restore-'
+export const asideName = (now: number) => `${ASIDE}${new Date(now).toISOString().replace(/[:.]/g, '-')}`
+
+const KEPT = new Set<string>([...Object.values(DATA_NAMES), ...DATABASE_FILES, `${DATA_NAMES.database}-journal`])
+/** What Storefront keeps in a data folder; anything else a teacher put there is left alone. */
+export const isOurs = (name: string) => KEPT.has(name) || /^\.storefront-(backup|restore)-./.test(name) || (name.startsWith(ASIDE) && name.length > ASIDE.length)
+
+/**
+ * Creates the data dir (and media/) or says, as a configuration error, why it cannot; makes a folder
+ * an older build left readable to everyone private, and removes the database copies of backups and
+ * restores whose process was killed. Returns what it found, for the log.
+ */
+export function prepareDataDir(dataDir: string) {
+  try {
+    mkdirSync(dataPath(dataDir, 'media'), { recursive: true })
+    accessSync(dataDir, constants.W_OK)
+  } catch (e) {
+    const reason = (e as NodeJS.ErrnoException).code ?? (e as Error).message
+    throw new ConfigError(`--data / DATA_DIR: cannot create or write the folder ${dataDir} (${reason}); choose a folder you can write to`)
+  }
+  return { notPrivate: tightenDataDir(dataDir, isOurs), staleWork: removeStaleWork(dataDir) }
+}
+
+/** The data dir's database, migrated. A folder a newer build wrote is refused, and left as it was. */
+export function openDataDatabase(dataDir: string): OpenDatabase {
+  const database = openDatabase(dataPath(dataDir, 'database'))
+  try {
+    migrate(database.db)
+    return database
+  } catch (e) {
+    database.close()
+    if (!(e instanceof NewerDataFolder)) throw e
+    const newer = e.writtenBy.version ? `Storefront ${e.writtenBy.version}` : 'that build'
+    throw new ConfigError(`--data / DATA_DIR: ${dataDir} was ${e.message}; nothing in it was changed. Run ${newer} or a later one on it, or choose another folder`)
+  }
+}
+
+/** For a server: the database, opened and migrated, or a configuration error that says who holds it. */
+export async function openForServer(dataDir: string): Promise<OpenDatabase> {
+  const serving = () => new ConfigError(`--data / DATA_DIR: another Storefront (pid ${serverRunning(dataDir)}) is serving ${dataDir}; stop it first, or choose another folder`)
+  if (await serverAnswers(dataDir)) throw serving()
+  try {
+    return openDataDatabase(dataDir)
+  } catch (e) {
+    if (!(e instanceof DatabaseInUse)) throw e
+    if (serverRunning(dataDir)) throw serving()
+    throw new ConfigError(`--data / DATA_DIR: ${dataDir} is in use by a storefront command; wait until it ends, then start again`)
+  }
+}
+
+/**
+ * Where the server of a data dir listens for the teacher's commands: `control.sock` in the folder, or,
+ * when that path is too long for a socket address (108 bytes on Linux), a name in the temp folder made from it.
+ */
+export function controlSocketPath(dataDir: string) {
+  const inFolder = join(resolve(dataDir), DATA_NAMES.controlSocket)
+  if (Buffer.byteLength(inFolder) <= 100) return inFolder
+  return join(tmpdir(), `storefront-${createHash('sha256').update(resolve(dataDir)).digest('hex').slice(0, 16)}.sock`)
+}
+
+/** True when a live server answers on the data dir's control socket (a pid file alone may be a crash's). */
+export async function serverAnswers(dataDir: string) {
+  return fetch('http://storefront/', { unix: controlSocketPath(dataDir) }).then(
+    () => true,
+    () => false,
+  )
+}
+
+/** The pid file: written by the server once it listens, removed when it stops. */
+export const writePidFile = (dataDir: string) => writeFileSync(dataPath(dataDir, 'pidFile'), String(process.pid))
+export const removePidFile = (dataDir: string) => rmSync(dataPath(dataDir, 'pidFile'), { force: true })
+
+/**
+ * The pid in the data dir's pid file, if this user may signal that process (a server, or a crash's
+ * pid reused). Another user's process is not ours: the folder is private to the user who serves it.
+ */
+export function serverRunning(dataDir: string): number | undefined {
+  const pidFile = dataPath(dataDir, 'pidFile')
+  if (!existsSync(pidFile)) return undefined
+  const pid = Number(readFileSync(pidFile, 'utf8'))
+  try {
+    process.kill(pid, 0)
+    return pid
+  } catch {
+    return undefined // left behind by a crash
+  }
+}
+
+/**
+ * True while a server (or a command) has the folder's database open: it holds the file alone
+ * (exclusive locking), so a connection of ours is refused at once. A pid file alone does not tell:
+ * after a crash and a reboot its pid may belong to anything.
+ */
+export function databaseHeld(dataDir: string): boolean {
+  const file = dataPath(dataDir, 'database')
+  if (!existsSync(file)) return false
+  const probe = new Database(file)
+  try {
+    probe.exec('PRAGMA busy_timeout = 0')
+    probe.query('SELECT count(*) FROM sqlite_master').get()
+    return false
+  } catch (e) {
+    if ((e as { code?: string }).code === 'SQLITE_BUSY') return true
+    throw e
+  } finally {
+    probe.close()
+  }
+}
+
+/** Removes the work that processes which are gone left in `dir`; returns the names removed. */
+export function removeStaleWork(dir: string): string[] {
+  const names = existsSync(dir) ? readdirSync(dir).sort() : []
+  const stale = names.filter((name) => {
+    const pid = WORK.exec(name)?.[1]
+    return pid !== undefined && !processAlive(Number(pid))
+  })
+  for (const name of stale) rmSync(join(dir, name), { recursive: true, force: true })
+  return stale
+}
+
+/** Alive, even if another user's: a work copy of theirs is not ours to remove. */
+function processAlive(pid: number) {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM'
+  }
+}
