@@ -1,9 +1,7 @@
-/**
- * How the panel talks to Storefront: plain fetch against the public API, the same calls a student's
- * app makes (see /docs). Every error comes back in one envelope,
- * `{ "error": { "code", "message", "details"? } }`, and the message says what to do next, so the
- * panel shows it as it is.
- */
+// How the panel talks to Storefront: plain fetch against the public API, the same calls a student's
+// app makes (see /docs). Every error comes back in one envelope,
+// `{ "error": { "code", "message", "details"? } }`, and the message says what to do next, so the
+// panel shows it as it is.
 
 export class ApiError extends Error {
   constructor(

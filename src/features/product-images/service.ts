@@ -13,10 +13,9 @@ import type { MediaUser } from '../media/users'
 
 type ImageRow = typeof productImages.$inferSelect
 
-/**
- * A product's images: positions stay 0..n-1 without gaps and exactly one image is the
- * cover, whatever sequence of links, changes and unlinks happened. Unlinking never deletes the library file.
- */
+// A product's images: positions stay 0..n-1 without gaps and exactly one image is the
+// cover, whatever sequence of links, changes and unlinks happened. Unlinking never deletes the library file.
+
 const view = (publicUrl: string, i: ImageRow) => ({
   id: i.id,
   productId: i.productId,

@@ -1,7 +1,8 @@
 import { createHash, timingSafeEqual } from 'node:crypto'
 import { randomToken } from '../ids'
 
-/** How long the tokens of students and customers live, and how each credential is made. */
+// How long the tokens of students and customers live, and how each credential is made.
+
 export const STUDENT_TOKEN_TTL_MS = 24 * 60 * 60 * 1000
 export const CUSTOMER_TOKEN_TTL_MS = 30 * 24 * 60 * 60 * 1000
 

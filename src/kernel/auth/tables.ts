@@ -1,11 +1,10 @@
 import { sql } from 'drizzle-orm'
 import { index, integer, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core'
 
-/**
- * Who may call: groups and their one store, students, their sessions, API keys, customers and their
- * sessions. Every credential is kept only as a SHA-256 hash (tokens are long random strings, so a
- * fast hash is right for them); passwords use argon2id.
- */
+// Who may call: groups and their one store, students, their sessions, API keys, customers and their
+// sessions. Every credential is kept only as a SHA-256 hash (tokens are long random strings, so a
+// fast hash is right for them); passwords use argon2id.
+
 export const groups = sqliteTable(
   'groups',
   {
