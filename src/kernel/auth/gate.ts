@@ -8,7 +8,7 @@ import { API_KEY_FORMAT, constantTimeEqual, hashToken, type ApiKeyKind } from '.
 import { AUTH_KINDS, type Actor, type AuthKind, type StoreCtx } from './kinds'
 import { rememberCaller } from './macro'
 import type { RateLimiter } from './rate-limiter'
-import { apiKeys, customerSessions, stores, studentSessions, students } from './tables'
+import { apiKeys, stores, studentSessions, students } from './tables'
 
 /**
  * What the gate reports about each authenticated store call, for activity and `lastUsedAt`. It is given
