@@ -20,7 +20,7 @@ import { createOutbox } from './kernel/outbox'
 import { Retention } from './kernel/retention'
 import { VERSION } from './version'
 
-/** Wires the shared services once; the server and the tests both build their deps here. */
+/** Wires the shared services once; the server, the teacher's commands (cli/data-dir.ts) and the tests all build their deps here. */
 export function createDeps(
   config: Config,
   database: OpenDatabase,

@@ -141,7 +141,7 @@ export const productRatings = sqliteTable(
   (t) => [index('product_ratings_store_average').on(t.storeId, t.average, t.count, t.productId)],
 )
 
-/** Product images, defined minimally here so reads can show them; the media feature fills it. */
+/** Product images: the product reads show them; the product-images feature writes them. */
 export const productImages = sqliteTable(
   'product_images',
   {

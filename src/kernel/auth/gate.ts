@@ -163,7 +163,7 @@ export function createGate(deps: GateDeps) {
     return { storeId: s.storeId, groupId: s.groupId, actor: { type: 'student', rm: s.rm, mustChangePassword: s.mustChangePassword } }
   }
 
-  /** Returns the store context, or null for an admin route; throws the 401/403 a student should see. */
+  /** Returns the store context, or null for an admin route; throws the 401 a student should see (the 403s come from refuse). */
   function authenticate(kind: AuthKind, request: Request): StoreCtx | null {
     const p = read(request)
     const bearerKind = p.bearer?.slice(0, p.bearer.indexOf('_') + 1) ?? null
