@@ -2,6 +2,7 @@ import { useState } from 'preact/hooks'
 import { ApiError } from '../api'
 import { Done, ErrorNote, Field, Section, useAction } from '../ui'
 import { useTeacher } from './context'
+import type { ImportSummary } from './types'
 
 /** A problem of the class list as the server reports it: a plain line, or `{path?, message}`. */
 function problemText(detail: unknown): string | undefined {
@@ -13,12 +14,7 @@ function problemText(detail: unknown): string | undefined {
 
 const EXAMPLE = 'group,rm,name\nAlpha,12345,Ana Souza\nAlpha,12346,Bruno Lima\nBeta,12347,Carla Dias'
 
-interface Move {
-  line: number
-  rm: string
-  from: string
-  to: string
-}
+type Move = ImportSummary['moved'][number]
 
 /** What the import changed that the teacher should know of: the students moved, the groups emptied. */
 function movesOf(answer: unknown): { moved: Move[]; emptied: string[] } {
