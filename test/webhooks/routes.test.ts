@@ -191,7 +191,7 @@ describe('webhook endpoints', () => {
     expect((await expectOk(t.call('GET', '/v1/webhooks/deliveries', { headers }))).total).toBe(0)
   })
 
-  test('an id of another kind where a webhook endpoint id belongs is a 404 that names its kind', async () => {
+  test('an id of another kind where a webhook endpoint id belongs is a 404 that names its kind, and a long id is quoted cut short', async () => {
     const t = createTestApp()
     const { headers } = await storeWithKey(t)
     const product = await expectOk(t.call('POST', '/v1/products', { headers, body: { name: 'Mug', sku: 'MUG-1', price: 10, stock: 1 } }), 201)
@@ -212,6 +212,11 @@ describe('webhook endpoints', () => {
     const hook = await expectOk(register(t, headers, { url: 'https://10.0.0.7/x', events: ['*'] }), 201)
     const { deliveryId } = await expectOk(t.call('POST', `/v1/webhooks/${hook.id}/ping`, { headers }), 202)
     expect((await t.call('POST', `/v1/webhooks/${deliveryId}/ping`, { headers })).body.error.message).toBe(says(deliveryId, 'a webhook delivery'))
+    // Like every 404, it quotes at most 80 characters of what was sent.
+    const long = `whk_${'x'.repeat(300)}`
+    expect((await t.call('DELETE', `/v1/webhooks/${long}`, { headers })).body.error.message).toBe(
+      `No webhook endpoint with id '${long.slice(0, 80)}…' in this store. Check the id; GET /v1/webhooks lists them.`,
+    )
   })
 
   test('POST /webhooks/:id/sign gives the signature of that endpoint for any timestamp and raw body', async () => {
