@@ -2,6 +2,7 @@
 // app makes (see /docs). Every error comes back in one envelope,
 // `{ "error": { "code", "message", "details"? } }`, and the message says what to do next, so the
 // panel shows it as it is.
+
 import type { z } from 'zod'
 import type { Page as PageSchema } from '../../src/kernel/pagination'
 

@@ -1,6 +1,7 @@
 // The API bodies the student screens read: the server's own response schemas, imported as types. A
 // field renamed or retyped on the server fails the panel's type-check (`tsc -p panel`), and a type-only
 // import leaves no server code in the bundle.
+
 import type { z } from 'zod'
 import type { CreatedKey as CreatedKeySchema, KeyList as KeyListSchema, KeyListItem } from '../../../src/features/api-keys/model'
 import type { Media as MediaSchema, MediaUsage as MediaUsageSchema } from '../../../src/features/media/model'

@@ -1,6 +1,7 @@
 // The admin routes' answers: the server's own response schemas, imported as types. A field renamed or
 // retyped on the server fails the panel's type-check (`tsc -p panel`), and a type-only import leaves no
 // server code in the bundle.
+
 import type { z } from 'zod'
 import type { ResetResult, SeedResult } from '../../../src/features/classroom/model'
 import type { ImportSummary as ImportSummarySchema } from '../../../src/features/groups/model'
