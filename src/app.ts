@@ -57,7 +57,7 @@ export function createApp(deps: AppDeps, extraRoutes?: AnyElysia) {
         .use(reviewRoutes(deps))
         .use(storeReviewRoutes(deps)),
     )
-  // Tests mount probe routes here to exercise the kernel before features exist.
+  // Tests mount probe routes here: routes no feature has, that exercise the kernel (bodies, errors, credentials).
   if (extraRoutes) app.use(extraRoutes)
   routes.fill(app.routes)
   return app

@@ -3,16 +3,18 @@ import { networkInterfaces } from 'node:os'
 import { resolve } from 'node:path'
 import { z } from 'zod'
 
-/**
- * Every setting: its flag, its env var and its schema. Flags override env vars
- * override defaults. The table also feeds `--help` and the README, so the three never disagree.
- */
 const boolText = z
   .union([z.boolean(), z.enum(['1', 'true', 'yes', 'on', '0', 'false', 'no', 'off', ''])])
   .transform((v) => v === true || v === '1' || v === 'true' || v === 'yes' || v === 'on')
 
 const wholeNumber = (min: number, max: number) => z.coerce.number().int().min(min).max(max)
 
+/**
+ * Every setting: its flag, its env var, its help and its schema. Flags override env vars, which override
+ * defaults. `--help` is made from this table, and a test holds README.md's Configuration table to it row
+ * by row: the help, less its "(default ...)" note, is the row's meaning; the schema's default, or else
+ * that note, is its default.
+ */
 export const SETTINGS = {
   port: {
     flag: '--port',

@@ -61,5 +61,5 @@ function onFailure(e: unknown): never {
 
 // Before anything is written: the data folder and backups are for the teacher's user only.
 createPrivately()
-// No top-level await: the executable is compiled to bytecode, which needs it (scripts/build.ts).
+// No top-level await: the executable is compiled to bytecode, which takes CommonJS only, where there is none (scripts/build.ts).
 program.parseAsync(process.argv).catch(onFailure)

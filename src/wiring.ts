@@ -24,7 +24,7 @@ import { VERSION } from './version'
 /** The kernel's deps and the services features add to them: what the app, the server and the tests hold. */
 export type AppDeps = OrdersDeps & WebhooksDeps & MediaDeps
 
-/** Wires the shared services once; the server and the tests both build their deps here. */
+/** Wires the shared services once; the server, the teacher's commands (cli/jobs.ts) and the tests all build their deps here. */
 export function createDeps(
   config: Config,
   database: OpenDatabase,

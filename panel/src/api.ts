@@ -1,9 +1,10 @@
-/**
- * How the panel talks to Storefront: plain fetch against the public API, the same calls a student's
- * app makes (see /docs). Every error comes back in one envelope,
- * `{ "error": { "code", "message", "details"? } }`, and the message says what to do next, so the
- * panel shows it as it is.
- */
+// How the panel talks to Storefront: plain fetch against the public API, the same calls a student's
+// app makes (see /docs). Every error comes back in one envelope,
+// `{ "error": { "code", "message", "details"? } }`, and the message says what to do next, so the
+// panel shows it as it is.
+
+import type { z } from 'zod'
+import type { Page as PageSchema } from '../../src/kernel/pagination'
 
 export class ApiError extends Error {
   constructor(
@@ -69,10 +70,5 @@ export async function call<T = unknown>(credential: Credential | null, method: s
   return json as T
 }
 
-/** A list route's answer: every list comes in pages. */
-export interface Page<T> {
-  data: T[]
-  page: number
-  pageSize: number
-  total: number
-}
+/** A list route's answer: every list comes in pages (the server's Page schema, of items of type T). */
+export type Page<T> = z.infer<ReturnType<typeof PageSchema<z.ZodType<T>>>>

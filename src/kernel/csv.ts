@@ -1,12 +1,10 @@
-/**
- * The one way the program writes CSV (the activity report, from the API and from the CLI).
- *
- * Names in it come from students, and a spreadsheet runs a cell that starts with `=`, `+`, `-` or `@`
- * as a formula (a tab or a carriage return first is read past by some of them): a member named
- * `=HYPERLINK(...)` would become a link on the teacher's machine. Such a cell gets a leading `'`, which
- * spreadsheets take as "this is text". The rule is the same for every cell, numbers included: the
- * program writes no negative numbers, and a rule without exceptions cannot pick the wrong one.
- */
+// The one way the program writes CSV (the activity report, from the API and from the CLI).
+//
+// Names in it come from students, and a spreadsheet runs a cell that starts with `=`, `+`, `-` or `@`
+// as a formula (a tab or a carriage return first is read past by some of them): a member named
+// `=HYPERLINK(...)` would become a link on the teacher's machine. Such a cell gets a leading `'`, which
+// spreadsheets take as "this is text". The rule is the same for every cell, numbers included: the
+// program writes no negative numbers, and a rule without exceptions cannot pick the wrong one.
 
 export type CsvValue = string | number | null
 

@@ -1,6 +1,7 @@
 import { describe, expect, test } from 'bun:test'
-import { resolve } from 'node:path'
-import { ConfigError, derivePublicUrl, loadConfig } from '../../src/config'
+import { readFileSync } from 'node:fs'
+import { join, resolve } from 'node:path'
+import { ConfigError, derivePublicUrl, loadConfig, SETTINGS } from '../../src/config'
 
 describe('configuration: flags, environment and defaults', () => {
   test('defaults', () => {
@@ -70,5 +71,33 @@ describe('configuration: flags, environment and defaults', () => {
     expect(derivePublicUrl(loadConfig({ publicUrl: 'https://shop.example' }, {}), 4321)).toBe('https://shop.example')
     // A wildcard address is not reachable from other machines: a LAN address (or localhost) stands in.
     expect(derivePublicUrl(loadConfig({}, {}), 4321)).toMatch(/^http:\/\/(\d+\.\d+\.\d+\.\d+|localhost):4321$/)
+  })
+})
+
+/** The rows of README.md's Configuration table, code marks removed. */
+function readmeSettings() {
+  const readme = readFileSync(join(import.meta.dir, '..', '..', 'README.md'), 'utf8')
+  const section = readme.slice(readme.indexOf('\n## Configuration\n'))
+  const lines = section.split('\n')
+  const header = lines.findIndex((l) => l.startsWith('| flag |'))
+  const rows = []
+  for (const line of lines.slice(header + 2)) {
+    if (!line.startsWith('|')) break
+    const [flag, env, byDefault, meaning] = line.slice(2, -2).split(' | ').map((cell) => cell.replaceAll('`', ''))
+    rows.push({ flag, env, default: byDefault, meaning })
+  }
+  return rows
+}
+
+describe("README's Configuration table", () => {
+  test('lists every setting in order with its flag, variable, default and the help --help shows', () => {
+    const expected = Object.values(SETTINGS).map((s) => {
+      // A setting whose default depends on something else says so at the end of its help.
+      const note = / \(default:? (.*)\)$/.exec(s.help)
+      const schemaDefault = s.schema.safeParse(undefined).data
+      const shown = typeof schemaDefault === 'boolean' ? (schemaDefault ? 'on' : 'off') : schemaDefault === undefined ? note?.[1] : String(schemaDefault)
+      return { flag: s.flag, env: s.env, default: shown, meaning: note ? s.help.slice(0, note.index) : s.help }
+    })
+    expect(readmeSettings()).toEqual(expected)
   })
 })

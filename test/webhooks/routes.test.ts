@@ -186,9 +186,37 @@ describe('webhook endpoints', () => {
     expect(deleted.text).toBe('')
     const again = await t.call('DELETE', `/v1/webhooks/${hook.id}`, { headers })
     expect(again.status).toBe(404)
-    expect(again.body.error.message).toBe(`No webhook endpoint with id '${hook.id}' in this store. GET /v1/webhooks lists them.`)
+    expect(again.body.error.message).toBe(`No webhook endpoint with id '${hook.id}' in this store. Check the id; GET /v1/webhooks lists them.`)
     expect((await expectOk(t.call('GET', '/v1/webhooks', { headers }))).total).toBe(0)
     expect((await expectOk(t.call('GET', '/v1/webhooks/deliveries', { headers }))).total).toBe(0)
+  })
+
+  test('an id of another kind where a webhook endpoint id belongs is a 404 that names its kind, and a long id is quoted cut short', async () => {
+    const t = createTestApp()
+    const { headers } = await storeWithKey(t)
+    const product = await expectOk(t.call('POST', '/v1/products', { headers, body: { name: 'Mug', sku: 'MUG-1', price: 10, stock: 1 } }), 201)
+    const says = (id: string, kind: string) =>
+      `No webhook endpoint with id '${id}' in this store. '${id}' is ${kind} id, not a webhook endpoint id. Check the id; GET /v1/webhooks lists them.`
+    for (const [method, path, body] of [
+      ['DELETE', `/v1/webhooks/${product.id}`],
+      ['POST', `/v1/webhooks/${product.id}/ping`],
+      ['POST', `/v1/webhooks/${product.id}/sign`, { timestamp: 1, body: '{}' }],
+    ] as const) {
+      const res = await t.call(method, path, { headers, body })
+      expect(res.status).toBe(404)
+      expect(res.body.error).toEqual({ code: 'NOT_FOUND', message: says(product.id, 'a product') })
+    }
+    const variant = product.variants[0].id
+    expect((await t.call('DELETE', `/v1/webhooks/${variant}`, { headers })).body.error.message).toBe(says(variant, 'a variant'))
+    // A delivery id says so too: its own route is /v1/webhooks/deliveries/:id/redeliver.
+    const hook = await expectOk(register(t, headers, { url: 'https://10.0.0.7/x', events: ['*'] }), 201)
+    const { deliveryId } = await expectOk(t.call('POST', `/v1/webhooks/${hook.id}/ping`, { headers }), 202)
+    expect((await t.call('POST', `/v1/webhooks/${deliveryId}/ping`, { headers })).body.error.message).toBe(says(deliveryId, 'a webhook delivery'))
+    // Like every 404, it quotes at most 80 characters of what was sent.
+    const long = `whk_${'x'.repeat(300)}`
+    expect((await t.call('DELETE', `/v1/webhooks/${long}`, { headers })).body.error.message).toBe(
+      `No webhook endpoint with id '${long.slice(0, 80)}…' in this store. Check the id; GET /v1/webhooks lists them.`,
+    )
   })
 
   test('POST /webhooks/:id/sign gives the signature of that endpoint for any timestamp and raw body', async () => {

@@ -1,16 +1,12 @@
 import { useState } from 'preact/hooks'
 import { ConfirmButton, Done, ErrorNote, Field, formValues, Loaded, Reveal, Section, Table, useAction, useLoad, when } from '../ui'
 import { useStudent } from './context'
-import type { ApiKey } from './types'
-
-interface CreatedKey extends ApiKey {
-  apiKey: string
-}
+import type { ApiKey, CreatedKey, KeyList } from './types'
 
 /** GET, POST and DELETE /v1/store/api-keys: the full key is shown once, right after creation. */
 export function ApiKeysPage() {
   const { call } = useStudent()
-  const keys = useLoad(() => call<{ data: ApiKey[] }>('GET', '/store/api-keys'))
+  const keys = useLoad(() => call<KeyList>('GET', '/store/api-keys'))
   const [created, setCreated] = useState<CreatedKey>()
   const action = useAction()
   const create = (event: Event) => {

@@ -4,7 +4,7 @@ import { saveStudent, studentSession, type StudentSession } from '../session'
 import { Shell } from '../shell'
 import { ErrorNote, Field, formValues, useAction, useLoad, Loaded, SignInForm } from '../ui'
 import { StudentContext, type StudentApi } from './context'
-import type { Settings } from './types'
+import type { LoginAnswer, PasswordChanged, Settings } from './types'
 import { applyColor, resetColor } from './color'
 import { SettingsPage } from './settings'
 import { ApiKeysPage } from './api-keys'
@@ -78,12 +78,6 @@ function SignedIn({ session, route, onSignOut }: { session: StudentSession; rout
   )
 }
 
-interface LoginAnswer {
-  token: string
-  student: { rm: string; name: string; group: string }
-  mustChangePassword: boolean
-}
-
 function Login({ onSignedIn, notice }: { onSignedIn: (s: StudentSession) => void; notice?: string }) {
   const action = useAction()
   const submit = (event: Event) => {
@@ -113,7 +107,7 @@ function ChangePassword({ session, onChanged, onSignOut }: { session: StudentSes
     setMismatch(newPassword !== repeat)
     if (newPassword !== repeat) return
     action.run(async () => {
-      const answer = await call<{ token: string }>({ student: session.token }, 'POST', '/store/auth/change-password', { body: { currentPassword, newPassword } })
+      const answer = await call<PasswordChanged>({ student: session.token }, 'POST', '/store/auth/change-password', { body: { currentPassword, newPassword } })
       onChanged({ ...session, token: answer.token, mustChangePassword: false })
     })
   }

@@ -1,10 +1,10 @@
 import { useState } from 'preact/hooks'
 import { Done, ErrorNote, Field, formValues, Paged, Section, Table, useAction, useLoad } from '../ui'
 import { useStudent } from './context'
-import type { Product } from './types'
+import type { Product, ProductSummary } from './types'
 import type { Page } from '../api'
 
-type State = Product['state']
+type State = ProductSummary['state']
 const STATES: State[] = ['DRAFT', 'PUBLISHED', 'ARCHIVED']
 const TONE: Record<State, string> = { DRAFT: 'warn', PUBLISHED: 'good', ARCHIVED: '' }
 /** Buttons for the moves a product can make (any state to any other through PUT /v1/products/:id). */
@@ -18,9 +18,9 @@ const MOVES: Record<State, { to: State; label: string }[]> = {
 export function CatalogPage() {
   const { call, money } = useStudent()
   const [query, setQuery] = useState({ search: '', state: '', page: 1 })
-  const products = useLoad(() => call<Page<Product>>('GET', '/products', { query: { ...query, pageSize: 20 } }), [query])
+  const products = useLoad(() => call<Page<ProductSummary>>('GET', '/products', { query: { ...query, pageSize: 20 } }), [query])
   const action = useAction()
-  const setState = (product: Product, state: State) =>
+  const setState = (product: ProductSummary, state: State) =>
     action.run(async () => {
       await call('PUT', `/products/${product.id}`, { body: { state } })
       products.reload()

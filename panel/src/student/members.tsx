@@ -1,11 +1,11 @@
 import { AddMemberForm, ConfirmButton, Done, ErrorNote, formValues, Loaded, Section, Table, useAction, useLoad } from '../ui'
 import { useStudent } from './context'
-import type { Member } from './types'
+import type { Member, MemberList } from './types'
 
 /** GET, POST and DELETE /v1/store/members: the group the teacher grades. */
 export function MembersPage() {
   const { call } = useStudent()
-  const members = useLoad(() => call<{ data: Member[] }>('GET', '/store/members'))
+  const members = useLoad(() => call<MemberList>('GET', '/store/members'))
   const action = useAction()
   const add = (event: Event) => {
     const form = event.currentTarget as HTMLFormElement

@@ -1,121 +1,31 @@
-/** The API bodies the student screens read (see /docs for every field). */
-export interface Settings {
-  storeName: string
-  primaryColor: string
-  supportEmail: string | null
-  locale: string
-  currency: string
-}
+// The API bodies the student screens read: the server's own response schemas, imported as types. A
+// field renamed or retyped on the server fails the panel's type-check (`tsc -p panel`), and a type-only
+// import leaves no server code in the bundle.
 
-export interface ApiKey {
-  id: string
-  name: string
-  kind: 'secret' | 'publishable'
-  prefix: string
-  createdAt: string
-  createdBy: string | null
-  lastUsedAt: string | null
-}
+import type { z } from 'zod'
+import type { CreatedKey as CreatedKeySchema, KeyList as KeyListSchema, KeyListItem } from '../../../src/features/api-keys/model'
+import type { Media as MediaSchema, MediaUsage as MediaUsageSchema } from '../../../src/features/media/model'
+import type { MemberList as MemberListSchema } from '../../../src/features/members/model'
+import type { OrderStatus as OrderStatusSchema } from '../../../src/features/orders/model'
+import type { ChangePasswordResponse, LoginResponse } from '../../../src/features/store-auth/model'
+import type { Delivery as DeliverySchema, EventTypeList as EventTypeListSchema, RegisteredWebhook as RegisteredSchema, WebhookEndpoint } from '../../../src/features/webhooks/model'
 
-export interface Member {
-  rm: string
-  name: string
-}
+export type { Product, ProductSummary } from '../../../src/features/catalog/model'
+export type { Member } from '../../../src/features/members/model'
+export type { Order } from '../../../src/features/orders/model'
+export type { Review } from '../../../src/features/reviews/model'
+export type { Settings } from '../../../src/features/store-settings/model'
 
-export interface Variant {
-  id: string
-  sku: string
-  price: number
-  stock: number
-  reserved: number
-  available: number
-  options: Record<string, string>
-}
-
-export interface Product {
-  id: string
-  type: string
-  name: string
-  sku: string
-  description: string | null
-  price: number
-  stock: number
-  state: 'DRAFT' | 'PUBLISHED' | 'ARCHIVED'
-  variants: Variant[]
-  /** URL of the cover image */
-  image: string | null
-  rating: { average: number; count: number }
-  updatedAt: string
-}
-
-export type OrderStatus = 'PENDING' | 'PAID' | 'SHIPPED' | 'DELIVERED' | 'CANCELLED' | 'REFUNDED'
-
-export interface Order {
-  id: string
-  number: number
-  status: OrderStatus
-  items: { variantId: string; name: string; sku: string; quantity: number; unitPrice: number; lineTotal: number }[]
-  total: number
-  currency: string
-  customer: { id: string; name: string; email: string }
-  shipment: { status: string; trackingCode: string | null } | null
-  createdAt: string
-  allowedTransitions: OrderStatus[]
-  refundable: boolean
-}
-
-export interface Review {
-  id: string
-  productId: string
-  customer: { id: string; name: string }
-  rating: number
-  title: string
-  comment: string
-  media: { id: string; url: string }[]
-  hidden: boolean
-  createdAt: string
-}
-
-export interface Webhook {
-  id: string
-  url: string
-  events: string[]
-  description: string | null
-  createdAt: string
-}
-
-export interface Delivery {
-  id: string
-  webhookId: string
-  eventType: string
-  attempt: number
-  status: 'PENDING' | 'SUCCEEDED' | 'FAILED'
-  redelivery: boolean
-  sentAt: string | null
-  scheduledAt: string
-  responseStatus: number | null
-  responseBody: string | null
-  error: string | null
-  durationMs: number | null
-  signedPayload: string | null
-  requestHeaders: Record<string, string> | null
-  nextRetryAt: string | null
-}
-
-export interface Media {
-  id: string
-  kind: 'IMAGE' | 'VIDEO'
-  url: string
-  mimeType: string
-  sizeBytes: number
-  filename: string
-  width?: number
-  height?: number
-  createdAt: string
-}
-
-export interface MediaUsage {
-  usedBytes: number
-  quotaBytes: number
-  files: number
-}
+export type LoginAnswer = z.infer<typeof LoginResponse>
+export type PasswordChanged = z.infer<typeof ChangePasswordResponse>
+export type ApiKey = z.infer<typeof KeyListItem>
+export type KeyList = z.infer<typeof KeyListSchema>
+export type CreatedKey = z.infer<typeof CreatedKeySchema>
+export type MemberList = z.infer<typeof MemberListSchema>
+export type OrderStatus = z.infer<typeof OrderStatusSchema>
+export type Webhook = z.infer<typeof WebhookEndpoint>
+export type RegisteredWebhook = z.infer<typeof RegisteredSchema>
+export type EventTypeList = z.infer<typeof EventTypeListSchema>
+export type Delivery = z.infer<typeof DeliverySchema>
+export type Media = z.infer<typeof MediaSchema>
+export type MediaUsage = z.infer<typeof MediaUsageSchema>

@@ -1,12 +1,8 @@
 import { useState } from 'preact/hooks'
 import { ConfirmButton, Done, ErrorNote, Field, formValues, Loaded, Paged, Reveal, Section, Table, useAction, useLoad, when } from '../ui'
 import { useStudent } from './context'
-import type { Delivery, Webhook } from './types'
+import type { Delivery, EventTypeList, RegisteredWebhook, Webhook } from './types'
 import type { Page } from '../api'
-
-interface Registered extends Webhook {
-  signingSecret: string
-}
 
 const TONE = { PENDING: 'warn', SUCCEEDED: 'good', FAILED: 'bad' }
 
@@ -14,8 +10,8 @@ const TONE = { PENDING: 'warn', SUCCEEDED: 'good', FAILED: 'bad' }
 export function WebhooksPage() {
   const { call } = useStudent()
   const endpoints = useLoad(() => call<Page<Webhook>>('GET', '/webhooks', { query: { pageSize: 100 } }))
-  const events = useLoad(() => call<{ data: { name: string; description: string }[] }>('GET', '/webhooks/events'))
-  const [registered, setRegistered] = useState<Registered>()
+  const events = useLoad(() => call<EventTypeList>('GET', '/webhooks/events'))
+  const [registered, setRegistered] = useState<RegisteredWebhook>()
   const [filter, setFilter] = useState({ webhookId: '', page: 1 })
   const deliveries = useLoad(() => call<Page<Delivery>>('GET', '/webhooks/deliveries', { query: { ...filter, pageSize: 20 } }), [filter])
   const action = useAction()
@@ -26,7 +22,7 @@ export function WebhooksPage() {
     const { url = '', description } = formValues(event)
     const chosen = new FormData(form).getAll('events').map(String)
     action.run(async () => {
-      const endpoint = await call<Registered>('POST', '/webhooks', { body: { url, events: chosen, ...(description ? { description } : {}) } })
+      const endpoint = await call<RegisteredWebhook>('POST', '/webhooks', { body: { url, events: chosen, ...(description ? { description } : {}) } })
       setRegistered(endpoint)
       form.reset()
       refresh()

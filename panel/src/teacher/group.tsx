@@ -1,23 +1,7 @@
 import { useState } from 'preact/hooks'
 import { AddMemberForm, ConfirmButton, CopyButton, Done, ErrorNote, formValues, Loaded, Section, Table, useAction, useLoad, when } from '../ui'
 import { useTeacher } from './context'
-import type { Group, Member } from './types'
-
-interface SeedAnswer {
-  products: number
-  variants: number
-  categories: number
-  brands: number
-  collections: number
-  images: number
-  orders: number
-  reviews: number
-  customers: { email: string; password: string }[]
-}
-
-interface ResetAnswer {
-  removed: Record<string, number>
-}
+import type { Group, Member, ResetAnswer, SeedAnswer } from './types'
 
 /** One group: GET /v1/admin/groups/:id, its members, password resets and the store's seed and reset. */
 export function GroupPage({ id }: { id: string }) {

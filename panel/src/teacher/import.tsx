@@ -2,6 +2,7 @@ import { useState } from 'preact/hooks'
 import { ApiError } from '../api'
 import { Done, ErrorNote, Field, Section, useAction } from '../ui'
 import { useTeacher } from './context'
+import type { ImportSummary } from './types'
 
 /** A problem of the class list as the server reports it: a plain line, or `{path?, message}`. */
 function problemText(detail: unknown): string | undefined {
@@ -13,25 +14,12 @@ function problemText(detail: unknown): string | undefined {
 
 const EXAMPLE = 'group,rm,name\nAlpha,12345,Ana Souza\nAlpha,12346,Bruno Lima\nBeta,12347,Carla Dias'
 
-interface Move {
-  line: number
-  rm: string
-  from: string
-  to: string
-}
-
-/** What the import changed that the teacher should know of: the students moved, the groups emptied. */
-function movesOf(answer: unknown): { moved: Move[]; emptied: string[] } {
-  const { moved, groupsLeftEmpty } = (answer ?? {}) as { moved?: unknown; groupsLeftEmpty?: unknown }
-  return { moved: Array.isArray(moved) ? (moved as Move[]) : [], emptied: Array.isArray(groupsLeftEmpty) ? (groupsLeftEmpty as string[]) : [] }
-}
-
 /** POST /v1/admin/groups/import: the class list as CSV (`group,rm,name`); one bad row and nothing is imported. */
 export function ImportPage() {
   const { call } = useTeacher()
   const action = useAction()
   const [text, setText] = useState('')
-  const [answer, setAnswer] = useState<unknown>()
+  const [answer, setAnswer] = useState<ImportSummary>()
   const pick = async (event: Event) => {
     const file = (event.currentTarget as HTMLInputElement).files?.[0]
     if (file) setText(await file.text())
@@ -40,14 +28,15 @@ export function ImportPage() {
     event.preventDefault()
     setAnswer(undefined)
     action.run(async () => {
-      const body = await call('POST', '/admin/groups/import', { raw: { body: text, type: 'text/csv' } })
+      const body = await call<ImportSummary>('POST', '/admin/groups/import', { raw: { body: text, type: 'text/csv' } })
       setAnswer(body)
       return body
     }, summary)
   }
   const failed = action.error instanceof ApiError ? action.error : undefined
   const problems = (failed?.details ?? []).map(problemText).filter((p): p is string => !!p)
-  const { moved, emptied } = movesOf(answer)
+  const moved = answer?.moved ?? []
+  const emptied = answer?.groupsLeftEmpty ?? []
   return (
     <>
       <h1>Import the class list</h1>
@@ -119,8 +108,8 @@ export function ImportPage() {
 }
 
 /** One sentence from the import summary, whatever counts it carries. */
-function summary(body: unknown): string {
-  const counts = Object.entries((body ?? {}) as Record<string, unknown>).filter((e): e is [string, number] => typeof e[1] === 'number')
+function summary(body: ImportSummary): string {
+  const counts = Object.entries(body).filter((e): e is [string, number] => typeof e[1] === 'number')
   if (counts.length === 0) return 'The class list was imported.'
   const words = (key: string) => key.replace(/([A-Z])/g, ' $1').toLowerCase()
   return `The class list was imported: ${counts.map(([k, n]) => `${words(k)} ${n}`).join(', ')}.`

@@ -1,42 +1,15 @@
-/** The admin routes' answers, as the API reference (/docs) describes them. */
-export interface Member {
-  rm: string
-  name: string
-}
+// The admin routes' answers: the server's own response schemas, imported as types. A field renamed or
+// retyped on the server fails the panel's type-check (`tsc -p panel`), and a type-only import leaves no
+// server code in the bundle.
 
-export interface Group {
-  id: string
-  name: string
-  storeId: string
-  members: Member[]
-  createdAt: string
-}
+import type { z } from 'zod'
+import type { ResetResult, SeedResult } from '../../../src/features/classroom/model'
+import type { ImportSummary as ImportSummarySchema } from '../../../src/features/groups/model'
 
-interface Counts {
-  calls: number
-  errors: number
-  lastCallAt: string | null
-}
+export type { Member } from '../../../src/features/members/model'
+export type { Group } from '../../../src/features/groups/model'
+export type { ActivityReport, ActivitySeries } from '../../../src/features/activity/model'
 
-/** GET /v1/admin/activity */
-export interface ActivityReport {
-  from: string
-  to: string
-  groups: (Counts & { groupId: string; name: string; unattributed: number; students: (Counts & Member)[] })[]
-}
-
-/** GET /v1/admin/activity/series: every array has one number per entry of `times`. */
-export interface ActivitySeries {
-  from: string
-  to: string
-  bucket: 'hour' | 'day'
-  times: string[]
-  groups: {
-    groupId: string
-    name: string
-    calls: number[]
-    errors: number[]
-    unattributed: number[]
-    students: (Member & { calls: number[]; errors: number[] })[]
-  }[]
-}
+export type ImportSummary = z.infer<typeof ImportSummarySchema>
+export type SeedAnswer = z.infer<typeof SeedResult>
+export type ResetAnswer = z.infer<typeof ResetResult>

@@ -4,7 +4,7 @@ import type { Deps } from '../../kernel/deps'
 import { AppError } from '../../kernel/errors'
 import { isDateOnly } from './model'
 
-/** What the report and the series share: the time window, the groups and members they cover. */
+// What the report and the series share: the time window, the groups and members they cover.
 
 export const HOUR = 3_600_000
 export const DAY = 24 * HOUR

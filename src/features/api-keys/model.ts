@@ -1,4 +1,4 @@
-import { API_KEY_KINDS } from '../../kernel/auth/credentials'
+import { API_KEY_KINDS } from '../../kernel/auth/kinds'
 import { z } from 'zod'
 
 const KeyKind = z

@@ -1,6 +1,6 @@
 import { and, asc, eq, isNull } from 'drizzle-orm'
-import { newApiKey, type ApiKeyKind } from '../../kernel/auth/credentials'
-import type { StudentCtx } from '../../kernel/auth/kinds'
+import { newApiKey } from '../../kernel/auth/credentials'
+import type { ApiKeyKind, StudentCtx } from '../../kernel/auth/kinds'
 import { apiKeys } from '../../kernel/auth/tables'
 import { isoTime } from '../../kernel/clock'
 import type { Deps } from '../../kernel/deps'

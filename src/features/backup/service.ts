@@ -31,10 +31,11 @@ async function withWork<T>(paths: string[], work: () => Promise<T>): Promise<T> 
 }
 
 /**
- * A consistent copy of a running server's data: `VACUUM INTO` takes a snapshot of the database in one
- * read transaction (writers go on meanwhile), then the snapshot and the media folder are packed into
- * one .tar.gz, readable by its owner only. Files uploaded after the snapshot may be in it too; the next
- * start removes those. The snapshot is made inside the data folder, which is private.
+ * A consistent copy of the data: `VACUUM INTO` writes a snapshot of the database on the connection that
+ * holds it (a running server's own, which answers no request until the copy is written), then the
+ * snapshot and the media folder are packed into one .tar.gz, readable by its owner only. Files uploaded
+ * after the snapshot may be in it too; the next start removes those. The snapshot is made inside the
+ * data folder, which is private.
  */
 export async function backup(sqlite: Database, dataDir: string, file: string, progress: (m: string) => void = () => {}) {
   const tar = await import('tar') // loaded by the backup command only, not by the server

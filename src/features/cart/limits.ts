@@ -1,11 +1,9 @@
 import { AppError } from '../../kernel/errors'
 import { fromCents, MAX_CART_LINES, MAX_LINE_QUANTITY, MAX_PRICE, MAX_PRICE_CENTS } from '../../kernel/money'
 
-/**
- * The bounds of kernel/money.ts as a cart meets them, so that every total of a cart and of the order it
- * becomes is exact. Adds and changes are checked here; checkout checks again, for rows written before
- * the bounds existed (those can still be read, but not bought).
- */
+// The bounds of kernel/money.ts as a cart meets them, so that every total of a cart and of the order it
+// becomes is exact. Adds and changes are checked here; checkout checks again, for rows written before
+// the bounds existed (those can still be read, but not bought).
 
 interface Line {
   id?: string

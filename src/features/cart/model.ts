@@ -1,7 +1,7 @@
 import { z } from 'zod'
 import { MAX_CART_LINES, MAX_LINE_QUANTITY } from '../../kernel/money'
 
-/** Cart bodies. */
+// Cart bodies.
 
 const Quantity = z
   .number()

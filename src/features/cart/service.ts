@@ -8,7 +8,7 @@ import { assertPriceWithinLimit, lineTooLarge, tooManyLines } from './limits'
 import type { Cart } from './model'
 import { cartStatements, type CartRow, type LineRow } from './statements'
 
-/** The customer's one cart: lines by variant, priced at today's prices. */
+// The customer's one cart: lines by variant, priced at today's prices.
 
 export function customerOf(ctx: StoreCtx): string {
   if (ctx.actor.type !== 'customer') throw new Error('buyer route reached without a customer')

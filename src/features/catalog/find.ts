@@ -4,11 +4,10 @@ import { isUniqueViolation, type Sql } from '../../kernel/db/database'
 import { AppError, notFound } from '../../kernel/errors'
 import { products, variants } from './tables'
 
-/**
- * Loading a live product or variant of the caller's store. Anything else (unknown, deleted, another
- * store's) is the same 404, which also says when the id is of another kind (a product id where a
- * variant id belongs).
- */
+// Loading a live product or variant of the caller's store. Anything else (unknown, deleted, another
+// store's) is the same 404, which also says when the id is of another kind (a product id where a
+// variant id belongs).
+
 export const PRODUCTS_HINT = 'GET /v1/products lists them'
 export const VARIANTS_HINT = "a product's variants are listed in GET /v1/products/:id"
 

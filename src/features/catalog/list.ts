@@ -9,14 +9,12 @@ import { matchesSearch, searchExpression } from './search'
 import { productCollections, productCounts, productRatings, products } from './tables'
 import { lookups, productViews } from './views'
 
-/**
- * GET /products. Every order ends in the id, so pages never overlap or skip.
- *
- * A filtered page can be found two ways: walk the index of the sort order and test each row's filter
- * columns inside the index (fast when many rows match: 20 turn up soon), or start from the rows that
- * match (the search index, the price index...) and sort them (fast when few match). The total, counted
- * first, picks the way; SQLite's `+column` keeps the planner from using an index for that term.
- */
+// GET /products. Every order ends in the id, so pages never overlap or skip.
+//
+// A filtered page can be found two ways: walk the index of the sort order and test each row's filter
+// columns inside the index (fast when many rows match: 20 turn up soon), or start from the rows that
+// match (the search index, the price index...) and sort them (fast when few match). The total, counted
+// first, picks the way; SQLite's `+column` keeps the planner from using an index for that term.
 const ORDER: Record<ProductSort, SQL[]> = {
   '-createdAt': [desc(products.createdAt), desc(products.id)],
   createdAt: [asc(products.createdAt), asc(products.id)],

@@ -3,7 +3,7 @@ import { Money, MoneyBound } from '../../kernel/money'
 import { Page, PageQuery } from '../../kernel/pagination'
 import { PRODUCT_STATES, STOCK_MOVEMENT_KINDS } from './tables'
 
-/** Request and response shapes of products, variants and stock. */
+// Request and response shapes of products, variants and stock.
 
 const STOCK_ENDPOINTS = 'POST /v1/variants/:id/stock/receive or POST /v1/variants/:id/stock/adjust'
 

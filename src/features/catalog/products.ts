@@ -10,7 +10,7 @@ import { insertVariant } from './variants'
 import { productCollections, products, variants } from './tables'
 import { lookups, productViews } from './views'
 
-/** Products: base data and state. Prices and stock live on the variants (variants.ts, stock.ts). */
+// Products: base data and state. Prices and stock live on the variants (variants.ts, stock.ts).
 
 export function getProduct(db: Sql, publicUrl: string, ctx: StoreCtx, id: string): Product {
   const row = lookups(db).byId.get({ id, storeId: ctx.storeId })

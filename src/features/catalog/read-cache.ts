@@ -10,7 +10,7 @@ const MAX_PAGES = 10_000
  * Serialized product reads (lists and details), kept per store while the store's catalog version
  * stays the same. Triggers raise that version on every change a read can show, whichever feature
  * makes it (migrations/0004_catalog_versions.sql), so an entry can never be stale: a shop front that
- * polls the same page gets the stored body instead of five queries, a schema check and a stringify.
+ * polls the same page gets the stored body instead of four to six queries, a schema check and a stringify.
  * Least recently used entries go first once the cache holds `maxBytes` of bodies.
  */
 export class CatalogReadCache {

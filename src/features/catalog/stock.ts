@@ -9,12 +9,10 @@ import { pageWindow, toPage, type PageQuery } from '../../kernel/pagination'
 import { stockMovements, variants, type StockMovementKind } from './tables'
 import { toMovement } from './views'
 
-/**
- * The one way a variant's stock or reservation changes: each movement writes the
- * ledger row with the levels it left, and `product.low_stock` when available falls to minStock or
- * below from above it, all in the caller's transaction. Orders call it for RESERVE, RELEASE, SALE
- * and RETURN; the stock endpoints for RECEIVE and ADJUST.
- */
+// The one way a variant's stock or reservation changes: each movement writes the
+// ledger row with the levels it left, and `product.low_stock` when available falls to minStock or
+// below from above it, all in the caller's transaction. Orders call it for RESERVE, RELEASE, SALE
+// and RETURN; the stock endpoints for RECEIVE and ADJUST.
 
 /** What one unit of each kind does to stock and to reserved. */
 const EFFECT: Record<StockMovementKind, { stock: number; reserved: number }> = {

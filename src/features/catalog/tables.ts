@@ -3,12 +3,11 @@ import { check, index, integer, primaryKey, real, sqliteTable, text, uniqueIndex
 import { stores } from '../../kernel/auth/tables'
 import { brands, categories, collections } from '../taxonomy/tables'
 
-/**
- * The catalog. Three things are kept by the database itself, in triggers written by
- * hand in migrations/*_catalog_search.sql, so that no code path (orders, a store reset) can forget them:
- * the search index `product_search` (FTS5), `products.price_cents` (the lowest live variant price) and
- * `product_counts` (live products per store and state, so an unfiltered list need not count 100,000 rows).
- */
+// The catalog. Three things are kept by the database itself, in triggers written by
+// hand in migrations/*_catalog_search.sql, so that no code path (orders, a store reset) can forget them:
+// the search index `product_search` (FTS5), `products.price_cents` (the lowest live variant price) and
+// `product_counts` (live products per store and state, so an unfiltered list need not count 100,000 rows).
+
 export const PRODUCT_STATES = ['DRAFT', 'PUBLISHED', 'ARCHIVED'] as const
 
 export const STOCK_MOVEMENT_KINDS = ['RECEIVE', 'ADJUST', 'RESERVE', 'RELEASE', 'SALE', 'RETURN'] as const
@@ -142,7 +141,7 @@ export const productRatings = sqliteTable(
   (t) => [index('product_ratings_store_average').on(t.storeId, t.average, t.count, t.productId)],
 )
 
-/** Product images, defined minimally here so reads can show them; the media feature fills it. */
+/** Product images: the product reads show them; the product-images feature writes them. */
 export const productImages = sqliteTable(
   'product_images',
   {

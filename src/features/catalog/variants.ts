@@ -10,7 +10,7 @@ import { moveStock } from './stock'
 import { products, variants } from './tables'
 import { toVariant } from './views'
 
-/** Variants: the sellable unit. Their price and sku change here; their stock only in stock.ts. */
+// Variants: the sellable unit. Their price and sku change here; their stock only in stock.ts.
 
 const sameOptions = (a: Record<string, string>, b: Record<string, string>) => {
   const keys = Object.keys(a)

@@ -7,7 +7,7 @@ import { fromCents } from '../../kernel/money'
 import type { Product, ProductSummary, StockMovement, Variant } from './model'
 import { productCollections, productImages, productRatings, products, stockMovements, variants } from './tables'
 
-/** How stored rows become response bodies: cents to money, times to ISO, levels to available. */
+// How stored rows become response bodies: cents to money, times to ISO, levels to available.
 
 type VariantRow = typeof variants.$inferSelect
 
@@ -77,8 +77,9 @@ export const selectProducts = (db: Sql) =>
 type ProductRow = Awaited<ReturnType<ReturnType<typeof selectProducts>['all']>>[number]
 
 /**
- * The three look-ups of productViews, built once per database handle: drizzle builds a statement's
- * SQL text on every call, about half the time of making a page's bodies again after a change.
+ * The five statements behind product bodies, prepared once per database handle: the rows of a list page
+ * and of one product, and the three look-ups of productViews. Drizzle builds a statement's SQL text on
+ * every call, about half the time of making a page's bodies again after a change.
  */
 function buildLookups(db: Sql) {
   return {
@@ -95,13 +96,13 @@ function buildLookups(db: Sql) {
 }
 export const lookups = perHandle(buildLookups)
 
-/** Builds the bodies for a page of products with three more queries, whatever the page size. */
 /**
  * Images of library files are stored as their path (/v1/files/...) and shown on PUBLIC_URL, which may
  * change between starts (the default follows the machine's LAN address); external URLs are kept as given.
  */
 export const imageUrl = (publicUrl: string, stored: string) => (stored.startsWith('/') ? `${publicUrl}${stored}` : stored)
 
+/** Builds the bodies for a page of products with three more queries, whatever the page size. */
 export function productViews(db: Sql, publicUrl: string, rows: ProductRow[]): ProductSummary[]
 export function productViews(db: Sql, publicUrl: string, rows: ProductRow[], withImages: true): Product[]
 export function productViews(db: Sql, publicUrl: string, rows: ProductRow[], withImages = false): (ProductSummary | Product)[] {

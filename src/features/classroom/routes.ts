@@ -1,38 +1,13 @@
 import { Elysia } from 'elysia'
-import { z } from 'zod'
 import { authMacro } from '../../kernel/auth/macro'
 import { ErrorEnvelope } from '../../kernel/errors'
 import { GroupIdParams } from '../groups/model'
 import type { OrdersDeps } from '../orders/expiry'
+import { ResetResult, SeedBody, SeedResult } from './model'
 import { resetStore } from './reset'
 import { seedDemo } from './seed'
 
 const tags = ['Admin']
-
-const SeedBody = z
-  .object({ seed: z.number().int().min(0).max(2 ** 31).default(1).describe('the same seed gives the same demo catalog') })
-  .strict()
-  .optional()
-
-const SeedResult = z.object({
-  groupId: z.string(),
-  storeId: z.string(),
-  categories: z.number().int(),
-  brands: z.number().int(),
-  collections: z.number().int(),
-  products: z.number().int(),
-  variants: z.number().int(),
-  images: z.number().int(),
-  orders: z.number().int().describe('paid orders of the demo customers'),
-  reviews: z.number().int().describe('reviews of the demo customers, one for the first purchase of each'),
-  customers: z.array(z.object({ email: z.string(), password: z.string() })).describe('demo customers the class can log in as'),
-})
-
-const ResetResult = z.object({
-  groupId: z.string(),
-  storeId: z.string(),
-  removed: z.record(z.string(), z.number().int()).describe('rows removed, per table'),
-})
 
 /** The teacher's classroom operations on a store. */
 export const classroomRoutes = (deps: OrdersDeps) =>

@@ -46,9 +46,9 @@ const CUSTOMERS = ['Ana Souza', 'Bruno Lima', 'Carla Dias'] as const
 export const DEMO_PRODUCTS = 40
 
 /**
- * Fills an empty store with a demo catalog: categories, brands, collections, products
- with variants and a picture each, and a few customers with paid orders, so a class can call the API in its first
- * minute. Everything goes through the same services as the API, so every rule and event holds.
+ * Fills an empty store with a demo catalog: categories, brands, collections, products with variants and
+ * a picture each, and a few customers with paid orders and a review each, so a class can call the API in
+ * its first minute. Everything goes through the same services as the API, so every rule and event holds.
  */
 export async function seedDemo(deps: OrdersDeps, groupId: string, seed = 1) {
   const group = getGroup(deps, groupId)
@@ -119,7 +119,7 @@ export async function seedDemo(deps: OrdersDeps, groupId: string, seed = 1) {
       const order = checkout(deps, buyer)
       await pay(deps, buyer, order.id, { method: k === 0 ? 'PIX' : 'CREDIT_CARD' }, undefined)
       orders++
-      // The first purchase of each customer gets a review (no randomness, so the seed's catalog stays as before).
+      // The first purchase of each customer gets a review. It draws no random number, so the rest of what a seed makes does not depend on it.
       if (k === 0) {
         const rating = 5 - (i % 3)
         createReview(deps, buyer, bought.productId, { rating, title: REVIEW_TITLES[rating]!, comment: 'Demo review written by seed-demo.', mediaIds: [] })

@@ -9,7 +9,8 @@ import { AppError } from '../../kernel/errors'
 import type { LoginThrottle } from '../store-auth/login-throttle'
 import type { Customer } from './model'
 
-/** Customers belong to one store: the same e-mail may exist in two stores. */
+// Customers belong to one store: the same e-mail may exist in two stores.
+
 function openSession(db: Sql, customer: Customer, storeId: string, now: number) {
   const token = newCustomerToken()
   const expiresAt = now + CUSTOMER_TOKEN_TTL_MS

@@ -9,7 +9,8 @@ import { addMember, assertRmsFree, insertMembers, listMembers } from '../members
 import type { MemberInput } from '../members/model'
 import type { CreateGroupBody, Group } from './model'
 
-/** Teacher operations on groups. A group owns exactly one store, made with it. */
+// Teacher operations on groups. A group owns exactly one store, made with it.
+
 export function createGroup(deps: Deps, input: CreateGroupBody): Group {
   const now = deps.clock.now()
   const groupId = deps.ids.next('grp')

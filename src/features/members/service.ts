@@ -5,11 +5,10 @@ import type { Sql } from '../../kernel/db/database'
 import { AppError } from '../../kernel/errors'
 import type { Member, MemberInput } from './model'
 
-/**
- * Group membership, shared by the teacher's routes and the store panel. The member list is what the
- * teacher grades from, so its rules (a student in one group only, no group left empty, no removing
- * oneself) are enforced here, in one place.
- */
+// Group membership, shared by the teacher's routes and the store panel. The member list is what the
+// teacher grades from, so its rules (a student in one group only, no group left empty, no removing
+// oneself) are enforced here, in one place.
+
 export const listMembers = (db: Sql, groupId: string): Member[] =>
   db.select({ rm: students.rm, name: students.name }).from(students).where(eq(students.groupId, groupId)).orderBy(asc(students.rm)).all()
 

@@ -8,7 +8,7 @@ import { assertMove, type Operation } from './states'
 import { orderItems, orders, type CancelReason } from './tables'
 import type { OrderRow } from './views'
 
-/** State changes shared by the buyer, the store panel and the expiry timer; each runs in the caller's transaction. */
+// State changes shared by the buyer, the store panel and the expiry timer; each runs in the caller's transaction.
 
 const itemsOf = (tx: Sql, orderId: string) => tx.select().from(orderItems).where(eq(orderItems.orderId, orderId)).all()
 

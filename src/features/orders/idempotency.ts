@@ -5,11 +5,10 @@ import { AppError, errorBody } from '../../kernel/errors'
 import { deleteBatch, type Pruner } from '../../kernel/retention'
 import { idempotencyKeys } from './tables'
 
-/**
- * The Idempotency-Key of a payment, scoped to the store: the first request claims the
- * key, and its answer is kept for 24 h and replayed to every repeat. The same key with a different
- * request is 422 IDEMPOTENCY_KEY_REUSED; a repeat while the first still runs is 409 IDEMPOTENCY_IN_PROGRESS.
- */
+// The Idempotency-Key of a payment, scoped to the store: the first request claims the
+// key, and its answer is kept for 24 h and replayed to every repeat. The same key with a different
+// request is 422 IDEMPOTENCY_KEY_REUSED; a repeat while the first still runs is 409 IDEMPOTENCY_IN_PROGRESS.
+
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000
 export const MAX_KEY_LENGTH = 255
 /** A payment takes milliseconds; a claim this old without an answer belongs to a process that died. */

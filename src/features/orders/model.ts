@@ -3,7 +3,7 @@ import { CartItem } from '../cart/model'
 import { PageQuery, Page } from '../../kernel/pagination'
 import { CANCEL_REASONS, ORDER_STATES, PAYMENT_METHODS } from './tables'
 
-/** Request and response shapes of orders and payments. */
+// Request and response shapes of orders and payments.
 
 export const OrderIdParams = z.object({ id: z.string() })
 

@@ -1,7 +1,6 @@
-/**
- * A simulated PIX "copia e cola" code: an EMV BR Code with the amount, a transaction id and its
- * CRC16, shaped like a real one so a shop front can show it (or its QR code). It pays nothing.
- */
+// A simulated PIX "copia e cola" code: an EMV BR Code with the amount, a transaction id and its
+// CRC16, shaped like a real one so a shop front can show it (or its QR code). It pays nothing.
+
 const field = (id: string, value: string) => `${id}${String(value.length).padStart(2, '0')}${value}`
 
 function crc16(text: string): string {

@@ -12,7 +12,7 @@ import type { OrderState } from './tables'
 import { orders, refunds } from './tables'
 import { findOrder, toOrder, toOrders } from './views'
 
-/** Reading orders, and the changes the buyer and the store panel ask for. */
+// Reading orders, and the changes the buyer and the store panel ask for.
 
 function page(deps: Deps, where: SQL | undefined, query: PageQuery) {
   const { limit, offset } = pageWindow(query)

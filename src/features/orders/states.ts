@@ -1,10 +1,9 @@
 import { AppError } from '../../kernel/errors'
 import type { OrderState } from './tables'
 
-/**
- * The order state machine, in one table. Each row is a move and the operations
- * that may make it; anything not listed is 409 INVALID_TRANSITION.
- */
+// The order state machine, in one table. Each row is a move and the operations
+// that may make it; anything not listed is 409 INVALID_TRANSITION.
+
 export type Operation = 'pay' | 'cancel' | 'expire' | 'transition' | 'refund'
 
 export const MOVES: readonly { from: OrderState; to: OrderState; by: readonly Operation[] }[] = [

@@ -3,10 +3,9 @@ import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from 'driz
 import { customers, stores } from '../../kernel/auth/tables'
 import { variants } from '../catalog/tables'
 
-/**
- * Carts, orders, payments and refunds. An order keeps its own snapshot of names, skus
- * and prices, so later catalog edits or deletions never change what was bought.
- */
+// Carts, orders, payments and refunds. An order keeps its own snapshot of names, skus
+// and prices, so later catalog edits or deletions never change what was bought.
+
 export const ORDER_STATES = ['PENDING', 'PAID', 'CANCELLED', 'SHIPPED', 'DELIVERED', 'REFUNDED'] as const
 export type OrderState = (typeof ORDER_STATES)[number]
 

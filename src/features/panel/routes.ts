@@ -2,11 +2,10 @@ import { Elysia } from 'elysia'
 import { AppError, clip } from '../../kernel/errors'
 import { panelFiles, type PanelFile } from './bundle'
 
-/**
- * The web panel at /panel: a single page for students (their store) and the teacher (the class).
- * It is a client of the public API like any student app, so these routes serve only its files and
- * need no credential; the page asks for a token and sends it on every API call.
- */
+// The web panel at /panel: a single page for students (their store) and the teacher (the class).
+// It is a client of the public API like any student app, so these routes serve only its files and
+// need no credential; the page asks for a token and sends it on every API call.
+
 // The page talks only to this server; images may come from the external URLs a product links.
 const SECURITY = {
   'content-security-policy': "default-src 'self'; img-src 'self' data: blob: http: https:; media-src 'self' http: https:; style-src 'self' 'unsafe-inline'; frame-ancestors 'none'",

@@ -13,10 +13,9 @@ import { linksAsMediaUser, renumber } from '../media/users'
 
 type ImageRow = typeof productImages.$inferSelect
 
-/**
- * A product's images: positions stay 0..n-1 without gaps and exactly one image is the
- * cover, whatever sequence of links, changes and unlinks happened. Unlinking never deletes the library file.
- */
+// A product's images: positions stay 0..n-1 without gaps and exactly one image is the
+// cover, whatever sequence of links, changes and unlinks happened. Unlinking never deletes the library file.
+
 const view = (publicUrl: string, i: ImageRow) => ({
   id: i.id,
   productId: i.productId,
@@ -30,7 +29,7 @@ const imagesOf = (tx: Sql, productId: string) =>
   tx.select().from(productImages).where(eq(productImages.productId, productId)).orderBy(asc(productImages.position), asc(productImages.createdAt)).all()
 
 /** Rewrites positions and the cover of a product from the wanted order. */
-function settle(tx: Sql, productId: string, order: ImageRow[], primaryId?: string) {
+function settle(tx: Sql, order: ImageRow[], primaryId?: string) {
   const primary = primaryId ?? order.find((i) => i.isPrimary)?.id ?? order[0]?.id
   renumber(
     order,
@@ -58,7 +57,7 @@ function link(deps: Deps, tx: Sql, ctx: StoreCtx, productId: string, source: { m
     .values({ id, storeId: ctx.storeId, productId, mediaId: source.mediaId, url: source.url, isPrimary: false, position: existing.length, createdAt: deps.clock.now() })
     .run()
   const all = imagesOf(tx, productId)
-  settle(tx, productId, all, isPrimary ? id : undefined)
+  settle(tx, all, isPrimary ? id : undefined)
   return view(deps.publicUrl, imagesOf(tx, productId).find((i) => i.id === id)!)
 }
 
@@ -118,7 +117,7 @@ export function updateImage(deps: Deps, ctx: StoreCtx, id: string, body: { isPri
     const order = imagesOf(tx, image.productId).filter((i) => i.id !== id)
     const at = body.position === undefined ? image.position : Math.min(body.position, order.length)
     order.splice(at, 0, image)
-    settle(tx, image.productId, order, body.isPrimary ? id : undefined)
+    settle(tx, order, body.isPrimary ? id : undefined)
     return view(deps.publicUrl, imagesOf(tx, image.productId).find((i) => i.id === id)!)
   })
 }
@@ -128,7 +127,7 @@ export function unlinkImage(deps: Deps, ctx: StoreCtx, id: string) {
   writeTransaction(deps.db, (tx) => {
     const image = findImage(tx, ctx, id)
     tx.delete(productImages).where(eq(productImages.id, id)).run()
-    settle(tx, image.productId, imagesOf(tx, image.productId))
+    settle(tx, imagesOf(tx, image.productId))
   })
 }
 
@@ -146,5 +145,5 @@ export const productImageUsers = linksAsMediaUser({
       .innerJoin(products, eq(products.id, productImages.productId))
       .where(and(where, isNull(products.deletedAt)))
       .all(),
-  renumber: (tx, productId) => settle(tx, productId, imagesOf(tx, productId)),
+  renumber: (tx, productId) => settle(tx, imagesOf(tx, productId)),
 })

@@ -2,7 +2,8 @@ import { z } from 'zod'
 import { Page, PageQuery } from '../../kernel/pagination'
 import { Rating } from '../catalog/model'
 
-/** Reviews: what a customer sends and what the API answers. */
+// Reviews: what a customer sends and what the API answers.
+
 const rating = z.number().int('rating is a whole number of stars').min(1, 'rating runs from 1 to 5').max(5, 'rating runs from 1 to 5')
 const title = z.string().trim().min(1, 'title must not be empty').max(120, 'title can be at most 120 characters')
 const comment = z.string().max(5000, 'comment can be at most 5000 characters')

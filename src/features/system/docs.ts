@@ -2,11 +2,10 @@ import scalarBundle from '@scalar/api-reference/browser/standalone.js' with { ty
 import { Elysia, type AnyElysia } from 'elysia'
 import { buildOpenApiDocument } from './openapi-document'
 
-/**
- * `GET /openapi.json` and `GET /docs`, the interactive reference. The reference's script is embedded
- * in the executable (the import above is a file import), because a classroom may have no internet:
- * nothing on the page comes from a CDN.
- */
+// `GET /openapi.json` and `GET /docs`, the interactive reference. The reference's script is embedded
+// in the executable (the import above is a file import), because a classroom may have no internet:
+// nothing on the page comes from a CDN.
+
 const DOCS_PAGE = `<!doctype html>
 <html lang="en">
   <head>

@@ -8,10 +8,8 @@ import { pageWindow, toPage, type PageQuery } from '../../kernel/pagination'
 import { TAXONOMIES, type TaxonomyKind, type Term, type TermInput, type TermUpdate } from './model'
 import { categories } from './tables'
 
-/**
- * Categories, brands and collections: one implementation for the three. Deleting a
- * term keeps its products: their categoryId or brandId becomes null, collection links go (FK actions).
- */
+// Categories, brands and collections: one implementation for the three. Deleting a
+// term keeps its products: their categoryId or brandId becomes null, collection links go (FK actions).
 
 // The three tables have the same columns, so one of them types them all.
 const tableOf = (kind: TaxonomyKind) => TAXONOMIES[kind].table as typeof categories

@@ -3,7 +3,7 @@ import type { StoreCtx } from '../../kernel/auth/kinds'
 import { isoTime } from '../../kernel/clock'
 import { writeTransaction, type Sql } from '../../kernel/db/database'
 import type { Deps } from '../../kernel/deps'
-import { AppError, notFound as storeNotFound } from '../../kernel/errors'
+import { AppError, notFound } from '../../kernel/errors'
 import { EVENT_TYPES } from '../../kernel/events'
 import { pageWindow, toPage, type PageQuery } from '../../kernel/pagination'
 import { outboxEvents } from '../../kernel/tables'
@@ -16,8 +16,7 @@ import { BadTarget } from './targets'
 
 export const listEventTypes = () => ({ data: Object.entries(EVENT_TYPES).map(([name, description]) => ({ name, description })) })
 
-const notFound = (id: string) =>
-  new AppError('NOT_FOUND', `No webhook endpoint with id '${id}' in this store. GET /v1/webhooks lists them.`)
+const endpointNotFound = (id: string) => notFound('webhook endpoint', id, 'GET /v1/webhooks lists them')
 
 const toEndpoint = (e: typeof endpoints.$inferSelect) => ({
   id: e.id,
@@ -76,12 +75,12 @@ export function listWebhooks(deps: Deps, ctx: StoreCtx, query: PageQuery) {
 /** Its deliveries log goes with it; attempts still pending are never sent. */
 export function deleteWebhook(deps: Deps, ctx: StoreCtx, id: string) {
   const deleted = deps.db.delete(endpoints).where(and(eq(endpoints.id, id), eq(endpoints.storeId, ctx.storeId))).returning({ id: endpoints.id }).all()
-  if (deleted.length === 0) throw notFound(id)
+  if (deleted.length === 0) throw endpointNotFound(id)
 }
 
 function endpointOf(db: Sql, ctx: StoreCtx, id: string) {
   const endpoint = db.select().from(endpoints).where(and(eq(endpoints.id, id), eq(endpoints.storeId, ctx.storeId))).get()
-  if (!endpoint) throw notFound(id)
+  if (!endpoint) throw endpointNotFound(id)
   return endpoint
 }
 
@@ -111,7 +110,7 @@ export function redeliver(deps: WebhooksDeps, ctx: StoreCtx, deliveryId: string)
       .where(and(eq(deliveries.id, deliveryId), eq(deliveries.storeId, ctx.storeId)))
       .get()
     if (!original) {
-      throw storeNotFound('webhook delivery', deliveryId, 'GET /v1/webhooks/deliveries lists them')
+      throw notFound('webhook delivery', deliveryId, 'GET /v1/webhooks/deliveries lists them')
     }
     const [{ last }] = tx
       .select({ last: max(deliveries.attempt) })

@@ -1,10 +1,9 @@
 import { isoTime } from '../../kernel/clock'
 import { randomToken } from '../../kernel/ids'
 
-/**
- * Webhook signatures: HMAC-SHA256 with the endpoint's signing secret over the text
- * `<timestamp>.<raw body>`, written as `sha256=` + lowercase hex.
- */
+// Webhook signatures: HMAC-SHA256 with the endpoint's signing secret over the text
+// `<timestamp>.<raw body>`, written as `sha256=` + lowercase hex.
+
 export const newSigningSecret = () => `whsec_${randomToken(32)}`
 
 export const signedPayload = (timestamp: number | string, body: string) => `${timestamp}.${body}`

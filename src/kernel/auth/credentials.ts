@@ -1,7 +1,9 @@
 import { createHash, timingSafeEqual } from 'node:crypto'
 import { randomToken } from '../ids'
+import type { ApiKeyKind } from './kinds'
 
-/** How long the tokens of students and customers live, and how each credential is made. */
+// How long the tokens of students and customers live, and how each credential is made.
+
 export const STUDENT_TOKEN_TTL_MS = 24 * 60 * 60 * 1000
 export const CUSTOMER_TOKEN_TTL_MS = 30 * 24 * 60 * 60 * 1000
 
@@ -10,12 +12,6 @@ export const hashToken = (token: string) => createHash('sha256').update(token).d
 export const newStudentToken = () => `stu_${randomToken(40)}`
 export const newCustomerToken = () => `ctk_${randomToken(40)}`
 
-/**
- * A secret key (`sk_`) opens every store route and belongs on the app's server; a publishable key
- * (`pk_`) opens only the shop-front routes and may sit in a browser page.
- */
-export type ApiKeyKind = 'secret' | 'publishable'
-export const API_KEY_KINDS = ['secret', 'publishable'] as const satisfies readonly ApiKeyKind[]
 const KEY_PREFIX: Record<ApiKeyKind, string> = { secret: 'sk_', publishable: 'pk_' }
 
 /** `sk_`/`pk_` + 8-char public part + `_` + 40 random chars; the prefix shown later is `sk_`/`pk_` + the public part. */

@@ -4,11 +4,11 @@ import type { Clock } from '../clock'
 import { untilChanged, type ChangeStamp } from '../db/change-stamp'
 import type { Db } from '../db/database'
 import { AppError } from '../errors'
-import { API_KEY_FORMAT, constantTimeEqual, hashToken, type ApiKeyKind } from './credentials'
-import { AUTH_KINDS, type Actor, type AuthKind, type StoreCtx } from './kinds'
+import { API_KEY_FORMAT, constantTimeEqual, hashToken } from './credentials'
+import { AUTH_KINDS, type Actor, type ApiKeyKind, type AuthKind, type StoreCtx } from './kinds'
 import { rememberCaller } from './macro'
 import type { RateLimiter } from './rate-limiter'
-import { apiKeys, customerSessions, stores, studentSessions, students } from './tables'
+import { apiKeys, stores, studentSessions, students } from './tables'
 
 /**
  * What the gate reports about each authenticated store call, for activity and `lastUsedAt`. It is given
@@ -163,7 +163,7 @@ export function createGate(deps: GateDeps) {
     return { storeId: s.storeId, groupId: s.groupId, actor: { type: 'student', rm: s.rm, mustChangePassword: s.mustChangePassword } }
   }
 
-  /** Returns the store context, or null for an admin route; throws the 401/403 a student should see. */
+  /** Returns the store context, or null for an admin route; throws the 401 a student should see (the 403s come from refuse). */
   function authenticate(kind: AuthKind, request: Request): StoreCtx | null {
     const p = read(request)
     const bearerKind = p.bearer?.slice(0, p.bearer.indexOf('_') + 1) ?? null

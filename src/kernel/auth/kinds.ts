@@ -37,6 +37,13 @@ export const AUTH_KINDS = {
 } as const
 
 export type AuthKind = keyof typeof AUTH_KINDS
+
+/**
+ * A secret key (`sk_`) opens every store route and belongs on the app's server; a publishable key
+ * (`pk_`) opens only the shop-front routes and may sit in a browser page.
+ */
+export type ApiKeyKind = 'secret' | 'publishable'
+export const API_KEY_KINDS = ['secret', 'publishable'] as const satisfies readonly ApiKeyKind[]
 export type StoreAuthKind = Exclude<AuthKind, 'admin'>
 
 /** Who is calling, within one store. Every service function takes it first. */

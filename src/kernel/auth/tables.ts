@@ -1,12 +1,11 @@
 import { sql } from 'drizzle-orm'
 import { index, integer, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core'
-import { API_KEY_KINDS } from './credentials'
+import { API_KEY_KINDS } from './kinds'
 
-/**
- * Who may call: groups and their one store, students, their sessions, API keys, customers and their
- * sessions. Every credential is kept only as a SHA-256 hash (tokens are long random strings, so a
- * fast hash is right for them); passwords use argon2id.
- */
+// Who may call: groups and their one store, students, their sessions, API keys, customers and their
+// sessions. Every credential is kept only as a SHA-256 hash (tokens are long random strings, so a
+// fast hash is right for them); passwords use argon2id.
+
 export const groups = sqliteTable(
   'groups',
   {

@@ -1,8 +1,7 @@
-/**
- * CORS for browser apps on other LAN hosts. No cookies are used (credentials travel in
- * headers), so `*` is exact and safe. Written here rather than with @elysiajs/cors, which sends
- * `Vary: *` on every response and `Access-Control-Allow-Headers: undefined` on a bare preflight.
- */
+// CORS for browser apps on other LAN hosts. No cookies are used (credentials travel in
+// headers), so `*` is exact and safe. Written here rather than with @elysiajs/cors, which sends
+// `Vary: *` on every response and `Access-Control-Allow-Headers: undefined` on a bare preflight.
+
 export const EXPOSED_HEADERS = [
   'X-Request-Id',
   'RateLimit-Limit',

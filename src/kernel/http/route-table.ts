@@ -3,11 +3,10 @@ import type { AuthKind } from '../auth/kinds'
 import { TEXT_BODY_EXTENSION, type TextBody } from './text-body'
 import type { BodySchema } from './validation'
 
-/**
- * What the app knows about its own routes once they are all registered: used to tell a wrong
- * method (405 with `Allow`) from an unknown path (404 with a suggestion), and which routes take a
- * JSON body. Filled by createApp after the features are mounted.
- */
+// What the app knows about its own routes once they are all registered: used to tell a wrong
+// method (405 with `Allow`) from an unknown path (404 with a suggestion), and which routes take a
+// JSON body. Filled by createApp after the features are mounted.
+
 export interface RouteEntry {
   method: string
   path: string

@@ -1,12 +1,11 @@
 import { AppError } from '../errors'
 import { bodyTooLarge, readLimitedText } from './json-body'
 
-/**
- * A route that takes a plain-text file as its body (a class list as text/csv) instead of JSON. The
- * route says so in its `detail` with textBodyDetail(); the kernel then accepts that one media type on it,
- * reads the body with the JSON size limit and hands the handler the text. Every other route keeps
- * answering 415 to anything but JSON.
- */
+// A route that takes a plain-text file as its body (a class list as text/csv) instead of JSON. The
+// route says so in its `detail` with textBodyDetail(); the kernel then accepts that one media type on it,
+// reads the body with the JSON size limit and hands the handler the text. Every other route keeps
+// answering 415 to anything but JSON.
+
 export const TEXT_BODY_EXTENSION = 'x-storefront-text-body'
 
 export interface TextBody {

@@ -1,10 +1,9 @@
-/**
- * A body the server does not read to its end must end the connection with the answer. Kept open,
- * HTTP/1.1 has the server read the rest of the body before the next request, and the sender decides how
- * long the rest is: a chunked body that never ends kept a core busy reading and discarding gigabytes,
- * from anyone, on any route. So an answer sent before the body was read, or instead of reading it (a
- * refusal, a GET or a route that takes no body), says `Connection: close`, and Bun then closes.
- */
+// A body the server does not read to its end must end the connection with the answer. Kept open,
+// HTTP/1.1 has the server read the rest of the body before the next request, and the sender decides how
+// long the rest is: a chunked body that never ends kept a core busy reading and discarding gigabytes,
+// from anyone, on any route. So an answer sent before the body was read, or instead of reading it (a
+// refusal, a GET or a route that takes no body), says `Connection: close`, and Bun then closes.
+
 export function carriesBody(request: Request): boolean {
   // A GET's body is null to the handler even when the wire carries one: the headers tell.
   return request.body !== null || request.headers.has('transfer-encoding') || Number(request.headers.get('content-length') ?? 0) > 0
