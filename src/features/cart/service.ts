@@ -1,5 +1,5 @@
 import type { StoreCtx } from '../../kernel/auth/kinds'
-import { immediateTransaction } from '../../kernel/db/database'
+import { writeTransaction } from '../../kernel/db/database'
 import type { Deps } from '../../kernel/deps'
 import { AppError, notFound } from '../../kernel/errors'
 import { fromCents, MAX_CART_LINES, MAX_LINE_QUANTITY, totalCents } from '../../kernel/money'
@@ -70,7 +70,7 @@ export function getCart(deps: Deps, ctx: StoreCtx): Cart {
   // Reading a cart that exists takes no write lock; only the first look creates it.
   const existing = cartStatements(deps.sqlite).cart.get({ customerId: customerOf(ctx), storeId: ctx.storeId })
   if (existing) return freshView(deps, ctx, existing)
-  return immediateTransaction(deps.sqlite, () => freshView(deps, ctx, cartOf(deps, ctx)))
+  return writeTransaction(deps.db, () => freshView(deps, ctx, cartOf(deps, ctx)))
 }
 
 /**
@@ -101,7 +101,7 @@ function assertCanHold(deps: Deps, ctx: StoreCtx, variantId: string, quantity: n
  * so the cart is not read again.
  */
 export function addItem(deps: Deps, ctx: StoreCtx, input: { variantId: string; quantity: number }): Cart {
-  return immediateTransaction(deps.sqlite, () => {
+  return writeTransaction(deps.db, () => {
     const q = cartStatements(deps.sqlite)
     const cart = cartOf(deps, ctx)
     const lines = cartLines(deps, ctx, cart.id)
@@ -139,7 +139,7 @@ function findItem(deps: Deps, ctx: StoreCtx, cartId: string, itemId: string) {
 }
 
 export function changeItem(deps: Deps, ctx: StoreCtx, itemId: string, quantity: number): Cart {
-  return immediateTransaction(deps.sqlite, () => {
+  return writeTransaction(deps.db, () => {
     const q = cartStatements(deps.sqlite)
     const cart = cartOf(deps, ctx)
     const item = findItem(deps, ctx, cart.id, itemId)
@@ -150,7 +150,7 @@ export function changeItem(deps: Deps, ctx: StoreCtx, itemId: string, quantity: 
 }
 
 export function removeItem(deps: Deps, ctx: StoreCtx, itemId: string): Cart {
-  return immediateTransaction(deps.sqlite, () => {
+  return writeTransaction(deps.db, () => {
     const q = cartStatements(deps.sqlite)
     const cart = cartOf(deps, ctx)
     const item = findItem(deps, ctx, cart.id, itemId)

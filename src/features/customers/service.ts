@@ -3,7 +3,7 @@ import { CUSTOMER_TOKEN_TTL_MS, hashToken, newCustomerToken } from '../../kernel
 import type { StoreCtx } from '../../kernel/auth/kinds'
 import { customers, customerSessions } from '../../kernel/auth/tables'
 import { isoTime } from '../../kernel/clock'
-import { isUniqueViolation, type Sql } from '../../kernel/db/database'
+import { isUniqueViolation, writeTransaction, type Sql } from '../../kernel/db/database'
 import type { Deps } from '../../kernel/deps'
 import { AppError } from '../../kernel/errors'
 import type { LoginThrottle } from '../store-auth/login-throttle'
@@ -22,7 +22,7 @@ export async function register(deps: Deps, ctx: StoreCtx, input: { email: string
   const customer = { id: deps.ids.next('cus'), email: input.email, name: input.name }
   const now = deps.clock.now()
   try {
-    return deps.db.transaction((tx) => {
+    return writeTransaction(deps.db, (tx) => {
       tx.insert(customers).values({ ...customer, storeId: ctx.storeId, passwordHash, createdAt: now }).run()
       return openSession(tx, customer, ctx.storeId, now)
     })

@@ -175,13 +175,13 @@ function setPhotos(tx: Sql, ctx: StoreCtx, reviewId: string, mediaIds: string[])
 // ---------------------------------------------------------------- operations
 
 export function listProductReviews(deps: Deps, ctx: StoreCtx, productId: string, query: PageQuery) {
-  return readTransaction(deps.sqlite, () => {
-    findProduct(deps.db, ctx, productId)
-    const q = statements(deps.db)
+  return readTransaction(deps.db, (db) => {
+    findProduct(db, ctx, productId)
+    const q = statements(db)
     const { limit, offset } = pageWindow(query)
     const rows = q.productPage.all({ storeId: ctx.storeId, productId, limit, offset })
     const total = q.productCount.get({ storeId: ctx.storeId, productId })!.n
-    return { ...toPage(toReviews(deps, deps.db, rows), total, query), summary: storedSummary(deps.db, productId) }
+    return { ...toPage(toReviews(deps, db, rows), total, query), summary: storedSummary(db, productId) }
   })
 }
 
