@@ -1,6 +1,6 @@
 import { and, eq, sql } from 'drizzle-orm'
 import { CUSTOMER_TOKEN_TTL_MS, hashToken, newCustomerToken } from '../../kernel/auth/credentials'
-import type { StoreCtx } from '../../kernel/auth/kinds'
+import { customerOf, type StoreCtx } from '../../kernel/auth/kinds'
 import { customers, customerSessions } from '../../kernel/auth/tables'
 import { isoTime } from '../../kernel/clock'
 import { isUniqueViolation, writeTransaction, type Sql } from '../../kernel/db/database'
@@ -52,10 +52,9 @@ export async function login(deps: Deps, ctx: StoreCtx, throttle: LoginThrottle, 
 }
 
 export function me(deps: Deps, ctx: StoreCtx): Customer {
-  if (ctx.actor.type !== 'customer') throw new Error('customer route reached without a customer')
   return deps.db
     .select({ id: customers.id, email: customers.email, name: customers.name })
     .from(customers)
-    .where(and(eq(customers.id, ctx.actor.customerId), eq(customers.storeId, ctx.storeId)))
+    .where(and(eq(customers.id, customerOf(ctx)), eq(customers.storeId, ctx.storeId)))
     .get()!
 }
