@@ -120,8 +120,8 @@ export const productCollections = sqliteTable(
 )
 
 /**
- * The review summary of each product, kept by the reviews feature in the same transaction as the
- * review change (count, sum, per-star counts and the average rounded to 2 decimals).
+ * The review summary of each product (count, sum, per-star counts and the average rounded to 2
+ * decimals), written by ratings.ts, which the reviews feature calls in the transaction of each review change.
  */
 export const productRatings = sqliteTable(
   'product_ratings',
