@@ -4,7 +4,10 @@ import { drizzle } from 'drizzle-orm/bun-sqlite'
 import { mkdtempSync, readdirSync, readFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, relative } from 'node:path'
+import { moveStock } from '../../src/features/catalog/stock'
 import { readTransaction, writeTransaction, type Db } from '../../src/kernel/db/database'
+import { outboxEvents } from '../../src/kernel/tables'
+import { createTestDeps } from '../helpers/app'
 
 /**
  * Two connections on one WAL file, in the default (shared) locking mode, so that the second one can
@@ -95,6 +98,21 @@ describe('transactions', () => {
     // @ts-expect-error a promise returned without async is refused too
     expect(() => writeTransaction(db, () => Promise.resolve(1))).toThrow('must be synchronous')
     expect(rows()).toEqual([])
+  })
+
+  test('the outbox and the stock ledger write only through the handle of a write transaction', () => {
+    const { deps } = createTestDeps()
+    const ctx = { storeId: 'str_1', groupId: 'grp_1', actor: { type: 'secretKey', keyId: 'key_1', rm: null } } as const
+    // Type checks only, never run: outside a write transaction there is no handle to give them.
+    const outside = () => {
+      // @ts-expect-error deps.db is not a write transaction's handle
+      deps.outbox.emit(deps.db, 'str_1', 'ping', {})
+      // @ts-expect-error nor is the handle of a read transaction
+      readTransaction(deps.db, (db) => moveStock(db, deps, ctx, { variantId: 'var_1', kind: 'RECEIVE', quantity: 1, reason: null }))
+    }
+    void outside
+    const id = writeTransaction(deps.db, (tx) => deps.outbox.emit(tx, 'str_1', 'ping', {}))
+    expect(deps.db.select({ id: outboxEvents.id }).from(outboxEvents).all()).toEqual([{ id }])
   })
 
   test('src opens transactions only through writeTransaction and readTransaction', () => {
