@@ -1,4 +1,4 @@
-import { and, eq, isNull } from 'drizzle-orm'
+import { and, eq, inArray, isNull } from 'drizzle-orm'
 import type { StoreCtx } from '../../kernel/auth/kinds'
 import { isUniqueViolation, type Sql } from '../../kernel/db/database'
 import { AppError, notFound } from '../../kernel/errors'
@@ -20,6 +20,13 @@ export function findProduct(db: Sql, ctx: StoreCtx, id: string) {
     .get()
   if (!row) throw notFound('product', id, PRODUCTS_HINT)
   return row
+}
+
+/** Which of these products are live (not deleted), for features that keep rows of products: their images. */
+export function liveProducts(db: Sql, productIds: string[]): Set<string> {
+  if (productIds.length === 0) return new Set()
+  const rows = db.select({ id: products.id }).from(products).where(and(inArray(products.id, productIds), isNull(products.deletedAt))).all()
+  return new Set(rows.map((r) => r.id))
 }
 
 export function findVariant(db: Sql, ctx: StoreCtx, id: string) {

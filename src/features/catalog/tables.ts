@@ -142,24 +142,6 @@ export const productRatings = sqliteTable(
   (t) => [index('product_ratings_store_average').on(t.storeId, t.average, t.count, t.productId)],
 )
 
-/** Product images, defined minimally here so reads can show them; the media feature fills it. */
-export const productImages = sqliteTable(
-  'product_images',
-  {
-    id: text().primaryKey(),
-    storeId: text('store_id').notNull(),
-    productId: text('product_id')
-      .notNull()
-      .references(() => products.id, { onDelete: 'cascade' }),
-    mediaId: text('media_id'),
-    url: text().notNull(),
-    isPrimary: integer('is_primary', { mode: 'boolean' }).notNull().default(false),
-    position: integer().notNull(),
-    createdAt: integer('created_at').notNull(),
-  },
-  (t) => [index('product_images_product').on(t.productId, t.position)],
-)
-
 /** Live products per store and state, kept by triggers: the total of an unfiltered list. */
 export const productCounts = sqliteTable(
   'product_counts',

@@ -12,7 +12,7 @@ import type { Media } from './model'
 import { receiveFile, type ReceivedFile } from './receive'
 import { media } from './tables'
 
-type MediaRow = typeof media.$inferSelect
+export type MediaRow = typeof media.$inferSelect
 
 export const mediaRoot = (deps: Deps) => join(deps.config.dataDir, 'media')
 export const filePath = (deps: Deps, row: Pick<MediaRow, 'storeId' | 'id' | 'extension'>) =>
@@ -81,6 +81,14 @@ export async function uploadMedia(deps: Deps, ctx: StoreCtx, request: Request): 
     throw e
   }
   return { media: toMedia(deps, row), fields: file.fields }
+}
+
+/** An upload its caller could not use after all (uploadAndLink): its record and its file go. */
+export async function discardUpload(deps: Deps, id: string) {
+  const row = deps.db.select().from(media).where(eq(media.id, id)).get()
+  if (!row) return
+  deps.db.delete(media).where(eq(media.id, row.id)).run()
+  await rm(filePath(deps, row), { force: true })
 }
 
 export function findMedia(db: Sql, ctx: StoreCtx, id: string): MediaRow {

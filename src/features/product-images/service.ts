@@ -1,31 +1,18 @@
-import { and, asc, eq, isNull } from 'drizzle-orm'
-import { rm } from 'node:fs/promises'
+import { and, asc, eq } from 'drizzle-orm'
 import type { StoreCtx } from '../../kernel/auth/kinds'
 import { writeTransaction, type Sql } from '../../kernel/db/database'
 import type { Deps } from '../../kernel/deps'
 import { AppError, notFound } from '../../kernel/errors'
-import { findProduct } from '../catalog/find'
-import { productImages, products } from '../catalog/tables'
-import { imageUrl } from '../catalog/views'
-import { filePath, findMedia, uploadMedia } from '../media/service'
-import { media } from '../media/tables'
+import { findProduct, liveProducts } from '../catalog/find'
+import { discardUpload, findMedia, uploadMedia, type MediaRow } from '../media/service'
 import type { MediaUser } from '../media/users'
-
-type ImageRow = typeof productImages.$inferSelect
+import { toImage, type ImageRow } from './images'
+import { productImages } from './tables'
 
 /**
  * A product's images: positions stay 0..n-1 without gaps and exactly one image is the
  * cover, whatever sequence of links, changes and unlinks happened. Unlinking never deletes the library file.
  */
-const view = (publicUrl: string, i: ImageRow) => ({
-  id: i.id,
-  productId: i.productId,
-  mediaId: i.mediaId,
-  url: imageUrl(publicUrl, i.url),
-  isPrimary: i.isPrimary,
-  position: i.position,
-})
-
 const imagesOf = (tx: Sql, productId: string) =>
   tx.select().from(productImages).where(eq(productImages.productId, productId)).orderBy(asc(productImages.position), asc(productImages.createdAt)).all()
 
@@ -41,14 +28,9 @@ function settle(tx: Sql, productId: string, order: ImageRow[], primaryId?: strin
 }
 
 function findImage(tx: Sql, ctx: StoreCtx, id: string): ImageRow {
-  const row = tx
-    .select({ image: productImages })
-    .from(productImages)
-    .innerJoin(products, eq(products.id, productImages.productId))
-    .where(and(eq(productImages.id, id), eq(productImages.storeId, ctx.storeId), isNull(products.deletedAt)))
-    .get()
-  if (!row) throw notFound('product image', id, "a product's images are listed in GET /v1/products/:id")
-  return row.image
+  const row = tx.select().from(productImages).where(and(eq(productImages.id, id), eq(productImages.storeId, ctx.storeId))).get()
+  if (!row || !liveProducts(tx, [row.productId]).has(row.productId)) throw notFound('product image', id, "a product's images are listed in GET /v1/products/:id")
+  return row
 }
 
 function link(deps: Deps, tx: Sql, ctx: StoreCtx, productId: string, source: { mediaId: string; url: string } | { mediaId: null; url: string }, isPrimary?: boolean) {
@@ -60,12 +42,12 @@ function link(deps: Deps, tx: Sql, ctx: StoreCtx, productId: string, source: { m
     .run()
   const all = imagesOf(tx, productId)
   settle(tx, productId, all, isPrimary ? id : undefined)
-  return view(deps.publicUrl, imagesOf(tx, productId).find((i) => i.id === id)!)
+  return toImage(deps.publicUrl, imagesOf(tx, productId).find((i) => i.id === id)!)
 }
 
-const libraryPath = (m: typeof media.$inferSelect) => `/v1/files/${m.storeId}/${m.id}.${m.extension}`
+const libraryPath = (m: MediaRow) => `/v1/files/${m.storeId}/${m.id}.${m.extension}`
 
-function requireImage(m: typeof media.$inferSelect) {
+function requireImage(m: MediaRow) {
   if (m.kind !== 'IMAGE') {
     throw new AppError('VALIDATION_ERROR', `Media ${m.id} is a video; product images take pictures only. Videos stay in the library, where GET /v1/media lists their URLs.`, [
       { path: 'mediaId', message: 'must be an image' },
@@ -97,11 +79,7 @@ export async function uploadAndLink(deps: Deps, ctx: StoreCtx, productId: string
     })
     return { image, media: uploaded }
   } catch (e) {
-    const row = deps.db.select().from(media).where(eq(media.id, uploaded.id)).get()
-    if (row) {
-      deps.db.delete(media).where(eq(media.id, row.id)).run()
-      await rm(filePath(deps, row), { force: true })
-    }
+    await discardUpload(deps, uploaded.id)
     throw e
   }
 }
@@ -120,7 +98,7 @@ export function updateImage(deps: Deps, ctx: StoreCtx, id: string, body: { isPri
     const at = body.position === undefined ? image.position : Math.min(body.position, order.length)
     order.splice(at, 0, image)
     settle(tx, image.productId, order, body.isPrimary ? id : undefined)
-    return view(deps.publicUrl, imagesOf(tx, image.productId).find((i) => i.id === id)!)
+    return toImage(deps.publicUrl, imagesOf(tx, image.productId).find((i) => i.id === id)!)
   })
 }
 
@@ -136,13 +114,13 @@ export function unlinkImage(deps: Deps, ctx: StoreCtx, id: string) {
 /** Product images as users of library files, for DELETE /v1/media/:id. */
 export const productImageUsers: MediaUser = {
   find(tx, storeId, mediaId) {
-    return tx
+    const uses = tx
       .select({ productId: productImages.productId, imageId: productImages.id })
       .from(productImages)
-      .innerJoin(products, eq(products.id, productImages.productId))
-      .where(and(eq(productImages.storeId, storeId), eq(productImages.mediaId, mediaId), isNull(products.deletedAt)))
+      .where(and(eq(productImages.storeId, storeId), eq(productImages.mediaId, mediaId)))
       .all()
-      .map((u) => ({ usedBy: 'productImage', ...u }))
+    const live = liveProducts(tx, uses.map((u) => u.productId))
+    return uses.filter((u) => live.has(u.productId)).map((u) => ({ usedBy: 'productImage', ...u }))
   },
   unlink(tx, storeId, mediaId) {
     const affected = tx
