@@ -4,6 +4,8 @@ import { join } from 'node:path'
 import type { StoreCtx } from '../../kernel/auth/kinds'
 import { isoTime } from '../../kernel/clock'
 import { writeTransaction, type Sql } from '../../kernel/db/database'
+import { inJsonIds } from '../../kernel/db/json-ids'
+import { perHandle } from '../../kernel/db/per-handle'
 import type { Deps } from '../../kernel/deps'
 import { AppError, notFound } from '../../kernel/errors'
 import { pageWindow, toPage, type PageQuery } from '../../kernel/pagination'
@@ -95,6 +97,15 @@ export function findMedia(db: Sql, ctx: StoreCtx, id: string): MediaRow {
   const row = db.select().from(media).where(and(eq(media.id, id), eq(media.storeId, ctx.storeId))).get()
   if (!row) throw notFound('media file', id, 'GET /v1/media lists the library')
   return row
+}
+
+// Built once per database handle: drizzle builds a statement's SQL text on every call.
+const byIds = perHandle((db: Sql) => db.select().from(media).where(inJsonIds(media.id)).prepare())
+
+/** The library files with these ids, by id, for a feature that shows the files it links (review photos). */
+export function mediaByIds(db: Sql, ids: string[]): Map<string, MediaRow> {
+  if (ids.length === 0) return new Map()
+  return new Map(byIds(db).all({ ids: JSON.stringify(ids) }).map((m) => [m.id, m]))
 }
 
 export function listMedia(deps: Deps, ctx: StoreCtx, query: PageQuery & { kind?: MediaKind }) {

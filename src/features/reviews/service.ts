@@ -10,8 +10,7 @@ import { AppError, notFound } from '../../kernel/errors'
 import { pageWindow, toPage, type PageQuery } from '../../kernel/pagination'
 import { findProduct } from '../catalog/find'
 import { productRating, setProductRating } from '../catalog/ratings'
-import { findMedia, toMedia } from '../media/service'
-import { media } from '../media/tables'
+import { findMedia, mediaByIds, toMedia } from '../media/service'
 import type { MediaUser } from '../media/users'
 import { hasPaidOrderWith } from '../orders/views'
 import type { CreateReviewBody, Review, UpdateReviewBody } from './model'
@@ -48,9 +47,8 @@ function buildStatements(db: Sql) {
     productCount: db.select({ n: count() }).from(reviews).where(visibleOfProduct).prepare(),
     names: db.select({ id: customers.id, name: customers.name }).from(customers).where(inJsonIds(customers.id)).prepare(),
     photos: db
-      .select({ reviewId: reviewMedia.reviewId, file: media })
+      .select({ reviewId: reviewMedia.reviewId, mediaId: reviewMedia.mediaId })
       .from(reviewMedia)
-      .innerJoin(media, eq(media.id, reviewMedia.mediaId))
       .where(inJsonIds(reviewMedia.reviewId))
       .orderBy(asc(reviewMedia.position))
       .prepare(),
@@ -63,6 +61,12 @@ function toReviews(deps: Deps, db: Sql, rows: ReviewRow[]): Review[] {
   const q = statements(db)
   const names = new Map(q.names.all({ ids: JSON.stringify([...new Set(rows.map((r) => r.customerId))]) }).map((c) => [c.id, c.name]))
   const photos = q.photos.all({ ids: JSON.stringify(rows.map((r) => r.id)) })
+  const files = mediaByIds(db, [...new Set(photos.map((p) => p.mediaId))])
+  const photosOf = (reviewId: string) =>
+    photos.flatMap((p) => {
+      const file = p.reviewId === reviewId ? files.get(p.mediaId) : undefined
+      return file ? [{ id: file.id, url: toMedia(deps, file).url }] : []
+    })
   return rows.map((r) => ({
     id: r.id,
     productId: r.productId,
@@ -70,7 +74,7 @@ function toReviews(deps: Deps, db: Sql, rows: ReviewRow[]): Review[] {
     rating: r.rating,
     title: r.title,
     comment: r.comment,
-    media: photos.filter((p) => p.reviewId === r.id).map((p) => ({ id: p.file.id, url: toMedia(deps, p.file).url })),
+    media: photosOf(r.id),
     hidden: r.hidden,
     createdAt: isoTime(r.createdAt),
     updatedAt: isoTime(r.updatedAt),
