@@ -1,5 +1,5 @@
 import type { Clock } from './clock'
-import type { Sql } from './db/database'
+import type { Tx } from './db/database'
 import type { EventType } from './events'
 import type { Ids } from './ids'
 import { outboxEvents } from './tables'
@@ -9,7 +9,7 @@ export interface Outbox {
    * Writes the event in the caller's transaction and returns its id. Listeners hear of it after the
    * transaction has committed (transactions are synchronous, so a microtask runs after them).
    */
-  emit(tx: Sql, storeId: string, type: EventType, data: Record<string, unknown>): string
+  emit(tx: Tx, storeId: string, type: EventType, data: Record<string, unknown>): string
   /** Called with no arguments whenever new events may be waiting; the dispatcher reads them from the table. */
   onEmit(listener: () => void): void
 }

@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'bun:test'
 import { eq } from 'drizzle-orm'
-import { carts } from '../../src/features/orders/tables'
+import { carts } from '../../src/features/cart/tables'
 import { expectOk } from '../helpers/world'
 import { buyer, registerBuyer, shopSetup } from '../helpers/orders'
 

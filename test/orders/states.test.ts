@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'bun:test'
-import { MOVES } from '../../src/features/orders/states'
+import { MOVES, PAID_STATES } from '../../src/features/orders/states'
 import { ORDER_STATES, type OrderState } from '../../src/features/orders/tables'
 import { expectOk } from '../helpers/world'
 import { eventsOf, expectLedgerConsistent, levels, shopSetup } from '../helpers/orders'
@@ -45,6 +45,10 @@ async function orderIn(s: Setup, state: OrderState) {
 }
 
 describe('the order state table', () => {
+  test('the states that count as paid are PAID and those reached from it without a refund: SHIPPED and DELIVERED', () => {
+    expect([...PAID_STATES].sort()).toEqual(['DELIVERED', 'PAID', 'SHIPPED'])
+  })
+
   test('states.ts declares exactly the nine moves listed here', () => {
     const declared = MOVES.flatMap((m) => m.by.map((by) => `${m.from} -${by}-> ${m.to}`)).sort()
     expect(declared).toEqual(

@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'bun:test'
 import fc from 'fast-check'
-import { ratingSummary } from '../../src/features/reviews/service'
+import { ratingSummary } from '../../src/features/catalog/ratings'
 import { expectOk } from '../helpers/world'
 import { reviewSetup } from '../helpers/reviews'
 

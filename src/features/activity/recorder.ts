@@ -3,7 +3,7 @@ import type { CallRecorder } from '../../kernel/auth/gate'
 import { apiKeys } from '../../kernel/auth/tables'
 import type { Clock } from '../../kernel/clock'
 import type { StoreCtx } from '../../kernel/auth/kinds'
-import type { Db } from '../../kernel/db/database'
+import { writeTransaction, type Db } from '../../kernel/db/database'
 import type { Lifecycle } from '../../kernel/lifecycle'
 import type { Log } from '../../kernel/log'
 import { activityCounts } from './tables'
@@ -68,7 +68,7 @@ export class ActivityRecorder implements CallRecorder {
     if (this.pending.length === 0 && this.keysUsed.size === 0) return
     // Synchronous from here to the clear: no call can be recorded in between, and on failure
     // nothing is cleared, so the counts wait for the next flush.
-    this.db.transaction((tx) => {
+    writeTransaction(this.db, (tx) => {
       for (const c of this.pending) {
         tx.insert(activityCounts)
           .values(c)

@@ -1,46 +1,42 @@
-import type { StoreCtx } from '../../kernel/auth/kinds'
-import { immediateTransaction } from '../../kernel/db/database'
+import { customerOf, type StoreCtx } from '../../kernel/auth/kinds'
+import { writeTransaction, type Db, type Tx } from '../../kernel/db/database'
 import type { Deps } from '../../kernel/deps'
 import { AppError, notFound } from '../../kernel/errors'
 import { fromCents, MAX_CART_LINES, MAX_LINE_QUANTITY, totalCents } from '../../kernel/money'
 import { VARIANTS_HINT } from '../catalog/find'
-import { assertPriceWithinLimit, lineTooLarge, tooManyLines } from './limits'
+import { assertCartWithinLimits, assertPriceWithinLimit, lineTooLarge, tooManyLines } from './limits'
 import type { Cart } from './model'
 import { cartStatements, type CartRow, type LineRow } from './statements'
 
 // The customer's one cart: lines by variant, priced at today's prices.
 
-export function customerOf(ctx: StoreCtx): string {
-  if (ctx.actor.type !== 'customer') throw new Error('buyer route reached without a customer')
-  return ctx.actor.customerId
-}
+const statementsOf = (db: Db) => cartStatements(db.$client)
 
-/** The customer's cart, created on first use. Runs in the caller's transaction (statements.ts). */
-export function cartOf(deps: Deps, ctx: StoreCtx): CartRow {
+/** The customer's cart, created on first use. */
+function cartOf(tx: Tx, deps: Deps, ctx: StoreCtx): CartRow {
   const customerId = customerOf(ctx)
-  const q = cartStatements(deps.sqlite)
+  const q = statementsOf(tx)
   const found = q.cart.get({ customerId, storeId: ctx.storeId })
   if (found) return found
   const now = deps.clock.now()
-  const row = { id: deps.ids.next('cart'), storeId: ctx.storeId, customerId, createdAt: now, updatedAt: now, currency: currencyOf(deps, ctx.storeId) }
+  const currency = q.currency.get({ storeId: ctx.storeId })!.currency
+  const row = { id: deps.ids.next('cart'), storeId: ctx.storeId, customerId, createdAt: now, updatedAt: now, currency }
   q.insertCart.run({ id: row.id, storeId: row.storeId, customerId, now })
   return row
 }
 
 /** The lines of a cart with their variants and products as they are now, oldest first. */
-export const cartLines = (deps: Deps, ctx: StoreCtx, cartId: string): CartLine[] =>
-  cartStatements(deps.sqlite)
+const cartLines = (db: Db, ctx: StoreCtx, cartId: string): CartLine[] =>
+  statementsOf(db)
     .lines.all({ cartId, storeId: ctx.storeId })
     .sort((a, b) => a.createdAt - b.createdAt || a.rowid - b.rowid)
 
 export type CartLine = LineRow
 
 /** Can be bought at all: a live variant of a live, PUBLISHED product. */
-export const buyable = (l: CartLine) => l.variantDeletedAt === null && l.productDeletedAt === null && l.state === 'PUBLISHED'
+const buyable = (l: CartLine) => l.variantDeletedAt === null && l.productDeletedAt === null && l.state === 'PUBLISHED'
 
 const availableOf = (l: CartLine) => (buyable(l) ? l.stock - l.reserved : 0)
-
-export const currencyOf = (deps: Deps, storeId: string) => cartStatements(deps.sqlite).currency.get({ storeId })!.currency
 
 /** The answer: the cart's lines (as `cartLines` reads them) priced and counted. */
 function cartView(cart: { id: string; currency: string }, lines: CartLine[]): Cart {
@@ -64,21 +60,21 @@ function cartView(cart: { id: string; currency: string }, lines: CartLine[]): Ca
   }
 }
 
-const freshView = (deps: Deps, ctx: StoreCtx, cart: { id: string; currency: string }) => cartView(cart, cartLines(deps, ctx, cart.id))
+const freshView = (db: Db, ctx: StoreCtx, cart: { id: string; currency: string }) => cartView(cart, cartLines(db, ctx, cart.id))
 
 export function getCart(deps: Deps, ctx: StoreCtx): Cart {
   // Reading a cart that exists takes no write lock; only the first look creates it.
-  const existing = cartStatements(deps.sqlite).cart.get({ customerId: customerOf(ctx), storeId: ctx.storeId })
-  if (existing) return freshView(deps, ctx, existing)
-  return immediateTransaction(deps.sqlite, () => freshView(deps, ctx, cartOf(deps, ctx)))
+  const existing = statementsOf(deps.db).cart.get({ customerId: customerOf(ctx), storeId: ctx.storeId })
+  if (existing) return freshView(deps.db, ctx, existing)
+  return writeTransaction(deps.db, (tx) => freshView(tx, ctx, cartOf(tx, deps, ctx)))
 }
 
 /**
  * Refuses a quantity the variant cannot supply now (409), or a product that cannot be bought (also for
  * a price above the limit); returns the variant with its product, as a line of `cartLines` has them.
  */
-function assertCanHold(deps: Deps, ctx: StoreCtx, variantId: string, quantity: number) {
-  const variant = cartStatements(deps.sqlite).variantLine.get({ id: variantId, storeId: ctx.storeId })
+function assertCanHold(tx: Tx, ctx: StoreCtx, variantId: string, quantity: number) {
+  const variant = statementsOf(tx).variantLine.get({ id: variantId, storeId: ctx.storeId })
   if (!variant) throw notFound('variant', variantId, VARIANTS_HINT)
   if (variant.state !== 'PUBLISHED' || variant.productDeletedAt !== null) {
     throw new AppError('PRODUCT_UNAVAILABLE', `Product '${variant.name}' (variant ${variant.sku}) is ${variant.state}, not PUBLISHED, so it cannot be bought. Publish it first: PUT /v1/products/${variant.productId} {"state":"PUBLISHED"}.`, [
@@ -101,10 +97,10 @@ function assertCanHold(deps: Deps, ctx: StoreCtx, variantId: string, quantity: n
  * so the cart is not read again.
  */
 export function addItem(deps: Deps, ctx: StoreCtx, input: { variantId: string; quantity: number }): Cart {
-  return immediateTransaction(deps.sqlite, () => {
-    const q = cartStatements(deps.sqlite)
-    const cart = cartOf(deps, ctx)
-    const lines = cartLines(deps, ctx, cart.id)
+  return writeTransaction(deps.db, (tx) => {
+    const q = statementsOf(tx)
+    const cart = cartOf(tx, deps, ctx)
+    const lines = cartLines(tx, ctx, cart.id)
     const at = lines.findIndex((l) => l.variantId === input.variantId)
     const existing = lines[at]
     const quantity = (existing?.quantity ?? 0) + input.quantity
@@ -115,7 +111,7 @@ export function addItem(deps: Deps, ctx: StoreCtx, input: { variantId: string; q
     if (!existing && lines.length >= MAX_CART_LINES) {
       throw tooManyLines(lines.length, 'Check out first (POST /v1/orders/checkout) or remove a line (DELETE /v1/cart/items/:id), then add this one.')
     }
-    const variant = assertCanHold(deps, ctx, input.variantId, quantity)
+    const variant = assertCanHold(tx, ctx, input.variantId, quantity)
     const now = deps.clock.now()
     if (existing) {
       q.setQuantity.run({ id: existing.id, storeId: ctx.storeId, quantity })
@@ -132,30 +128,56 @@ export function addItem(deps: Deps, ctx: StoreCtx, input: { variantId: string; q
   })
 }
 
-function findItem(deps: Deps, ctx: StoreCtx, cartId: string, itemId: string) {
-  const item = cartStatements(deps.sqlite).item.get({ id: itemId, cartId, storeId: ctx.storeId })
+function findItem(tx: Tx, ctx: StoreCtx, cartId: string, itemId: string) {
+  const item = statementsOf(tx).item.get({ id: itemId, cartId, storeId: ctx.storeId })
   if (!item) throw notFound('cart item', itemId, 'GET /v1/cart shows the ids of your cart items')
   return item
 }
 
 export function changeItem(deps: Deps, ctx: StoreCtx, itemId: string, quantity: number): Cart {
-  return immediateTransaction(deps.sqlite, () => {
-    const q = cartStatements(deps.sqlite)
-    const cart = cartOf(deps, ctx)
-    const item = findItem(deps, ctx, cart.id, itemId)
-    assertCanHold(deps, ctx, item.variantId, quantity)
+  return writeTransaction(deps.db, (tx) => {
+    const q = statementsOf(tx)
+    const cart = cartOf(tx, deps, ctx)
+    const item = findItem(tx, ctx, cart.id, itemId)
+    assertCanHold(tx, ctx, item.variantId, quantity)
     q.setQuantity.run({ id: item.id, storeId: ctx.storeId, quantity })
-    return freshView(deps, ctx, cart)
+    return freshView(tx, ctx, cart)
   })
 }
 
 export function removeItem(deps: Deps, ctx: StoreCtx, itemId: string): Cart {
-  return immediateTransaction(deps.sqlite, () => {
-    const q = cartStatements(deps.sqlite)
-    const cart = cartOf(deps, ctx)
-    const item = findItem(deps, ctx, cart.id, itemId)
+  return writeTransaction(deps.db, (tx) => {
+    const q = statementsOf(tx)
+    const cart = cartOf(tx, deps, ctx)
+    const item = findItem(tx, ctx, cart.id, itemId)
     q.removeItem.run({ id: item.id, storeId: ctx.storeId })
     q.touchCart.run({ id: cart.id, storeId: ctx.storeId, now: deps.clock.now() })
-    return freshView(deps, ctx, cart)
+    return freshView(tx, ctx, cart)
   })
+}
+
+/**
+ * Checkout's way into the cart, in checkout's transaction: the customer's cart with its lines as they
+ * are now, every one buyable and within the limits (limits.ts), or the refusal that names what to fix.
+ * Whether the stock suffices is checkout's to say, as it reserves.
+ */
+export function cartToBuy(tx: Tx, deps: Deps, ctx: StoreCtx): { id: string; currency: string; lines: CartLine[] } {
+  const cart = cartOf(tx, deps, ctx)
+  const lines = cartLines(tx, ctx, cart.id)
+  if (lines.length === 0) throw new AppError('CART_EMPTY', 'The cart is empty. Add items first: POST /v1/cart/items {"variantId": "var_...", "quantity": 1}.')
+  const unavailable = lines.filter((l) => !buyable(l))
+  if (unavailable.length > 0) {
+    throw new AppError(
+      'PRODUCT_UNAVAILABLE',
+      `${unavailable.map((l) => `'${l.name}' (${l.sku})`).join(', ')} can no longer be bought. Remove ${unavailable.length === 1 ? 'that item' : 'those items'} from the cart (DELETE /v1/cart/items/:id) and check out again.`,
+      unavailable.map((l) => ({ itemId: l.id, variantId: l.variantId, state: l.variantDeletedAt !== null || l.productDeletedAt !== null ? 'DELETED' : l.state })),
+    )
+  }
+  assertCartWithinLimits(lines)
+  return { id: cart.id, currency: cart.currency, lines }
+}
+
+/** After checkout: the cart keeps no lines, and stays for the next purchase. */
+export function emptyCart(tx: Tx, cartId: string) {
+  statementsOf(tx).emptyCart.run({ cartId })
 }

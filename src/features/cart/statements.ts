@@ -11,8 +11,8 @@ import { perHandle } from '../../kernel/db/per-handle'
  * A line's variant and product are read through scalar subqueries, not joins: the same rows (the
  * foreign keys make every item's variant and product exist), and SQLite runs a lookup by primary key
  * in a subquery for a fraction of what each join costs it here (about 6 µs a join, against 0.3 µs).
- * They run on the one connection, so inside a transaction (drizzle's or `sqlite.transaction`) they read
- * and write in it.
+ * They are prepared on the connection of the handle they are given (`tx.$client`), so inside a
+ * transaction they read and write in it.
  */
 const ofVariant = (column: string) => `(select v.${column} from variants v where v.id = cart_items.variant_id)`
 const ofProduct = (column: string, productId: string) => `(select p.${column} from products p where p.id = ${productId})`
@@ -78,6 +78,7 @@ function build(sqlite: Database) {
     ),
     setQuantity: q<never>(`update cart_items set quantity = $quantity where id = $id and store_id = $storeId`),
     removeItem: q<never>(`delete from cart_items where id = $id and store_id = $storeId`),
+    emptyCart: q<never>(`delete from cart_items where cart_id = $cartId`),
     // A live variant of this store with its product, shaped as a line of `lines`: what an add checks
     // and, for a variant not yet in the cart, its new line.
     variantLine: q<Product>(

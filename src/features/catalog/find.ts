@@ -1,4 +1,4 @@
-import { and, eq, isNull } from 'drizzle-orm'
+import { and, asc, count, eq, gte, inArray, isNull, sql } from 'drizzle-orm'
 import type { StoreCtx } from '../../kernel/auth/kinds'
 import { isUniqueViolation, type Sql } from '../../kernel/db/database'
 import { AppError, notFound } from '../../kernel/errors'
@@ -20,6 +20,29 @@ export function findProduct(db: Sql, ctx: StoreCtx, id: string) {
   if (!row) throw notFound('product', id, PRODUCTS_HINT)
   return row
 }
+
+/** Which of these products are live (not deleted), for features that keep rows of products: their images. */
+export function liveProducts(db: Sql, productIds: string[]): Set<string> {
+  if (productIds.length === 0) return new Set()
+  const rows = db.select({ id: products.id }).from(products).where(and(inArray(products.id, productIds), isNull(products.deletedAt))).all()
+  return new Set(rows.map((r) => r.id))
+}
+
+export const countLiveProducts = (db: Sql, storeId: string) =>
+  db.select({ n: count() }).from(products).where(and(eq(products.storeId, storeId), isNull(products.deletedAt))).get()!.n
+
+/**
+ * The live variants of the store's PUBLISHED products with at least `units` available, in the order
+ * the products were made: what a buyer can buy (the demo seed picks from them).
+ */
+export const variantsForSale = (db: Sql, storeId: string, units: number) =>
+  db
+    .select({ id: variants.id, productId: variants.productId })
+    .from(variants)
+    .innerJoin(products, eq(products.id, variants.productId))
+    .where(and(eq(products.storeId, storeId), eq(products.state, 'PUBLISHED'), isNull(products.deletedAt), isNull(variants.deletedAt), gte(sql`${variants.stock} - ${variants.reserved}`, units)))
+    .orderBy(asc(products.seq), asc(variants.position))
+    .all()
 
 export function findVariant(db: Sql, ctx: StoreCtx, id: string) {
   const row = db

@@ -1,6 +1,6 @@
 import { and, asc, count, desc, eq, gte, isNull, lte, sql, sum, type SQL, type SQLWrapper } from 'drizzle-orm'
 import type { StoreCtx } from '../../kernel/auth/kinds'
-import type { Sql } from '../../kernel/db/database'
+import { readTransaction, type Sql } from '../../kernel/db/database'
 import type { Deps } from '../../kernel/deps'
 import { toCents } from '../../kernel/money'
 import { pageWindow, toPage } from '../../kernel/pagination'
@@ -56,12 +56,13 @@ export interface FoundPage {
 }
 
 export function listProducts(deps: Deps, ctx: StoreCtx, query: ProductListQuery, sortMatchesUpTo = SORT_MATCHES_UP_TO, remember: PageFinder = (find) => find()) {
-  const { db } = deps
-  const { total, seqs } = remember(() => findPage(db, ctx, query, sortMatchesUpTo))
-  const position = new Map(seqs.map((seq, i) => [seq, i]))
-  const rows = seqs.length === 0 ? [] : lookups(db).bySeq.all({ ids: JSON.stringify(seqs) })
-  rows.sort((a, b) => position.get(a.seq)! - position.get(b.seq)!)
-  return toPage(productViews(db, deps.publicUrl, rows), total, query)
+  return readTransaction(deps.db, (db) => {
+    const { total, seqs } = remember(() => findPage(db, ctx, query, sortMatchesUpTo))
+    const position = new Map(seqs.map((seq, i) => [seq, i]))
+    const rows = seqs.length === 0 ? [] : lookups(db).bySeq.all({ ids: JSON.stringify(seqs) })
+    rows.sort((a, b) => position.get(a.seq)! - position.get(b.seq)!)
+    return toPage(productViews(db, deps.publicUrl, rows), total, query)
+  })
 }
 
 /** The expensive half of a list: which products, in which order, how many. Stock and images play no part. */

@@ -25,7 +25,7 @@ export const productRoutes = (deps: Deps) => {
     .get('/', ({ ctx, query, set }) => {
       const key = `list ${JSON.stringify(query)}`
       const find = () => listProducts(deps, ctx, query, undefined, (find) => cache.found(ctx.storeId, key, find))
-      const body = cache.read(ctx.storeId, key, () => ProductPage.parse(readTransaction(deps.sqlite, find)))
+      const body = cache.read(ctx.storeId, key, () => ProductPage.parse(find()))
       return jsonResponse(body, set)
     }, {
       auth: 'shop',
@@ -57,8 +57,8 @@ export const productRoutes = (deps: Deps) => {
       },
     )
     .get('/:id', ({ ctx, params, set }) => {
-      const find = () => getProduct(deps.db, deps.publicUrl, ctx, params.id)
-      return jsonResponse(cache.read(ctx.storeId, `product ${params.id}`, () => Product.parse(readTransaction(deps.sqlite, find))), set)
+      const find = () => readTransaction(deps.db, (tx) => getProduct(tx, deps.publicUrl, ctx, params.id))
+      return jsonResponse(cache.read(ctx.storeId, `product ${params.id}`, () => Product.parse(find())), set)
     }, {
       auth: 'shop',
       params: IdParams,

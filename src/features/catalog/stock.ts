@@ -1,6 +1,6 @@
 import { and, count, desc, eq } from 'drizzle-orm'
 import type { StoreCtx } from '../../kernel/auth/kinds'
-import type { Sql } from '../../kernel/db/database'
+import type { Sql, Tx } from '../../kernel/db/database'
 import type { Deps } from '../../kernel/deps'
 import { AppError } from '../../kernel/errors'
 import { findVariant } from './find'
@@ -35,7 +35,7 @@ export interface StockMove {
 
 type VariantRow = typeof variants.$inferSelect
 
-export function moveStock(tx: Sql, deps: Deps, ctx: StoreCtx, move: StockMove): VariantRow {
+export function moveStock(tx: Tx, deps: Deps, ctx: StoreCtx, move: StockMove): VariantRow {
   const { kind, quantity } = move
   if (!Number.isInteger(quantity) || quantity === 0 || (kind !== 'ADJUST' && quantity < 0)) {
     throw new Error(`moveStock: invalid quantity ${quantity} for ${kind}`)

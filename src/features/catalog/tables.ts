@@ -119,8 +119,8 @@ export const productCollections = sqliteTable(
 )
 
 /**
- * The review summary of each product, kept by the reviews feature in the same transaction as the
- * review change (count, sum, per-star counts and the average rounded to 2 decimals).
+ * The review summary of each product (count, sum, per-star counts and the average rounded to 2
+ * decimals), written by ratings.ts, which the reviews feature calls in the transaction of each review change.
  */
 export const productRatings = sqliteTable(
   'product_ratings',
@@ -139,24 +139,6 @@ export const productRatings = sqliteTable(
     r5: integer().notNull().default(0),
   },
   (t) => [index('product_ratings_store_average').on(t.storeId, t.average, t.count, t.productId)],
-)
-
-/** Product images: the product reads show them; the product-images feature writes them. */
-export const productImages = sqliteTable(
-  'product_images',
-  {
-    id: text().primaryKey(),
-    storeId: text('store_id').notNull(),
-    productId: text('product_id')
-      .notNull()
-      .references(() => products.id, { onDelete: 'cascade' }),
-    mediaId: text('media_id'),
-    url: text().notNull(),
-    isPrimary: integer('is_primary', { mode: 'boolean' }).notNull().default(false),
-    position: integer().notNull(),
-    createdAt: integer('created_at').notNull(),
-  },
-  (t) => [index('product_images_product').on(t.productId, t.position)],
 )
 
 /** Live products per store and state, kept by triggers: the total of an unfiltered list. */

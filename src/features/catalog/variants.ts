@@ -1,6 +1,6 @@
 import { and, eq, isNull, max } from 'drizzle-orm'
 import type { StoreCtx } from '../../kernel/auth/kinds'
-import { writeTransaction, type Sql } from '../../kernel/db/database'
+import { writeTransaction, type Sql, type Tx } from '../../kernel/db/database'
 import type { Deps } from '../../kernel/deps'
 import { AppError } from '../../kernel/errors'
 import { toCents } from '../../kernel/money'
@@ -34,7 +34,7 @@ function assertDistinctOptions(db: Sql, productId: string, options: Record<strin
 }
 
 /** Inserts a variant with no stock, then receives its initial stock, so the ledger starts at zero. */
-export function insertVariant(tx: Sql, deps: Deps, ctx: StoreCtx, productId: string, input: AddVariantBody) {
+export function insertVariant(tx: Tx, deps: Deps, ctx: StoreCtx, productId: string, input: AddVariantBody) {
   assertDistinctOptions(tx, productId, input.options)
   const [{ last }] = tx.select({ last: max(variants.position) }).from(variants).where(eq(variants.productId, productId)).all() as [{ last: number | null }]
   const id = deps.ids.next('var')

@@ -5,7 +5,8 @@ import { isoTime } from '../../kernel/clock'
 import type { Sql } from '../../kernel/db/database'
 import { fromCents } from '../../kernel/money'
 import type { Product, ProductSummary, StockMovement, Variant } from './model'
-import { productCollections, productImages, productRatings, products, stockMovements, variants } from './tables'
+import { imagesOfProducts, imageUrl, toImage } from '../product-images/images'
+import { productCollections, productRatings, products, stockMovements, variants } from './tables'
 
 // How stored rows become response bodies: cents to money, times to ISO, levels to available.
 
@@ -77,14 +78,12 @@ export const selectProducts = (db: Sql) =>
 type ProductRow = Awaited<ReturnType<ReturnType<typeof selectProducts>['all']>>[number]
 
 /**
- * The five statements behind product bodies, prepared once per database handle: the rows of a list page
- * and of one product, and the three look-ups of productViews. Drizzle builds a statement's SQL text on
- * every call, about half the time of making a page's bodies again after a change.
+ * The look-ups of product bodies, built once per database handle: drizzle builds a statement's
+ * SQL text on every call, about half the time of making a page's bodies again after a change.
  */
 function buildLookups(db: Sql) {
   return {
     variants: db.select().from(variants).where(and(inJsonIds(variants.productId), isNull(variants.deletedAt))).orderBy(asc(variants.position)).prepare(),
-    images: db.select().from(productImages).where(inJsonIds(productImages.productId)).orderBy(asc(productImages.position)).prepare(),
     collections: db.select().from(productCollections).where(inJsonIds(productCollections.productId)).orderBy(asc(productCollections.collectionId)).prepare(),
     /** The rows of a list page, by their seq (JSON array `ids`). */
     bySeq: selectProducts(db).where(inJsonIds(products.seq)).prepare(),
@@ -96,21 +95,16 @@ function buildLookups(db: Sql) {
 }
 export const lookups = perHandle(buildLookups)
 
-/**
- * Images of library files are stored as their path (/v1/files/...) and shown on PUBLIC_URL, which may
- * change between starts (the default follows the machine's LAN address); external URLs are kept as given.
- */
-export const imageUrl = (publicUrl: string, stored: string) => (stored.startsWith('/') ? `${publicUrl}${stored}` : stored)
-
 /** Builds the bodies for a page of products with three more queries, whatever the page size. */
 export function productViews(db: Sql, publicUrl: string, rows: ProductRow[]): ProductSummary[]
 export function productViews(db: Sql, publicUrl: string, rows: ProductRow[], withImages: true): Product[]
 export function productViews(db: Sql, publicUrl: string, rows: ProductRow[], withImages = false): (ProductSummary | Product)[] {
   if (rows.length === 0) return []
-  const ids = { ids: JSON.stringify(rows.map((r) => r.id)) }
+  const productIds = rows.map((r) => r.id)
+  const ids = { ids: JSON.stringify(productIds) }
   const q = lookups(db)
   const variantsOf = groupBy(q.variants.all(ids), (v) => v.productId)
-  const imagesOf = groupBy(q.images.all(ids), (i) => i.productId)
+  const imagesOf = groupBy(imagesOfProducts(db, productIds), (i) => i.productId)
   const collectionsOf = groupBy(q.collections.all(ids), (c) => c.productId)
   return rows.map((r) => {
     const vs = (variantsOf.get(r.id) ?? []).map(toVariant)
@@ -141,7 +135,7 @@ export function productViews(db: Sql, publicUrl: string, rows: ProductRow[], wit
     if (!withImages) return summary
     return {
       ...summary,
-      images: images.map((i) => ({ id: i.id, productId: i.productId, mediaId: i.mediaId, url: imageUrl(publicUrl, i.url), isPrimary: i.isPrimary, position: i.position })),
+      images: images.map((i) => toImage(publicUrl, i)),
     }
   })
 }

@@ -1,6 +1,7 @@
 import { rm } from 'node:fs/promises'
 import { join } from 'node:path'
 import type { Database } from 'bun:sqlite'
+import { writeTransaction } from '../../kernel/db/database'
 import type { Deps } from '../../kernel/deps'
 import { mediaRoot } from '../media/service'
 import { getGroup } from '../groups/service'
@@ -27,18 +28,18 @@ export function storeTables(sqlite: Database): string[] {
 export async function resetStore(deps: Deps, groupId: string) {
   const group = getGroup(deps, groupId)
   const removed: Record<string, number> = {}
-  const reset = deps.sqlite.transaction(() => {
+  writeTransaction(deps.db, (tx) => {
+    const sqlite = tx.$client
     // Rows refer to each other across tables; the checks run at commit, when all of them are gone.
-    deps.sqlite.exec('PRAGMA defer_foreign_keys = ON')
-    const tables = storeTables(deps.sqlite)
+    sqlite.exec('PRAGMA defer_foreign_keys = ON')
+    const tables = storeTables(sqlite)
     // Counted first: deleting one table's rows removes others' by cascade (a customer's orders).
     for (const table of tables) {
-      const { n } = deps.sqlite.query(`select count(*) as n from "${table}" where store_id = ?`).get(group.storeId) as { n: number }
+      const { n } = sqlite.query(`select count(*) as n from "${table}" where store_id = ?`).get(group.storeId) as { n: number }
       if (n > 0) removed[table] = n
     }
-    for (const table of tables) deps.sqlite.query(`delete from "${table}" where store_id = ?`).run(group.storeId)
+    for (const table of tables) sqlite.query(`delete from "${table}" where store_id = ?`).run(group.storeId)
   })
-  reset.immediate()
   await rm(join(mediaRoot(deps), group.storeId), { recursive: true, force: true })
   return { groupId: group.id, storeId: group.storeId, removed }
 }

@@ -1,8 +1,7 @@
-import { and, count, eq, gte, isNull, sql } from 'drizzle-orm'
 import type { StoreCtx } from '../../kernel/auth/kinds'
 import { AppError } from '../../kernel/errors'
 import { createProduct } from '../catalog/products'
-import { products, variants } from '../catalog/tables'
+import { countLiveProducts, variantsForSale } from '../catalog/find'
 import { addItem } from '../cart/service'
 import { checkout } from '../orders/checkout'
 import type { OrdersDeps } from '../orders/expiry'
@@ -53,7 +52,7 @@ export const DEMO_PRODUCTS = 40
 export async function seedDemo(deps: OrdersDeps, groupId: string, seed = 1) {
   const group = getGroup(deps, groupId)
   const ctx: StoreCtx = { storeId: group.storeId, groupId: group.id, actor: { type: 'secretKey', keyId: 'seed-demo', rm: null } }
-  const existing = deps.db.select({ n: count() }).from(products).where(and(eq(products.storeId, ctx.storeId), isNull(products.deletedAt))).get()!.n
+  const existing = countLiveProducts(deps.db, ctx.storeId)
   if (existing > 0) {
     throw new AppError('CONFLICT', `The store of '${group.name}' already has ${existing} products. Reset it first (POST /v1/admin/groups/${group.id}/reset-store), then seed.`)
   }
@@ -107,12 +106,7 @@ export async function seedDemo(deps: OrdersDeps, groupId: string, seed = 1) {
     customers.push({ email, password })
     // Each demo customer has bought something, so orders, stock movements and reviews have data.
     const buyer: StoreCtx = { ...ctx, actor: { type: 'customer', customerId: customer.id, keyId: 'seed-demo', rm: null } }
-    const forSale = deps.db
-      .select({ id: variants.id, productId: variants.productId })
-      .from(variants)
-      .innerJoin(products, eq(products.id, variants.productId))
-      .where(and(eq(products.storeId, ctx.storeId), eq(products.state, 'PUBLISHED'), gte(sql`${variants.stock} - ${variants.reserved}`, 8)))
-      .all()
+    const forSale = variantsForSale(deps.db, ctx.storeId, 8)
     for (let k = 0; k < 2 && forSale.length > 0; k++) {
       const bought = rnd.pick(forSale)
       addItem(deps, buyer, { variantId: bought.id, quantity: 1 })

@@ -1,9 +1,9 @@
 import { and, eq, sql } from 'drizzle-orm'
 import { CUSTOMER_TOKEN_TTL_MS, hashToken, newCustomerToken } from '../../kernel/auth/credentials'
-import type { StoreCtx } from '../../kernel/auth/kinds'
+import { customerOf, type StoreCtx } from '../../kernel/auth/kinds'
 import { customers, customerSessions } from '../../kernel/auth/tables'
 import { isoTime } from '../../kernel/clock'
-import { isUniqueViolation, type Sql } from '../../kernel/db/database'
+import { isUniqueViolation, writeTransaction, type Sql } from '../../kernel/db/database'
 import type { Deps } from '../../kernel/deps'
 import { AppError } from '../../kernel/errors'
 import type { LoginThrottle } from '../store-auth/login-throttle'
@@ -23,7 +23,7 @@ export async function register(deps: Deps, ctx: StoreCtx, input: { email: string
   const customer = { id: deps.ids.next('cus'), email: input.email, name: input.name }
   const now = deps.clock.now()
   try {
-    return deps.db.transaction((tx) => {
+    return writeTransaction(deps.db, (tx) => {
       tx.insert(customers).values({ ...customer, storeId: ctx.storeId, passwordHash, createdAt: now }).run()
       return openSession(tx, customer, ctx.storeId, now)
     })
@@ -53,10 +53,9 @@ export async function login(deps: Deps, ctx: StoreCtx, throttle: LoginThrottle, 
 }
 
 export function me(deps: Deps, ctx: StoreCtx): Customer {
-  if (ctx.actor.type !== 'customer') throw new Error('customer route reached without a customer')
   return deps.db
     .select({ id: customers.id, email: customers.email, name: customers.name })
     .from(customers)
-    .where(and(eq(customers.id, ctx.actor.customerId), eq(customers.storeId, ctx.storeId)))
+    .where(and(eq(customers.id, customerOf(ctx)), eq(customers.storeId, ctx.storeId)))
     .get()!
 }

@@ -5,6 +5,8 @@ import type { StoreCtx } from '../../kernel/auth/kinds'
 import { isoTime } from '../../kernel/clock'
 import { dataPath } from '../../kernel/data-dir'
 import { writeTransaction, type Sql } from '../../kernel/db/database'
+import { inJsonIds } from '../../kernel/db/json-ids'
+import { perHandle } from '../../kernel/db/per-handle'
 import type { Deps } from '../../kernel/deps'
 import { AppError, notFound } from '../../kernel/errors'
 import { pageWindow, toPage, type PageQuery } from '../../kernel/pagination'
@@ -14,7 +16,7 @@ import { receiveFile, type ReceivedFile } from './receive'
 import { media } from './tables'
 import type { MediaDeps } from './users'
 
-type MediaRow = typeof media.$inferSelect
+export type MediaRow = typeof media.$inferSelect
 
 export const mediaRoot = (deps: Deps) => dataPath(deps.config.dataDir, 'media')
 export const filePath = (deps: Deps, row: Pick<MediaRow, 'storeId' | 'id' | 'extension'>) =>
@@ -85,10 +87,27 @@ export async function uploadMedia(deps: Deps, ctx: StoreCtx, request: Request): 
   return { media: toMedia(deps, row), fields: file.fields }
 }
 
+/** An upload its caller could not use after all (uploadAndLink): its record and its file go. */
+export async function discardUpload(deps: Deps, id: string) {
+  const row = deps.db.select().from(media).where(eq(media.id, id)).get()
+  if (!row) return
+  deps.db.delete(media).where(eq(media.id, row.id)).run()
+  await rm(filePath(deps, row), { force: true })
+}
+
 export function findMedia(db: Sql, ctx: StoreCtx, id: string): MediaRow {
   const row = db.select().from(media).where(and(eq(media.id, id), eq(media.storeId, ctx.storeId))).get()
   if (!row) throw notFound('media file', id, 'GET /v1/media lists the library')
   return row
+}
+
+// Built once per database handle: drizzle builds a statement's SQL text on every call.
+const byIds = perHandle((db: Sql) => db.select().from(media).where(inJsonIds(media.id)).prepare())
+
+/** The library files with these ids, by id, for a feature that shows the files it links (review photos). */
+export function mediaByIds(db: Sql, ids: string[]): Map<string, MediaRow> {
+  if (ids.length === 0) return new Map()
+  return new Map(byIds(db).all({ ids: JSON.stringify(ids) }).map((m) => [m.id, m]))
 }
 
 export function listMedia(deps: Deps, ctx: StoreCtx, query: PageQuery & { kind?: MediaKind }) {

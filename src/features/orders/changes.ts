@@ -1,6 +1,6 @@
 import { eq } from 'drizzle-orm'
 import type { StoreCtx } from '../../kernel/auth/kinds'
-import type { Sql } from '../../kernel/db/database'
+import type { Sql, Tx } from '../../kernel/db/database'
 import type { Deps } from '../../kernel/deps'
 import { fromCents } from '../../kernel/money'
 import { moveStock } from '../catalog/stock'
@@ -15,12 +15,12 @@ const itemsOf = (tx: Sql, orderId: string) => tx.select().from(orderItems).where
 /** The store's context for moves made on its behalf (expiry); only storeId is read by stock moves. */
 export const systemCtx = (storeId: string): StoreCtx => ({ storeId, groupId: '', actor: { type: 'secretKey', keyId: 'system', rm: null } })
 
-function update(tx: Sql, order: OrderRow, set: Partial<OrderRow>): OrderRow {
+function update(tx: Tx, order: OrderRow, set: Partial<OrderRow>): OrderRow {
   return tx.update(orders).set(set).where(eq(orders.id, order.id)).returning().get()!
 }
 
 /** PENDING → CANCELLED: the reservation is released and `order.cancelled` sent. */
-export function cancelOrder(tx: Sql, deps: Deps, order: OrderRow, reason: CancelReason, op: Operation): OrderRow {
+export function cancelOrder(tx: Tx, deps: Deps, order: OrderRow, reason: CancelReason, op: Operation): OrderRow {
   assertMove(order.id, order.status, 'CANCELLED', op)
   const ctx = systemCtx(order.storeId)
   const label = { CUSTOMER: 'cancelled by the customer', STORE: 'cancelled by the store', EXPIRED: 'not paid in time' }[reason]
@@ -34,7 +34,7 @@ export function cancelOrder(tx: Sql, deps: Deps, order: OrderRow, reason: Cancel
 }
 
 /** PENDING → PAID after an approved payment: each reservation becomes a sale. */
-export function markPaid(tx: Sql, deps: Deps, order: OrderRow): OrderRow {
+export function markPaid(tx: Tx, deps: Deps, order: OrderRow): OrderRow {
   assertMove(order.id, order.status, 'PAID', 'pay')
   const ctx = systemCtx(order.storeId)
   for (const item of itemsOf(tx, order.id)) {
@@ -47,7 +47,7 @@ export function markPaid(tx: Sql, deps: Deps, order: OrderRow): OrderRow {
 }
 
 /** PAID → SHIPPED → DELIVERED by the store; each fires `shipment.updated`. */
-export function ship(tx: Sql, deps: Deps, order: OrderRow, to: 'SHIPPED' | 'DELIVERED', trackingCode: string | undefined): OrderRow {
+export function ship(tx: Tx, deps: Deps, order: OrderRow, to: 'SHIPPED' | 'DELIVERED', trackingCode: string | undefined): OrderRow {
   assertMove(order.id, order.status, to, 'transition')
   const now = deps.clock.now()
   const after =
@@ -59,7 +59,7 @@ export function ship(tx: Sql, deps: Deps, order: OrderRow, to: 'SHIPPED' | 'DELI
 }
 
 /** PAID | SHIPPED | DELIVERED → REFUNDED, the whole total; with restock the units return to stock. */
-export function refundOrder(tx: Sql, deps: Deps, order: OrderRow, input: { reason?: string; restock: boolean }): OrderRow {
+export function refundOrder(tx: Tx, deps: Deps, order: OrderRow, input: { reason?: string; restock: boolean }): OrderRow {
   assertMove(order.id, order.status, 'REFUNDED', 'refund')
   const ctx = systemCtx(order.storeId)
   if (input.restock) {

@@ -1,14 +1,13 @@
 import { eq, max } from 'drizzle-orm'
-import type { StoreCtx } from '../../kernel/auth/kinds'
+import { customerOf, type StoreCtx } from '../../kernel/auth/kinds'
 import { customers } from '../../kernel/auth/tables'
 import { writeTransaction } from '../../kernel/db/database'
 import { AppError } from '../../kernel/errors'
 import { totalCents } from '../../kernel/money'
-import { assertCartWithinLimits } from '../cart/limits'
-import { buyable, cartLines, cartOf, currencyOf, customerOf } from '../cart/service'
+import { cartToBuy, emptyCart } from '../cart/service'
 import { moveStock } from '../catalog/stock'
 import type { OrdersDeps } from './expiry'
-import { cartItems, orderItems, orders } from './tables'
+import { orderItems, orders } from './tables'
 import { toOrder } from './views'
 
 /**
@@ -18,18 +17,8 @@ import { toOrder } from './views'
 export function checkout(deps: OrdersDeps, ctx: StoreCtx) {
   const customerId = customerOf(ctx)
   const order = writeTransaction(deps.db, (tx) => {
-    const cart = cartOf(deps, ctx)
-    const lines = cartLines(deps, ctx, cart.id)
-    if (lines.length === 0) throw new AppError('CART_EMPTY', 'The cart is empty. Add items first: POST /v1/cart/items {"variantId": "var_...", "quantity": 1}.')
-    const unavailable = lines.filter((l) => !buyable(l))
-    if (unavailable.length > 0) {
-      throw new AppError(
-        'PRODUCT_UNAVAILABLE',
-        `${unavailable.map((l) => `'${l.name}' (${l.sku})`).join(', ')} can no longer be bought. Remove ${unavailable.length === 1 ? 'that item' : 'those items'} from the cart (DELETE /v1/cart/items/:id) and check out again.`,
-        unavailable.map((l) => ({ itemId: l.id, variantId: l.variantId, state: l.variantDeletedAt !== null || l.productDeletedAt !== null ? 'DELETED' : l.state })),
-      )
-    }
-    assertCartWithinLimits(lines)
+    const cart = cartToBuy(tx, deps, ctx)
+    const { lines } = cart
     const short = lines.filter((l) => l.quantity > l.stock - l.reserved)
     if (short.length > 0) {
       throw new AppError(
@@ -54,7 +43,7 @@ export function checkout(deps: OrdersDeps, ctx: StoreCtx) {
         status: 'PENDING',
         subtotalCents,
         totalCents: subtotalCents,
-        currency: currencyOf(deps, ctx.storeId),
+        currency: cart.currency,
         createdAt: now,
         updatedAt: now,
         expiresAt: now + deps.config.reservationTtlMinutes * 60_000,
@@ -77,7 +66,7 @@ export function checkout(deps: OrdersDeps, ctx: StoreCtx) {
         .run()
       moveStock(tx, deps, ctx, { variantId: l.variantId, kind: 'RESERVE', quantity: l.quantity, reason: `order #${row.number} checkout`, orderId: row.id })
     })
-    tx.delete(cartItems).where(eq(cartItems.cartId, cart.id)).run()
+    emptyCart(tx, cart.id)
     deps.outbox.emit(tx, ctx.storeId, 'order.created', { orderId: row.id, number: row.number, customerId, total: subtotalCents / 100 })
     return toOrder(tx, row)
   })

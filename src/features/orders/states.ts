@@ -25,6 +25,18 @@ const HOW: Record<Operation, string> = {
   refund: 'POST /v1/store/orders/:id/refund',
 }
 
+/**
+ * Paid and not refunded: PAID and every state an order reaches from it without a refund. The buyer of
+ * such an order has paid for what it holds (and keeps it), which is what lets them review it.
+ */
+export const PAID_STATES: readonly OrderState[] = (() => {
+  const states: OrderState[] = ['PAID']
+  for (const from of states) {
+    for (const m of MOVES) if (m.from === from && !m.by.includes('refund') && !states.includes(m.to)) states.push(m.to)
+  }
+  return states
+})()
+
 export const canMove = (from: OrderState, to: OrderState, op: Operation) => MOVES.some((m) => m.from === from && m.to === to && m.by.includes(op))
 
 /** The states `op` may move an order to from `from`, in the order MOVES lists them (for the order body). */

@@ -1,9 +1,8 @@
 import { sql } from 'drizzle-orm'
 import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core'
 import { customers, stores } from '../../kernel/auth/tables'
-import { variants } from '../catalog/tables'
 
-// Carts, orders, payments and refunds. An order keeps its own snapshot of names, skus
+// Orders, payments and refunds. An order keeps its own snapshot of names, skus
 // and prices, so later catalog edits or deletions never change what was bought.
 
 export const ORDER_STATES = ['PENDING', 'PAID', 'CANCELLED', 'SHIPPED', 'DELIVERED', 'REFUNDED'] as const
@@ -13,44 +12,6 @@ export const PAYMENT_METHODS = ['PIX', 'CREDIT_CARD'] as const
 
 export const CANCEL_REASONS = ['CUSTOMER', 'STORE', 'EXPIRED'] as const
 export type CancelReason = (typeof CANCEL_REASONS)[number]
-
-/** One cart per customer: checkout empties it, the cart itself stays. */
-export const carts = sqliteTable(
-  'carts',
-  {
-    id: text().primaryKey(),
-    storeId: text('store_id')
-      .notNull()
-      .references(() => stores.id, { onDelete: 'cascade' }),
-    customerId: text('customer_id')
-      .notNull()
-      .references(() => customers.id, { onDelete: 'cascade' }),
-    createdAt: integer('created_at').notNull(),
-    /**
-     * When a line was last added or removed. A new quantity of a line already there does not move it:
-     * that write would be a second page in the commit of every add (bench/README.md, cart add).
-     */
-    updatedAt: integer('updated_at').notNull(),
-  },
-  (t) => [uniqueIndex('carts_customer').on(t.customerId)],
-)
-
-export const cartItems = sqliteTable(
-  'cart_items',
-  {
-    id: text().primaryKey(),
-    cartId: text('cart_id')
-      .notNull()
-      .references(() => carts.id, { onDelete: 'cascade' }),
-    storeId: text('store_id').notNull(),
-    variantId: text('variant_id')
-      .notNull()
-      .references(() => variants.id, { onDelete: 'cascade' }),
-    quantity: integer().notNull(),
-    createdAt: integer('created_at').notNull(),
-  },
-  (t) => [uniqueIndex('cart_items_cart_variant').on(t.cartId, t.variantId)],
-)
 
 export const orders = sqliteTable(
   'orders',

@@ -5,7 +5,7 @@ import { notFound } from '../../kernel/errors'
 import type { StoreCtx } from '../../kernel/auth/kinds'
 import { fromCents } from '../../kernel/money'
 import type { Order } from './model'
-import { targetsOf } from './states'
+import { PAID_STATES, targetsOf } from './states'
 import { orderItems, orders, payments, refunds } from './tables'
 
 export type OrderRow = typeof orders.$inferSelect
@@ -22,6 +22,18 @@ export function findOrder(db: Sql, ctx: StoreCtx, id: string): OrderRow {
   const row = db.select().from(orders).where(and(...conditions)).get()
   if (!row) throw notFound('order', id, ORDERS_HINT)
   return row
+}
+
+/** Whether the customer has a paid, unrefunded order of this store with the product in it (PAID_STATES). */
+export function hasPaidOrderWith(db: Sql, storeId: string, customerId: string, productId: string): boolean {
+  const found = db
+    .select({ id: orders.id })
+    .from(orders)
+    .innerJoin(orderItems, eq(orderItems.orderId, orders.id))
+    .where(and(eq(orders.storeId, storeId), eq(orders.customerId, customerId), inArray(orders.status, [...PAID_STATES]), eq(orderItems.productId, productId)))
+    .limit(1)
+    .get()
+  return found !== undefined
 }
 
 /** The response bodies of many orders, with their lines, payments and refunds in three queries. */

@@ -1,29 +1,16 @@
-import { and, asc, eq, isNull } from 'drizzle-orm'
-import { rm } from 'node:fs/promises'
+import { and, asc, eq } from 'drizzle-orm'
 import type { StoreCtx } from '../../kernel/auth/kinds'
 import { writeTransaction, type Sql } from '../../kernel/db/database'
 import type { Deps } from '../../kernel/deps'
 import { AppError, notFound } from '../../kernel/errors'
-import { findProduct } from '../catalog/find'
-import { productImages, products } from '../catalog/tables'
-import { imageUrl } from '../catalog/views'
-import { filePath, findMedia, uploadMedia } from '../media/service'
-import { media } from '../media/tables'
+import { findProduct, liveProducts } from '../catalog/find'
+import { discardUpload, findMedia, uploadMedia, type MediaRow } from '../media/service'
 import { linksAsMediaUser, renumber } from '../media/users'
-
-type ImageRow = typeof productImages.$inferSelect
+import { toImage, type ImageRow } from './images'
+import { productImages } from './tables'
 
 // A product's images: positions stay 0..n-1 without gaps and exactly one image is the
 // cover, whatever sequence of links, changes and unlinks happened. Unlinking never deletes the library file.
-
-const view = (publicUrl: string, i: ImageRow) => ({
-  id: i.id,
-  productId: i.productId,
-  mediaId: i.mediaId,
-  url: imageUrl(publicUrl, i.url),
-  isPrimary: i.isPrimary,
-  position: i.position,
-})
 
 const imagesOf = (tx: Sql, productId: string) =>
   tx.select().from(productImages).where(eq(productImages.productId, productId)).orderBy(asc(productImages.position), asc(productImages.createdAt)).all()
@@ -39,14 +26,9 @@ function settle(tx: Sql, order: ImageRow[], primaryId?: string) {
 }
 
 function findImage(tx: Sql, ctx: StoreCtx, id: string): ImageRow {
-  const row = tx
-    .select({ image: productImages })
-    .from(productImages)
-    .innerJoin(products, eq(products.id, productImages.productId))
-    .where(and(eq(productImages.id, id), eq(productImages.storeId, ctx.storeId), isNull(products.deletedAt)))
-    .get()
-  if (!row) throw notFound('product image', id, "a product's images are listed in GET /v1/products/:id")
-  return row.image
+  const row = tx.select().from(productImages).where(and(eq(productImages.id, id), eq(productImages.storeId, ctx.storeId))).get()
+  if (!row || !liveProducts(tx, [row.productId]).has(row.productId)) throw notFound('product image', id, "a product's images are listed in GET /v1/products/:id")
+  return row
 }
 
 function link(deps: Deps, tx: Sql, ctx: StoreCtx, productId: string, source: { mediaId: string; url: string } | { mediaId: null; url: string }, isPrimary?: boolean) {
@@ -58,12 +40,12 @@ function link(deps: Deps, tx: Sql, ctx: StoreCtx, productId: string, source: { m
     .run()
   const all = imagesOf(tx, productId)
   settle(tx, all, isPrimary ? id : undefined)
-  return view(deps.publicUrl, imagesOf(tx, productId).find((i) => i.id === id)!)
+  return toImage(deps.publicUrl, imagesOf(tx, productId).find((i) => i.id === id)!)
 }
 
-const libraryPath = (m: typeof media.$inferSelect) => `/v1/files/${m.storeId}/${m.id}.${m.extension}`
+const libraryPath = (m: MediaRow) => `/v1/files/${m.storeId}/${m.id}.${m.extension}`
 
-function requireImage(m: typeof media.$inferSelect) {
+function requireImage(m: MediaRow) {
   if (m.kind !== 'IMAGE') {
     throw new AppError('VALIDATION_ERROR', `Media ${m.id} is a video; product images take pictures only. Videos stay in the library, where GET /v1/media lists their URLs.`, [
       { path: 'mediaId', message: 'must be an image' },
@@ -95,11 +77,7 @@ export async function uploadAndLink(deps: Deps, ctx: StoreCtx, productId: string
     })
     return { image, media: uploaded }
   } catch (e) {
-    const row = deps.db.select().from(media).where(eq(media.id, uploaded.id)).get()
-    if (row) {
-      deps.db.delete(media).where(eq(media.id, row.id)).run()
-      await rm(filePath(deps, row), { force: true })
-    }
+    await discardUpload(deps, uploaded.id)
     throw e
   }
 }
@@ -118,7 +96,7 @@ export function updateImage(deps: Deps, ctx: StoreCtx, id: string, body: { isPri
     const at = body.position === undefined ? image.position : Math.min(body.position, order.length)
     order.splice(at, 0, image)
     settle(tx, order, body.isPrimary ? id : undefined)
-    return view(deps.publicUrl, imagesOf(tx, image.productId).find((i) => i.id === id)!)
+    return toImage(deps.publicUrl, imagesOf(tx, image.productId).find((i) => i.id === id)!)
   })
 }
 
@@ -138,12 +116,10 @@ export const productImageUsers = linksAsMediaUser({
   storeId: productImages.storeId,
   mediaId: productImages.mediaId,
   owner: productImages.productId,
-  uses: (tx, where) =>
-    tx
-      .select({ productId: productImages.productId, imageId: productImages.id })
-      .from(productImages)
-      .innerJoin(products, eq(products.id, productImages.productId))
-      .where(and(where, isNull(products.deletedAt)))
-      .all(),
+  uses: (tx, where) => {
+    const uses = tx.select({ productId: productImages.productId, imageId: productImages.id }).from(productImages).where(where).all()
+    const live = liveProducts(tx, uses.map((u) => u.productId))
+    return uses.filter((u) => live.has(u.productId))
+  },
   renumber: (tx, productId) => settle(tx, imagesOf(tx, productId)),
 })

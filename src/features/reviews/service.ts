@@ -1,66 +1,36 @@
-import { and, asc, count, desc, eq, inArray, sql, type SQL } from 'drizzle-orm'
-import type { StoreCtx } from '../../kernel/auth/kinds'
+import { and, asc, count, desc, eq, sql, type SQL } from 'drizzle-orm'
+import { customerOf, type StoreCtx } from '../../kernel/auth/kinds'
 import { customers } from '../../kernel/auth/tables'
 import { isoTime } from '../../kernel/clock'
-import { isUniqueViolation, readTransaction, writeTransaction, type Sql } from '../../kernel/db/database'
+import { isUniqueViolation, readTransaction, writeTransaction, type Sql, type Tx } from '../../kernel/db/database'
 import { inJsonIds } from '../../kernel/db/json-ids'
 import { perHandle } from '../../kernel/db/per-handle'
 import type { Deps } from '../../kernel/deps'
 import { AppError, notFound } from '../../kernel/errors'
 import { pageWindow, toPage, type PageQuery } from '../../kernel/pagination'
-import { customerOf } from '../cart/service'
 import { findProduct } from '../catalog/find'
-import { productRatings } from '../catalog/tables'
-import { findMedia, toMedia } from '../media/service'
-import { media } from '../media/tables'
+import { productRating, setProductRating } from '../catalog/ratings'
+import { findMedia, mediaByIds, toMedia } from '../media/service'
 import { linksAsMediaUser, renumber } from '../media/users'
-import { orderItems, orders } from '../orders/tables'
+import { hasPaidOrderWith } from '../orders/views'
 import type { CreateReviewBody, Review, UpdateReviewBody } from './model'
 import { reviewMedia, reviews } from './tables'
 
 type ReviewRow = typeof reviews.$inferSelect
 
-/** Orders in these states were paid and not refunded: their buyer may review what they hold. */
-const PAID_STATES = ['PAID', 'SHIPPED', 'DELIVERED'] as const
-
 const REVIEWS_HINT = 'GET /v1/me/reviews lists your reviews, GET /v1/store/reviews all of the store'
 
 // ---------------------------------------------------------------- summary
 
-/** The product's summary from its visible reviews: what product_ratings must always hold. */
-export function ratingSummary(stars: number[]) {
-  const n = stars.length
-  const total = stars.reduce((a, b) => a + b, 0)
-  const by = (s: number) => stars.filter((r) => r === s).length
-  return { average: n === 0 ? 0 : Math.round((total / n) * 100) / 100, count: n, distribution: { 5: by(5), 4: by(4), 3: by(3), 2: by(2), 1: by(1) } }
-}
-
-/** Rewrites the product's row of product_ratings from its visible reviews; runs inside every change's transaction. */
-function refreshRating(tx: Sql, storeId: string, productId: string) {
+/** Hands the catalog the stars of the product's visible reviews; runs inside every change's transaction. */
+function refreshRating(tx: Tx, storeId: string, productId: string) {
   const stars = tx
     .select({ rating: reviews.rating })
     .from(reviews)
     .where(and(eq(reviews.productId, productId), eq(reviews.hidden, false)))
     .all()
     .map((r) => r.rating)
-  const s = ratingSummary(stars)
-  const values = {
-    count: s.count,
-    sum: stars.reduce((a, b) => a + b, 0),
-    average: s.average,
-    r1: s.distribution[1],
-    r2: s.distribution[2],
-    r3: s.distribution[3],
-    r4: s.distribution[4],
-    r5: s.distribution[5],
-  }
-  tx.insert(productRatings).values({ productId, storeId, ...values }).onConflictDoUpdate({ target: productRatings.productId, set: values }).run()
-}
-
-function storedSummary(db: Sql, productId: string) {
-  const r = db.select().from(productRatings).where(eq(productRatings.productId, productId)).get()
-  if (!r) return ratingSummary([])
-  return { average: r.average, count: r.count, distribution: { 5: r.r5, 4: r.r4, 3: r.r3, 2: r.r2, 1: r.r1 } }
+  setProductRating(tx, storeId, productId, stars)
 }
 
 // ---------------------------------------------------------------- views
@@ -77,9 +47,8 @@ function buildStatements(db: Sql) {
     productCount: db.select({ n: count() }).from(reviews).where(visibleOfProduct).prepare(),
     names: db.select({ id: customers.id, name: customers.name }).from(customers).where(inJsonIds(customers.id)).prepare(),
     photos: db
-      .select({ reviewId: reviewMedia.reviewId, file: media })
+      .select({ reviewId: reviewMedia.reviewId, mediaId: reviewMedia.mediaId })
       .from(reviewMedia)
-      .innerJoin(media, eq(media.id, reviewMedia.mediaId))
       .where(inJsonIds(reviewMedia.reviewId))
       .orderBy(asc(reviewMedia.position))
       .prepare(),
@@ -92,6 +61,12 @@ function toReviews(deps: Deps, db: Sql, rows: ReviewRow[]): Review[] {
   const q = statements(db)
   const names = new Map(q.names.all({ ids: JSON.stringify([...new Set(rows.map((r) => r.customerId))]) }).map((c) => [c.id, c.name]))
   const photos = q.photos.all({ ids: JSON.stringify(rows.map((r) => r.id)) })
+  const files = mediaByIds(db, [...new Set(photos.map((p) => p.mediaId))])
+  const photosOf = (reviewId: string) =>
+    photos.flatMap((p) => {
+      const file = p.reviewId === reviewId ? files.get(p.mediaId) : undefined
+      return file ? [{ id: file.id, url: toMedia(deps, file).url }] : []
+    })
   return rows.map((r) => ({
     id: r.id,
     productId: r.productId,
@@ -99,7 +74,7 @@ function toReviews(deps: Deps, db: Sql, rows: ReviewRow[]): Review[] {
     rating: r.rating,
     title: r.title,
     comment: r.comment,
-    media: photos.filter((p) => p.reviewId === r.id).map((p) => ({ id: p.file.id, url: toMedia(deps, p.file).url })),
+    media: photosOf(r.id),
     hidden: r.hidden,
     createdAt: isoTime(r.createdAt),
     updatedAt: isoTime(r.updatedAt),
@@ -132,23 +107,13 @@ function findOwnReview(db: Sql, ctx: StoreCtx, id: string): ReviewRow {
   return row
 }
 
-function hasPaidOrder(db: Sql, ctx: StoreCtx, customerId: string, productId: string) {
-  return !!db
-    .select({ id: orders.id })
-    .from(orders)
-    .innerJoin(orderItems, eq(orderItems.orderId, orders.id))
-    .where(and(eq(orders.storeId, ctx.storeId), eq(orders.customerId, customerId), inArray(orders.status, [...PAID_STATES]), eq(orderItems.productId, productId)))
-    .limit(1)
-    .get()
-}
-
 const existingReview = (db: Sql, customerId: string, productId: string) =>
   db.select({ id: reviews.id }).from(reviews).where(and(eq(reviews.productId, productId), eq(reviews.customerId, customerId))).get()
 
 function whyNot(db: Sql, ctx: StoreCtx, productId: string): 'NO_PAID_ORDER' | 'ALREADY_REVIEWED' | null {
   const customerId = customerOf(ctx)
   if (existingReview(db, customerId, productId)) return 'ALREADY_REVIEWED'
-  if (!hasPaidOrder(db, ctx, customerId, productId)) return 'NO_PAID_ORDER'
+  if (!hasPaidOrderWith(db, ctx.storeId, customerId, productId)) return 'NO_PAID_ORDER'
   return null
 }
 
@@ -175,13 +140,13 @@ function setPhotos(tx: Sql, ctx: StoreCtx, reviewId: string, mediaIds: string[])
 // ---------------------------------------------------------------- operations
 
 export function listProductReviews(deps: Deps, ctx: StoreCtx, productId: string, query: PageQuery) {
-  return readTransaction(deps.sqlite, () => {
-    findProduct(deps.db, ctx, productId)
-    const q = statements(deps.db)
+  return readTransaction(deps.db, (db) => {
+    findProduct(db, ctx, productId)
+    const q = statements(db)
     const { limit, offset } = pageWindow(query)
     const rows = q.productPage.all({ storeId: ctx.storeId, productId, limit, offset })
     const total = q.productCount.get({ storeId: ctx.storeId, productId })!.n
-    return { ...toPage(toReviews(deps, deps.db, rows), total, query), summary: storedSummary(deps.db, productId) }
+    return { ...toPage(toReviews(deps, db, rows), total, query), summary: productRating(db, productId) }
   })
 }
 

@@ -5,8 +5,8 @@ import { media } from '../media/tables'
 
 /**
  * Reviews: one per customer and product, enforced by a unique index so two concurrent
- * POSTs cannot both land. The product's summary lives in product_ratings (catalog), rewritten in the
- * same transaction as every change here.
+ * POSTs cannot both land. The product's summary is the catalog's (catalog/ratings.ts), handed the new
+ * stars in the same transaction as every change here.
  */
 export const reviews = sqliteTable(
   'reviews',

@@ -67,3 +67,9 @@ export function asStudent(ctx: StoreCtx): StudentCtx {
   if (ctx.actor.type !== 'student') throw new Error('route declared for students reached by another credential')
   return ctx as StudentCtx
 }
+
+/** For routes declared `customer`: the gate let only a customer's token through. */
+export function customerOf(ctx: StoreCtx): string {
+  if (ctx.actor.type !== 'customer') throw new Error('buyer route reached without a customer')
+  return ctx.actor.customerId
+}

@@ -72,47 +72,66 @@ function cachingStatements(sqlite: Database): Database {
   })
 }
 
+declare const writing: unique symbol
+
 /**
- * Read-then-write work runs in BEGIN IMMEDIATE, so two requests cannot both read the old stock and
- * both write. The callback must be synchronous: an await inside would commit early. The
- * work gets the database itself: it is one connection, so every statement runs in the transaction.
+ * What a write transaction hands its work: the database on its one connection (so every statement
+ * runs in the transaction), with that connection as `$client` for statements written in SQL. Functions
+ * whose writes must land together with their caller's (the stock ledger, the outbox) ask for a `Tx`,
+ * so they cannot be called outside a write transaction.
  */
-export function writeTransaction<T>(db: Db, work: (tx: Sql) => T): T {
-  return immediateTransaction(db.$client, () => work(db))
+export type Tx = Db & { readonly [writing]: true }
+
+/** A callback's result that is not a promise: an `await` inside a transaction would commit it early. */
+type Sync<T> = T extends PromiseLike<unknown> ? never : T
+
+/**
+ * The one way to write: BEGIN IMMEDIATE takes the write lock before the first read, so two requests
+ * cannot both read the old stock and both write (docs/transactions.md). `work` must be synchronous, by
+ * type and at run time. Inside an open transaction it is a savepoint.
+ */
+export function writeTransaction<T>(db: Db, work: (tx: Tx) => Sync<T>): T {
+  return inTransaction(db, 'write', work as (tx: Db) => T)
 }
 
 /**
- * The one way to open a write transaction, for drizzle (writeTransaction) and for code that runs its
- * statements on bun:sqlite directly (the cart): `BEGIN IMMEDIATE`, `COMMIT` and `ROLLBACK` prepared
- * once per connection instead of drizzle's transaction object and Bun's wrapper made on every call.
- * Inside an open transaction it is a savepoint.
+ * The one way to read several statements as one snapshot, and cheaper than a transaction per
+ * statement: every statement outside a transaction opens and ends one of its own.
  */
-export function immediateTransaction<T>(sqlite: Database, work: () => T): T {
-  if (sqlite.inTransaction) return sqlite.transaction(work).immediate()
-  const control = controls(sqlite)
-  control.begin.run()
+export function readTransaction<T>(db: Db, work: (tx: Db) => Sync<T>): T {
+  return inTransaction(db, 'read', work as (tx: Db) => T)
+}
+
+function inTransaction<T>(db: Db, kind: 'read' | 'write', work: (tx: Db) => T): T {
+  const control = controls(db.$client)
+  const nested = db.$client.inTransaction
+  ;(nested ? control.savepoint : kind === 'write' ? control.beginImmediate : control.begin).run()
   try {
-    const result = work()
-    if (result instanceof Promise) throw new Error('writeTransaction callback must be synchronous')
-    control.commit.run()
+    const result = work(db)
+    if (result instanceof Promise) throw new Error(`${kind}Transaction callback must be synchronous`)
+    ;(nested ? control.release : control.commit).run()
     return result
   } catch (error) {
     // A failed COMMIT (or SQLite's own rollback after some errors) can leave no transaction to end.
-    if (sqlite.inTransaction) control.rollback.run()
+    if (!db.$client.inTransaction) throw error
+    if (nested) {
+      control.rollbackToSavepoint.run()
+      control.release.run()
+    } else control.rollback.run()
     throw error
   }
 }
 
-const controls = perHandle((sqlite: Database) => ({ begin: sqlite.prepare('BEGIN IMMEDIATE'), commit: sqlite.prepare('COMMIT'), rollback: sqlite.prepare('ROLLBACK') }))
-
-/**
- * Several reads as one transaction: every statement outside a transaction opens and ends one of its
- * own (with the WAL's read lock when it was shared, 8 µs; about a microsecond since the file is held
- * alone), so a read of five queries pays it once here. Inside a transaction it is a savepoint.
- */
-export function readTransaction<T>(sqlite: Database, read: () => T): T {
-  return sqlite.transaction(read).deferred()
-}
+/** Prepared once per connection, instead of drizzle's transaction object and Bun's wrapper made on every call. */
+const controls = perHandle((sqlite: Database) => ({
+  begin: sqlite.prepare('BEGIN DEFERRED'),
+  beginImmediate: sqlite.prepare('BEGIN IMMEDIATE'),
+  commit: sqlite.prepare('COMMIT'),
+  rollback: sqlite.prepare('ROLLBACK'),
+  savepoint: sqlite.prepare('SAVEPOINT nested'),
+  release: sqlite.prepare('RELEASE nested'),
+  rollbackToSavepoint: sqlite.prepare('ROLLBACK TO nested'),
+}))
 
 /** True when SQLite refused a write because of a UNIQUE constraint (or a unique index). */
 export function isUniqueViolation(error: unknown): boolean {

@@ -3,7 +3,7 @@ import { join } from 'node:path'
 import type { MigrationMeta } from 'drizzle-orm/migrator'
 import { readMigrationFiles } from 'drizzle-orm/migrator'
 import { VERSION } from '../../version'
-import { immediateTransaction, type Db } from './database'
+import { writeTransaction, type Db } from './database'
 
 /**
  * The compiled executable has no migrations folder on disk, so the build script embeds them as this
@@ -80,7 +80,7 @@ export function migrate(db: Db, migrations = loadMigrations()): void {
   const pending = migrations.filter((m) => !applied.has(m.folderMillis))
   sqlite.exec('PRAGMA foreign_keys = OFF')
   try {
-    immediateTransaction(sqlite, () => {
+    writeTransaction(db, () => {
       sqlite.exec(MIGRATIONS_TABLE)
       sqlite.exec(META_TABLE)
       for (const migration of pending) {

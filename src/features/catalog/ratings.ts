@@ -1,0 +1,38 @@
+import { eq } from 'drizzle-orm'
+import type { Sql, Tx } from '../../kernel/db/database'
+import { productRatings } from './tables'
+
+/**
+ * A product's review summary, which product reads show and the list sorts by. The reviews feature
+ * hands over the stars of the product's visible reviews in the transaction of every review change,
+ * so product_ratings always holds what they sum to.
+ */
+export function ratingSummary(stars: number[]) {
+  const n = stars.length
+  const total = stars.reduce((a, b) => a + b, 0)
+  const by = (s: number) => stars.filter((r) => r === s).length
+  return { average: n === 0 ? 0 : Math.round((total / n) * 100) / 100, count: n, distribution: { 5: by(5), 4: by(4), 3: by(3), 2: by(2), 1: by(1) } }
+}
+
+/** Rewrites the product's summary from the stars of its visible reviews. */
+export function setProductRating(tx: Tx, storeId: string, productId: string, stars: number[]) {
+  const s = ratingSummary(stars)
+  const values = {
+    count: s.count,
+    sum: stars.reduce((a, b) => a + b, 0),
+    average: s.average,
+    r1: s.distribution[1],
+    r2: s.distribution[2],
+    r3: s.distribution[3],
+    r4: s.distribution[4],
+    r5: s.distribution[5],
+  }
+  tx.insert(productRatings).values({ productId, storeId, ...values }).onConflictDoUpdate({ target: productRatings.productId, set: values }).run()
+}
+
+/** The product's summary as last written. */
+export function productRating(db: Sql, productId: string) {
+  const r = db.select().from(productRatings).where(eq(productRatings.productId, productId)).get()
+  if (!r) return ratingSummary([])
+  return { average: r.average, count: r.count, distribution: { 5: r.r5, 4: r.r4, 3: r.r3, 2: r.r2, 1: r.r1 } }
+}
