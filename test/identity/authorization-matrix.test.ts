@@ -72,6 +72,14 @@ function expected(route: RouteEntry, credential: string, hasStoreIds: boolean): 
   const kind = route.auth
   if (kind === undefined) return 'allowed'
   if (credential === 'no credential' || credential === 'malformed') return unauthenticated
+  // Both kinds of route that a secret key or a student token opens answer those the same way.
+  const secretKeyOrStudent: Record<string, Expectation> = {
+    'revoked key': unauthenticated, 'key of store B': otherStore, 'student of store B': otherStore,
+    // With the key present, the customer token in Authorization is not needed and not looked at.
+    'customer of store B': otherStore,
+    'student who must change password': { status: 403, code: 'PASSWORD_CHANGE_REQUIRED' }, admin: wrong,
+    'key of store A': 'allowed', 'customer of store A': 'allowed', student: 'allowed',
+  }
   const table: Record<string, Record<string, Expectation>> = {
     admin: {
       ...noKeys,
@@ -80,19 +88,12 @@ function expected(route: RouteEntry, credential: string, hasStoreIds: boolean): 
       'customer of store A': wrong, student: wrong,
     },
     shop: {
-      'revoked key': unauthenticated, 'key of store B': otherStore, 'student of store B': otherStore,
-      // With the key present, the customer token in Authorization is not needed and not looked at.
-      'customer of store B': otherStore,
-      'student who must change password': { status: 403, code: 'PASSWORD_CHANGE_REQUIRED' }, admin: wrong,
-      'key of store A': 'allowed', 'customer of store A': 'allowed', student: 'allowed',
+      ...secretKeyOrStudent,
       'publishable key of store B': otherStore, 'customer of store B with publishable key': otherStore,
       'publishable key of store A': 'allowed', 'customer of store A with publishable key': 'allowed',
     },
     secret: {
-      'revoked key': unauthenticated, 'key of store B': otherStore, 'student of store B': otherStore,
-      'customer of store B': otherStore,
-      'student who must change password': { status: 403, code: 'PASSWORD_CHANGE_REQUIRED' }, admin: wrong,
-      'key of store A': 'allowed', 'customer of store A': 'allowed', student: 'allowed',
+      ...secretKeyOrStudent,
       // Refused for its kind before any id is looked up, so store B's key learns nothing of A's ids either.
       'publishable key of store B': secretOnly, 'customer of store B with publishable key': secretOnly,
       'publishable key of store A': secretOnly, 'customer of store A with publishable key': secretOnly,
