@@ -4,13 +4,13 @@ import { perHandle } from '../../kernel/db/per-handle'
 /*
  * The cart's statements in SQL, prepared once per connection on bun:sqlite itself. drizzle built the
  * SQL text on every call (bench/README.md), and even prepared it still mapped every row and wrapped
- * every transaction in objects of its own: a cart add's service call (transaction included, no HTTP)
- * took about 52 µs through drizzle and takes about 43 µs here, over half of it BEGIN and COMMIT. The
- * columns are named as the code reads them (`as "createdAt"`), so the rows come out as they are.
+ * every transaction in objects of its own, which a cart add's service call no longer pays; most of what
+ * it costs now is BEGIN and COMMIT. The columns are named as the code reads them (`as "createdAt"`), so
+ * the rows come out as they are.
  *
  * A line's variant and product are read through scalar subqueries, not joins: the same rows (the
  * foreign keys make every item's variant and product exist), and SQLite runs a lookup by primary key
- * in a subquery for a fraction of what each join costs it here (about 6 µs a join, against 0.3 µs).
+ * in a subquery for a fraction of what each join costs it (bench/README.md).
  * They are prepared on the connection of the handle they are given (`tx.$client`), so inside a
  * transaction they read and write in it.
  */
@@ -88,7 +88,7 @@ function build(sqlite: Database) {
         ${ofProduct('deleted_at', 'variants.product_id')} as "productDeletedAt"
        from variants where id = $id and store_id = $storeId and deleted_at is null`,
     ),
-    // Unordered: `cartLines` sorts the few lines in JavaScript, where SQLite's sorter cost 15 µs.
+    // Unordered: `cartLines` sorts the few lines in JavaScript, for less than SQLite's sorter costs.
     lines: q<LineRow>(
       `select id, variant_id as "variantId", quantity,
         ${ofVariant('product_id')} as "productId",

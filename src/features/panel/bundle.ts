@@ -14,7 +14,7 @@ const SOURCE = join(import.meta.dir, '..', '..', '..', 'panel', 'index.html')
 /**
  * Bundles the panel (panel/index.html and the TSX it loads) with Bun's bundler. `bun run build`
  * calls it and embeds the result in the executable; running from source, the server calls it on
- * the first request to /panel (about 50 ms) and keeps the result.
+ * the first request to /panel (a short wait, once) and keeps the result.
  */
 export async function buildPanel(): Promise<PanelFile[]> {
   const result = await Bun.build({ entrypoints: [SOURCE], target: 'browser', minify: true, publicPath: '/panel/' })

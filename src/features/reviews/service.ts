@@ -37,7 +37,7 @@ function refreshRating(tx: Tx, storeId: string, productId: string) {
 
 /**
  * The queries of a product's review page, built once per database handle: drizzle builds a statement's
- * SQL text on every call, which was 40 % of the time of GET /products/:id/reviews.
+ * SQL text on every call, a large share of the time of GET /products/:id/reviews (bench/README.md).
  */
 function buildStatements(db: Sql) {
   const p = sql.placeholder

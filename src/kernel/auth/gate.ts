@@ -62,8 +62,8 @@ const wrongKind = (kind: AuthKind, what: string) =>
  */
 export function createGate(deps: GateDeps) {
   const { db, clock } = deps
-  // The store's group through a subquery, not a join: the same rows, and SQLite runs it in a tenth of
-  // the time (0.7 µs against 7 µs here), which every request with an API key pays.
+  // The store's group through a subquery, not a join: the same rows, and a lookup by primary key in a
+  // subquery costs SQLite a fraction of a join, which every request with an API key pays (bench/README.md).
   const keyByHash = db
     .select({
       id: apiKeys.id,

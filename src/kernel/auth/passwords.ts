@@ -6,7 +6,7 @@ export interface PasswordCost {
   timeCost: number
 }
 
-/** The OWASP minimum for argon2id: 19 MiB of memory, 2 passes (about 50 ms a hash here). */
+/** The OWASP minimum for argon2id: 19 MiB of memory, 2 passes (tens of milliseconds a hash; bench/README.md). */
 export const PASSWORD_COST: PasswordCost = { memoryCost: 19456, timeCost: 2 }
 
 /** Hashing and checking passwords, in deps so that tests can count verifications and hash cheaply. */

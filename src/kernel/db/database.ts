@@ -21,11 +21,11 @@ export class DatabaseInUse extends Error {}
  * and the file held by this connection alone for as long as it is open.
  *
  * `locking_mode = EXCLUSIVE`, set before WAL is entered, keeps the WAL index in this process's memory
- * instead of a shared-memory file and takes the file locks once instead of on every transaction: a
- * statement outside a transaction costs 1 µs instead of 3.3, and a cart add's `BEGIN IMMEDIATE` ...
- * `COMMIT` 10 µs instead of 15 (bench/README.md). The price is that no other process can open the
- * file while this one has it: the teacher's commands reach a running server through its control
- * socket (src/cli/jobs.ts), and a second server on the same folder is told which one holds it.
+ * instead of a shared-memory file and takes the file locks once instead of on every transaction, which
+ * makes a statement outside a transaction, and a transaction's `BEGIN` and `COMMIT`, markedly cheaper
+ * (bench/README.md). The price is that no other process can open the file while this one has it: the
+ * teacher's commands reach a running server through its control socket (src/cli/jobs.ts), and a
+ * second server on the same folder is told which one holds it.
  */
 export function openDatabase(file: string): OpenDatabase {
   const sqlite = new Database(file, { create: true, strict: true })
@@ -57,8 +57,9 @@ export function openDatabase(file: string): OpenDatabase {
 }
 
 /**
- * drizzle compiles every statement afresh (`prepare`), which was a fifth of the CPU time of an order.
- * Bun's `query` keeps one compiled statement per SQL text. Sharing it is safe because drizzle runs each
+ * drizzle compiles every statement afresh (`prepare`), which was a good share of an order's CPU time
+ * (bench/README.md). Bun's `query` keeps one compiled statement per SQL text, for the 20 texts used
+ * last on this connection (docs/caches.md). Sharing it is safe because drizzle runs each
  * statement to completion synchronously and never finalizes it; code that uses `sqlite` directly is
  * left with the uncached `prepare`.
  */

@@ -15,8 +15,8 @@ export async function readLimitedText(request: Request, tooLarge: () => AppError
   const declared = Number(request.headers.get('content-length') ?? NaN)
   if (declared > limit) throw tooLarge()
   // A declared length is the body's length (HTTP/1.1 reads no more than it), so a body declared within
-  // the limit is read whole by Bun itself: the stream reader below was about a seventh of a cart add's
-  // CPU in a profile under bench/cart.ts. A chunked body declares nothing and goes through the reader.
+  // the limit is read whole by Bun itself: the stream reader below was a visible share of a cart add's
+  // CPU in a profile (bench/README.md). A chunked body declares nothing and goes through the reader.
   if (declared <= limit && !request.headers.has('transfer-encoding')) {
     const text = await request.text()
     // Only a Request made in-process (app.handle) can carry more than it declares.

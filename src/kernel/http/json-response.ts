@@ -1,7 +1,8 @@
 /**
  * A JSON body as the final response, with the headers the kernel set for this request (CORS, request
- * id, rate limit). Elysia copies a returned Response through a stream when `set` still holds headers
- * (about 7 µs, a tenth of a cached read); with them moved onto the Response it sends it as it is.
+ * id, rate limit). Elysia copies a returned Response through a stream when `set` still holds headers,
+ * a good part of a cached read's time (bench/README.md); with them moved onto the Response it sends it
+ * as it is.
  * Elysia does not check a returned Response against the route's `response` schema: the caller answers
  * for the body (the schema still writes the OpenAPI document).
  */

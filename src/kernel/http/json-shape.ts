@@ -5,7 +5,7 @@ import { AppError } from '../errors'
  * deepest body is a product with variants and their options, four levels; the largest a group with
  * fifty members), and every later step — parsing, validation, an error that names the problem — costs
  * in proportion to the shape, so it is bounded before anything walks the value: JSON.parse alone
- * spends a fifth of a second on a megabyte of `[`. See docs/hostile-input.md.
+ * is slow on a megabyte of `[`. See docs/hostile-input.md.
  */
 export const MAX_JSON_DEPTH = 32
 export const MAX_JSON_VALUES = 10_000
@@ -15,7 +15,7 @@ const STRUCTURE = /["[\]{},]/g
 
 /**
  * One pass over the text: nesting depth, and the number of values (separators and containers). Strings
- * are skipped whole with indexOf, so a megabyte of text costs about a millisecond. Malformed text is
+ * are skipped whole with indexOf, so the pass stays cheap (docs/hostile-input.md). Malformed text is
  * left for JSON.parse to describe; this only refuses shapes past the limits.
  */
 export function assertJsonShape(text: string): void {
