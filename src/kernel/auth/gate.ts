@@ -88,9 +88,9 @@ export function createGate(deps: GateDeps) {
     .innerJoin(stores, eq(stores.groupId, students.groupId))
     .where(eq(studentSessions.tokenHash, sql.placeholder('hash')))
     .prepare()
-  // A buyer route's key and customer session in one statement, not two, kept like
-  // the key alone while the database is unchanged. Expiry is still checked against the clock on every
-  // request (customer() below); a logout or a revocation is a change, so the next request reads again.
+  // A buyer route's key and customer session in one statement, not two, kept like the key alone while
+  // the database is unchanged. Expiry is still checked against the clock on every request (customer()
+  // below); a revoked key or a removed session is a change, so the next request reads again.
   // On bun:sqlite itself, without drizzle's wrapper and row mapping: where every request writes (a cart
   // add), the kept row never survives and this statement runs on every request.
   const keyAndSession = deps.sqlite.prepare<
