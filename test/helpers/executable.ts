@@ -1,16 +1,25 @@
-import { mkdtempSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { existsSync } from 'node:fs'
 import { join } from 'node:path'
 import { caller } from './app'
+import { build, EXECUTABLE_ENV } from './build'
+import { tempDir } from './temp'
 
 const root = join(import.meta.dir, '..', '..')
 
-/** Builds the single executable once per test file, into a temp folder of its own. */
-export async function buildExecutable(): Promise<string> {
-  const out = join(mkdtempSync(join(tmpdir(), 'storefront-bin-')), 'storefront')
-  const build = Bun.spawn([process.execPath, join(root, 'scripts', 'build.ts'), out], { stdout: 'pipe', stderr: 'pipe' })
-  if ((await build.exited) !== 0) throw new Error(`build failed: ${await new Response(build.stderr).text()}`)
-  return out
+let building: { dir: string; done: Promise<string> } | undefined
+
+/**
+ * The single executable: the one `npm test` built for the whole run, or else built here once per
+ * process into a temp folder that goes when the test file is done (a later file builds it again).
+ */
+export function buildExecutable(): Promise<string> {
+  const forRun = process.env[EXECUTABLE_ENV]
+  if (forRun) return Promise.resolve(forRun)
+  if (!building || !existsSync(building.dir)) {
+    const dir = tempDir('bin')
+    building = { dir, done: build(join(dir, 'storefront')) }
+  }
+  return building.done
 }
 
 export interface Running {
@@ -65,9 +74,8 @@ export async function startExecutable(bin: string | string[], cwd: string, args:
   }
 }
 
-export function emptyDir(): string {
-  return mkdtempSync(join(tmpdir(), 'storefront-e2e-'))
-}
+/** A fresh folder for a server or a command to work in, removed when the test file is done. */
+export const emptyDir = (): string => tempDir('e2e')
 
 /** Runs the executable to completion (for CLI errors and subcommands). */
 export async function runExecutable(bin: string | string[], args: string[], cwd = emptyDir()) {
