@@ -31,7 +31,11 @@ export interface Running {
   stop(signal?: NodeJS.Signals): Promise<number>
 }
 
-/** The server from source, as `npm start` runs it: for tests that need a server but not the build. */
+/**
+ * The server from source, as `npm start` runs it. Other tests start the executable (buildExecutable),
+ * which starts in less than half the time; the panel's browser tests keep to this one, so that the
+ * panel is also bundled from source on its first request, as in development.
+ */
 export const SOURCE_SERVER = [process.execPath, join(root, 'src', 'main.ts')]
 
 /** Starts the executable with --port 0 and waits for its banner to learn the port it got; `env` adds to a bare PATH. */
