@@ -4,9 +4,11 @@ import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { backup } from '../../src/features/backup/service'
 import { createTestDeps } from '../helpers/app'
-import { emptyDir, runExecutable, SOURCE_SERVER, startExecutable } from '../helpers/executable'
+import { buildExecutable, emptyDir, runExecutable, startExecutable } from '../helpers/executable'
 
-const cli = (args: string[], cwd: string) => runExecutable(SOURCE_SERVER, args, cwd)
+const bin = await buildExecutable()
+
+const cli = (args: string[], cwd: string) => runExecutable(bin, args, cwd)
 
 /** What a backup works on: `.storefront-backup-…` folders and partial archives (and the older `<file>.partial`). */
 const leftovers = (...dirs: string[]) => dirs.flatMap((dir) => readdirSync(dir).filter((n) => n.startsWith('.storefront-') || n.endsWith('.partial')))
@@ -31,7 +33,7 @@ describe('a backup that does not finish leaves no copy of the database behind', 
     // Enough media that packing takes a while (random bytes do not compress).
     mkdirSync(join(dir, 'data', 'media', 'str_big'), { recursive: true })
     writeFileSync(join(dir, 'data', 'media', 'str_big', 'med_big.mp4'), crypto.getRandomValues(new Uint8Array(40 * 1024 * 1024)))
-    const proc = Bun.spawn([...SOURCE_SERVER, 'backup', 'class.tgz', '--data', 'data'], { cwd: dir, stdout: 'pipe', stderr: 'pipe' })
+    const proc = Bun.spawn([bin, 'backup', 'class.tgz', '--data', 'data'], { cwd: dir, stdout: 'pipe', stderr: 'pipe' })
     const deadline = Date.now() + 15_000
     // The archive is being written: the database copy is done, packing has begun.
     while (!readdirSync(dir).some((n) => n.endsWith('.partial'))) {
@@ -61,7 +63,7 @@ describe('a backup that does not finish leaves no copy of the database behind', 
     const dir = emptyDir()
     const { dead, deadPid } = await folderWithLeftover(dir)
     mkdirSync(join(dir, 'data', `.storefront-restore-${deadPid}-k1ll3d`))
-    const server = await startExecutable(SOURCE_SERVER, dir)
+    const server = await startExecutable(bin, dir)
     expect(await server.stop()).toBe(0)
     expect(leftovers(join(dir, 'data'))).toEqual([])
     expect(server.stdout()).toContain(`removed the database copies of interrupted backups or restores: ${dead}, .storefront-restore-${deadPid}-k1ll3d`)

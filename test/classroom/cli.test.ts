@@ -2,10 +2,12 @@ import { Database } from 'bun:sqlite'
 import { describe, expect, test } from 'bun:test'
 import { existsSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { emptyDir, runExecutable, SOURCE_SERVER, startExecutable } from '../helpers/executable'
+import { buildExecutable, emptyDir, runExecutable, startExecutable } from '../helpers/executable'
 import { expectDefusedActivityCsv, formulaClassList, RAW_NAMES } from '../helpers/formulas'
 
-const cli = (args: string[], cwd: string) => runExecutable(SOURCE_SERVER, args, cwd)
+const bin = await buildExecutable()
+
+const cli = (args: string[], cwd: string) => runExecutable(bin, args, cwd)
 
 /** A query on the data folder's database, opened read-only for it. */
 function read<T>(dataDir: string, query: string): T[] {
@@ -82,7 +84,7 @@ describe('storefront groups import', () => {
 describe('storefront backup and restore', () => {
   test('a backup taken under write load restores to an intact database holding every write acknowledged before it began', async () => {
     const dir = emptyDir()
-    const server = await startExecutable(SOURCE_SERVER, dir, ['--rate-limit-rps', '0'])
+    const server = await startExecutable(bin, dir, ['--rate-limit-rps', '0'])
     const admin = { 'x-admin-token': readFileSync(join(dir, 'data', 'admin-token'), 'utf8').trim(), 'content-type': 'application/json' }
     const acknowledged: { name: string; at: number }[] = []
     let writing = true
@@ -123,7 +125,7 @@ describe('storefront backup and restore', () => {
     for (const name of before) expect(names.has(name)).toBe(true)
 
     // The restored folder starts as a server.
-    const again = await startExecutable(SOURCE_SERVER, dir, ['--data', 'restored'])
+    const again = await startExecutable(bin, dir, ['--data', 'restored'])
     expect((await fetch(`${again.base}/health`)).status).toBe(200)
     expect(await again.stop()).toBe(0)
 
@@ -183,7 +185,7 @@ describe('the commands beside a running server', () => {
   // The server holds its database alone (exclusive locking), so the commands hand their work to it.
   test('import and activity are done by the running server, which answers the new group at once; a second server is refused', async () => {
     const dir = emptyDir()
-    const server = await startExecutable(SOURCE_SERVER, dir, ['--rate-limit-rps', '0'])
+    const server = await startExecutable(bin, dir, ['--rate-limit-rps', '0'])
     try {
       const admin = { 'x-admin-token': readFileSync(join(dir, 'data', 'admin-token'), 'utf8').trim() }
       writeFileSync(join(dir, 'class.csv'), 'Azul,100,Ana\nAzul,101,Bruno\n')
@@ -223,7 +225,7 @@ describe('the commands beside a running server', () => {
         'Verde,,(group total)',
       ])
 
-      const second = await runExecutable(SOURCE_SERVER, ['--data', 'data', '--port', '0'], dir)
+      const second = await runExecutable(bin, ['--data', 'data', '--port', '0'], dir)
       expect(second.code).toBe(2)
       expect(second.stderr).toContain(`another Storefront (pid ${server.proc.pid}) is serving`)
     } finally {
@@ -241,7 +243,7 @@ describe('a data folder whose path is too long for a socket address', () => {
     const dir = emptyDir()
     const data = join(dir, 'a-folder-name-long-enough-that-its-control-socket-path-passes-one-hundred-bytes', 'data')
     expect(Buffer.byteLength(join(data, 'control.sock'))).toBeGreaterThan(108)
-    const server = await startExecutable(SOURCE_SERVER, dir, ['--data', data])
+    const server = await startExecutable(bin, dir, ['--data', data])
     try {
       writeFileSync(join(dir, 'class.csv'), 'Azul,100,Ana\n')
       const imported = await cli(['groups', 'import', 'class.csv', '--data', data], dir)
@@ -268,7 +270,7 @@ describe('a pid file left by a crash', () => {
     const restored = await cli(['restore', 'class.tgz', '--data', 'data'], dir)
     expect([restored.code, restored.stderr]).toEqual([0, ''])
     writeFileSync(join(dir, 'data', 'server.pid'), String(process.pid))
-    const server = await startExecutable(SOURCE_SERVER, dir, ['--data', 'data'])
+    const server = await startExecutable(bin, dir, ['--data', 'data'])
     expect((await fetch(`${server.base}/health`)).status).toBe(200)
     expect(readFileSync(join(dir, 'data', 'server.pid'), 'utf8')).toBe(String(server.proc.pid))
     expect(await server.stop()).toBe(0)

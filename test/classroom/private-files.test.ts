@@ -1,8 +1,10 @@
 import { describe, expect, test } from 'bun:test'
 import { chmodSync, cpSync, lstatSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { emptyDir, overHttp, runExecutable, SOURCE_SERVER, startExecutable } from '../helpers/executable'
+import { buildExecutable, emptyDir, overHttp, runExecutable, startExecutable } from '../helpers/executable'
 import { activeStudent, apiKey, createKey, expectOk, upload } from '../helpers/world'
+
+const bin = await buildExecutable()
 
 const FIXTURE = join(import.meta.dir, '..', 'fixtures', 'data-folders', '0.1.0-schema9')
 
@@ -22,7 +24,7 @@ describe('the files of a data folder are its owner\'s only', () => {
   test('a new data folder is 0700; the database, its WAL, the admin token, the pid file, the control socket, media and a backup are 0600', async () => {
     const dir = emptyDir()
     const data = join(dir, 'data')
-    const server = await startExecutable(SOURCE_SERVER, dir, ['--rate-limit-rps', '0'])
+    const server = await startExecutable(bin, dir, ['--rate-limit-rps', '0'])
     try {
       const call = overHttp(server.base)
       const admin = { 'x-admin-token': readFileSync(join(data, 'admin-token'), 'utf8').trim() }
@@ -43,7 +45,7 @@ describe('the files of a data folder are its owner\'s only', () => {
         'storefront.db-wal': '600',
       })
 
-      const backup = await runExecutable(SOURCE_SERVER, ['backup', 'class.tgz', '--data', 'data'], dir)
+      const backup = await runExecutable(bin, ['backup', 'class.tgz', '--data', 'data'], dir)
       expect(backup.code).toBe(0)
       expect(modeOf(join(dir, 'class.tgz'))).toBe(0o600)
     } finally {
@@ -51,7 +53,7 @@ describe('the files of a data folder are its owner\'s only', () => {
     }
 
     // A backup the command makes itself, with no server, is private too.
-    const alone = await runExecutable(SOURCE_SERVER, ['backup', 'alone.tgz', '--data', 'data'], dir)
+    const alone = await runExecutable(bin, ['backup', 'alone.tgz', '--data', 'data'], dir)
     expect(alone.code).toBe(0)
     expect(modeOf(join(dir, 'alone.tgz'))).toBe(0o600)
   })
@@ -70,7 +72,7 @@ describe('the files of a data folder are its owner\'s only', () => {
     const files = readdirSync(join(data, 'media', store))
     expect(files.length).toBe(4)
 
-    const server = await startExecutable(SOURCE_SERVER, dir, ['--rate-limit-rps', '0'])
+    const server = await startExecutable(bin, dir, ['--rate-limit-rps', '0'])
     expect(await server.stop()).toBe(0)
     expect(modeOf(data)).toBe(0o700)
     expect(modes(data)).toEqual({

@@ -2,10 +2,12 @@ import { Database } from 'bun:sqlite'
 import { describe, expect, test } from 'bun:test'
 import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { emptyDir, SOURCE_SERVER, startExecutable, type Running } from '../helpers/executable'
+import { buildExecutable, emptyDir, type Running, startExecutable } from '../helpers/executable'
 import { startReceiver, waitFor } from '../helpers/receivers'
 import { FIXTURES } from '../helpers/world'
 import { LONG } from './openapi-ops'
+
+const bin = await buildExecutable()
 
 /**
  * Crash drill: rounds of a mixed write load against the real server on loopback, each
@@ -206,7 +208,7 @@ describe(`crash drill (${ROUNDS} rounds of SIGKILL under a mixed write load${LON
     const receiver = startReceiver()
     const dir = emptyDir()
     const args = ['--data', dir, '--admin-token', ADMIN, '--rate-limit-rps', '0', '--allow-loopback-webhooks']
-    let server = await startExecutable(SOURCE_SERVER, dir, args)
+    let server = await startExecutable(bin, dir, args)
     const fixed = await setUp(server, receiver.url)
     const acked = new Map<LoadOp, string[]>(LOAD.map((op) => [op, []]))
     let seq = 0
@@ -237,10 +239,10 @@ describe(`crash drill (${ROUNDS} rounds of SIGKILL under a mixed write load${LON
       await Promise.all(workers)
       // The restart recovers the database and sweeps the media folder. The server holds its database
       // alone while it runs, so it is stopped cleanly to look at the file, then started again.
-      server = await startExecutable(SOURCE_SERVER, dir, args)
+      server = await startExecutable(bin, dir, args)
       expect(await server.stop('SIGTERM')).toBe(0)
       failures.push(...problemsAfterRestart(dir, acked).map((p) => `round ${round}: ${p}`))
-      server = await startExecutable(SOURCE_SERVER, dir, args)
+      server = await startExecutable(bin, dir, args)
     }
     const pings = [...acked].find(([op]) => op.name === 'webhook ping')![1]
     const delivered = () => new Set(receiver.received.map((r) => JSON.parse(r.body).id))

@@ -3,9 +3,11 @@ import { afterAll, describe, expect, test } from 'bun:test'
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { SOURCE_SERVER, startExecutable } from '../helpers/executable'
+import { buildExecutable, startExecutable } from '../helpers/executable'
 import { streamUpload } from '../helpers/raw-upload'
 import { FIXTURES } from '../helpers/world'
+
+const bin = await buildExecutable()
 
 /**
  * Disk full while uploading: the data dir is a 3 MiB tmpfs, so a 5 MiB upload meets
@@ -46,7 +48,7 @@ async function call(base: string, method: string, path: string, headers: Record<
 describe('disk full while uploading', () => {
   test.skipIf(skip)('a 507 INSUFFICIENT_STORAGE, no partial file, the database intact, and the store works once there is room', async () => {
     const dir = diskDir()
-    const server = await startExecutable(SOURCE_SERVER, dir, ['--data', dir, '--admin-token', ADMIN, '--media-quota-mb', '1000'])
+    const server = await startExecutable(bin, dir, ['--data', dir, '--admin-token', ADMIN, '--media-quota-mb', '1000'])
     try {
       await call(server.base, 'POST', '/v1/admin/groups', { 'x-admin-token': ADMIN }, { name: 'Full', members: [{ rm: 'd1001', name: 'D' }] })
       const first = (await call(server.base, 'POST', '/v1/store/auth/login', {}, { rm: 'd1001', password: 'd1001' })).body
@@ -85,7 +87,7 @@ describe('disk full while uploading', () => {
     const dir = diskDir()
     rmSync(join(dir, 'storefront.db'), { force: true })
     for (const f of readdirSync(dir)) rmSync(join(dir, f), { recursive: true, force: true })
-    const server = await startExecutable(SOURCE_SERVER, dir, ['--data', dir, '--admin-token', ADMIN])
+    const server = await startExecutable(bin, dir, ['--data', dir, '--admin-token', ADMIN])
     try {
       // Fill what is left of the disk, then ask for writes.
       const filler = join(dir, 'filler')

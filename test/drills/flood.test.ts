@@ -1,7 +1,9 @@
 import { describe, expect, test } from 'bun:test'
 import { join } from 'node:path'
-import { emptyDir, SOURCE_SERVER, startExecutable, type Running } from '../helpers/executable'
+import { buildExecutable, emptyDir, type Running, startExecutable } from '../helpers/executable'
 import { LONG } from './openapi-ops'
+
+const bin = await buildExecutable()
 
 /**
  * Flood drill: one store sends 20 times its rate limit while four others
@@ -59,7 +61,7 @@ const p95 = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length
 describe(`flood drill (${SECONDS} s${LONG ? ', long' : ''})`, () => {
   test('a store sending 20x its rate limit gets 429s while four others keep their quiet p95 within 2x', async () => {
     const dir = emptyDir()
-    const server = await startExecutable(SOURCE_SERVER, dir, ['--data', dir, '--admin-token', ADMIN])
+    const server = await startExecutable(bin, dir, ['--data', dir, '--admin-token', ADMIN])
     try {
       const stores = []
       for (let n = 0; n < 5; n++) stores.push(await storeKey(server, n))

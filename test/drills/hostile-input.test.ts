@@ -1,10 +1,12 @@
 import { describe, expect, test } from 'bun:test'
 import { readFileSync, writeFileSync } from 'node:fs'
 import { ADMIN_TOKEN } from '../helpers/app'
-import { emptyDir, overHttp, SOURCE_SERVER, startExecutable, type Running } from '../helpers/executable'
+import { buildExecutable, emptyDir, overHttp, type Running, startExecutable } from '../helpers/executable'
 import { chunkedHead, sendChunked } from '../helpers/raw-upload'
 import { activeStudent, admin, apiKey, createGroup, createKey } from '../helpers/world'
 import { LONG } from './openapi-ops'
+
+const bin = await buildExecutable()
 
 /**
  * What anyone on the class network can send, with or without a credential: a JSON body of any shape
@@ -89,7 +91,7 @@ async function worstHealthDuring(base: string, load: Promise<unknown>) {
 describe(`hostile input${LONG ? ' (long)' : ''}`, () => {
   test(`any 1 MiB JSON body answers a short 400 in under ${FAST_MS} ms and memory stays flat, and ${PARALLEL} at once leave /health quick`, async () => {
     const dir = emptyDir()
-    const server = await startExecutable(SOURCE_SERVER, dir, ['--data', dir, '--admin-token', ADMIN_TOKEN, '--rate-limit-rps', '0'])
+    const server = await startExecutable(bin, dir, ['--data', dir, '--admin-token', ADMIN_TOKEN, '--rate-limit-rps', '0'])
     try {
       const key = await keyOf(server)
       const targets: [string, Record<string, string>][] = [
@@ -134,7 +136,7 @@ describe(`hostile input${LONG ? ' (long)' : ''}`, () => {
 
   test(`a path near 16 KiB is a quick, short 404, and ${PARALLEL} at once leave /health quick`, async () => {
     const dir = emptyDir()
-    const server = await startExecutable(SOURCE_SERVER, dir, ['--data', dir, '--admin-token', ADMIN_TOKEN, '--rate-limit-rps', '0'])
+    const server = await startExecutable(bin, dir, ['--data', dir, '--admin-token', ADMIN_TOKEN, '--rate-limit-rps', '0'])
     try {
       await send(server.base, 'GET', LONG_PATH, {})
       const one = await bestOf3(() => send(server.base, 'GET', LONG_PATH, {}))
@@ -156,7 +158,7 @@ describe(`hostile input${LONG ? ' (long)' : ''}`, () => {
 
   test('a body that never ends is not read past the answer: the connection closes, with or without a credential', async () => {
     const dir = emptyDir()
-    const server = await startExecutable(SOURCE_SERVER, dir, ['--data', dir, '--admin-token', ADMIN_TOKEN, '--rate-limit-rps', '0'])
+    const server = await startExecutable(bin, dir, ['--data', dir, '--admin-token', ADMIN_TOKEN, '--rate-limit-rps', '0'])
     try {
       const key = await keyOf(server)
       const product = (await (await fetch(`${server.base}/v1/products`, { method: 'POST', headers: { ...key, 'content-type': 'application/json' }, body: JSON.stringify({ name: 'Gone', sku: 'GONE-1', price: 1, stock: 1 }) })).json()) as { id: string }

@@ -2,10 +2,12 @@ import { describe, expect, test } from 'bun:test'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { ADMIN_TOKEN } from '../helpers/app'
-import { emptyDir, overHttp, SOURCE_SERVER, startExecutable, type Running } from '../helpers/executable'
+import { buildExecutable, emptyDir, overHttp, type Running, startExecutable } from '../helpers/executable'
 import { streamUpload } from '../helpers/raw-upload'
 import { activeStudent, apiKey, createGroup, createKey, FIXTURES } from '../helpers/world'
 import { LONG } from './openapi-ops'
+
+const bin = await buildExecutable()
 
 /**
  * Slowloris and oversized input: many connections that send their request a byte at a
@@ -96,7 +98,7 @@ function hugeBody(port: number, path: string, headers: Record<string, string>, d
 describe(`slowloris and oversized input${LONG ? ' (long)' : ''}`, () => {
   test(`${SLOW_CONNECTIONS} connections sending a byte at a time do not block a normal client or grow memory`, async () => {
     const dir = emptyDir()
-    const server = await startExecutable(SOURCE_SERVER, dir, ['--data', dir, '--admin-token', ADMIN_TOKEN, '--rate-limit-rps', '0'])
+    const server = await startExecutable(bin, dir, ['--data', dir, '--admin-token', ADMIN_TOKEN, '--rate-limit-rps', '0'])
     const sockets: { end(): void; write(s: string): number }[] = []
     let dripping = true
     try {
@@ -130,7 +132,7 @@ describe(`slowloris and oversized input${LONG ? ' (long)' : ''}`, () => {
 
   test('2 GiB bodies (declared, chunked JSON, chunked upload) are refused early without buffering, while others are served', async () => {
     const dir = emptyDir()
-    const server = await startExecutable(SOURCE_SERVER, dir, ['--data', dir, '--admin-token', ADMIN_TOKEN, '--rate-limit-rps', '0'])
+    const server = await startExecutable(bin, dir, ['--data', dir, '--admin-token', ADMIN_TOKEN, '--rate-limit-rps', '0'])
     try {
       const key = await keyOf(server)
       const before = rssMb(server.proc.pid)

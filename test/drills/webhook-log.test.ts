@@ -3,9 +3,11 @@ import { statSync } from 'node:fs'
 import { join } from 'node:path'
 import { TRIM_EVERY } from '../../src/features/webhooks/dispatcher'
 import { DELIVERY_LOG_KEEP } from '../../src/features/webhooks/retention'
-import { emptyDir, overHttp, SOURCE_SERVER, startExecutable, type Running } from '../helpers/executable'
+import { buildExecutable, emptyDir, overHttp, type Running, startExecutable } from '../helpers/executable'
 import { startReceiver, waitFor } from '../helpers/receivers'
 import { LONG } from './openapi-ops'
+
+const bin = await buildExecutable()
 
 /**
  * Webhook log drill: one store with 10 endpoints pings them without pause (rate limit off), each
@@ -55,12 +57,12 @@ describe(`webhook log drill (${PHASES} x ${PINGS} deliveries${LONG ? ', long' : 
     const receiver = startReceiver(() => new Response(ANSWER))
     const dir = emptyDir()
     const args = ['--data', dir, '--admin-token', ADMIN, '--rate-limit-rps', '0', '--allow-loopback-webhooks']
-    let server = await startExecutable(SOURCE_SERVER, dir, args)
+    let server = await startExecutable(bin, dir, args)
     const sizes: number[] = []
     try {
       const { key, hooks } = await storeWithEndpoints(server, Array.from({ length: 10 }, (_, i) => `${receiver.url}-${i}`))
       for (let phase = 1; phase <= PHASES; phase++) {
-        if (phase > 1) server = await startExecutable(SOURCE_SERVER, dir, args)
+        if (phase > 1) server = await startExecutable(bin, dir, args)
         await ping(server.base, key, hooks, PINGS)
         await waitFor(() => receiver.received.length === phase * PINGS, 30_000, `the deliveries of phase ${phase}`)
         // Received is not yet recorded: wait until no attempt is pending.

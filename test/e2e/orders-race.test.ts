@@ -4,9 +4,11 @@ import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { drizzle } from 'drizzle-orm/bun-sqlite'
 import type { Deps } from '../../src/kernel/deps'
-import { emptyDir, overHttp, SOURCE_SERVER, startExecutable, type Running } from '../helpers/executable'
+import { buildExecutable, emptyDir, overHttp, type Running, startExecutable } from '../helpers/executable'
 import { buyer, expectLedgerConsistent, registerBuyer } from '../helpers/orders'
 import { activeStudent, apiKey, createKey, expectOk } from '../helpers/world'
+
+const bin = await buildExecutable()
 
 const servers: Running[] = []
 afterAll(async () => {
@@ -16,7 +18,7 @@ afterAll(async () => {
 describe('no overselling over real HTTP', () => {
   test('50 buyers racing for 10 units: exactly 10 orders, stock never negative, the ledger matches', async () => {
     const dir = emptyDir()
-    const server = await startExecutable(SOURCE_SERVER, dir, ['--rate-limit-rps', '0'])
+    const server = await startExecutable(bin, dir, ['--rate-limit-rps', '0'])
     servers.push(server)
     const call = overHttp(server.base)
     const admin = { 'x-admin-token': readFileSync(join(dir, 'data', 'admin-token'), 'utf8').trim() }

@@ -2,9 +2,11 @@ import { afterAll, expect, test } from 'bun:test'
 import { Database } from 'bun:sqlite'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { emptyDir, overHttp, SOURCE_SERVER, startExecutable, type Running } from '../helpers/executable'
+import { buildExecutable, emptyDir, overHttp, type Running, startExecutable } from '../helpers/executable'
 import { registerBuyer } from '../helpers/orders'
 import { activeStudent, apiKey, createKey, expectOk } from '../helpers/world'
+
+const bin = await buildExecutable()
 
 const servers: Running[] = []
 afterAll(async () => {
@@ -13,7 +15,7 @@ afterAll(async () => {
 
 test('an order that fell due while the server was stopped is expired when it starts again, its stock released', async () => {
   const dir = emptyDir()
-  const first = await startExecutable(SOURCE_SERVER, dir, ['--rate-limit-rps', '0'])
+  const first = await startExecutable(bin, dir, ['--rate-limit-rps', '0'])
   servers.push(first)
   let call = overHttp(first.base)
   const admin = { 'x-admin-token': readFileSync(join(dir, 'data', 'admin-token'), 'utf8').trim() }
@@ -28,7 +30,7 @@ test('an order that fell due while the server was stopped is expired when it sta
   const db = new Database(join(dir, 'data', 'storefront.db'))
   db.query('update orders set expires_at = ? where id = ?').run(Date.now() - 1000, order.id)
   db.close()
-  const second = await startExecutable(SOURCE_SERVER, dir, ['--rate-limit-rps', '0'])
+  const second = await startExecutable(bin, dir, ['--rate-limit-rps', '0'])
   servers.push(second)
   call = overHttp(second.base)
   const again = await expectOk(call('GET', `/v1/store/orders/${order.id}`, { headers: apiKey(key) }))

@@ -6,8 +6,10 @@ import { join, relative } from 'node:path'
 import { openDatabase } from '../../src/kernel/db/database'
 import { loadMigrations, migrate, recordedVersion } from '../../src/kernel/db/migrate'
 import { VERSION } from '../../src/version'
-import { emptyDir, overHttp, runExecutable, SOURCE_SERVER, startExecutable } from '../helpers/executable'
+import { buildExecutable, emptyDir, overHttp, runExecutable, startExecutable } from '../helpers/executable'
 import { apiKey, bearer, expectOk } from '../helpers/world'
+
+const bin = await buildExecutable()
 
 /** Data folders written by earlier builds (test/fixtures/data-folders/README.md); new ones are added, never edited. */
 const ROOT = join(import.meta.dir, '..', 'fixtures', 'data-folders')
@@ -95,7 +97,7 @@ describe('a data folder written by an earlier build', () => {
         db.close()
         return ids.sort()
       })()
-      const server = await startExecutable(SOURCE_SERVER, dir, ['--data', data, '--admin-token', fixture.adminToken, '--rate-limit-rps', '0'])
+      const server = await startExecutable(bin, dir, ['--data', data, '--admin-token', fixture.adminToken, '--rate-limit-rps', '0'])
       try {
         const call = overHttp(server.base)
         for (const s of fixture.students) {
@@ -153,7 +155,7 @@ describe('a data folder written by a newer build', () => {
     const before = contents(data)
     const refusal = `storefront: --data / DATA_DIR: ${data} was written by ${newer}; nothing in it was changed. Run Storefront 9.9.9 or a later one on it, or choose another folder\n`
     for (const args of [['serve', '--port', '0'], ['activity'], ['groups', 'import', 'class.csv'], ['backup', 'class.tgz']]) {
-      const res = await runExecutable(SOURCE_SERVER, [...args, '--data', data], dir)
+      const res = await runExecutable(bin, [...args, '--data', data], dir)
       expect([args[0], res.code, res.stderr, res.stdout]).toEqual([args[0], 2, refusal, ''])
     }
     expect(contents(data)).toEqual(before)
@@ -165,7 +167,7 @@ describe('a data folder written by a newer build', () => {
     await tar.create({ gzip: true, file: join(dir, 'newer.tgz'), cwd: data }, ['storefront.db', 'media'])
     const current = copyOf(FIXTURES[0]!)
     const before = contents(current.data)
-    const res = await runExecutable(SOURCE_SERVER, ['restore', join(dir, 'newer.tgz'), '--data', current.data], dir)
+    const res = await runExecutable(bin, ['restore', join(dir, 'newer.tgz'), '--data', current.data], dir)
     expect([res.code, res.stderr]).toEqual([1, `storefront: ${join(dir, 'newer.tgz')} was taken from ${newer}; nothing was changed. Restore it with that build or a later one\n`])
     expect(contents(current.data)).toEqual(before)
     expect(readdirSync(current.data).sort()).toEqual(['media', 'storefront.db'])

@@ -1,5 +1,7 @@
 import { describe, expect, test } from 'bun:test'
-import { emptyDir, overHttp, SOURCE_SERVER, startExecutable } from '../helpers/executable'
+import { buildExecutable, emptyDir, overHttp, startExecutable } from '../helpers/executable'
+
+const bin = await buildExecutable()
 
 const ADMIN = 'adm_switches_token_0123456789'
 
@@ -17,7 +19,7 @@ async function studentKey(base: string) {
 describe('the webhook switches at start', () => {
   test('listening on 127.0.0.1, loopback targets are allowed by default and the banner says so', async () => {
     const dir = emptyDir()
-    const server = await startExecutable(SOURCE_SERVER, dir, ['--data', dir, '--admin-token', ADMIN])
+    const server = await startExecutable(bin, dir, ['--data', dir, '--admin-token', ADMIN])
     try {
       expect(server.stdout()).toContain('  webhooks     also loopback, this machine (--allow-loopback-webhooks)\n')
       const { call, key } = await studentKey(server.base)
@@ -29,7 +31,7 @@ describe('the webhook switches at start', () => {
 
   test('listening on every interface with --allow-insecure-webhooks, http:// to the LAN is allowed but loopback is not', async () => {
     const dir = emptyDir()
-    const server = await startExecutable(SOURCE_SERVER, dir, ['--data', dir, '--admin-token', ADMIN, '--host', '0.0.0.0', '--allow-insecure-webhooks'])
+    const server = await startExecutable(bin, dir, ['--data', dir, '--admin-token', ADMIN, '--host', '0.0.0.0', '--allow-insecure-webhooks'])
     try {
       expect(server.stdout()).toContain('  webhooks     also http:// to the LAN (--allow-insecure-webhooks)\n')
       expect(server.stdout()).not.toContain('loopback')
@@ -45,7 +47,7 @@ describe('the webhook switches at start', () => {
 
   test('with neither switch the banner has no webhooks line', async () => {
     const dir = emptyDir()
-    const server = await startExecutable(SOURCE_SERVER, dir, ['--data', dir, '--admin-token', ADMIN, '--host', '0.0.0.0'])
+    const server = await startExecutable(bin, dir, ['--data', dir, '--admin-token', ADMIN, '--host', '0.0.0.0'])
     try {
       expect(server.stdout()).not.toContain('webhooks')
     } finally {

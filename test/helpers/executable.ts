@@ -1,16 +1,25 @@
-import { mkdtempSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { existsSync } from 'node:fs'
 import { join } from 'node:path'
 import { caller } from './app'
+import { build, EXECUTABLE_ENV } from './build'
+import { tempDir } from './temp'
 
 const root = join(import.meta.dir, '..', '..')
 
-/** Builds the single executable once per test file, into a temp folder of its own. */
-export async function buildExecutable(): Promise<string> {
-  const out = join(mkdtempSync(join(tmpdir(), 'storefront-bin-')), 'storefront')
-  const build = Bun.spawn([process.execPath, join(root, 'scripts', 'build.ts'), out], { stdout: 'pipe', stderr: 'pipe' })
-  if ((await build.exited) !== 0) throw new Error(`build failed: ${await new Response(build.stderr).text()}`)
-  return out
+let building: { dir: string; done: Promise<string> } | undefined
+
+/**
+ * The single executable: the one `npm test` built for the whole run, or else built here once per
+ * process into a temp folder that goes when the test file is done (a later file builds it again).
+ */
+export function buildExecutable(): Promise<string> {
+  const forRun = process.env[EXECUTABLE_ENV]
+  if (forRun) return Promise.resolve(forRun)
+  if (!building || !existsSync(building.dir)) {
+    const dir = tempDir('bin')
+    building = { dir, done: build(join(dir, 'storefront')) }
+  }
+  return building.done
 }
 
 export interface Running {
@@ -22,7 +31,11 @@ export interface Running {
   stop(signal?: NodeJS.Signals): Promise<number>
 }
 
-/** The server from source, as `npm start` runs it: for tests that need a server but not the build. */
+/**
+ * The server from source, as `npm start` runs it. Other tests start the executable (buildExecutable),
+ * which starts in less than half the time; the panel's browser tests keep to this one, so that the
+ * panel is also bundled from source on its first request, as in development.
+ */
 export const SOURCE_SERVER = [process.execPath, join(root, 'src', 'main.ts')]
 
 /** Starts the executable with --port 0 and waits for its banner to learn the port it got; `env` adds to a bare PATH. */
@@ -65,9 +78,8 @@ export async function startExecutable(bin: string | string[], cwd: string, args:
   }
 }
 
-export function emptyDir(): string {
-  return mkdtempSync(join(tmpdir(), 'storefront-e2e-'))
-}
+/** A fresh folder for a server or a command to work in, removed when the test file is done. */
+export const emptyDir = (): string => tempDir('e2e')
 
 /** Runs the executable to completion (for CLI errors and subcommands). */
 export async function runExecutable(bin: string | string[], args: string[], cwd = emptyDir()) {

@@ -1,14 +1,13 @@
 import { describe, expect, test } from 'bun:test'
 import { Database } from 'bun:sqlite'
-import { mkdtempSync } from 'node:fs'
-import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { ChangeStamp, untilChanged } from '../../src/kernel/db/change-stamp'
 import { openDatabase } from '../../src/kernel/db/database'
+import { tempDir } from '../helpers/temp'
 
 /** A table t(k, v) on a fresh file, a memoized read of v by k, and how many times the read ran. */
 function setUp() {
-  const file = join(mkdtempSync(join(tmpdir(), 'storefront-stamp-')), 'storefront.db')
+  const file = join(tempDir('stamp'), 'storefront.db')
   const { sqlite, close } = openDatabase(file)
   sqlite.exec("create table t (k text primary key, v text); insert into t values ('a', 'one')")
   const select = sqlite.query<{ v: string }, [string]>('select v from t where k = ?')

@@ -1,15 +1,14 @@
 import { describe, expect, test } from 'bun:test'
 import { eq } from 'drizzle-orm'
 import type { MigrationMeta } from 'drizzle-orm/migrator'
-import { mkdtempSync } from 'node:fs'
-import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { openDatabase, writeTransaction } from '../../src/kernel/db/database'
 import { loadMigrations, migrate } from '../../src/kernel/db/migrate'
 import { outboxEvents } from '../../src/kernel/tables'
 import { createTestDeps } from '../helpers/app'
+import { tempDir } from '../helpers/temp'
 
-const freshDb = () => openDatabase(join(mkdtempSync(join(tmpdir(), 'storefront-db-')), 'storefront.db'))
+const freshDb = () => openDatabase(join(tempDir('db'), 'storefront.db'))
 
 describe('database', () => {
   test('opens in WAL with foreign keys and a busy timeout', () => {

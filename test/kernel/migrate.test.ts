@@ -1,11 +1,11 @@
 import { describe, expect, test } from 'bun:test'
 import type { MigrationMeta } from 'drizzle-orm/migrator'
-import { mkdtempSync, readFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { openDatabase } from '../../src/kernel/db/database'
 import { loadMigrations, migrate, NewerDataFolder, recordedVersion } from '../../src/kernel/db/migrate'
 import { VERSION } from '../../src/version'
+import { tempDir } from '../helpers/temp'
 
 const migrations = loadMigrations()
 const last = migrations.at(-1)!.folderMillis
@@ -14,7 +14,7 @@ const last = migrations.at(-1)!.folderMillis
 const later = (n: number, sql: string[]): MigrationMeta => ({ sql, bps: true, folderMillis: last + n, hash: `test-${n}` })
 
 function migrated() {
-  const file = join(mkdtempSync(join(tmpdir(), 'storefront-migrate-')), 'storefront.db')
+  const file = join(tempDir('migrate'), 'storefront.db')
   const database = openDatabase(file)
   migrate(database.db)
   return { ...database, file }

@@ -1,0 +1,98 @@
+/**
+ * `npm test`. With arguments (`npm test -- test/orders`) it is `bun test` with them, as one process.
+ * Without, it runs every test file in two rounds, then prints the totals of both the way bun does
+ * (" N pass", " M fail"; .ci/run reads them) after the list of failed tests:
+ *
+ *   1. every file but the drills in ALONE, WORKERS at a time (`bun test --parallel`), the slowest
+ *      first as test/timings.json says.
+ *   2. the drills in ALONE, one after the other with nothing else running: they measure latencies, or
+ *      count what gets done in a window of time, and another test file working beside them would move
+ *      what they measure. slow-and-large is not among them: its bounds are far from what it
+ *      measures beside other files. (bench/README.md has the times of both rounds.)
+ *
+ * Before both it builds the executable that the tests start, once for the whole run, and removes it
+ * after (test/helpers/build.ts). `npm test -- --update-timings` runs everything and writes the times
+ * of round 1's files into test/timings.json (commit it after adding a slow file).
+ */
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join, relative } from 'node:path'
+import { build, EXECUTABLE_ENV } from './helpers/build'
+
+const TIMEOUT = '--timeout=30000'
+/**
+ * One more than the two cores the suite was tuned on: much of it waits (on webhook receivers, timers,
+ * a browser, servers starting), and the third process works meanwhile.
+ */
+const WORKERS = 3
+const ALONE = ['drills/flood', 'drills/hostile-input', 'drills/crash', 'drills/login-timing'].map(
+  (name) => relative(process.cwd(), join(import.meta.dir, `${name}.test.ts`)),
+)
+
+interface Round {
+  code: number
+  counts: Record<'pass' | 'fail' | 'skip' | 'todo' | 'errors', number>
+  tests: number
+  files: number
+  failed: string[]
+}
+
+/** Runs `bun test` with `args`, passing its output through as it comes, and reads its summary. */
+async function round(args: string[], env: Record<string, string | undefined>): Promise<Round> {
+  const proc = Bun.spawn([process.execPath, 'test', ...args], { stdout: 'pipe', stderr: 'pipe', env })
+  let text = ''
+  const relay = async (from: ReadableStream<Uint8Array>, to: NodeJS.WriteStream) => {
+    const decoder = new TextDecoder()
+    for await (const chunk of from) {
+      to.write(chunk)
+      text += decoder.decode(chunk, { stream: true })
+    }
+  }
+  await Promise.all([relay(proc.stdout, process.stdout), relay(proc.stderr, process.stderr)])
+  const code = await proc.exited
+  const last = (word: string) => Number([...text.matchAll(new RegExp(`^ *(\\d+) ${word}$`, 'gm'))].at(-1)?.[1] ?? 0)
+  const ran = /^Ran (\d+) tests? across (\d+) files?/m.exec(text)
+  return {
+    code,
+    counts: { pass: last('pass'), fail: last('fail'), skip: last('skip'), todo: last('todo'), errors: last('errors?') },
+    tests: Number(ran?.[1] ?? 0),
+    files: Number(ran?.[2] ?? 0),
+    failed: [...new Set(text.match(/^\(fail\) .*$/gm) ?? [])],
+  }
+}
+
+const args = process.argv.slice(2)
+const updateTimings = args.length === 1 && args[0] === '--update-timings'
+if (args.length > 0 && !updateTimings) {
+  const proc = Bun.spawn([process.execPath, 'test', TIMEOUT, ...args], { stdio: ['inherit', 'inherit', 'inherit'] })
+  process.exit(await proc.exited)
+}
+
+const started = performance.now()
+const binDir = mkdtempSync(join(tmpdir(), 'storefront-bin-'))
+const removeBin = () => rmSync(binDir, { recursive: true, force: true })
+process.on('SIGINT', () => (removeBin(), process.exit(130)))
+process.on('SIGTERM', () => (removeBin(), process.exit(143)))
+let rounds: Round[]
+try {
+  const env = { ...process.env, [EXECUTABLE_ENV]: await build(join(binDir, 'storefront')) }
+  const timings = join(import.meta.dir, 'timings.json')
+  rounds = [
+    await round([TIMEOUT, `--parallel=${WORKERS}`, '--no-isolate', `--timings=${timings}`, ...(updateTimings ? ['--update-timings'] : []), ...ALONE.map((f) => `--path-ignore-patterns=${f}`)], env),
+    await round([TIMEOUT, ...ALONE], env),
+  ]
+} finally {
+  removeBin()
+}
+
+const sum = (pick: (r: Round) => number) => rounds.reduce((n, r) => n + pick(r), 0)
+const failed = rounds.flatMap((r) => r.failed)
+const broken = rounds.map((r, i) => (r.code !== 0 && r.counts.fail === 0 ? `round ${i + 1} ended with exit code ${r.code}` : '')).filter(Boolean)
+console.log(`\nnpm test, both rounds:`)
+for (const line of [...failed, ...broken]) console.log(line)
+for (const word of ['pass', 'fail', 'skip', 'todo', 'errors'] as const) {
+  const n = sum((r) => r.counts[word])
+  if (n > 0 || word === 'pass' || word === 'fail') console.log(` ${n} ${word}`)
+}
+console.log(`Ran ${sum((r) => r.tests)} tests across ${sum((r) => r.files)} files. [${((performance.now() - started) / 1000).toFixed(2)}s]`)
+process.exit(rounds.some((r) => r.code !== 0) ? 1 : 0)
