@@ -27,8 +27,8 @@ const cheapPasswords = () => argon2Passwords({ memoryCost: 8, timeCost: 1 })
 let migrated: string | undefined
 
 /**
- * A copy of a database migrated once per test process: migrating afresh for every test took 13 ms,
- * copying takes well under one.
+ * A copy of a database migrated once per test process: migrating afresh was most of what making a
+ * test app cost (bench/README.md, "The test suite").
  */
 function migratedDatabase(file: string) {
   if (!migrated || !existsSync(migrated)) {
