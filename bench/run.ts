@@ -160,7 +160,7 @@ for (const scenario of scenarios) {
 // ---------------------------------------------------------------- checkout + pay, with webhook fan-out
 
 async function checkoutAndFanOut() {
-  const receiver = await startHelper('receiver.ts', [])
+  const receiver = await startHelper('receiver.ts', [], 'load')
   const student = key(big)
   for (const name of ['a', 'b', 'c']) {
     await call(server.base, 'POST', '/v1/webhooks', student, { url: `${receiver.base}/${name}`, events: ['order.paid'] })
