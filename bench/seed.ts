@@ -11,9 +11,9 @@ import type { Deps } from '../src/kernel/deps'
  * ledger row and index is what a class would produce. Names, prices and states come from a seeded
  * generator: the same catalog every run.
  */
-const NOUNS = ['Camiseta', 'Calça', 'Tênis', 'Jaqueta', 'Boné', 'Meia', 'Mochila', 'Relógio', 'Óculos', 'Caneca', 'Garrafa', 'Luminária', 'Almofada', 'Toalha', 'Cadeira', 'Mesa', 'Fone', 'Teclado', 'Caderno', 'Caneta']
-const COLORS = ['Azul', 'Vermelho', 'Verde', 'Preto', 'Branco', 'Amarelo', 'Cinza', 'Rosa', 'Laranja', 'Marrom']
-const TRAITS = ['Básico', 'Premium', 'Esportivo', 'Clássico', 'Orgânico', 'Térmico', 'Infantil', 'Compacto', 'Retrô', 'Ecológico']
+export const NOUNS = ['Camiseta', 'Calça', 'Tênis', 'Jaqueta', 'Boné', 'Meia', 'Mochila', 'Relógio', 'Óculos', 'Caneca', 'Garrafa', 'Luminária', 'Almofada', 'Toalha', 'Cadeira', 'Mesa', 'Fone', 'Teclado', 'Caderno', 'Caneta']
+export const COLORS = ['Azul', 'Vermelho', 'Verde', 'Preto', 'Branco', 'Amarelo', 'Cinza', 'Rosa', 'Laranja', 'Marrom']
+export const TRAITS = ['Básico', 'Premium', 'Esportivo', 'Clássico', 'Orgânico', 'Térmico', 'Infantil', 'Compacto', 'Retrô', 'Ecológico']
 const STATES = ['PUBLISHED', 'PUBLISHED', 'PUBLISHED', 'PUBLISHED', 'PUBLISHED', 'PUBLISHED', 'PUBLISHED', 'DRAFT', 'DRAFT', 'ARCHIVED'] as const
 
 /** mulberry32: a tiny seeded generator, so that the catalog is the same every run. */

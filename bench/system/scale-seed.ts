@@ -63,6 +63,7 @@ async function seed(dir: string, size: { products: number; orders: number }, log
   const app = openInProcess(dir, migrate)
   const { deps } = app
   const sqlite = deps.sqlite
+  sqlite.exec('PRAGMA cache_size = -262144')
   const group = createGroup(deps, { name: 'Scale', members: [{ rm: 'scale1', name: 'Scale Student' }] })
   const ctx: StoreCtx = { storeId: group.storeId, groupId: group.id, actor: { type: 'student', rm: 'scale1', mustChangePassword: false } }
   const apiKey = createKey(deps, ctx as StudentCtx, 'bench', 'secret').apiKey
