@@ -1,26 +1,32 @@
 /**
  * `npm run bench`: the whole system, measured against the machine's own ceiling.
  *
- *   bun bench/run.ts [--seconds 3] [--rounds 3] [--concurrency 32] [--mix-seconds 20] [--starts 5] [--bookkeeping-pairs 60] [--fresh]
+ *   bun bench/run.ts [--seconds 3] [--rounds 3] [--concurrency 32] [--mix-seconds 20] [--starts 5]
+ *                    [--bookkeeping-pairs 60] [--scale-max 100000] [--only <parts>] [--unpinned] [--fresh]
  *
  * Builds the executable (unless a build newer than every source exists), seeds a classroom (30 stores,
  * one with 100,000 products, orders and reviews; cached in <tmp>, see system/seed.ts), and starts the
- * executable on a copy of it. A load generator in another process (system/load.ts) measures each
- * endpoint, and the same generator with the same clients measures a bare Bun.serve answering the
- * server's own bodies, precomputed (system/ceiling.ts). Prints a table and writes bench/results/*.json.
+ * executable on a copy of it, pinned to one core (system/harness.ts). A load generator in another
+ * process on the other cores (system/load.ts) measures each endpoint and whole orders, and the same
+ * generator with the same clients measures a bare Bun.serve on the server's core answering the
+ * server's own bodies, precomputed (system/ceiling.ts). Then the statements per request of the buying
+ * flow (statements.ts) and the scale table (scale.ts). Prints a table and writes bench/results/*.json.
+ * `--only` runs some of the parts: starts, mix, endpoints, orders, webhooks, bookkeeping, statements, scale.
  * README.md (bench/) explains each measurement and why the rate limit is off where it is.
  */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
-import type { LoadClient, LoadRequest, LabelStats } from './system/load'
-import { buildBareServer, call, copyData, freshExecutable, launch, freePort, runLoad, startHelper, startStorefront, type Server } from './system/harness'
+import type { LoadClient, LoadRequest } from './system/load'
+import { buildBareServer, call, copyData, freshExecutable, launch, freePort, onSide, pinning, runLoad, setPinning, startHelper, startStorefront, type Server } from './system/harness'
 import { seededClassroom } from './system/seed'
 import { measureBookkeeping } from './system/bookkeeping'
+import { againstCeiling, type Scenario } from './system/endpoints'
 import { report, type Results } from './system/report'
 import { cartAddCycle, classroomClients, customers, get, key, productPath } from './system/scenarios'
 
+const PARTS = ['starts', 'mix', 'endpoints', 'orders', 'webhooks', 'bookkeeping', 'statements', 'scale'] as const
 const { values: args } = parseArgs({
   options: {
     seconds: { type: 'string', default: '3' },
@@ -29,9 +35,16 @@ const { values: args } = parseArgs({
     'mix-seconds': { type: 'string', default: '20' },
     starts: { type: 'string', default: '5' },
     'bookkeeping-pairs': { type: 'string', default: '60' },
+    'scale-max': { type: 'string', default: '100000' },
+    only: { type: 'string', default: PARTS.join(',') },
+    unpinned: { type: 'boolean', default: false },
     fresh: { type: 'boolean', default: false },
   },
 })
+const only = new Set(args.only.split(','))
+for (const part of only) if (!(PARTS as readonly string[]).includes(part)) throw new Error(`--only: unknown part ${part}; the parts are ${PARTS.join(', ')}`)
+const wanted = (part: (typeof PARTS)[number]) => only.has(part)
+setPinning(!args.unpinned)
 const SECONDS = Number(args.seconds)
 const CONCURRENCY = Number(args.concurrency)
 const WARMUP = 1
@@ -41,11 +54,14 @@ const BOOKKEEPING_PAIRS = Number(args['bookkeeping-pairs'])
 const BOOKKEEPING_WINDOW = 1
 const log = (line: string) => process.stdout.write(line + '\n')
 const work = mkdtempSync(join(tmpdir(), 'storefront-bench-run-'))
-const results: Results = { at: new Date().toISOString(), bun: Bun.version, cores: navigator.hardwareConcurrency, seconds: SECONDS, concurrency: CONCURRENCY, endpoints: [], mix: {}, startup: {}, memory: {}, bookkeeping: {} }
+const results: Results = { at: new Date().toISOString(), bun: Bun.version, cores: navigator.hardwareConcurrency, pinning, parts: [...only], seconds: SECONDS, concurrency: CONCURRENCY, endpoints: [], mix: {}, startup: {}, memory: {}, bookkeeping: {} }
 
+log(pinning.note)
 const bin = await freshExecutable(log)
 const { dir: seeded, manifest } = await seededClassroom(args.fresh, log)
 const big = manifest.stores[0]!
+/** The data every server part runs on: the mix's copy once it has run (with its orders), else a fresh copy. */
+const classroom = () => (existsSync(join(work, 'classroom', 'storefront.db')) ? join(work, 'classroom') : copyData(seeded, work, 'classroom'))
 
 // ---------------------------------------------------------------- cold start and idle memory
 
@@ -53,13 +69,14 @@ async function coldStarts() {
   const bare = await buildBareServer(work)
   const times: Record<'ceiling' | 'first' | 'restart', number[]> = { ceiling: [], first: [], restart: [] }
   for (let i = 0; i < Number(args.starts); i++) {
-    const c = await launch([bare], work, await freePort())
+    // Unpinned, as a teacher launches it: there is no load generator to keep apart.
+    const c = await launch([bare], work, await freePort(), false)
     times.ceiling.push(c.startMs)
     await c.stop()
     const dir = join(work, `start-${i}`)
     mkdirSync(dir)
     for (const kind of ['first', 'restart'] as const) {
-      const s = await startStorefront(bin, dir)
+      const s = await startStorefront(bin, dir, [], false)
       times[kind].push(s.startMs)
       await s.stop()
     }
@@ -67,22 +84,24 @@ async function coldStarts() {
   const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
   results.startup = { runs: Number(args.starts), ceilingMs: median(times.ceiling), firstMs: median(times.first), restartMs: median(times.restart), all: times }
 }
-log('\ncold starts (empty data dir, then a restart on it) beside a bare compiled Bun.serve')
-await coldStarts()
+if (wanted('starts')) {
+  log('\ncold starts (empty data dir, then a restart on it) beside a bare compiled Bun.serve')
+  await coldStarts()
+}
 
 // ---------------------------------------------------------------- the classroom mix, rate limit at its default
 
 async function classroomMix() {
-  // Three starts on the seeded data (the first one on the fresh copy); the third one serves the mix.
-  const dir = copyData(seeded, work, 'classroom')
+  // Three timed starts on the seeded data (the first one on the fresh copy), unpinned as a teacher
+  // launches it; then the server of the mix, pinned.
+  const dir = classroom()
   const starts: number[] = []
-  for (let i = 0; i < 2; i++) {
-    const s = await startStorefront(bin, dir)
+  for (let i = 0; i < 3; i++) {
+    const s = await startStorefront(bin, dir, [], false)
     starts.push(s.startMs)
     await s.stop()
   }
   const server = await startStorefront(bin, dir)
-  starts.push(server.startMs)
   results.startup.seededMs = [...starts].sort((a, b) => a - b)[1]!
   results.startup.seededAll = starts
   await Bun.sleep(1000)
@@ -96,71 +115,59 @@ async function classroomMix() {
   results.memory.afterMixMib = server.rss()
   await server.stop()
 }
-await classroomMix()
+if (wanted('mix')) await classroomMix()
 
-// ---------------------------------------------------------------- one endpoint at a time, against the ceiling
+// ---------------------------------------------------------------- one endpoint at a time, and whole orders, against the ceiling
 
 // The limit is off here: it exists to stop one store flooding the others, and would cap this one store
 // at 50 requests/s. Webhooks to 127.0.0.1 need --allow-loopback-webhooks.
-const server: Server = await startStorefront(bin, join(work, 'classroom'), ['--rate-limit-rps', '0', '--allow-loopback-webhooks'])
+const serverParts = wanted('endpoints') || wanted('orders') || wanted('webhooks')
+const server: Server | undefined = serverParts ? await startStorefront(bin, classroom(), ['--rate-limit-rps', '0', '--allow-loopback-webhooks']) : undefined
 const readClients = (requests: (c: number) => LoadRequest[]) => Array.from({ length: CONCURRENCY }, (_, c): LoadClient => ({ headers: key(big), flow: 'cycle', requests: requests(c) }))
 const detailIds = big.sampleProductIds.slice(0, 200)
+const ratio = (value: number) => [{ kind: 'ratio' as const, value }]
 
-const scenarios: { name: string; target?: number; clients: () => Promise<LoadClient[]> }[] = [
-  { name: 'product list', target: 0.5, clients: async () => readClients(() => [get('product list', '/v1/products?page=1&pageSize=20')]) },
-  { name: 'search', target: 0.3, clients: async () => readClients(() => [get('search', '/v1/products?search=camiseta%20azul')]) },
-  { name: 'product detail', target: 0.5, clients: async () => readClients((c) => detailIds.map((_, i) => get('product detail', productPath(detailIds[(i + c * 7) % detailIds.length]!)))) },
-  { name: 'review list', clients: async () => readClients(() => [get('review list', `/v1/products/${big.reviewedProductId}/reviews?page=1&pageSize=20`)]) },
+const scenarios: Scenario[] = [
+  { name: 'product list', label: 'product list', targets: ratio(0.6), clients: async () => readClients(() => [get('product list', '/v1/products?page=1&pageSize=20')]) },
+  { name: 'search', label: 'search', targets: ratio(0.4), clients: async () => readClients(() => [get('search', '/v1/products?search=camiseta%20azul')]) },
+  { name: 'product detail', label: 'product detail', targets: ratio(0.6), clients: async () => readClients((c) => detailIds.map((_, i) => get('product detail', productPath(detailIds[(i + c * 7) % detailIds.length]!)))) },
+  { name: 'review list', label: 'review list', targets: ratio(0.3), clients: async () => readClients(() => [get('review list', `/v1/products/${big.reviewedProductId}/reviews?page=1&pageSize=20`)]) },
   {
     name: 'cart add',
-    target: 0.3,
+    label: 'cart add',
+    targets: ratio(0.3),
     clients: async () =>
       Promise.all(
-        (await customers(server.base, big, CONCURRENCY, 'cart-')).map(async (headers): Promise<LoadClient> => {
-          const cart = await call<{ items: { id: string }[] }>(server.base, 'POST', '/v1/cart/items', headers, { variantId: big.stockVariantId, quantity: 1 })
+        (await customers(server!.base, big, CONCURRENCY, 'cart-')).map(async (headers): Promise<LoadClient> => {
+          const cart = await call<{ items: { id: string }[] }>(server!.base, 'POST', '/v1/cart/items', headers, { variantId: big.stockVariantId, quantity: 1 })
           return { headers, flow: 'cycle', requests: cartAddCycle(big.stockVariantId, cart.json.items[0]!.id) }
         }),
       ),
   },
 ]
-
-/** The server's answers to every request the clients send, for the ceiling to replay. */
-async function bodiesOf(clients: LoadClient[]) {
-  const bodies: Record<string, { status: number; body: string }> = {}
-  for (const r of clients.flatMap((c) => c.requests!.map((r) => ({ ...r, headers: c.headers })))) {
-    const k = `${r.method} ${r.path}`
-    if (bodies[k]) continue
-    const res = await call(server.base, r.method, r.path, r.headers, r.body)
-    bodies[k] = { status: res.status, body: res.text }
-  }
-  return bodies
+// Whole orders: each customer adds a unit, checks out and pays, then starts again. Its ceiling is the
+// bare server answering the same three requests, so the ratio compares an order with three bare requests.
+const orders: Scenario = {
+  name: 'orders (add to cart + checkout + pay)',
+  label: 'order',
+  unit: 'orders/s',
+  targets: [{ kind: 'rate', value: 1000 }, { kind: 'p99', value: 50 }],
+  clients: async () => (await customers(server!.base, big, CONCURRENCY, 'buy-')).map((headers): LoadClient => ({ headers, flow: 'order', variantId: big.stockVariantId })),
 }
 
-log(`\none endpoint at a time: the big store (${big.products.toLocaleString('en')} products), ${CONCURRENCY} keep-alive connections, ${SECONDS} s each after ${WARMUP} s of warm-up; then the ceiling with the same clients`)
-for (const scenario of scenarios) {
-  const clients = await scenario.clients()
-  const bodyFile = join(work, 'bodies.json')
-  writeFileSync(bodyFile, JSON.stringify(await bodiesOf(clients)))
-  // The machine is shared: a neighbour's burst of work can halve one measurement. The server and the
-  // ceiling take turns, ROUNDS times; the ratio is the median of the turns' ratios, and the row shows
-  // the turn that gave it.
-  const ceiling = await startHelper('ceiling.ts', [bodyFile])
-  const turns: { server: LabelStats; ceiling: LabelStats; ratio: number }[] = []
-  for (let round = 0; round < ROUNDS; round++) {
-    const measured = (await runLoad({ base: server.base, seconds: SECONDS, warmup: WARMUP, clients }))[scenario.name]!
-    const bare = (await runLoad({ base: ceiling.base, seconds: SECONDS, warmup: WARMUP, clients }))[scenario.name]!
-    turns.push({ server: measured, ceiling: bare, ratio: measured.rps / bare.rps })
-  }
-  await ceiling.stop()
-  const median = turns.sort((a, b) => a.ratio - b.ratio)[Math.floor(ROUNDS / 2)]!
-  results.endpoints.push({ name: scenario.name, target: scenario.target, ...median, turns: turns.map((t) => t.ratio) })
-  log(`  ${scenario.name}: ratios ${turns.map((t) => t.ratio.toFixed(2)).join(', ')}; median ${median.server.rps.toFixed(0)} / ${median.ceiling.rps.toFixed(0)} req/s`)
+const timing = { seconds: SECONDS, warmup: WARMUP, rounds: ROUNDS }
+const chosen = [...(wanted('endpoints') ? scenarios : []), ...(wanted('orders') ? [orders] : [])]
+if (chosen.length) log(`\none scenario at a time: the big store (${big.products.toLocaleString('en')} products), ${CONCURRENCY} keep-alive connections, ${SECONDS} s each after ${WARMUP} s of warm-up; then the ceiling with the same clients`)
+for (const scenario of chosen) {
+  const measured = await againstCeiling(server!, scenario, work, timing)
+  results.endpoints.push(measured)
+  log(`  ${scenario.name}: ratios ${measured.turns!.map((t) => t.toFixed(2)).join(', ')}; median ${measured.server.rps.toFixed(0)} / ${measured.ceiling!.rps.toFixed(0)} ${scenario.unit ?? 'req/s'}, p99 ${measured.server.p99.toFixed(1)} ms`)
 }
 
-// ---------------------------------------------------------------- checkout + pay, with webhook fan-out
+// ---------------------------------------------------------------- orders with webhook fan-out
 
-async function checkoutAndFanOut() {
-  const receiver = await startHelper('receiver.ts', [])
+async function ordersAndFanOut(server: Server) {
+  const receiver = await startHelper('receiver.ts', [], 'load')
   const student = key(big)
   for (const name of ['a', 'b', 'c']) {
     await call(server.base, 'POST', '/v1/webhooks', student, { url: `${receiver.base}/${name}`, events: ['order.paid'] })
@@ -178,7 +185,8 @@ async function checkoutAndFanOut() {
     await Bun.sleep(100)
   }
   await receiver.stop()
-  results.endpoints.push({ name: 'checkout + pay', server: merge(flow.checkout!, flow.pay!) })
+  if (!flow.order) throw new Error(`no order was paid: ${JSON.stringify(flow)}`)
+  results.endpoints.push({ name: 'orders, each paid order sent to 3 webhook receivers', unit: 'orders/s', server: flow.order })
   results.webhooks = {
     endpoints: 3,
     paidOrders: paidTotal,
@@ -190,30 +198,42 @@ async function checkoutAndFanOut() {
   results.flow = flow
 }
 
-/** Checkout and pay as one row: counts add up, percentiles are the worse of the two. */
-const merge = (a: LabelStats, b: LabelStats): LabelStats => ({
-  count: a.count + b.count,
-  errors: a.errors + b.errors,
-  statuses: { ...a.statuses, ...b.statuses },
-  rps: b.rps,
-  p50: Math.max(a.p50, b.p50),
-  p95: Math.max(a.p95, b.p95),
-  p99: Math.max(a.p99, b.p99),
-  max: Math.max(a.max, b.max),
-})
-
-log('\ncheckout + pay (add 1 unit, check out, pay with PIX; 32 customers), each paid order fanned out to 3 webhook receivers')
-await checkoutAndFanOut()
-results.memory.afterRunMib = server.rss()
-await server.stop()
+if (wanted('webhooks')) {
+  log('\norders (add 1 unit, check out, pay with PIX; 32 customers), each paid order fanned out to 3 webhook receivers')
+  await ordersAndFanOut(server!)
+}
+if (server) {
+  results.memory.afterRunMib = server.rss()
+  await server.stop()
+}
 
 // ---------------------------------------------------------------- activity counter + rate limiter: on and off
 
-log(`\nactivity counter + rate limiter on and off (list page 1, both variants from source at once; ${BOOKKEEPING_PAIRS} pairs of ${BOOKKEEPING_WINDOW} s windows, then the same with both off)`)
-const listRequest = { path: '/v1/products?page=1&pageSize=20', headers: key(big) }
-results.bookkeeping = await measureBookkeeping(join(work, 'classroom'), work, listRequest, BOOKKEEPING_PAIRS, BOOKKEEPING_WINDOW)
-// The same measurement with nothing different between the two sides: how far noise alone moves it.
-results.bookkeepingNoise = await measureBookkeeping(join(work, 'classroom'), work, listRequest, BOOKKEEPING_PAIRS, BOOKKEEPING_WINDOW, 'off')
+if (wanted('bookkeeping')) {
+  log(`\nactivity counter + rate limiter on and off (list page 1, both variants from source at once; ${BOOKKEEPING_PAIRS} pairs of ${BOOKKEEPING_WINDOW} s windows, then the same with both off)`)
+  const listRequest = { path: '/v1/products?page=1&pageSize=20', headers: key(big) }
+  results.bookkeeping = await measureBookkeeping(classroom(), work, listRequest, BOOKKEEPING_PAIRS, BOOKKEEPING_WINDOW)
+  // The same measurement with nothing different between the two sides: how far noise alone moves it.
+  results.bookkeepingNoise = await measureBookkeeping(classroom(), work, listRequest, BOOKKEEPING_PAIRS, BOOKKEEPING_WINDOW, 'off')
+}
+
+// ---------------------------------------------------------------- in-process: statements per request, and the scale table
+
+/** A bench script of its own, in-process, on the server's core; its rows come back through a JSON file. */
+async function inProcessBench<T>(script: string, flags: string[]): Promise<T> {
+  const out = join(work, `${script}.json`)
+  const proc = Bun.spawn(onSide('server', [process.execPath, join(import.meta.dir, script), ...flags, '--json', out]), { stdout: 'inherit', stderr: 'inherit' })
+  if ((await proc.exited) !== 0) throw new Error(`${script} failed`)
+  return JSON.parse(readFileSync(out, 'utf8')) as T
+}
+if (wanted('statements')) {
+  log('\nSQL statements per request of the buying flow (in-process)')
+  results.statements = await inProcessBench('statements.ts', [])
+}
+if (wanted('scale')) {
+  log(`\nthe scale table (in-process, up to ${Number(args['scale-max']).toLocaleString('en')} products)`)
+  results.scale = await inProcessBench('scale.ts', ['--max', args['scale-max']])
+}
 
 const file = join(import.meta.dir, 'results', `${results.at.replace(/[:.]/g, '-')}.json`)
 mkdirSync(join(import.meta.dir, 'results'), { recursive: true })

@@ -11,13 +11,13 @@ import type { Deps } from '../src/kernel/deps'
  * ledger row and index is what a class would produce. Names, prices and states come from a seeded
  * generator: the same catalog every run.
  */
-const NOUNS = ['Camiseta', 'Calça', 'Tênis', 'Jaqueta', 'Boné', 'Meia', 'Mochila', 'Relógio', 'Óculos', 'Caneca', 'Garrafa', 'Luminária', 'Almofada', 'Toalha', 'Cadeira', 'Mesa', 'Fone', 'Teclado', 'Caderno', 'Caneta']
-const COLORS = ['Azul', 'Vermelho', 'Verde', 'Preto', 'Branco', 'Amarelo', 'Cinza', 'Rosa', 'Laranja', 'Marrom']
-const TRAITS = ['Básico', 'Premium', 'Esportivo', 'Clássico', 'Orgânico', 'Térmico', 'Infantil', 'Compacto', 'Retrô', 'Ecológico']
+export const NOUNS = ['Camiseta', 'Calça', 'Tênis', 'Jaqueta', 'Boné', 'Meia', 'Mochila', 'Relógio', 'Óculos', 'Caneca', 'Garrafa', 'Luminária', 'Almofada', 'Toalha', 'Cadeira', 'Mesa', 'Fone', 'Teclado', 'Caderno', 'Caneta']
+export const COLORS = ['Azul', 'Vermelho', 'Verde', 'Preto', 'Branco', 'Amarelo', 'Cinza', 'Rosa', 'Laranja', 'Marrom']
+export const TRAITS = ['Básico', 'Premium', 'Esportivo', 'Clássico', 'Orgânico', 'Térmico', 'Infantil', 'Compacto', 'Retrô', 'Ecológico']
 const STATES = ['PUBLISHED', 'PUBLISHED', 'PUBLISHED', 'PUBLISHED', 'PUBLISHED', 'PUBLISHED', 'PUBLISHED', 'DRAFT', 'DRAFT', 'ARCHIVED'] as const
 
 /** mulberry32: a tiny seeded generator, so that the catalog is the same every run. */
-function random(seed: number) {
+export function random(seed: number) {
   return () => {
     seed = (seed + 0x6d2b79f5) | 0
     let t = Math.imul(seed ^ (seed >>> 15), 1 | seed)
@@ -26,38 +26,52 @@ function random(seed: number) {
   }
 }
 
+/** The catalog's taxonomy ids, which products are spread over. */
+export interface Terms {
+  categories: string[]
+  brands: string[]
+  collections: string[]
+}
+
+/** Product `i` of a seeded catalog: the same fields whether it is made through the service or written by SQL (system/scale-seed.ts). */
+export function productFields(pick: () => number, i: number, terms: Terms) {
+  const one = <T>(items: readonly T[]) => items[Math.floor(pick() * items.length)]!
+  const [noun, color, trait] = [one(NOUNS), one(COLORS), one(TRAITS)]
+  return {
+    type: 'SIMPLE' as const,
+    name: `${noun} ${trait} ${color}`,
+    sku: `${noun.slice(0, 3).toUpperCase()}-${String(i).padStart(6, '0')}`,
+    price: Math.round(500 + pick() * 99_500) / 100,
+    stock: Math.floor(pick() * 50),
+    state: one(STATES),
+    description: `${noun} ${trait.toLowerCase()} na cor ${color.toLowerCase()}, ideal para o dia a dia.`,
+    categoryId: one(terms.categories),
+    brandId: one(terms.brands),
+    collectionIds: pick() < 0.2 ? [one(terms.collections)] : [],
+    minStock: 5,
+  }
+}
+
+/** The store's taxonomy: 20 categories, 50 brands, 10 collections. */
+export function seedTerms(deps: Deps, ctx: StoreCtx): Terms {
+  const terms = (kind: 'categories' | 'brands' | 'collections', n: number) =>
+    Array.from({ length: n }, (_, i) => createTerm(deps, ctx, kind, { name: `${kind} ${i + 1}` }).id)
+  return { categories: terms('categories', 20), brands: terms('brands', 50), collections: terms('collections', 10) }
+}
+
 export async function seedStore(deps: Deps, count: number, onProgress: (done: number) => void, who = { name: 'Bench', rm: 'bench1', seed: 42 }) {
   const group = createGroup(deps, { name: who.name, members: [{ rm: who.rm, name: 'Bench Student' }] })
   const ctx: StoreCtx = { storeId: group.storeId, groupId: group.id, actor: { type: 'student', rm: who.rm, mustChangePassword: false } }
   const key = createKey(deps, ctx as StudentCtx, 'bench', 'secret')
   const pick = random(who.seed)
-  const one = <T>(items: readonly T[]) => items[Math.floor(pick() * items.length)]!
-  const terms = (kind: 'categories' | 'brands' | 'collections', n: number) =>
-    Array.from({ length: n }, (_, i) => createTerm(deps, ctx, kind, { name: `${kind} ${i + 1}` }).id)
-  const categories = terms('categories', 20)
-  const brands = terms('brands', 50)
-  const collections = terms('collections', 10)
+  const terms = seedTerms(deps, ctx)
   const productIds: string[] = []
   const batch = 1000
   for (let start = 0; start < count; start += batch) {
     // One outer transaction per thousand products: the same rows, far fewer commits.
     writeTransaction(deps.db, () => {
       for (let i = start; i < Math.min(count, start + batch); i++) {
-        const [noun, color, trait] = [one(NOUNS), one(COLORS), one(TRAITS)]
-        const p = createProduct(deps, ctx, {
-          type: 'SIMPLE',
-          name: `${noun} ${trait} ${color}`,
-          sku: `${noun.slice(0, 3).toUpperCase()}-${String(i).padStart(6, '0')}`,
-          price: Math.round(500 + pick() * 99_500) / 100,
-          stock: Math.floor(pick() * 50),
-          state: one(STATES),
-          description: `${noun} ${trait.toLowerCase()} na cor ${color.toLowerCase()}, ideal para o dia a dia.`,
-          categoryId: one(categories),
-          brandId: one(brands),
-          collectionIds: pick() < 0.2 ? [one(collections)] : [],
-          minStock: 5,
-        })
-        productIds.push(p.id)
+        productIds.push(createProduct(deps, ctx, productFields(pick, i, terms)).id)
       }
     })
     onProgress(Math.min(count, start + batch))

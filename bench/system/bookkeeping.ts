@@ -11,7 +11,7 @@
  */
 import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { copyData, startHelper } from './harness'
+import { copyData, onSide, startHelper } from './harness'
 
 export interface Bookkeeping {
   pairs: number
@@ -33,7 +33,7 @@ export async function measureBookkeeping(data: string, work: string, request: { 
     const spec = { bases: servers.map((s) => s.base), order, warmupWindows: 4, windowSeconds, connections: 32, ...request }
     const file = join(work, 'alternate.json')
     writeFileSync(file, JSON.stringify(spec))
-    const proc = Bun.spawn([process.execPath, join(import.meta.dir, 'alternate.ts'), file], { stdout: 'pipe', stderr: 'inherit' })
+    const proc = Bun.spawn(onSide('load', [process.execPath, join(import.meta.dir, 'alternate.ts'), file]), { stdout: 'pipe', stderr: 'inherit' })
     const out = await new Response(proc.stdout).text()
     if ((await proc.exited) !== 0) throw new Error(`alternate.ts failed: ${out}`)
     const windows = JSON.parse(out) as { server: number; rps: number; errors: number }[]

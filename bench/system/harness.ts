@@ -1,7 +1,9 @@
 /**
  * The processes the whole-system bench drives: the built executable, the ceiling, the webhook
- * receivers, the load generator. Each runs on 127.0.0.1 on a port of its own.
+ * receivers, the load generator. Each runs on 127.0.0.1 on a port of its own, pinned to its side of
+ * the machine (pinning below).
  */
+import { createHash } from 'node:crypto'
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
@@ -11,6 +13,54 @@ import { ADMIN_TOKEN } from './seed'
 
 const root = join(import.meta.dir, '..', '..')
 const bun = process.execPath
+
+/**
+ * Which side of the machine a process belongs to. The server and everything it is compared with (the
+ * ceiling, the variant servers, in-process measurements) run on the `server` cores, the load generator
+ * and the webhook receivers on the others, so that a ratio compares two servers that had the same core
+ * and a load generator that never took it from them.
+ */
+export type Side = 'server' | 'load'
+
+export interface Pinning {
+  pinned: boolean
+  /** CPU lists as taskset takes them, e.g. "0" and "1-3". */
+  server?: string
+  load?: string
+  /** What the report says about it. */
+  note: string
+}
+
+/** The CPUs this process may run on (a container or a taskset around the bench may allow fewer than the machine has). */
+function allowedCpus(): number[] {
+  const list = /Cpus_allowed_list:\s*(\S+)/.exec(existsSync('/proc/self/status') ? readFileSync('/proc/self/status', 'utf8') : '')?.[1]
+  if (!list) return Array.from({ length: navigator.hardwareConcurrency }, (_, i) => i)
+  return list.split(',').flatMap((part) => {
+    const [from, to] = part.split('-').map(Number) as [number, number?]
+    return Array.from({ length: (to ?? from) - from + 1 }, (_, i) => from + i)
+  })
+}
+
+function choosePinning(wanted: boolean): Pinning {
+  if (!wanted) return { pinned: false, note: 'not pinned (--unpinned): the server and the load generator share every core' }
+  const taskset = Bun.which('taskset')
+  const cpus = allowedCpus()
+  if (!taskset) return { pinned: false, note: 'not pinned: taskset was not found, so the server and the load generator share every core' }
+  if (cpus.length < 2) return { pinned: false, note: `not pinned: this process may use one core only (${cpus.join(',')})` }
+  const [server, ...load] = cpus as [number, ...number[]]
+  const loadList = load.length === 1 ? String(load[0]) : load.join(',')
+  return { pinned: true, server: String(server), load: loadList, note: `pinned with taskset: the server and its ceiling on CPU ${server}, the load generator on CPU ${loadList}` }
+}
+
+export let pinning: Pinning = choosePinning(true)
+
+/** `--unpinned`: every process on every core, as the bench ran before it pinned. */
+export function setPinning(wanted: boolean) {
+  pinning = choosePinning(wanted)
+}
+
+/** The command, run on its side's cores when pinning. taskset execs the command, so the pid is the command's. */
+export const onSide = (side: Side, command: string[]): string[] => (pinning.pinned ? [Bun.which('taskset')!, '-c', pinning[side]!, ...command] : command)
 
 export const freePort = () =>
   new Promise<number>((resolve) => {
@@ -32,9 +82,14 @@ function newestSource(dir: string): number {
   return newest
 }
 
-/** The executable as `npm run build` makes it, in <tmp>; built again when a source is newer. */
+/**
+ * The executable as `npm run build` makes it, in <tmp>; built again when a source is newer. Each
+ * checkout has its own (the folder is named after the checkout's path): several checkouts of the
+ * project on one machine would otherwise run each other's build.
+ */
 export async function freshExecutable(log: (line: string) => void): Promise<string> {
-  const outfile = join(tmpdir(), 'storefront-bench-bin', 'storefront')
+  const checkout = createHash('sha256').update(root).digest('hex').slice(0, 8)
+  const outfile = join(tmpdir(), `storefront-bench-bin-${checkout}`, 'storefront')
   const sources = Math.max(newestSource(join(root, 'src')), newestSource(join(root, 'migrations')), statSync(join(root, 'scripts', 'build.ts')).mtimeMs, statSync(join(root, 'package-lock.json')).mtimeMs)
   if (existsSync(outfile) && statSync(outfile).mtimeMs > sources) {
     log(`using the executable built at ${new Date(statSync(outfile).mtimeMs).toISOString()} (${outfile}; no source is newer)`)
@@ -65,10 +120,14 @@ export interface Server {
   stop(): Promise<void>
 }
 
-/** Launches a command that listens on $PORT / --port and waits for a healthy /health. */
-export async function launch(command: string[], cwd: string, port: number): Promise<Server> {
+/**
+ * Launches a command that listens on $PORT / --port and waits for a healthy /health. On the server's
+ * cores unless `pinned` is false: a cold start has no load generator to keep apart, and is timed as a
+ * teacher would launch it, on the whole machine.
+ */
+export async function launch(command: string[], cwd: string, port: number, pinned = true): Promise<Server> {
   const started = performance.now()
-  const proc = Bun.spawn(command, { cwd, stdin: 'ignore', stdout: 'ignore', stderr: 'inherit', env: { PATH: process.env.PATH ?? '', PORT: String(port) } })
+  const proc = Bun.spawn(pinned ? onSide('server', command) : command, { cwd, stdin: 'ignore', stdout: 'ignore', stderr: 'inherit', env: { PATH: process.env.PATH ?? '', PORT: String(port) } })
   const base = `http://127.0.0.1:${port}`
   for (;;) {
     const ok = await fetch(`${base}/health`).then((r) => r.ok, () => false)
@@ -90,9 +149,9 @@ export async function launch(command: string[], cwd: string, port: number): Prom
 }
 
 /** The executable on a data dir, with the bench's admin token and any extra flags. */
-export async function startStorefront(bin: string, dataDir: string, flags: string[] = []) {
+export async function startStorefront(bin: string, dataDir: string, flags: string[] = [], pinned = true) {
   const port = await freePort()
-  return launch([bin, '--host', '127.0.0.1', '--port', String(port), '--data', dataDir, '--admin-token', ADMIN_TOKEN, ...flags], dataDir, port)
+  return launch([bin, '--host', '127.0.0.1', '--port', String(port), '--data', dataDir, '--admin-token', ADMIN_TOKEN, ...flags], dataDir, port, pinned)
 }
 
 /** A copy of the seeded data dir for one run, so the cache stays as seeded. */
@@ -105,9 +164,9 @@ export function copyData(seeded: string, work: string, name: string): string {
   return dir
 }
 
-/** A helper process that prints its port on its first line (ceiling, receiver, variant server). */
-export async function startHelper(script: string, args: string[], bunFlags: string[] = []): Promise<{ proc: Bun.Subprocess; base: string; stop(): Promise<void> }> {
-  const proc = Bun.spawn([bun, ...bunFlags, join(import.meta.dir, script), ...args], { stdout: 'pipe', stderr: 'inherit' })
+/** A helper process that prints its port on its first line (ceiling and variant servers on the server's side, receivers on the load's). */
+export async function startHelper(script: string, args: string[], side: Side = 'server', bunFlags: string[] = []): Promise<{ proc: Bun.Subprocess; base: string; stop(): Promise<void> }> {
+  const proc = Bun.spawn(onSide(side, [bun, ...bunFlags, join(import.meta.dir, script), ...args]), { stdout: 'pipe', stderr: 'inherit' })
   const reader = proc.stdout.getReader()
   let out = ''
   while (!out.includes('\n')) {
@@ -134,7 +193,7 @@ export async function runLoad(spec: LoadSpec): Promise<LoadResult> {
   try {
     const file = join(dir, 'spec.json')
     writeFileSync(file, JSON.stringify(spec))
-    const proc = Bun.spawn([bun, join(import.meta.dir, 'load.ts'), file], { stdout: 'pipe', stderr: 'inherit' })
+    const proc = Bun.spawn(onSide('load', [bun, join(import.meta.dir, 'load.ts'), file]), { stdout: 'pipe', stderr: 'inherit' })
     const out = await new Response(proc.stdout).text()
     if ((await proc.exited) !== 0) throw new Error(`load generator failed: ${out}`)
     return JSON.parse(out) as LoadResult

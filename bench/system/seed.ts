@@ -8,6 +8,7 @@
  * What the bench needs later (API keys, ids) is written to manifest.json beside storefront.db.
  */
 import { eq } from 'drizzle-orm'
+import { createHash } from 'node:crypto'
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -23,7 +24,7 @@ import { createReview } from '../../src/features/reviews/service'
 import type { StoreCtx } from '../../src/kernel/auth/kinds'
 import { systemClock } from '../../src/kernel/clock'
 import { openDatabase } from '../../src/kernel/db/database'
-import { migrate } from '../../src/kernel/db/migrate'
+import { loadMigrations, migrate } from '../../src/kernel/db/migrate'
 import { randomIds } from '../../src/kernel/ids'
 import { memoryLog } from '../../src/kernel/log'
 import { fanOut } from '../../src/features/webhooks/deliveries'
@@ -35,7 +36,7 @@ import { seedStore } from '../seed'
  * reviews would leave thousands of events waiting, and the first start would fan them all out before
  * answering (60 ms). Done here once, the data is as a server that ran leaves it.
  */
-function drainOutbox(db: Db) {
+export function drainOutbox(db: Db) {
   while (fanOut(db, randomIds, Date.now(), 500).taken === 500);
 }
 
@@ -131,19 +132,24 @@ async function seedOne(
 }
 
 /**
- * The seeded classroom, cached in `<tmp>/storefront-bench-classroom-v<SEED_VERSION>` and reused while
- * the seed version is the same; `fresh` (or a half-made cache, without its manifest) seeds it again.
+ * What names a seeded data dir in <tmp>: the seed's version and the schema's migrations. A cache is
+ * never migrated in place: several checkouts of the project on one machine share <tmp>, and one with
+ * a migration the others lack would leave them a data dir they refuse (or one with its triggers).
+ */
+export function seedKey(version: number): string {
+  const schema = createHash('sha256').update(loadMigrations().map((m) => m.hash).join()).digest('hex').slice(0, 8)
+  return `v${version}-schema-${schema}`
+}
+
+/**
+ * The seeded classroom, cached in `<tmp>/storefront-bench-classroom-<seedKey>` and reused while the
+ * seed version and the schema are the same; `fresh` (or a half-made cache, without its manifest) seeds it again.
  */
 export async function seededClassroom(fresh: boolean, log: (line: string) => void): Promise<{ dir: string; manifest: Manifest }> {
-  const dir = join(tmpdir(), `storefront-bench-classroom-v${SEED_VERSION}`)
+  const dir = join(tmpdir(), `storefront-bench-classroom-${seedKey(SEED_VERSION)}`)
   const manifestFile = join(dir, 'manifest.json')
   if (!fresh && existsSync(manifestFile)) {
     const manifest = JSON.parse(readFileSync(manifestFile, 'utf8')) as Manifest
-    // Migrations added since the seed are applied here, once, not by every run's first start.
-    const database = openDatabase(join(dir, 'storefront.db'))
-    migrate(database.db)
-    drainOutbox(database.db)
-    database.close()
     log(`reusing the seeded classroom in ${dir} (seeded ${manifest.seededAt}; --fresh seeds again)`)
     return { dir, manifest }
   }
