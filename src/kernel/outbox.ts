@@ -2,6 +2,9 @@ import type { Clock } from './clock'
 import type { Tx } from './db/database'
 import type { EventType } from './events'
 import type { Ids } from './ids'
+import { sql } from 'drizzle-orm'
+import { perHandle } from './db/per-handle'
+import { withParams } from './db/prepared'
 import { outboxEvents } from './tables'
 
 export interface Outbox {
@@ -14,6 +17,13 @@ export interface Outbox {
   onEmit(listener: () => void): void
 }
 
+const p = sql.placeholder
+const insertEvent = perHandle((tx: Tx) =>
+  withParams<{ id: string; storeId: string; type: EventType; data: Record<string, unknown>; now: number }>()(
+    tx.insert(outboxEvents).values({ id: p('id'), storeId: p('storeId'), type: p('type'), data: p('data'), createdAt: p('now') }).prepare(),
+  ),
+)
+
 export function createOutbox(ids: Ids, clock: Clock): Outbox {
   const listeners: (() => void)[] = []
   let scheduled = false
@@ -24,7 +34,7 @@ export function createOutbox(ids: Ids, clock: Clock): Outbox {
   return {
     emit(tx, storeId, type, data) {
       const id = ids.next('evt')
-      tx.insert(outboxEvents).values({ id, storeId, type, data, createdAt: clock.now() }).run()
+      insertEvent(tx).run({ id, storeId, type, data, now: clock.now() })
       if (!scheduled && listeners.length > 0) {
         scheduled = true
         queueMicrotask(notify)
