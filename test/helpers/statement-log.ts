@@ -51,6 +51,9 @@ export async function statementsOf<T>(work: () => Promise<T>): Promise<{ result:
   }
 }
 
+/** Puts a line of the test's own in the log being kept (an answer arriving, say), to see what came before it. */
+export const mark = (label: string) => void log?.push(label)
+
 /** A statement's kind and table, for reading a log at a glance: `select cart_items`, `insert orders`. */
 export function summary(sql: string): string {
   let s = sql.replace(/\s+/g, ' ').trim()

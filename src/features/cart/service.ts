@@ -1,5 +1,5 @@
 import { customerOf, type StoreCtx } from '../../kernel/auth/kinds'
-import { writeTransaction, type Db, type Tx } from '../../kernel/db/database'
+import { groupedWrite, writeTransaction, type Db, type Tx } from '../../kernel/db/database'
 import type { Deps } from '../../kernel/deps'
 import { AppError, notFound } from '../../kernel/errors'
 import { fromCents, MAX_CART_LINES, MAX_LINE_QUANTITY, totalCents } from '../../kernel/money'
@@ -98,8 +98,8 @@ function assertCanHold(variantId: string, variant: VariantLine | undefined, quan
  * line's variant and product as they are now, and with the change applied they are the answer (the
  * write changes no stock, price or name), so the cart is not read again.
  */
-export function addItem(deps: Deps, ctx: StoreCtx, input: { variantId: string; quantity: number }): Cart {
-  return writeTransaction(deps.db, (tx) => {
+export function addItem(deps: Deps, ctx: StoreCtx, input: { variantId: string; quantity: number }): Promise<Cart> {
+  return groupedWrite(deps.db, (tx) => {
     const q = statementsOf(tx)
     const cart = cartOf(tx, deps, ctx)
     const lines = cartLines(tx, ctx, cart.id)
@@ -138,8 +138,8 @@ function linesWith(tx: Tx, ctx: StoreCtx, cartId: string, itemId: string) {
   return { lines, at, line: lines[at]! }
 }
 
-export function changeItem(deps: Deps, ctx: StoreCtx, itemId: string, quantity: number): Cart {
-  return writeTransaction(deps.db, (tx) => {
+export function changeItem(deps: Deps, ctx: StoreCtx, itemId: string, quantity: number): Promise<Cart> {
+  return groupedWrite(deps.db, (tx) => {
     const cart = cartOf(tx, deps, ctx)
     const { lines, at, line } = linesWith(tx, ctx, cart.id, itemId)
     assertCanHold(line.variantId, line, quantity)
@@ -149,8 +149,8 @@ export function changeItem(deps: Deps, ctx: StoreCtx, itemId: string, quantity: 
   })
 }
 
-export function removeItem(deps: Deps, ctx: StoreCtx, itemId: string): Cart {
-  return writeTransaction(deps.db, (tx) => {
+export function removeItem(deps: Deps, ctx: StoreCtx, itemId: string): Promise<Cart> {
+  return groupedWrite(deps.db, (tx) => {
     const q = statementsOf(tx)
     const cart = cartOf(tx, deps, ctx)
     const { lines, at, line } = linesWith(tx, ctx, cart.id, itemId)

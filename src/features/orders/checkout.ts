@@ -1,5 +1,5 @@
 import { customerOf, type StoreCtx } from '../../kernel/auth/kinds'
-import { writeTransaction } from '../../kernel/db/database'
+import { groupedWrite } from '../../kernel/db/database'
 import { AppError } from '../../kernel/errors'
 import { totalCents } from '../../kernel/money'
 import { cartToBuy, emptyCart } from '../cart/service'
@@ -12,9 +12,9 @@ import { orderBody } from './views'
  * Checkout: in one BEGIN IMMEDIATE transaction every line is reserved or none is,
  * the order snapshots names, skus and prices, gets the store's next number, and the cart is emptied.
  */
-export function checkout(deps: OrdersDeps, ctx: StoreCtx) {
+export async function checkout(deps: OrdersDeps, ctx: StoreCtx) {
   const customerId = customerOf(ctx)
-  const order = writeTransaction(deps.db, (tx) => {
+  const order = await groupedWrite(deps.db, (tx) => {
     const cart = cartToBuy(tx, deps, ctx)
     const { lines } = cart
     const short = lines.filter((l) => l.quantity > l.stock - l.reserved)

@@ -1,13 +1,13 @@
 import { customerOf, type StoreCtx } from '../../kernel/auth/kinds'
 import { isoTime } from '../../kernel/clock'
-import { writeTransaction } from '../../kernel/db/database'
+import { groupedWrite, groupsSettled } from '../../kernel/db/database'
 import type { Deps } from '../../kernel/deps'
 import { AppError } from '../../kernel/errors'
 import { cancelOrder, markPaid } from './changes'
 import { withIdempotency } from './idempotency'
 import type { PayBody } from './model'
 import { pixCode } from './pix'
-import { assertMove } from './states'
+import { assertMove, canMove } from './states'
 import { orderStatements } from './statements'
 import { findOrder, orderBody } from './views'
 
@@ -25,9 +25,13 @@ export function pay(deps: Deps, ctx: StoreCtx, orderId: string, body: PayBody, i
   return withIdempotency(deps, ctx.storeId, idempotencyKey, fingerprint, async () => {
     // Refuse early what cannot be paid; the transaction below checks again after the processor answered.
     const before = findOrder(deps.db, ctx, orderId)
-    assertMove(before.id, before.status, 'PAID', 'pay')
+    if (!canMove(before.status, 'PAID', 'pay')) {
+      // What refuses it may be another payment of this order, written in a commit group not committed yet.
+      await groupsSettled(deps.db)
+      assertMove(before.id, findOrder(deps.db, ctx, orderId).status, 'PAID', 'pay')
+    }
     const approved = await processor.authorize(body)
-    const result = writeTransaction(deps.db, (tx) => {
+    const result = await groupedWrite(deps.db, (tx) => {
       const order = findOrder(tx, ctx, orderId)
       const now = deps.clock.now()
       // Past its time (the timer may not have run yet), the order expires here instead of being paid.
