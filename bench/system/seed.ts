@@ -109,9 +109,9 @@ async function seedOne(
     const session = await register(deps, keyCtx, { email: `c${c}@${rm}.bench`, password: 'bench-password', name: `Customer ${c}` })
     const customer: StoreCtx = { ...ctx, actor: { type: 'customer', customerId: session.customer.id, keyId: 'seed', rm: null } }
     for (let o = 0; o < size.ordersEach; o++) {
-      addItem(deps, customer, { variantId: hot[(c + o) % hot.length]!.variantId, quantity: 1 + (o % 3) })
-      if (o % 4 === 0) addItem(deps, customer, { variantId: stock.variantId, quantity: 1 })
-      const order = checkout(deps, customer)
+      await addItem(deps, customer, { variantId: hot[(c + o) % hot.length]!.variantId, quantity: 1 + (o % 3) })
+      if (o % 4 === 0) await addItem(deps, customer, { variantId: stock.variantId, quantity: 1 })
+      const order = await checkout(deps, customer)
       await pay(deps, customer, order.id, { method: o % 2 ? 'PIX' : 'CREDIT_CARD' }, undefined)
     }
     const bought = new Set(Array.from({ length: size.ordersEach }, (_, o) => (c + o) % hot.length))

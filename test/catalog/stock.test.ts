@@ -1,6 +1,8 @@
 import { describe, expect, test } from 'bun:test'
 import fc from 'fast-check'
+import { eq } from 'drizzle-orm'
 import { moveStock, type StockMove } from '../../src/features/catalog/stock'
+import { stockMovements } from '../../src/features/catalog/tables'
 import { writeTransaction } from '../../src/kernel/db/database'
 import { outboxEvents } from '../../src/kernel/tables'
 import { catalogSetup, expectSameNotFound, storeCtx } from '../helpers/catalog'
@@ -113,6 +115,21 @@ describe('movements made by orders', () => {
     expect(() => orderMove(t, { variantId: v.id, kind: 'RESERVE', quantity: 3 })).toThrow('Only 2 of variant')
     expect(() => orderMove(t, { variantId: v.id, kind: 'RELEASE', quantity: 1 })).toThrow('Cannot release 1 units')
     expect(await t.A.variant(v.id)).toMatchObject({ stock: 2, reserved: 0 })
+  })
+
+  test("a move of an unknown or another store's variant changes nothing; a deleted variant cannot be reserved, but what it holds is released", async () => {
+    const t = await catalogSetup()
+    const v = (await t.A.createProduct({ stock: 5 })).variants[0]
+    const b = (await t.B.createProduct({ stock: 5 })).variants[0]
+    const ledger = () => t.deps.db.select().from(stockMovements).where(eq(stockMovements.variantId, v.id)).all().length
+    expect(() => orderMove(t, { variantId: b.id, kind: 'RESERVE', quantity: 1 })).toThrow(`No variant with id '${b.id}'`)
+    expect(() => orderMove(t, { variantId: b.id, kind: 'RELEASE', quantity: 1 })).toThrow(`variant ${b.id} is not in store`)
+    expect(await t.B.variant(b.id)).toMatchObject({ stock: 5, reserved: 0 })
+    orderMove(t, { variantId: v.id, kind: 'RESERVE', quantity: 2 })
+    await expectOk(t.A.send('DELETE', `/v1/products/${v.productId}`), 204)
+    expect(() => orderMove(t, { variantId: v.id, kind: 'RESERVE', quantity: 1 })).toThrow(`No variant with id '${v.id}'`)
+    expect(ledger()).toBe(2)
+    expect(orderMove(t, { variantId: v.id, kind: 'RELEASE', quantity: 2 })).toMatchObject({ stock: 5, reserved: 0 })
   })
 
   test('the database itself refuses reserved above stock or below zero', async () => {

@@ -46,7 +46,7 @@ describe('database', () => {
 })
 
 describe('event outbox', () => {
-  test('emit writes the event in the caller transaction and tells listeners after commit', async () => {
+  test('emit writes the event in the caller transaction and tells listeners after commit, once for the events of a turn of the event loop', async () => {
     const { deps } = createTestDeps()
     const heard: number[] = []
     deps.outbox.onEmit(() => heard.push(deps.db.select().from(outboxEvents).all().length))
@@ -55,8 +55,11 @@ describe('event outbox', () => {
       expect(heard).toEqual([]) // not yet: still inside the transaction
       return eventId
     })
+    writeTransaction(deps.db, (tx) => deps.outbox.emit(tx, 'str_1', 'order.created', { orderId: 'ord_2' }))
     await Promise.resolve()
-    expect(heard).toEqual([1])
+    expect(heard).toEqual([])
+    await new Promise((resolve) => setImmediate(resolve))
+    expect(heard).toEqual([2])
     const row = deps.db.select().from(outboxEvents).where(eq(outboxEvents.id, id)).get()!
     expect(id).toMatch(/^evt_[0-9a-z]{20}$/)
     expect(row).toEqual({

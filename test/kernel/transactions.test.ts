@@ -1,31 +1,11 @@
-import { Database } from 'bun:sqlite'
 import { describe, expect, test } from 'bun:test'
-import { drizzle } from 'drizzle-orm/bun-sqlite'
-import { mkdtempSync, readdirSync, readFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { readdirSync, readFileSync } from 'node:fs'
 import { join, relative } from 'node:path'
 import { moveStock } from '../../src/features/catalog/stock'
-import { readTransaction, writeTransaction, type Db } from '../../src/kernel/db/database'
+import { readTransaction, writeTransaction } from '../../src/kernel/db/database'
 import { outboxEvents } from '../../src/kernel/tables'
 import { createTestDeps } from '../helpers/app'
-
-/**
- * Two connections on one WAL file, in the default (shared) locking mode, so that the second one can
- * tell which locks the first holds. The server opens its file exclusively (openDatabase), where no
- * other connection could look.
- */
-function twoConnections() {
-  const file = join(mkdtempSync(join(tmpdir(), 'storefront-tx-')), 'tx.db')
-  const first = new Database(file, { create: true, strict: true })
-  first.exec('PRAGMA journal_mode = WAL')
-  first.exec('create table t (n integer not null)')
-  const other = new Database(file, { strict: true })
-  other.exec('PRAGMA busy_timeout = 0')
-  const db = drizzle({ client: first }) as Db
-  const rows = () => (other.query('select n from t order by n').all() as { n: number }[]).map((r) => r.n)
-  const otherWrites = () => other.query('insert into t (n) values (99)').run()
-  return { db, rows, otherWrites }
-}
+import { twoConnections } from '../helpers/two-connections'
 
 describe('transactions', () => {
   test('a write transaction holds the write lock from its start (BEGIN IMMEDIATE), before its first statement', () => {
@@ -115,7 +95,7 @@ describe('transactions', () => {
     expect(deps.db.select({ id: outboxEvents.id }).from(outboxEvents).all()).toEqual([{ id }])
   })
 
-  test('src opens transactions only through writeTransaction and readTransaction', () => {
+  test('src opens transactions only through writeTransaction, readTransaction and groupedWrite', () => {
     const root = join(import.meta.dir, '../../src')
     const files = (readdirSync(root, { recursive: true }) as string[]).filter((f) => f.endsWith('.ts')).map((f) => join(root, f))
     const entryPoints = join(root, 'kernel/db/database.ts')

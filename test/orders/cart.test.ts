@@ -131,4 +131,22 @@ describe('the cart', () => {
     await expectOk(s.shop.send('DELETE', `/v1/cart/items/${first.items[0].id}`))
     expect(updatedAt(first.id)).toBe(added + 180_000)
   })
+  test('a line whose product was archived, then deleted, since it was added: adding to it or changing it is 409, then 404, and the line stays until removed', async () => {
+    const s = await shopSetup()
+    const cart = await expectOk(s.shop.add(s.variantId, 1))
+    const item = cart.items[0].id
+    await expectOk(s.catalog.send('PUT', `/v1/products/${s.product.id}`, { state: 'ARCHIVED' }))
+    for (const res of [await s.shop.add(s.variantId, 1), await s.shop.send('PATCH', `/v1/cart/items/${item}`, { quantity: 2 })]) {
+      expect(res.status).toBe(409)
+      expect(res.body.error.code).toBe('PRODUCT_UNAVAILABLE')
+      expect(res.body.error.message).toContain('ARCHIVED')
+    }
+    await expectOk(s.catalog.send('DELETE', `/v1/products/${s.product.id}`), 204)
+    for (const res of [await s.shop.add(s.variantId, 1), await s.shop.send('PATCH', `/v1/cart/items/${item}`, { quantity: 2 })]) {
+      expect(res.status).toBe(404)
+      expect(res.body.error.message).toContain(s.variantId)
+    }
+    expect((await s.shop.cart()).items).toEqual([expect.objectContaining({ id: item, quantity: 1, available: 0 })])
+    expect(await expectOk(s.shop.send('DELETE', `/v1/cart/items/${item}`))).toMatchObject({ items: [], itemCount: 0 })
+  })
 })

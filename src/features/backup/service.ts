@@ -3,6 +3,7 @@ import { existsSync, rmSync } from 'node:fs'
 import { mkdir, mkdtemp, rename, rm, symlink } from 'node:fs/promises'
 import { basename, dirname, join, resolve } from 'node:path'
 import { asideName, DATA_NAMES, DATABASE_FILES, databaseHeld, dataPath, removeStaleWork, serverRunning, workPrefix } from '../../kernel/data-dir'
+import { commitGroup } from '../../kernel/db/database'
 import { buildName, NewerDataFolder, refuseNewer } from '../../kernel/db/migrate'
 
 export class BackupError extends Error {}
@@ -46,6 +47,8 @@ export async function backup(sqlite: Database, dataDir: string, file: string, pr
   const partial = join(dirname(target), `${basename(work)}.partial`)
   return withWork([work, partial], async () => {
     progress('copying the database')
+    // The writes of an open commit group are answered once committed: the copy has them all.
+    commitGroup(sqlite)
     sqlite.exec(`VACUUM INTO '${dataPath(work, 'database').replaceAll("'", "''")}'`)
     await symlink(resolve(dataPath(dataDir, 'media')), dataPath(work, 'media'))
     let files = 0

@@ -3,6 +3,7 @@ import { authMacro } from '../../kernel/auth/macro'
 import type { Deps } from '../../kernel/deps'
 import { ErrorEnvelope } from '../../kernel/errors'
 import { jsonResponse } from '../../kernel/http/json-response'
+import { GROUPED_WRITES_EXTENSION } from '../../kernel/http/route-table'
 import { MAX_CART_LINES, MAX_LINE_QUANTITY } from '../../kernel/money'
 import { AddItemBody, Cart, ChangeItemBody, ItemIdParams } from './model'
 import { addItem, changeItem, getCart, removeItem } from './service'
@@ -23,27 +24,28 @@ export const cartRoutes = (deps: Deps) =>
       response: { 200: Cart },
       detail: { tags, summary: "The customer's cart", description: 'Prices are today\u2019s; `available` says how many units of each line can be bought now.' },
     })
-    .post('/items', ({ ctx, body, set }) => answer(addItem(deps, ctx, body), set), {
+    .post('/items', async ({ ctx, body, set }) => answer(await addItem(deps, ctx, body), set), {
       auth: 'customer',
       body: AddItemBody,
       response: { 200: Cart, 400: ErrorEnvelope, 404: ErrorEnvelope, 409: ErrorEnvelope },
       detail: {
         tags,
+        [GROUPED_WRITES_EXTENSION]: true,
         summary: 'Add a variant to the cart',
         description:
           `Adding a variant already in the cart adds the quantities up. A product id where the variant id belongs is a 404 that says so. A product that is not PUBLISHED is 409 PRODUCT_UNAVAILABLE; more units than \`available\` is 409 INSUFFICIENT_STOCK. A line holds at most ${MAX_LINE_QUANTITY} units and a cart at most ${MAX_CART_LINES} lines, so that every total is exact: an add that would pass either is 409 CONFLICT naming the limit, and changes nothing. Answers with the whole cart.`,
       },
     })
-    .patch('/items/:id', ({ ctx, params, body, set }) => answer(changeItem(deps, ctx, params.id, body.quantity), set), {
+    .patch('/items/:id', async ({ ctx, params, body, set }) => answer(await changeItem(deps, ctx, params.id, body.quantity), set), {
       auth: 'customer',
       params: ItemIdParams,
       body: ChangeItemBody,
       response: { 200: Cart, 400: ErrorEnvelope, 404: ErrorEnvelope, 409: ErrorEnvelope },
-      detail: { tags, summary: 'Change the quantity of a cart item', description: `Sets the quantity (1 to ${MAX_LINE_QUANTITY}; remove the item with DELETE). Answers with the whole cart.` },
+      detail: { tags, [GROUPED_WRITES_EXTENSION]: true, summary: 'Change the quantity of a cart item', description: `Sets the quantity (1 to ${MAX_LINE_QUANTITY}; remove the item with DELETE). Answers with the whole cart.` },
     })
-    .delete('/items/:id', ({ ctx, params, set }) => answer(removeItem(deps, ctx, params.id), set), {
+    .delete('/items/:id', async ({ ctx, params, set }) => answer(await removeItem(deps, ctx, params.id), set), {
       auth: 'customer',
       params: ItemIdParams,
       response: { 200: Cart, 404: ErrorEnvelope },
-      detail: { tags, summary: 'Remove a cart item', description: 'Answers with the whole cart.' },
+      detail: { tags, [GROUPED_WRITES_EXTENSION]: true, summary: 'Remove a cart item', description: 'Answers with the whole cart.' },
     })

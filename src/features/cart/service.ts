@@ -1,8 +1,9 @@
 import { customerOf, type StoreCtx } from '../../kernel/auth/kinds'
-import { writeTransaction, type Db, type Tx } from '../../kernel/db/database'
+import { groupedWrite, writeTransaction, type Db, type Tx } from '../../kernel/db/database'
 import type { Deps } from '../../kernel/deps'
 import { AppError, notFound } from '../../kernel/errors'
 import { fromCents, MAX_CART_LINES, MAX_LINE_QUANTITY, totalCents } from '../../kernel/money'
+import { variantLine, type VariantLine } from '../catalog/buyable'
 import { VARIANTS_HINT } from '../catalog/find'
 import { assertCartWithinLimits, assertPriceWithinLimit, lineTooLarge, tooManyLines } from './limits'
 import type { Cart } from './model'
@@ -10,7 +11,7 @@ import { cartStatements, type CartRow, type LineRow } from './statements'
 
 // The customer's one cart: lines by variant, priced at today's prices.
 
-const statementsOf = (db: Db) => cartStatements(db.$client)
+const statementsOf = (db: Db) => cartStatements(db)
 
 /** The customer's cart, created on first use. */
 function cartOf(tx: Tx, deps: Deps, ctx: StoreCtx): CartRow {
@@ -70,12 +71,13 @@ export function getCart(deps: Deps, ctx: StoreCtx): Cart {
 }
 
 /**
- * Refuses a quantity the variant cannot supply now (409), or a product that cannot be bought (also for
- * a price above the limit); returns the variant with its product, as a line of `cartLines` has them.
+ * Refuses a quantity the variant cannot supply now (409), a variant that is gone (404), or a product
+ * that cannot be bought (also for a price above the limit). `variant` is the variant with its product,
+ * from the cart's own line when it has one (the lines were read in this transaction), else as
+ * `variantLine` reads it.
  */
-function assertCanHold(tx: Tx, ctx: StoreCtx, variantId: string, quantity: number) {
-  const variant = statementsOf(tx).variantLine.get({ id: variantId, storeId: ctx.storeId })
-  if (!variant) throw notFound('variant', variantId, VARIANTS_HINT)
+function assertCanHold(variantId: string, variant: VariantLine | undefined, quantity: number): VariantLine {
+  if (!variant || variant.variantDeletedAt !== null) throw notFound('variant', variantId, VARIANTS_HINT)
   if (variant.state !== 'PUBLISHED' || variant.productDeletedAt !== null) {
     throw new AppError('PRODUCT_UNAVAILABLE', `Product '${variant.name}' (variant ${variant.sku}) is ${variant.state}, not PUBLISHED, so it cannot be bought. Publish it first: PUT /v1/products/${variant.productId} {"state":"PUBLISHED"}.`, [
       { variantId, productId: variant.productId, state: variant.state },
@@ -91,13 +93,13 @@ function assertCanHold(tx: Tx, ctx: StoreCtx, variantId: string, quantity: numbe
   return variant
 }
 
-/**
- * The cart's lines are read once, before the write: they hold the line of this variant if there is
- * one, and with the change applied they are the answer (the write changes no stock, price or name),
- * so the cart is not read again.
+/*
+ * Each change reads the cart's lines once, before its write: they hold the line it changes, with that
+ * line's variant and product as they are now, and with the change applied they are the answer (the
+ * write changes no stock, price or name), so the cart is not read again.
  */
-export function addItem(deps: Deps, ctx: StoreCtx, input: { variantId: string; quantity: number }): Cart {
-  return writeTransaction(deps.db, (tx) => {
+export function addItem(deps: Deps, ctx: StoreCtx, input: { variantId: string; quantity: number }): Promise<Cart> {
+  return groupedWrite(deps.db, (tx) => {
     const q = statementsOf(tx)
     const cart = cartOf(tx, deps, ctx)
     const lines = cartLines(tx, ctx, cart.id)
@@ -111,7 +113,7 @@ export function addItem(deps: Deps, ctx: StoreCtx, input: { variantId: string; q
     if (!existing && lines.length >= MAX_CART_LINES) {
       throw tooManyLines(lines.length, 'Check out first (POST /v1/orders/checkout) or remove a line (DELETE /v1/cart/items/:id), then add this one.')
     }
-    const variant = assertCanHold(tx, ctx, input.variantId, quantity)
+    const variant = assertCanHold(input.variantId, existing ?? variantLine(tx, ctx.storeId, input.variantId), quantity)
     const now = deps.clock.now()
     if (existing) {
       q.setQuantity.run({ id: existing.id, storeId: ctx.storeId, quantity })
@@ -128,31 +130,34 @@ export function addItem(deps: Deps, ctx: StoreCtx, input: { variantId: string; q
   })
 }
 
-function findItem(tx: Tx, ctx: StoreCtx, cartId: string, itemId: string) {
-  const item = statementsOf(tx).item.get({ id: itemId, cartId, storeId: ctx.storeId })
-  if (!item) throw notFound('cart item', itemId, 'GET /v1/cart shows the ids of your cart items')
-  return item
+/** The cart's lines and where among them the line `itemId` is (404 if it is not this cart's). */
+function linesWith(tx: Tx, ctx: StoreCtx, cartId: string, itemId: string) {
+  const lines = cartLines(tx, ctx, cartId)
+  const at = lines.findIndex((l) => l.id === itemId)
+  if (at < 0) throw notFound('cart item', itemId, 'GET /v1/cart shows the ids of your cart items')
+  return { lines, at, line: lines[at]! }
 }
 
-export function changeItem(deps: Deps, ctx: StoreCtx, itemId: string, quantity: number): Cart {
-  return writeTransaction(deps.db, (tx) => {
-    const q = statementsOf(tx)
+export function changeItem(deps: Deps, ctx: StoreCtx, itemId: string, quantity: number): Promise<Cart> {
+  return groupedWrite(deps.db, (tx) => {
     const cart = cartOf(tx, deps, ctx)
-    const item = findItem(tx, ctx, cart.id, itemId)
-    assertCanHold(tx, ctx, item.variantId, quantity)
-    q.setQuantity.run({ id: item.id, storeId: ctx.storeId, quantity })
-    return freshView(tx, ctx, cart)
+    const { lines, at, line } = linesWith(tx, ctx, cart.id, itemId)
+    assertCanHold(line.variantId, line, quantity)
+    statementsOf(tx).setQuantity.run({ id: line.id, storeId: ctx.storeId, quantity })
+    lines[at] = { ...line, quantity }
+    return cartView(cart, lines)
   })
 }
 
-export function removeItem(deps: Deps, ctx: StoreCtx, itemId: string): Cart {
-  return writeTransaction(deps.db, (tx) => {
+export function removeItem(deps: Deps, ctx: StoreCtx, itemId: string): Promise<Cart> {
+  return groupedWrite(deps.db, (tx) => {
     const q = statementsOf(tx)
     const cart = cartOf(tx, deps, ctx)
-    const item = findItem(tx, ctx, cart.id, itemId)
-    q.removeItem.run({ id: item.id, storeId: ctx.storeId })
+    const { lines, at, line } = linesWith(tx, ctx, cart.id, itemId)
+    q.removeItem.run({ id: line.id, storeId: ctx.storeId })
     q.touchCart.run({ id: cart.id, storeId: ctx.storeId, now: deps.clock.now() })
-    return freshView(tx, ctx, cart)
+    lines.splice(at, 1)
+    return cartView(cart, lines)
   })
 }
 

@@ -1,6 +1,8 @@
-import { and, count, desc, eq } from 'drizzle-orm'
+import { and, count, desc, eq, isNull, or, sql } from 'drizzle-orm'
 import type { StoreCtx } from '../../kernel/auth/kinds'
 import type { Sql, Tx } from '../../kernel/db/database'
+import { perHandle } from '../../kernel/db/per-handle'
+import { withParams } from '../../kernel/db/prepared'
 import type { Deps } from '../../kernel/deps'
 import { AppError } from '../../kernel/errors'
 import { findVariant } from './find'
@@ -35,41 +37,76 @@ export interface StockMove {
 
 type VariantRow = typeof variants.$inferSelect
 
+const p = sql.placeholder
+
+/*
+ * A move is one guarded UPDATE ... RETURNING and the ledger row: the levels change only if they stay
+ * within the rules, so the variant need not be read first. When no row comes back, the move was refused
+ * (or the variant is not there), and only then is the variant read, to say why.
+ */
+const statements = perHandle((db: Sql) => ({
+  move: withParams<{ id: string; storeId: string; stock: number; reserved: number; now: number; anyState: boolean; max: number }>()(
+    db
+      .update(variants)
+      .set({ stock: sql`${variants.stock} + ${p('stock')}`, reserved: sql`${variants.reserved} + ${p('reserved')}`, updatedAt: sql`${p('now')}` })
+      .where(
+        and(
+          eq(variants.id, p('id')),
+          eq(variants.storeId, p('storeId')),
+          or(sql`${p('anyState')}`, isNull(variants.deletedAt)),
+          sql`${variants.reserved} + ${p('reserved')} between 0 and ${variants.stock} + ${p('stock')}`,
+          sql`(${p('stock')} <= 0 or ${variants.stock} + ${p('stock')} <= ${p('max')})`,
+        ),
+      )
+      .returning()
+      .prepare(),
+  ),
+  ledger: withParams<{ storeId: string; variantId: string; kind: StockMovementKind; quantity: number; stockAfter: number; reservedAfter: number; reason: string | null; orderId: string | null; now: number }>()(
+    db
+      .insert(stockMovements)
+      .values({
+        storeId: p('storeId'),
+        variantId: p('variantId'),
+        kind: p('kind'),
+        quantity: p('quantity'),
+        stockAfter: p('stockAfter'),
+        reservedAfter: p('reservedAfter'),
+        reason: p('reason'),
+        orderId: p('orderId'),
+        createdAt: p('now'),
+      })
+      .prepare(),
+  ),
+}))
+
 export function moveStock(tx: Tx, deps: Deps, ctx: StoreCtx, move: StockMove): VariantRow {
   const { kind, quantity } = move
   if (!Number.isInteger(quantity) || quantity === 0 || (kind !== 'ADJUST' && quantity < 0)) {
     throw new Error(`moveStock: invalid quantity ${quantity} for ${kind}`)
   }
+  const q = statements(tx)
   // An order may still hold units of a variant deleted since checkout: those moves must find it.
-  const before = kind === 'RELEASE' || kind === 'SALE' || kind === 'RETURN' ? heldVariant(tx, ctx, move.variantId) : findVariant(tx, ctx, move.variantId)
-  const stock = before.stock + EFFECT[kind].stock * quantity
-  const reserved = before.reserved + EFFECT[kind].reserved * quantity
-  if (reserved < 0 || reserved > stock) throw refusal(before, move)
+  const anyState = kind === 'RELEASE' || kind === 'SALE' || kind === 'RETURN'
   // Not a RETURN: a refund puts back units that were sold, and is never refused for it.
-  if ((kind === 'RECEIVE' || kind === 'ADJUST') && quantity > 0 && stock > MAX_STOCK) throw overLimit(before, quantity)
+  const max = kind === 'RECEIVE' || kind === 'ADJUST' ? MAX_STOCK : Number.MAX_SAFE_INTEGER
+  const delta = { stock: EFFECT[kind].stock * quantity, reserved: EFFECT[kind].reserved * quantity }
   const now = deps.clock.now()
   // The CHECK constraint on variants holds the same line, should this code ever be wrong.
-  const after = tx
-    .update(variants)
-    .set({ stock, reserved, updatedAt: now })
-    .where(eq(variants.id, before.id))
-    .returning()
-    .get()!
-  tx.insert(stockMovements)
-    .values({
-      storeId: ctx.storeId,
-      variantId: before.id,
-      kind,
-      quantity,
-      stockAfter: stock,
-      reservedAfter: reserved,
-      reason: move.reason,
-      orderId: move.orderId ?? null,
-      createdAt: now,
-    })
-    .run()
-  const availableBefore = before.stock - before.reserved
-  const available = stock - reserved
+  const after = q.move.get({ id: move.variantId, storeId: ctx.storeId, ...delta, now, anyState, max })
+  if (!after) throw whyRefused(tx, ctx, move, anyState, delta, max)
+  q.ledger.run({
+    storeId: ctx.storeId,
+    variantId: after.id,
+    kind,
+    quantity,
+    stockAfter: after.stock,
+    reservedAfter: after.reserved,
+    reason: move.reason,
+    orderId: move.orderId ?? null,
+    now,
+  })
+  const availableBefore = after.stock - delta.stock - (after.reserved - delta.reserved)
+  const available = after.stock - after.reserved
   if (availableBefore > after.minStock && available <= after.minStock) {
     deps.outbox.emit(tx, ctx.storeId, 'product.low_stock', {
       productId: after.productId,
@@ -80,6 +117,16 @@ export function moveStock(tx: Tx, deps: Deps, ctx: StoreCtx, move: StockMove): V
     })
   }
   return after
+}
+
+/** Why a move changed nothing: the variant is not there (404, or an error for a held one), or the levels would break a rule. */
+function whyRefused(tx: Sql, ctx: StoreCtx, move: StockMove, anyState: boolean, delta: { stock: number; reserved: number }, max: number): Error {
+  const before = anyState ? heldVariant(tx, ctx, move.variantId) : findVariant(tx, ctx, move.variantId)
+  const stock = before.stock + delta.stock
+  const reserved = before.reserved + delta.reserved
+  if (reserved < 0 || reserved > stock) return refusal(before, move)
+  if (delta.stock > 0 && stock > max) return overLimit(before, move.quantity)
+  return new Error(`moveStock: the move of variant ${before.id} was not made, and no rule refuses it`)
 }
 
 function heldVariant(tx: Sql, ctx: StoreCtx, id: string): VariantRow {

@@ -109,8 +109,8 @@ export async function seedDemo(deps: OrdersDeps, groupId: string, seed = 1) {
     const forSale = variantsForSale(deps.db, ctx.storeId, 8)
     for (let k = 0; k < 2 && forSale.length > 0; k++) {
       const bought = rnd.pick(forSale)
-      addItem(deps, buyer, { variantId: bought.id, quantity: 1 })
-      const order = checkout(deps, buyer)
+      await addItem(deps, buyer, { variantId: bought.id, quantity: 1 })
+      const order = await checkout(deps, buyer)
       await pay(deps, buyer, order.id, { method: k === 0 ? 'PIX' : 'CREDIT_CARD' }, undefined)
       orders++
       // The first purchase of each customer gets a review. It draws no random number, so the rest of what a seed makes does not depend on it.

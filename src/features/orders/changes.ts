@@ -5,12 +5,12 @@ import type { Deps } from '../../kernel/deps'
 import { fromCents } from '../../kernel/money'
 import { moveStock } from '../catalog/stock'
 import { assertMove, type Operation } from './states'
-import { orderItems, orders, type CancelReason } from './tables'
-import type { OrderRow } from './views'
+import { orderStatements, type OrderItemRow, type OrderRow } from './statements'
+import { orders, type CancelReason } from './tables'
 
 // State changes shared by the buyer, the store panel and the expiry timer; each runs in the caller's transaction.
 
-const itemsOf = (tx: Sql, orderId: string) => tx.select().from(orderItems).where(eq(orderItems.orderId, orderId)).all()
+const itemsOf = (tx: Sql, orderId: string) => orderStatements(tx).itemsOf.all({ orderId })
 
 /** The store's context for moves made on its behalf (expiry); only storeId is read by stock moves. */
 export const systemCtx = (storeId: string): StoreCtx => ({ storeId, groupId: '', actor: { type: 'secretKey', keyId: 'system', rm: null } })
@@ -33,17 +33,19 @@ export function cancelOrder(tx: Tx, deps: Deps, order: OrderRow, reason: CancelR
   return after
 }
 
-/** PENDING → PAID after an approved payment: each reservation becomes a sale. */
-export function markPaid(tx: Tx, deps: Deps, order: OrderRow): OrderRow {
+/** PENDING → PAID after an approved payment: each reservation becomes a sale. Returns the order as it is now, and its lines. */
+export function markPaid(tx: Tx, deps: Deps, order: OrderRow): { order: OrderRow; items: OrderItemRow[] } {
   assertMove(order.id, order.status, 'PAID', 'pay')
   const ctx = systemCtx(order.storeId)
-  for (const item of itemsOf(tx, order.id)) {
+  const items = itemsOf(tx, order.id)
+  for (const item of items) {
     moveStock(tx, deps, ctx, { variantId: item.variantId, kind: 'SALE', quantity: item.quantity, reason: `order #${order.number} paid`, orderId: order.id })
   }
   const now = deps.clock.now()
-  const after = update(tx, order, { status: 'PAID', paidAt: now, updatedAt: now })
+  orderStatements(tx).markPaid.run({ id: order.id, now })
+  const after: OrderRow = { ...order, status: 'PAID', paidAt: now, updatedAt: now }
   deps.outbox.emit(tx, order.storeId, 'order.paid', { orderId: order.id, number: order.number, total: fromCents(after.totalCents) })
-  return after
+  return { order: after, items }
 }
 
 /** PAID → SHIPPED → DELIVERED by the store; each fires `shipment.updated`. */

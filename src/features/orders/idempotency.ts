@@ -1,5 +1,7 @@
-import { and, eq, lte } from 'drizzle-orm'
-import { writeTransaction, type Db } from '../../kernel/db/database'
+import { and, eq, lte, sql } from 'drizzle-orm'
+import { writeTransaction, type Db, type Sql } from '../../kernel/db/database'
+import { perHandle } from '../../kernel/db/per-handle'
+import { withParams } from '../../kernel/db/prepared'
 import type { Deps } from '../../kernel/deps'
 import { AppError, errorBody } from '../../kernel/errors'
 import { deleteBatch, type Pruner } from '../../kernel/retention'
@@ -23,6 +25,31 @@ export interface Answer {
 const replay = (status: number, body: string) =>
   new Response(body, { status, headers: { 'content-type': 'application/json', 'idempotent-replayed': 'true' } })
 
+const p = sql.placeholder
+type Key = { storeId: string; key: string }
+
+/** Prepared once per handle: a payment with a key runs them on every request. */
+const statements = perHandle((db: Sql) => {
+  const byKey = and(eq(idempotencyKeys.storeId, p('storeId')), eq(idempotencyKeys.key, p('key')))
+  return {
+    find: withParams<Key>()(db.select().from(idempotencyKeys).where(byKey).prepare()),
+    claim: withParams<Key & { fingerprint: string; now: number }>()(
+      db.insert(idempotencyKeys).values({ storeId: p('storeId'), key: p('key'), fingerprint: p('fingerprint'), createdAt: p('now') }).prepare(),
+    ),
+    free: withParams<Key>()(db.delete(idempotencyKeys).where(byKey).prepare()),
+    answer: withParams<Key & { status: number; body: string }>()(
+      db
+        .update(idempotencyKeys)
+        .set({ responseStatus: sql`${p('status')}`, responseBody: sql`${p('body')}` })
+        .where(byKey)
+        .prepare(),
+    ),
+  }
+})
+
+/** The answer kept for the key, to replay. */
+const keep = (db: Sql, id: Key, answer: Answer) => statements(db).answer.run({ ...id, status: answer.status, body: JSON.stringify(answer.body) })
+
 export async function withIdempotency(
   deps: Deps,
   storeId: string,
@@ -36,10 +63,11 @@ export async function withIdempotency(
       { path: 'headers.idempotency-key', message: `1 to ${MAX_KEY_LENGTH} characters` },
     ])
   }
-  const where = and(eq(idempotencyKeys.storeId, storeId), eq(idempotencyKeys.key, key))
+  const id = { storeId, key }
   const stored = writeTransaction(deps.db, (tx) => {
+    const q = statements(tx)
     const now = deps.clock.now()
-    const row = tx.select().from(idempotencyKeys).where(where).get()
+    const row = q.find.get(id)
     if (row && row.createdAt > now - IDEMPOTENCY_TTL_MS) {
       if (row.fingerprint !== fingerprint) {
         throw new AppError(
@@ -53,8 +81,8 @@ export async function withIdempotency(
       }
       if (row.responseStatus !== null) return row
     }
-    if (row) tx.delete(idempotencyKeys).where(where).run()
-    tx.insert(idempotencyKeys).values({ storeId, key, fingerprint, createdAt: now }).run()
+    if (row) q.free.run(id)
+    q.claim.run({ ...id, fingerprint, now })
     return null
   })
   if (stored) return replay(stored.responseStatus!, stored.responseBody!)
@@ -65,13 +93,13 @@ export async function withIdempotency(
     // A refusal is the answer to replay; anything else (a crash) frees the key for another try.
     if (e instanceof AppError && e.status < 500) answer = { status: e.status, body: errorBody(e) }
     else {
-      deps.db.delete(idempotencyKeys).where(where).run()
+      statements(deps.db).free.run(id)
       throw e
     }
-    deps.db.update(idempotencyKeys).set({ responseStatus: answer.status, responseBody: JSON.stringify(answer.body) }).where(where).run()
+    keep(deps.db, id, answer)
     throw e
   }
-  deps.db.update(idempotencyKeys).set({ responseStatus: answer.status, responseBody: JSON.stringify(answer.body) }).where(where).run()
+  keep(deps.db, id, answer)
   return answer
 }
 

@@ -1,15 +1,15 @@
 import { customerOf, type StoreCtx } from '../../kernel/auth/kinds'
 import { isoTime } from '../../kernel/clock'
-import { writeTransaction } from '../../kernel/db/database'
+import { groupedWrite, groupsSettled } from '../../kernel/db/database'
 import type { Deps } from '../../kernel/deps'
 import { AppError } from '../../kernel/errors'
 import { cancelOrder, markPaid } from './changes'
 import { withIdempotency } from './idempotency'
 import type { PayBody } from './model'
 import { pixCode } from './pix'
-import { assertMove } from './states'
-import { payments } from './tables'
-import { findOrder, toOrder } from './views'
+import { assertMove, canMove } from './states'
+import { orderStatements } from './statements'
+import { findOrder, orderBody } from './views'
 
 /**
  * The simulated payment processor. It answers asynchronously, as a real one would, so that a second
@@ -25,39 +25,45 @@ export function pay(deps: Deps, ctx: StoreCtx, orderId: string, body: PayBody, i
   return withIdempotency(deps, ctx.storeId, idempotencyKey, fingerprint, async () => {
     // Refuse early what cannot be paid; the transaction below checks again after the processor answered.
     const before = findOrder(deps.db, ctx, orderId)
-    assertMove(before.id, before.status, 'PAID', 'pay')
+    if (!canMove(before.status, 'PAID', 'pay')) {
+      // What refuses it may be another payment of this order, written in a commit group not committed yet.
+      await groupsSettled(deps.db)
+      assertMove(before.id, findOrder(deps.db, ctx, orderId).status, 'PAID', 'pay')
+    }
     const approved = await processor.authorize(body)
-    const result = writeTransaction(deps.db, (tx) => {
+    const result = await groupedWrite(deps.db, (tx) => {
       const order = findOrder(tx, ctx, orderId)
       const now = deps.clock.now()
       // Past its time (the timer may not have run yet), the order expires here instead of being paid.
-      if (order.status === 'PENDING' && order.expiresAt <= now) return { expired: true as const, order: cancelOrder(tx, deps, order, 'EXPIRED', 'expire'), paymentId: null }
+      if (order.status === 'PENDING' && order.expiresAt <= now) return { outcome: 'expired' as const, order: cancelOrder(tx, deps, order, 'EXPIRED', 'expire') }
       assertMove(order.id, order.status, 'PAID', 'pay')
       const paymentId = deps.ids.next('pay')
-      tx.insert(payments)
-        .values({
-          id: paymentId,
-          orderId: order.id,
-          storeId: order.storeId,
-          method: body.method,
-          status: approved ? 'APPROVED' : 'DECLINED',
-          amountCents: order.totalCents,
-          installments: body.method === 'CREDIT_CARD' ? (body.installments ?? 1) : 1,
-          pixCode: body.method === 'PIX' ? pixCode(paymentId, order.totalCents) : null,
-          createdAt: now,
-        })
-        .run()
-      return { expired: false as const, paymentId, order: approved ? markPaid(tx, deps, order) : order }
+      const q = orderStatements(tx)
+      q.insertPayment.run({
+        id: paymentId,
+        orderId: order.id,
+        storeId: order.storeId,
+        method: body.method,
+        status: approved ? 'APPROVED' : 'DECLINED',
+        amountCents: order.totalCents,
+        installments: body.method === 'CREDIT_CARD' ? (body.installments ?? 1) : 1,
+        pixCode: body.method === 'PIX' ? pixCode(paymentId, order.totalCents) : null,
+        createdAt: now,
+      })
+      if (!approved) return { outcome: 'declined' as const, order, paymentId }
+      const { order: paid, items } = markPaid(tx, deps, order)
+      // A PENDING order has no refunds; its payments are read after this one was written.
+      return { outcome: 'paid' as const, body: orderBody(paid, items, q.payments.all({ ids: JSON.stringify([order.id]) }), []) }
     })
     // Committed: the expiry stands, and the answer is the refusal of paying a CANCELLED order.
-    if (result.expired) return assertMove(orderId, result.order.status, 'PAID', 'pay') as never
-    if (!approved) {
+    if (result.outcome === 'expired') return assertMove(orderId, result.order.status, 'PAID', 'pay') as never
+    if (result.outcome === 'declined') {
       throw new AppError(
         'PAYMENT_DECLINED',
         `The payment was declined (simulated), so order #${result.order.number} stays PENDING until ${isoTime(result.order.expiresAt)}. Pay again without "simulate" to approve it.`,
         [{ orderId, paymentId: result.paymentId, status: 'DECLINED' }],
       )
     }
-    return { status: 200, body: toOrder(deps.db, result.order) }
+    return { status: 200, body: result.body }
   })
 }

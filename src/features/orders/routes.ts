@@ -1,6 +1,7 @@
 import { Elysia } from 'elysia'
 import { authMacro } from '../../kernel/auth/macro'
 import { ErrorEnvelope } from '../../kernel/errors'
+import { GROUPED_WRITES_EXTENSION } from '../../kernel/http/route-table'
 import { checkout } from './checkout'
 import type { OrdersDeps } from './expiry'
 import { CustomerOrderQuery, Order, OrderIdParams, OrderPage, PayBody, PayHeaders, RefundBody, StoreOrderQuery, TransitionBody } from './model'
@@ -16,15 +17,17 @@ export const orderRoutes = (deps: OrdersDeps) =>
     .use(authMacro)
     .post(
       '/checkout',
-      ({ ctx, set }) => {
+      async ({ ctx, set }) => {
+        const order = await checkout(deps, ctx)
         set.status = 201
-        return checkout(deps, ctx)
+        return order
       },
       {
         auth: 'customer',
         response: { 201: Order, 409: ErrorEnvelope },
         detail: {
           tags,
+          [GROUPED_WRITES_EXTENSION]: true,
           summary: 'Check out the cart',
           description: `Creates a PENDING order from the cart and reserves its stock: every line or none (409 INSUFFICIENT_STOCK lists the short lines; an empty cart is 409 CART_EMPTY; a cart over the limit on a price, on the units of a line or on its number of lines, which only a cart from before those limits can be, is 409 CONFLICT naming the limit). The order keeps the names, skus and prices of now, gets the store's next number, and the cart is emptied. Unpaid, it is cancelled after RESERVATION_TTL_MINUTES (see expiresAt).`,
         },
@@ -58,6 +61,7 @@ export const orderRoutes = (deps: OrdersDeps) =>
         response: { 200: Order, 400: ErrorEnvelope, 402: ErrorEnvelope, 404: ErrorEnvelope, 409: ErrorEnvelope, 422: ErrorEnvelope },
         detail: {
           tags,
+          [GROUPED_WRITES_EXTENSION]: true,
           summary: 'Pay a pending order (simulated)',
           description:
             'Approved by default: the order becomes PAID and its reservation a sale. `simulate: "decline"` records a DECLINED payment and answers 402 PAYMENT_DECLINED; the order stays PENDING. PIX payments carry a simulated copy-and-paste code (`pixCode`); CREDIT_CARD takes `installments` 1 to 12. With an `Idempotency-Key` header (up to 255 characters, per store) a repeat gets the first answer again for 24 h (header `Idempotent-Replayed: true`) instead of paying twice; the same key with a different request is 422 IDEMPOTENCY_KEY_REUSED, and a repeat while the first is still running is 409 IDEMPOTENCY_IN_PROGRESS.',

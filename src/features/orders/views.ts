@@ -1,4 +1,4 @@
-import { and, asc, eq, inArray, sql } from 'drizzle-orm'
+import { and, eq, inArray } from 'drizzle-orm'
 import { isoTime } from '../../kernel/clock'
 import type { Sql } from '../../kernel/db/database'
 import { notFound } from '../../kernel/errors'
@@ -6,9 +6,10 @@ import type { StoreCtx } from '../../kernel/auth/kinds'
 import { fromCents } from '../../kernel/money'
 import type { Order } from './model'
 import { PAID_STATES, targetsOf } from './states'
-import { orderItems, orders, payments, refunds } from './tables'
+import { orderStatements, type OrderItemRow, type OrderRow } from './statements'
+import { orderItems, orders, type payments, type refunds } from './tables'
 
-export type OrderRow = typeof orders.$inferSelect
+export type { OrderRow }
 
 const ORDERS_HINT = 'GET /v1/orders lists your orders (GET /v1/store/orders all of the store\u2019s)'
 
@@ -17,9 +18,8 @@ const ORDERS_HINT = 'GET /v1/orders lists your orders (GET /v1/store/orders all 
  * customer's order is the same 404 as an unknown id.
  */
 export function findOrder(db: Sql, ctx: StoreCtx, id: string): OrderRow {
-  const conditions = [eq(orders.id, id), eq(orders.storeId, ctx.storeId)]
-  if (ctx.actor.type === 'customer') conditions.push(eq(orders.customerId, ctx.actor.customerId))
-  const row = db.select().from(orders).where(and(...conditions)).get()
+  const q = orderStatements(db)
+  const row = ctx.actor.type === 'customer' ? q.byCustomer.get({ id, storeId: ctx.storeId, customerId: ctx.actor.customerId }) : q.byStore.get({ id, storeId: ctx.storeId })
   if (!row) throw notFound('order', id, ORDERS_HINT)
   return row
 }
@@ -36,25 +36,36 @@ export function hasPaidOrderWith(db: Sql, storeId: string, customerId: string, p
   return found !== undefined
 }
 
+type PaymentRow = typeof payments.$inferSelect
+type RefundRow = typeof refunds.$inferSelect
+
 /** The response bodies of many orders, with their lines, payments and refunds in three queries. */
 export function toOrders(db: Sql, rows: OrderRow[]): Order[] {
   if (rows.length === 0) return []
-  const ids = rows.map((r) => r.id)
+  const q = orderStatements(db)
+  const ids = { ids: JSON.stringify(rows.map((r) => r.id)) }
   const group = <T extends { orderId: string }>(list: T[]) => {
     const by = new Map<string, T[]>()
     for (const x of list) by.set(x.orderId, [...(by.get(x.orderId) ?? []), x])
     return by
   }
-  const items = group(db.select().from(orderItems).where(inArray(orderItems.orderId, ids)).orderBy(asc(orderItems.orderId), asc(orderItems.position)).all())
-  const pays = group(db.select().from(payments).where(inArray(payments.orderId, ids)).orderBy(asc(payments.createdAt), sql`${payments}.rowid`).all())
-  const refs = group(db.select().from(refunds).where(inArray(refunds.orderId, ids)).orderBy(asc(refunds.createdAt), sql`${refunds}.rowid`).all())
-  return rows.map((r) => ({
+  const items = group(q.items.all(ids))
+  const pays = group(q.payments.all(ids))
+  const refs = group(q.refunds.all(ids))
+  return rows.map((r) => orderBody(r, items.get(r.id) ?? [], pays.get(r.id) ?? [], refs.get(r.id) ?? []))
+}
+
+export const toOrder = (db: Sql, row: OrderRow): Order => toOrders(db, [row])[0]!
+
+/** An order's response body from its row, its lines (in position order), its payments and its refunds (oldest first). */
+export function orderBody(r: OrderRow, items: OrderItemRow[], pays: PaymentRow[], refs: RefundRow[]): Order {
+  return {
     id: r.id,
     number: r.number,
     status: r.status,
     allowedTransitions: targetsOf(r.status, 'transition'),
     refundable: targetsOf(r.status, 'refund').length > 0,
-    items: (items.get(r.id) ?? []).map((i) => ({
+    items: items.map((i) => ({
       variantId: i.variantId,
       productId: i.productId,
       name: i.name,
@@ -67,7 +78,7 @@ export function toOrders(db: Sql, rows: OrderRow[]): Order[] {
     total: fromCents(r.totalCents),
     currency: r.currency,
     customer: { id: r.customerId, name: r.customerName, email: r.customerEmail },
-    payments: (pays.get(r.id) ?? []).map((p) => ({
+    payments: pays.map((p) => ({
       id: p.id,
       method: p.method,
       status: p.status,
@@ -76,7 +87,7 @@ export function toOrders(db: Sql, rows: OrderRow[]): Order[] {
       pixCode: p.pixCode,
       createdAt: isoTime(p.createdAt),
     })),
-    refunds: (refs.get(r.id) ?? []).map((f) => ({ id: f.id, amount: fromCents(f.amountCents), reason: f.reason, restock: f.restock, createdAt: isoTime(f.createdAt) })),
+    refunds: refs.map((f) => ({ id: f.id, amount: fromCents(f.amountCents), reason: f.reason, restock: f.restock, createdAt: isoTime(f.createdAt) })),
     shipment:
       r.shippedAt === null
         ? null
@@ -90,7 +101,5 @@ export function toOrders(db: Sql, rows: OrderRow[]): Order[] {
     createdAt: isoTime(r.createdAt),
     updatedAt: isoTime(r.updatedAt),
     expiresAt: r.status === 'PENDING' ? isoTime(r.expiresAt) : null,
-  }))
+  }
 }
-
-export const toOrder = (db: Sql, row: OrderRow): Order => toOrders(db, [row])[0]!

@@ -1,6 +1,9 @@
-import { and, asc, count, eq, gt, inArray, isNull, lte, min, sql } from 'drizzle-orm'
+import { and, asc, count, eq, gt, isNull, lte, min, sql } from 'drizzle-orm'
 import type { Db, Sql } from '../../kernel/db/database'
 import { writeTransaction } from '../../kernel/db/database'
+import { inJsonIds } from '../../kernel/db/json-ids'
+import { perHandle } from '../../kernel/db/per-handle'
+import { withParams } from '../../kernel/db/prepared'
 import type { Ids } from '../../kernel/ids'
 import { outboxEvents } from '../../kernel/tables'
 import type { AttemptResult } from './send'
@@ -23,17 +26,91 @@ export const MAX_WAITING_PER_ENDPOINT = 1000
 
 const BACKLOG = `backlog: ${MAX_WAITING_PER_ENDPOINT} attempts to this endpoint were already waiting (its receiver answers slower than the events come), so this one was not queued; make the receiver answer at once and work afterwards, then redeliver what it missed`
 
+const p = sql.placeholder
+
+/*
+ * What the dispatcher runs on every look (after each turn of the event loop that emitted events) and
+ * every attempt, prepared once per handle: drizzle builds a statement's SQL text on every call
+ * otherwise, which was most of the cost of a look (bench/README.md).
+ */
+const statements = perHandle((db: Sql) => ({
+  insert: withParams<Pick<typeof deliveries.$inferSelect, 'id' | 'storeId' | 'webhookId' | 'eventId' | 'attempt' | 'redelivery' | 'status' | 'error' | 'dueAt' | 'createdAt'>>()(
+    db
+      .insert(deliveries)
+      .values({
+        id: p('id'),
+        storeId: p('storeId'),
+        webhookId: p('webhookId'),
+        eventId: p('eventId'),
+        attempt: p('attempt'),
+        redelivery: p('redelivery'),
+        status: p('status'),
+        error: p('error'),
+        dueAt: p('dueAt'),
+        createdAt: p('createdAt'),
+      })
+      .prepare(),
+  ),
+  waiting: withParams<{ webhookId: string }>()(db.select({ n: count() }).from(deliveries).where(and(eq(deliveries.webhookId, p('webhookId')), isPending)).prepare()),
+  events: withParams<{ batch: number }>()(db.select().from(outboxEvents).where(isNull(outboxEvents.dispatchedAt)).orderBy(asc(outboxEvents.createdAt)).limit(p('batch')).prepare()),
+  endpointsOf: withParams<{ storeId: string }>()(db.select({ id: endpoints.id, events: endpoints.events }).from(endpoints).where(eq(endpoints.storeId, p('storeId'))).prepare()),
+  dispatched: withParams<{ ids: string; now: number }>()(
+    db
+      .update(outboxEvents)
+      .set({ dispatchedAt: sql`${p('now')}` })
+      .where(inJsonIds(outboxEvents.id))
+      .prepare(),
+  ),
+  due: withParams<{ now: number }>()(
+    db
+      .select({ webhookId: deliveries.webhookId, storeId: deliveries.storeId })
+      .from(deliveries)
+      .where(and(isPending, lte(deliveries.dueAt, p('now'))))
+      .groupBy(deliveries.webhookId)
+      .prepare(),
+  ),
+  // What an attempt did; nothing when it is no longer pending (its endpoint was deleted meanwhile).
+  record: withParams<{
+    id: string
+    status: (typeof deliveries.$inferSelect)['status']
+    sentAt: number
+    responseStatus: number | null
+    responseBody: string | null
+    error: string | null
+    durationMs: number | null
+    requestHeaders: string
+    signedPayload: string
+    nextRetryAt: number | null
+  }>()(
+    db
+      .update(deliveries)
+      .set({
+        status: sql`${p('status')}`,
+        sentAt: sql`${p('sentAt')}`,
+        responseStatus: sql`${p('responseStatus')}`,
+        responseBody: sql`${p('responseBody')}`,
+        error: sql`${p('error')}`,
+        durationMs: sql`${p('durationMs')}`,
+        requestHeaders: sql`${p('requestHeaders')}`,
+        signedPayload: sql`${p('signedPayload')}`,
+        nextRetryAt: sql`${p('nextRetryAt')}`,
+      })
+      .where(and(eq(deliveries.id, p('id')), isPending))
+      .returning({ id: deliveries.id })
+      .prepare(),
+  ),
+  nextDue: withParams<{ now: number }>()(db.select({ at: min(deliveries.dueAt) }).from(deliveries).where(and(isPending, gt(deliveries.dueAt, p('now')))).prepare()),
+}))
+
 type NewAttempt = { storeId: string; webhookId: string; eventId: string; attempt: number; dueAt: number; now: number; redelivery?: boolean }
 
 /** A new attempt, to be sent at `dueAt`; or, with `refused`, one recorded FAILED at once with that error. */
 export function insertAttempt(tx: Sql, ids: Ids, a: NewAttempt & { refused?: string }): string {
   const id = ids.next('dlv')
-  tx.insert(deliveries)
-    .values({
-      id, storeId: a.storeId, webhookId: a.webhookId, eventId: a.eventId, attempt: a.attempt, redelivery: a.redelivery ?? false,
-      status: a.refused ? 'FAILED' : 'PENDING', error: a.refused ?? null, dueAt: a.dueAt, createdAt: a.now,
-    })
-    .run()
+  statements(tx).insert.run({
+    id, storeId: a.storeId, webhookId: a.webhookId, eventId: a.eventId, attempt: a.attempt, redelivery: a.redelivery ?? false,
+    status: a.refused ? 'FAILED' : 'PENDING', error: a.refused ?? null, dueAt: a.dueAt, createdAt: a.now,
+  })
   return id
 }
 
@@ -46,7 +123,7 @@ export type Waiting = Map<string, number>
  * the attempt it follows, so it is always queued.)
  */
 export function queueAttempt(tx: Sql, ids: Ids, waiting: Waiting, a: NewAttempt): { id: string; queued: boolean } {
-  const n = waiting.get(a.webhookId) ?? tx.select({ n: count() }).from(deliveries).where(and(eq(deliveries.webhookId, a.webhookId), isPending)).get()!.n
+  const n = waiting.get(a.webhookId) ?? statements(tx).waiting.get({ webhookId: a.webhookId })!.n
   const queued = n < MAX_WAITING_PER_ENDPOINT
   waiting.set(a.webhookId, queued ? n + 1 : n)
   return { id: insertAttempt(tx, ids, queued ? a : { ...a, refused: BACKLOG }), queued }
@@ -60,14 +137,15 @@ export function queueAttempt(tx: Sql, ids: Ids, waiting: Waiting, a: NewAttempt)
  */
 export function fanOut(db: Db, ids: Ids, now: number, batch: number): { taken: number; refused: Map<string, number> } {
   return writeTransaction(db, (tx) => {
-    const events = tx.select().from(outboxEvents).where(isNull(outboxEvents.dispatchedAt)).orderBy(asc(outboxEvents.createdAt)).limit(batch).all()
+    const q = statements(tx)
+    const events = q.events.all({ batch })
     const byStore = new Map<string, { id: string; events: string[] }[]>()
     const waiting: Waiting = new Map()
     const refused = new Map<string, number>()
     for (const event of events) {
       let targets = byStore.get(event.storeId)
       if (!targets) {
-        targets = tx.select({ id: endpoints.id, events: endpoints.events }).from(endpoints).where(eq(endpoints.storeId, event.storeId)).all()
+        targets = q.endpointsOf.all({ storeId: event.storeId })
         byStore.set(event.storeId, targets)
       }
       for (const endpoint of targets) {
@@ -77,24 +155,17 @@ export function fanOut(db: Db, ids: Ids, now: number, batch: number): { taken: n
       }
     }
     if (events.length > 0) {
-      tx.update(outboxEvents).set({ dispatchedAt: now }).where(inArray(outboxEvents.id, events.map((e) => e.id))).run()
+      q.dispatched.run({ ids: JSON.stringify(events.map((e) => e.id)), now })
     }
     return { taken: events.length, refused }
   })
 }
 
 /** Endpoints with attempts due now, with their store. */
-export const endpointsWithDueAttempts = (db: Db, now: number): { webhookId: string; storeId: string }[] =>
-  db
-    .select({ webhookId: deliveries.webhookId, storeId: deliveries.storeId })
-    .from(deliveries)
-    .where(and(isPending, lte(deliveries.dueAt, now)))
-    .groupBy(deliveries.webhookId)
-    .all()
+export const endpointsWithDueAttempts = (db: Db, now: number): { webhookId: string; storeId: string }[] => statements(db).due.all({ now })
 
 /** When the next attempt not yet due falls due, if any. */
-export const nextDueAfter = (db: Db, now: number): number | null =>
-  db.select({ at: min(deliveries.dueAt) }).from(deliveries).where(and(isPending, gt(deliveries.dueAt, now))).get()?.at ?? null
+export const nextDueAfter = (db: Db, now: number): number | null => statements(db).nextDue.get({ now })?.at ?? null
 
 /**
  * The attempts of one endpoint that are due, oldest first, with what sending them takes: at most
@@ -138,23 +209,19 @@ export function recordAttempt(
   const retries = !result.ok && !sent.redelivery && sent.attempt < MAX_ATTEMPTS
   const nextRetryAt = retries ? now + RETRY_DELAYS_MS[sent.attempt - 1]! : null
   return writeTransaction(db, (tx) => {
-    const updated = tx
-      .update(deliveries)
-      .set({
-        status: result.ok ? 'SUCCEEDED' : 'FAILED',
-        sentAt: outcome.sentAt,
-        responseStatus: result.responseStatus,
-        responseBody: result.responseBody,
-        error: result.error,
-        durationMs: result.durationMs,
-        requestHeaders: outcome.headers,
-        signedPayload: outcome.payload,
-        nextRetryAt,
-      })
-      .where(and(eq(deliveries.id, sent.id), isPending))
-      .returning({ id: deliveries.id })
-      .all()
-    if (updated.length === 0 || nextRetryAt === null) return null
+    const recorded = statements(tx).record.get({
+      id: sent.id,
+      status: result.ok ? 'SUCCEEDED' : 'FAILED',
+      sentAt: outcome.sentAt,
+      responseStatus: result.responseStatus,
+      responseBody: result.responseBody,
+      error: result.error,
+      durationMs: result.durationMs,
+      requestHeaders: JSON.stringify(outcome.headers),
+      signedPayload: outcome.payload,
+      nextRetryAt,
+    })
+    if (!recorded || nextRetryAt === null) return null
     insertAttempt(tx, ids, { storeId: sent.storeId, webhookId: sent.webhookId, eventId: sent.event.id, attempt: sent.attempt + 1, dueAt: nextRetryAt, now })
     return nextRetryAt
   })

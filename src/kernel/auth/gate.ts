@@ -1,14 +1,14 @@
-import type { Database } from 'bun:sqlite'
 import { and, eq, sql } from 'drizzle-orm'
 import type { Clock } from '../clock'
 import { untilChanged, type ChangeStamp } from '../db/change-stamp'
 import type { Db } from '../db/database'
+import { withParams } from '../db/prepared'
 import { AppError } from '../errors'
 import { API_KEY_FORMAT, constantTimeEqual, hashToken } from './credentials'
-import { AUTH_KINDS, type Actor, type ApiKeyKind, type AuthKind, type StoreCtx } from './kinds'
+import { AUTH_KINDS, type Actor, type AuthKind, type StoreCtx } from './kinds'
 import { rememberCaller } from './macro'
 import type { RateLimiter } from './rate-limiter'
-import { apiKeys, stores, studentSessions, students } from './tables'
+import { apiKeys, customerSessions, stores, studentSessions, students } from './tables'
 
 /**
  * What the gate reports about each authenticated store call, for activity and `lastUsedAt`. It is given
@@ -23,7 +23,6 @@ export interface CallRecorder {
 
 interface GateDeps {
   db: Db
-  sqlite: Database
   changes: ChangeStamp
   clock: Clock
   adminToken: string
@@ -90,17 +89,22 @@ export function createGate(deps: GateDeps) {
     .prepare()
   // A buyer route's key and customer session in one statement, not two, kept like the key alone while
   // the database is unchanged. Expiry is still checked against the clock on every request (customer()
-  // below); a revoked key or a removed session is a change, so the next request reads again.
-  // On bun:sqlite itself, without drizzle's wrapper and row mapping: where every request writes (a cart
-  // add), the kept row never survives and this statement runs on every request.
-  const keyAndSession = deps.sqlite.prepare<
-    { id: string; storeId: string; kind: ApiKeyKind; revokedAt: number | null; groupId: string; session: string | null },
-    [{ hash: string; tokenHash: string }]
-  >(
-    `select k.id, k.store_id as "storeId", k.kind, k.revoked_at as "revokedAt",
-      (select s.group_id from stores s where s.id = k.store_id) as "groupId",
-      (select json_array(c.customer_id, c.store_id, c.expires_at) from customer_sessions c where c.token_hash = $tokenHash) as session
-     from api_keys k where k.secret_hash = $hash`,
+  // below); a revoked key or a removed session is a change, so the next request reads again. Where
+  // every request writes (a cart add), the kept row never survives and this statement runs on every request.
+  const keyAndSession = withParams<{ hash: string; tokenHash: string }>()(
+    db
+      .select({
+        id: apiKeys.id,
+        storeId: apiKeys.storeId,
+        kind: apiKeys.kind,
+        revokedAt: apiKeys.revokedAt,
+        groupId: sql<string>`(select ${stores.groupId} from ${stores} where ${stores.id} = ${apiKeys.storeId})`,
+        session: sql<string | null>`(select json_array(${customerSessions.customerId}, ${customerSessions.storeId}, ${customerSessions.expiresAt})
+          from ${customerSessions} where ${customerSessions.tokenHash} = ${sql.placeholder('tokenHash')})`,
+      })
+      .from(apiKeys)
+      .where(eq(apiKeys.secretHash, sql.placeholder('hash')))
+      .prepare(),
   )
   // Every request of a shop front presents the same key: its row is kept until the database changes.
   const keyRow = untilChanged(deps.changes, (hash: string) => keyByHash.get({ hash }))

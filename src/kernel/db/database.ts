@@ -46,6 +46,7 @@ export function openDatabase(file: string): OpenDatabase {
     sqlite,
     db,
     close() {
+      commitGroup(sqlite)
       // Fold the WAL back into the main file so a copied data dir is complete on its own.
       try {
         sqlite.exec('PRAGMA wal_checkpoint(TRUNCATE)')
@@ -104,8 +105,12 @@ export function readTransaction<T>(db: Db, work: (tx: Db) => Sync<T>): T {
 }
 
 function inTransaction<T>(db: Db, kind: 'read' | 'write', work: (tx: Db) => T): T {
-  const control = controls(db.$client)
-  const nested = db.$client.inTransaction
+  const sqlite = db.$client
+  // Another writer or reader does not share a commit group: the group's writes commit first.
+  const group = groups(sqlite)
+  if (group.open && !group.working) commitGroup(sqlite)
+  const control = controls(sqlite)
+  const nested = sqlite.inTransaction
   ;(nested ? control.savepoint : kind === 'write' ? control.beginImmediate : control.begin).run()
   try {
     const result = work(db)
@@ -114,7 +119,7 @@ function inTransaction<T>(db: Db, kind: 'read' | 'write', work: (tx: Db) => T): 
     return result
   } catch (error) {
     // A failed COMMIT (or SQLite's own rollback after some errors) can leave no transaction to end.
-    if (!db.$client.inTransaction) throw error
+    if (!sqlite.inTransaction) throw error
     if (nested) {
       control.rollbackToSavepoint.run()
       control.release.run()
@@ -122,6 +127,120 @@ function inTransaction<T>(db: Db, kind: 'read' | 'write', work: (tx: Db) => T): 
     throw error
   }
 }
+
+interface Group {
+  /** Settles when the group has committed, or could not (then with the reason). */
+  done: Promise<void>
+  resolve(): void
+  reject(reason: unknown): void
+}
+
+/** Per connection: the commit group open now, if any, and whether a grouped write's work is running in it. */
+const groups = perHandle((_sqlite: Database) => ({ open: null as Group | null, working: false }))
+
+/**
+ * A write that commits together with the other grouped writes of the same turn of the event loop
+ * (docs/transactions.md): the first one opens a transaction (BEGIN IMMEDIATE), the next ones each run
+ * in a savepoint inside it, and it commits once, at the end of the turn (setImmediate). Committing is
+ * most of the cost of a small write (bench/README.md), and a group pays it once. Its promise settles
+ * only after that COMMIT, so nothing it answers can be undone afterwards; its own failure rolls back
+ * its savepoint alone.
+ */
+export async function groupedWrite<T>(db: Db, work: (tx: Tx) => Sync<T>): Promise<T> {
+  const sqlite = db.$client
+  const state = groups(sqlite)
+  // Inside a transaction of its own caller, it is part of that transaction, as writeTransaction is.
+  if (state.working || (sqlite.inTransaction && !state.open)) return writeTransaction(db, work)
+  let group = openGroup(sqlite)
+  let result: { value: T } | { error: unknown }
+  state.working = true
+  try {
+    if (group) result = { value: inTransaction(db, 'write', work as (tx: Db) => T) }
+    else {
+      result = { value: firstOfGroup(db, work as (tx: Db) => T) }
+      group = state.open!
+    }
+  } catch (error) {
+    // The first write of a group read nothing that is not committed, and nothing of it stays.
+    if (!group) throw error
+    result = { error }
+  } finally {
+    state.working = false
+  }
+  await group.done
+  if ('error' in result) throw result.error
+  return result.value
+}
+
+/**
+ * The first grouped write of a turn runs in a transaction of its own, not in a savepoint; when its work
+ * succeeds, the transaction stays open as the group's, to commit at the end of the turn.
+ */
+function firstOfGroup<T>(db: Db, work: (tx: Db) => T): T {
+  const sqlite = db.$client
+  const control = controls(sqlite)
+  control.beginImmediate.run()
+  let result: T
+  try {
+    result = work(db)
+    if (result instanceof Promise) throw new Error('groupedWrite callback must be synchronous')
+  } catch (error) {
+    if (sqlite.inTransaction) control.rollback.run()
+    throw error
+  }
+  let resolve!: () => void
+  let reject!: (reason: unknown) => void
+  const done = new Promise<void>((ok, fail) => ((resolve = ok), (reject = fail)))
+  // Its writers await it; a group whose writers all failed on their own has no one else to tell.
+  done.catch(() => {})
+  const group = { done, resolve, reject }
+  const state = groups(sqlite)
+  state.open = group
+  setImmediate(() => {
+    if (state.open === group) commitGroup(sqlite)
+  })
+  return result
+}
+
+/**
+ * The open group, if its transaction is still there. SQLite rolls a transaction back itself after some
+ * errors (a full disk, an I/O error): the group's writes are then gone, and its writers learn it.
+ */
+function openGroup(sqlite: Database): Group | null {
+  const state = groups(sqlite)
+  if (state.open && !sqlite.inTransaction) failGroup(sqlite, state.open, new Error('the transaction of the grouped writes was rolled back by SQLite'))
+  return state.open
+}
+
+function failGroup(sqlite: Database, group: Group, reason: unknown) {
+  groups(sqlite).open = null
+  if (sqlite.inTransaction) controls(sqlite).rollback.run()
+  group.reject(reason)
+}
+
+/**
+ * Commits the open commit group now, if there is one: before a transaction of other code, or anything
+ * that must not run inside a transaction (closing the database, `VACUUM INTO`).
+ */
+export function commitGroup(sqlite: Database) {
+  const group = openGroup(sqlite)
+  if (!group) return
+  try {
+    controls(sqlite).commit.run()
+  } catch (error) {
+    return failGroup(sqlite, group, error)
+  }
+  groups(sqlite).open = null
+  group.resolve()
+}
+
+/** Resolves once no commit group is open on the connection, whether the last one committed or not. */
+export async function groupsSettled(db: Db): Promise<void> {
+  for (let group = groups(db.$client).open; group; group = groups(db.$client).open) await group.done.catch(() => {})
+}
+
+/** Whether a commit group is open on the connection now. */
+export const groupOpen = (db: Db) => groups(db.$client).open !== null
 
 /** Prepared once per connection, instead of drizzle's transaction object and Bun's wrapper made on every call. */
 const controls = perHandle((sqlite: Database) => ({

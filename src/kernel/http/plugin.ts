@@ -2,11 +2,12 @@ import { Elysia } from 'elysia'
 import { randomToken } from '../ids'
 import { createGate } from '../auth/gate'
 import { callerOf } from '../auth/macro'
+import { groupOpen, groupsSettled } from '../db/database'
 import type { Deps } from '../deps'
 import { corsHeaders, isPreflight, preflightResponse } from './cors'
 import { errorsPlugin } from './errors-plugin'
 import { isJsonType, parseJson, readLimitedText, wrongBodyType } from './json-body'
-import type { RouteTable } from './route-table'
+import type { RouteEntry, RouteTable } from './route-table'
 import { readTextBody } from './text-body'
 import { TakeTurns } from './take-turns'
 import { bodyIsNeverRead, carriesBody, closeAfter } from './unread-body'
@@ -26,6 +27,10 @@ const LARGE_BODY = 64 * 1024
 export const httpKernel = (routes: RouteTable, deps: Deps) => {
   const gate = createGate(deps)
   const largeBodies = new TakeTurns()
+  // Authentication comes first, before the body is read: an unknown caller learns nothing else.
+  const admit = (route: RouteEntry | undefined, request: Request, headers: Record<string, unknown>) => {
+    if (route?.auth) gate.admit(route.auth, request, headers)
+  }
   return new Elysia()
     .onRequest(({ request, set }) => {
       const given = request.headers.get('x-request-id')
@@ -35,10 +40,11 @@ export const httpKernel = (routes: RouteTable, deps: Deps) => {
       Object.assign(set.headers, corsHeaders)
       set.headers['x-request-id'] = requestId
       if (unread) closeAfter(set.headers)
-      // Authentication comes first, before the body is read: an unknown caller learns nothing else.
       const route = routes.match(request.method, new URL(request.url).pathname)
-      if (!route?.auth) return
-      gate.admit(route.auth, request, set.headers)
+      // A request that does not join the open commit group starts once it has committed, so that it
+      // reads nothing the group could still undo (groupedWrite, kernel/db/database.ts).
+      if (!route?.groupedWrites && groupOpen(deps.db)) return groupsSettled(deps.db).then(() => admit(route, request, set.headers))
+      admit(route, request, set.headers)
     })
     .use(errorsPlugin(routes, deps.log, (request) => {
       const caller = callerOf(request)

@@ -18,7 +18,15 @@ export interface RouteEntry {
   upload: boolean
   /** The route takes a plain-text file of this media type as its body instead of JSON (text-body.ts). */
   textBody: TextBody | undefined
+  /** The route's writes join the open commit group (GROUPED_WRITES_EXTENSION). */
+  groupedWrites: boolean
 }
+
+/**
+ * Marks a route whose writes commit in groups (groupedWrite, kernel/db/database.ts): it runs while a
+ * commit group is open and joins it. Every other request starts once no group is open.
+ */
+export const GROUPED_WRITES_EXTENSION = 'x-storefront-grouped-writes'
 
 type RouteHooks = { body?: unknown; detail?: Record<string, unknown> }
 
@@ -40,6 +48,7 @@ export class RouteTable {
         auth: r.hooks?.detail?.[AUTH_EXTENSION] as AuthKind | undefined,
         upload: r.hooks?.detail?.[UPLOAD_EXTENSION] === true,
         textBody: r.hooks?.detail?.[TEXT_BODY_EXTENSION] as TextBody | undefined,
+        groupedWrites: r.hooks?.detail?.[GROUPED_WRITES_EXTENSION] === true,
       }
       this.entries.push({ ...entry, pattern: toPattern(path) })
       this.longest = Math.max(this.longest, path.length)

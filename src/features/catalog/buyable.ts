@@ -1,0 +1,60 @@
+import { and, eq, isNull, sql, type SQLWrapper } from 'drizzle-orm'
+import type { Sql } from '../../kernel/db/database'
+import { perHandle } from '../../kernel/db/per-handle'
+import { withParams } from '../../kernel/db/prepared'
+import { products, variants } from './tables'
+
+// What a cart reads of the catalog: a variant with its product, as a cart line shows it and an add
+// checks it. The reads go by primary key through scalar subqueries, not joins: the same rows, and
+// SQLite runs such a lookup for a fraction of what a joined table costs it (bench/README.md).
+
+const ofProduct = <T>(column: SQLWrapper, productId: SQLWrapper) => sql<T>`(select ${column} from ${products} where ${products.id} = ${productId})`
+
+/** The product's columns a line shows, of the product `productId` names. */
+const productColumns = (productId: SQLWrapper) => ({
+  name: ofProduct<string>(products.name, productId),
+  state: ofProduct<string>(products.state, productId),
+  productDeletedAt: ofProduct<number | null>(products.deletedAt, productId),
+})
+
+/**
+ * The variant and product columns of a line, for the variant whose id `variantId` holds (a column of
+ * the caller's table), to put in the caller's own select: one statement reads its rows and what they
+ * show. Every one is a subquery by primary key.
+ */
+export function lineColumns(variantId: SQLWrapper) {
+  const ofVariant = <T>(column: SQLWrapper) => sql<T>`(select ${column} from ${variants} where ${variants.id} = ${variantId})`
+  const productId = ofVariant<string>(variants.productId)
+  return {
+    productId,
+    sku: ofVariant<string>(variants.sku),
+    priceCents: ofVariant<number>(variants.priceCents),
+    stock: ofVariant<number>(variants.stock),
+    reserved: ofVariant<number>(variants.reserved),
+    variantDeletedAt: ofVariant<number | null>(variants.deletedAt),
+    ...productColumns(productId),
+  }
+}
+
+const prepared = perHandle((db: Sql) =>
+  withParams<{ id: string; storeId: string }>()(
+    db
+      .select({
+        productId: variants.productId,
+        sku: variants.sku,
+        priceCents: variants.priceCents,
+        stock: variants.stock,
+        reserved: variants.reserved,
+        variantDeletedAt: variants.deletedAt,
+        ...productColumns(variants.productId),
+      })
+      .from(variants)
+      .where(and(eq(variants.id, sql.placeholder('id')), eq(variants.storeId, sql.placeholder('storeId')), isNull(variants.deletedAt)))
+      .prepare(),
+  ),
+)
+
+/** A live variant of the store with its product, shaped as `lineColumns` shapes a line; undefined if none. */
+export const variantLine = (db: Sql, storeId: string, id: string) => prepared(db).get({ id, storeId })
+
+export type VariantLine = NonNullable<ReturnType<typeof variantLine>>
