@@ -5,7 +5,7 @@ import type { Deps } from '../../kernel/deps'
 import { toCents } from '../../kernel/money'
 import { pageWindow, toPage } from '../../kernel/pagination'
 import type { ProductListQuery, ProductSort } from './model'
-import { matchesSearch, searchExpression } from './search'
+import { countMatches, matchesSearch, searchExpression, searchWords } from './search'
 import { productCollections, productCounts, productRatings, products } from './tables'
 import { lookups, productViews } from './views'
 
@@ -14,7 +14,8 @@ import { lookups, productViews } from './views'
 // A filtered page can be found two ways: walk the index of the sort order and test each row's filter
 // columns inside the index (fast when many rows match: 20 turn up soon), or start from the rows that
 // match (the search index, the price index...) and sort them (fast when few match). The total, counted
-// first, picks the way; SQLite's `+column` keeps the planner from using an index for that term.
+// first, picks the way; SQLite's `+column` keeps the planner from using an index for that term. A search
+// names the store (and the state, when asked) in the index itself, so its matches are the store's own.
 const ORDER: Record<ProductSort, SQL[]> = {
   '-createdAt': [desc(products.createdAt), desc(products.id)],
   createdAt: [asc(products.createdAt), asc(products.id)],
@@ -31,7 +32,8 @@ type Way = 'walk the order' | 'start from the matches'
 
 function conditions(ctx: StoreCtx, query: ProductListQuery, way: Way) {
   const column = (c: SQLWrapper) => (way === 'walk the order' ? sql`+${c}` : sql`${c}`)
-  const expression = query.search ? searchExpression(query.search) : null
+  const words = query.search ? searchWords(query.search) : null
+  const expression = words ? searchExpression(ctx.storeId, query.state, words) : null
   const filters: SQL[] = []
   if (query.categoryId !== undefined) filters.push(eq(column(products.categoryId), query.categoryId))
   if (query.brandId !== undefined) filters.push(eq(column(products.brandId), query.brandId))
@@ -45,7 +47,7 @@ function conditions(ctx: StoreCtx, query: ProductListQuery, way: Way) {
   const store = expression && way === 'start from the matches' ? sql`+${products.storeId}` : sql`${products.storeId}`
   const scope = [eq(store, ctx.storeId), isNull(products.deletedAt)]
   if (query.state) scope.push(eq(products.state, query.state))
-  return { filters, where: and(...scope, ...filters) }
+  return { filters, where: and(...scope, ...filters), expression }
 }
 
 /** Finds a page's rows (their seq) and the total; the caller may keep the answer (read-cache.ts `found`). */
@@ -69,7 +71,7 @@ export function listProducts(deps: Deps, ctx: StoreCtx, query: ProductListQuery,
 function findPage(db: Sql, ctx: StoreCtx, query: ProductListQuery, sortMatchesUpTo: number): FoundPage {
   const matching = conditions(ctx, query, 'start from the matches')
   const filtered = matching.filters.length > 0
-  const total = filtered ? countWhere(db, matching.where) : storeTotal(db, ctx, query.state)
+  const total = countAll(db, ctx, query, matching)
   const way: Way = filtered && total <= sortMatchesUpTo ? 'start from the matches' : 'walk the order'
   const { limit, offset } = pageWindow(query)
   // The page's rows are found by their seq alone, which the indexes cover, so a deep page skips its
@@ -85,6 +87,13 @@ function findPage(db: Sql, ctx: StoreCtx, query: ProductListQuery, sortMatchesUp
     .all()
     .map((r) => r.seq)
   return { total, seqs }
+}
+
+function countAll(db: Sql, ctx: StoreCtx, query: ProductListQuery, matching: ReturnType<typeof conditions>) {
+  if (matching.filters.length === 0) return storeTotal(db, ctx, query.state)
+  // The index holds a row for each live product, under its store and state: a search alone is counted there.
+  if (matching.expression && matching.filters.length === 1) return countMatches(db, matching.expression)
+  return countWhere(db, matching.where)
 }
 
 /** Without filters the total comes from product_counts (kept by triggers) instead of a count of every row. */

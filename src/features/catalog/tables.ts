@@ -4,7 +4,7 @@ import { stores } from '../../kernel/auth/tables'
 import { brands, categories, collections } from '../taxonomy/tables'
 
 // The catalog. Three things are kept by the database itself, in triggers written by
-// hand in migrations/*_catalog_search.sql, so that no code path (orders, a store reset) can forget them:
+// hand in migrations/*_catalog_search*.sql, so that no code path (orders, a store reset) can forget them:
 // the search index `product_search` (FTS5), `products.price_cents` (the lowest live variant price) and
 // `product_counts` (live products per store and state, so an unfiltered list need not count 100,000 rows).
 
