@@ -1,11 +1,12 @@
 import { and, eq, gt, sql } from 'drizzle-orm'
-import { untilChanged, type ChangeStamp } from '../../kernel/db/change-stamp'
+import type { ChangeStamp } from '../../kernel/db/change-stamp'
 import type { Db } from '../../kernel/db/database'
 import { perHandle } from '../../kernel/db/per-handle'
 import type { Deps } from '../../kernel/deps'
 import { KeptBodies } from '../../kernel/http/kept-bodies'
 import type { FoundPage, PageFinder } from './list'
-import { catalogVersions, productStockVersions } from './tables'
+import { productStockVersions } from './tables'
+import { storeVersions } from './versions'
 
 const MAX_PAGES = 10_000
 
@@ -36,14 +37,8 @@ export class CatalogReadCache {
     maxChars = 32 * 1024 * 1024,
   ) {
     this.bodies = new KeptBodies(maxChars)
+    this.versionsOf = storeVersions(db, changes)
     const p = sql.placeholder
-    const versionsOf = db
-      .select({ version: catalogVersions.version, matches: catalogVersions.matches, stock: catalogVersions.stock })
-      .from(catalogVersions)
-      .where(eq(catalogVersions.storeId, p('storeId')))
-      .prepare()
-    // The versions themselves are kept until the database changes: a repeated read then runs no query.
-    this.versionsOf = untilChanged(changes, (storeId: string) => versionsOf.get({ storeId }) ?? { version: 0, matches: 0, stock: 0 })
     this.stockChangedSince = db
       .select({ productId: productStockVersions.productId })
       .from(productStockVersions)

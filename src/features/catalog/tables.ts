@@ -168,6 +168,8 @@ export const catalogVersions = sqliteTable('catalog_versions', {
   matches: integer().notNull().default(0),
   /** Raised by every change of a variant's stock, reservation or update time (0012). */
   stock: integer().notNull().default(0),
+  /** Raised by every change a product's review page shows: reviews, their photos, names, ratings (0013). */
+  reviews: integer().notNull().default(0),
 })
 
 /**
