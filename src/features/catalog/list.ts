@@ -13,16 +13,20 @@ import { lookups, productViews } from './views'
 //
 // A filtered page can be found two ways: walk the index of the sort order and test each row's filter
 // columns inside the index (fast when many rows match: 20 turn up soon), or start from the rows that
-// match (the search index, the price index...) and sort them (fast when few match). The total, counted
-// first, picks the way; SQLite's `+column` keeps the planner from using an index for that term. A search
+// match (the search index, a collection, the price index...) and sort them (fast when few match). The
+// total, counted first, picks the way. SQLite's `+column` keeps the planner from using an index for that
+// term: walking, for the filters (but a price range on a price order, which is where the walk starts);
+// starting from the matches, for the order, and for the store when the matches are a set of ids (a
+// search, a collection), which would otherwise walk the whole store's index to test each entry. A search
 // names the store (and the state, when asked) in the index itself, so its matches are the store's own.
-const ORDER: Record<ProductSort, SQL[]> = {
-  '-createdAt': [desc(products.createdAt), desc(products.id)],
-  createdAt: [asc(products.createdAt), asc(products.id)],
-  name: [asc(sql`lower(${products.name})`), asc(products.id)],
-  price: [asc(products.priceCents), asc(products.id)],
-  '-price': [desc(products.priceCents), desc(products.id)],
-  '-rating': [desc(productRatings.average), desc(productRatings.count), desc(productRatings.productId)],
+type Lead = (c: SQLWrapper) => SQL
+const ORDER: Record<ProductSort, (lead: Lead) => SQL[]> = {
+  '-createdAt': (lead) => [desc(lead(products.createdAt)), desc(products.id)],
+  createdAt: (lead) => [asc(lead(products.createdAt)), asc(products.id)],
+  name: (lead) => [asc(lead(sql`lower(${products.name})`)), asc(products.id)],
+  price: (lead) => [asc(lead(products.priceCents)), asc(products.id)],
+  '-price': (lead) => [desc(lead(products.priceCents)), desc(products.id)],
+  '-rating': (lead) => [desc(lead(productRatings.average)), desc(productRatings.count), desc(productRatings.productId)],
 }
 
 /** Up to this many matches, sorting the matches beats walking the sort order. */
@@ -30,8 +34,14 @@ const SORT_MATCHES_UP_TO = 2000
 
 type Way = 'walk the order' | 'start from the matches'
 
+const noIndex = (c: SQLWrapper) => sql`+${c}`
+const asIs = (c: SQLWrapper) => sql`${c}`
+
 function conditions(ctx: StoreCtx, query: ProductListQuery, way: Way) {
-  const column = (c: SQLWrapper) => (way === 'walk the order' ? sql`+${c}` : sql`${c}`)
+  const walking = way === 'walk the order'
+  const byPrice = query.sort === 'price' || query.sort === '-price'
+  const column = walking ? noIndex : asIs
+  const price = walking && !byPrice ? noIndex : asIs
   const words = query.search ? searchWords(query.search) : null
   const expression = words ? searchExpression(ctx.storeId, query.state, words) : null
   const filters: SQL[] = []
@@ -40,14 +50,13 @@ function conditions(ctx: StoreCtx, query: ProductListQuery, way: Way) {
   if (query.collectionId !== undefined) {
     filters.push(sql`${column(products.id)} in (select ${productCollections.productId} from ${productCollections} where ${productCollections.collectionId} = ${query.collectionId})`)
   }
-  if (query.minPrice !== undefined) filters.push(gte(column(products.priceCents), toCents(query.minPrice)))
-  if (query.maxPrice !== undefined) filters.push(lte(column(products.priceCents), toCents(query.maxPrice)))
+  if (query.minPrice !== undefined) filters.push(gte(price(products.priceCents), toCents(query.minPrice)))
+  if (query.maxPrice !== undefined) filters.push(lte(price(products.priceCents), toCents(query.maxPrice)))
   if (expression) filters.push(matchesSearch(expression))
-  // Starting from the search matches means not walking the store's index: each match is looked up.
-  const store = expression && way === 'start from the matches' ? sql`+${products.storeId}` : sql`${products.storeId}`
-  const scope = [eq(store, ctx.storeId), isNull(products.deletedAt)]
+  const fromIds = !walking && (expression !== null || query.collectionId !== undefined)
+  const scope = [eq((fromIds ? noIndex : asIs)(products.storeId), ctx.storeId), isNull(products.deletedAt)]
   if (query.state) scope.push(eq(products.state, query.state))
-  return { filters, where: and(...scope, ...filters), expression }
+  return { filters, where: and(...scope, ...filters), expression, order: ORDER[query.sort](walking ? asIs : noIndex) }
 }
 
 /** Finds a page's rows (their seq) and the total; the caller may keep the answer (read-cache.ts `found`). */
@@ -79,9 +88,10 @@ function findPage(db: Sql, ctx: StoreCtx, query: ProductListQuery, sortMatchesUp
   // Sorting by rating walks the ratings index, which needs the store named on its side.
   const byRating = query.sort === '-rating'
   const pageQuery = db.select({ seq: products.seq }).from(products)
+  const { where, order } = conditions(ctx, query, way)
   const seqs = (byRating ? pageQuery.innerJoin(productRatings, eq(productRatings.productId, products.id)) : pageQuery)
-    .where(and(conditions(ctx, query, way).where, byRating ? eq(productRatings.storeId, ctx.storeId) : undefined))
-    .orderBy(...ORDER[query.sort])
+    .where(and(where, byRating ? eq(productRatings.storeId, ctx.storeId) : undefined))
+    .orderBy(...order)
     .limit(limit)
     .offset(offset)
     .all()
