@@ -3,6 +3,7 @@ import { eq } from 'drizzle-orm'
 import { listProducts } from '../../src/features/catalog/list'
 import { ProductListQuery } from '../../src/features/catalog/model'
 import { productRatings } from '../../src/features/catalog/tables'
+import { writeTransaction } from '../../src/kernel/db/database'
 import { catalogSetup, storeCtx } from '../helpers/catalog'
 import { expectOk } from '../helpers/world'
 
@@ -118,6 +119,78 @@ describe('GET /v1/products', () => {
     expect(page.total).toBe(1)
   })
 
+  test('a search with a state finds and counts only products of that state, and follows a change of state at once', async () => {
+    const { A } = await catalogSetup()
+    await A.createProduct({ name: 'Caneca Azul', state: 'PUBLISHED' })
+    await A.createProduct({ name: 'Caneca Branca', state: 'PUBLISHED' })
+    const draft = await A.createProduct({ name: 'Caneca Verde', state: 'DRAFT' })
+    const found = async (query: string) => {
+      const page = await A.list(`search=caneca&sort=name${query}`)
+      return { total: page.total, names: names(page) }
+    }
+    expect(await found('&state=PUBLISHED')).toEqual({ total: 2, names: ['Caneca Azul', 'Caneca Branca'] })
+    expect(await found('&state=DRAFT')).toEqual({ total: 1, names: ['Caneca Verde'] })
+    await expectOk(A.send('PUT', `/v1/products/${draft.id}`, { state: 'PUBLISHED' }))
+    expect(await found('&state=PUBLISHED')).toEqual({ total: 3, names: ['Caneca Azul', 'Caneca Branca', 'Caneca Verde'] })
+    expect(await found('&state=DRAFT')).toEqual({ total: 0, names: [] })
+    expect(await found('')).toEqual({ total: 3, names: ['Caneca Azul', 'Caneca Branca', 'Caneca Verde'] })
+  })
+
+  test("a store's search costs the same however many products of another store match it", async () => {
+    const { A, B, deps, w } = await catalogSetup()
+    for (const name of ['Caneca Azul', 'Copo Azul', 'Prato Azul']) await B.createProduct({ name })
+    const query = ProductListQuery.parse({ search: 'az' })
+    const ctx = storeCtx(w.B.group.storeId)
+    // Called without the read cache, so every call searches.
+    const cost = () => {
+      const times = Array.from({ length: 15 }, () => {
+        const started = performance.now()
+        expect(listProducts(deps, ctx, query).total).toBe(3)
+        return performance.now() - started
+      })
+      return times.sort((a, b) => a - b)[7]!
+    }
+    const alone = cost()
+    writeTransaction(deps.db, (tx) => {
+      const insert = tx.$client.query("insert into products (id, store_id, name, state, created_at, updated_at) values (?, ?, 'Caneca Azul', 'PUBLISHED', 0, 0)")
+      for (let i = 0; i < 20_000; i++) insert.run(`prod_bulk${i}`, w.A.group.storeId)
+    })
+    expect((await A.list('search=az')).total).toBe(20_000)
+    const beside = cost()
+    // Looking up each of the other store's 20,000 matches made it some twenty times as slow.
+    expect(beside).toBeLessThan(2 * alone + 1)
+  })
+
+  test('a list of a few products of a brand, a category or a collection costs the same however many other products the store has', async () => {
+    const { A, deps, w } = await catalogSetup()
+    const [brand, category, collection] = [await A.createTerm('brands', 'b'), await A.createTerm('categories', 'c'), await A.createTerm('collections', 'col')]
+    for (const name of ['Caneca Azul', 'Copo Azul', 'Prato Azul']) {
+      await A.createProduct({ name, brandId: brand.id, categoryId: category.id, collectionIds: [collection.id] })
+    }
+    const queries = [{ collectionId: collection.id }, { brandId: brand.id, sort: 'name' }, { categoryId: category.id, sort: 'name', state: 'DRAFT' }]
+    const ctx = storeCtx(w.A.group.storeId)
+    // Called without the read cache, so every call finds its page.
+    const costs = () =>
+      queries.map((raw) => {
+        const query = ProductListQuery.parse(raw)
+        const times = Array.from({ length: 15 }, () => {
+          const started = performance.now()
+          expect(listProducts(deps, ctx, query).total).toBe(3)
+          return performance.now() - started
+        })
+        return times.sort((a, b) => a - b)[7]!
+      })
+    const few = costs()
+    writeTransaction(deps.db, (tx) => {
+      const insert = tx.$client.query("insert into products (id, store_id, name, state, created_at, updated_at) values (?, ?, 'Mesa', 'DRAFT', 0, 0)")
+      for (let i = 0; i < 20_000; i++) insert.run(`prod_bulk${i}`, w.A.group.storeId)
+    })
+    const many = costs()
+    // Walking the whole store's index, reading each product, made them some twenty to a hundred times as slow.
+    const slower = queries.map((query, i) => ({ query, slower: many[i]! > 2 * few[i]! + 1 }))
+    expect(slower).toEqual(queries.map((query) => ({ query, slower: false })))
+  })
+
   test('pageSize above 100, minPrice above maxPrice, a price with 3 decimals and an unknown sort are each a 400', async () => {
     const { A } = await catalogSetup()
     for (const [query, path] of [
@@ -163,6 +236,10 @@ describe('the two ways to find a filtered page', () => {
       { collectionId: col.id },
       { minPrice: '12', maxPrice: '18', state: 'DRAFT', sort: 'createdAt' },
       { minPrice: '15', search: 'verde', sort: '-rating' },
+      { minPrice: '12', sort: 'price', pageSize: '3', page: '2' },
+      { maxPrice: '18', sort: '-price', state: 'PUBLISHED' },
+      { collectionId: col.id, sort: '-rating' },
+      { search: 'produto', collectionId: col.id, sort: 'name' },
     ]
     for (const raw of queries) {
       const query = ProductListQuery.parse(raw)

@@ -5,7 +5,7 @@ import type { Deps } from '../../kernel/deps'
 import { toCents } from '../../kernel/money'
 import { pageWindow, toPage } from '../../kernel/pagination'
 import type { ProductListQuery, ProductSort } from './model'
-import { matchesSearch, searchExpression } from './search'
+import { countMatches, matchesSearch, searchExpression, searchWords } from './search'
 import { productCollections, productCounts, productRatings, products } from './tables'
 import { lookups, productViews } from './views'
 
@@ -13,15 +13,20 @@ import { lookups, productViews } from './views'
 //
 // A filtered page can be found two ways: walk the index of the sort order and test each row's filter
 // columns inside the index (fast when many rows match: 20 turn up soon), or start from the rows that
-// match (the search index, the price index...) and sort them (fast when few match). The total, counted
-// first, picks the way; SQLite's `+column` keeps the planner from using an index for that term.
-const ORDER: Record<ProductSort, SQL[]> = {
-  '-createdAt': [desc(products.createdAt), desc(products.id)],
-  createdAt: [asc(products.createdAt), asc(products.id)],
-  name: [asc(sql`lower(${products.name})`), asc(products.id)],
-  price: [asc(products.priceCents), asc(products.id)],
-  '-price': [desc(products.priceCents), desc(products.id)],
-  '-rating': [desc(productRatings.average), desc(productRatings.count), desc(productRatings.productId)],
+// match (the search index, a collection, the price index...) and sort them (fast when few match). The
+// total, counted first, picks the way. SQLite's `+column` keeps the planner from using an index for that
+// term: walking, for the filters (but a price range on a price order, which is where the walk starts);
+// starting from the matches, for the order, and for the store when the matches are a set of ids (a
+// search, a collection), which would otherwise walk the whole store's index to test each entry. A search
+// names the store (and the state, when asked) in the index itself, so its matches are the store's own.
+type Lead = (c: SQLWrapper) => SQL
+const ORDER: Record<ProductSort, (lead: Lead) => SQL[]> = {
+  '-createdAt': (lead) => [desc(lead(products.createdAt)), desc(products.id)],
+  createdAt: (lead) => [asc(lead(products.createdAt)), asc(products.id)],
+  name: (lead) => [asc(lead(sql`lower(${products.name})`)), asc(products.id)],
+  price: (lead) => [asc(lead(products.priceCents)), asc(products.id)],
+  '-price': (lead) => [desc(lead(products.priceCents)), desc(products.id)],
+  '-rating': (lead) => [desc(lead(productRatings.average)), desc(productRatings.count), desc(productRatings.productId)],
 }
 
 /** Up to this many matches, sorting the matches beats walking the sort order. */
@@ -29,23 +34,29 @@ const SORT_MATCHES_UP_TO = 2000
 
 type Way = 'walk the order' | 'start from the matches'
 
+const noIndex = (c: SQLWrapper) => sql`+${c}`
+const asIs = (c: SQLWrapper) => sql`${c}`
+
 function conditions(ctx: StoreCtx, query: ProductListQuery, way: Way) {
-  const column = (c: SQLWrapper) => (way === 'walk the order' ? sql`+${c}` : sql`${c}`)
-  const expression = query.search ? searchExpression(query.search) : null
+  const walking = way === 'walk the order'
+  const byPrice = query.sort === 'price' || query.sort === '-price'
+  const column = walking ? noIndex : asIs
+  const price = walking && !byPrice ? noIndex : asIs
+  const words = query.search ? searchWords(query.search) : null
+  const expression = words ? searchExpression(ctx.storeId, query.state, words) : null
   const filters: SQL[] = []
   if (query.categoryId !== undefined) filters.push(eq(column(products.categoryId), query.categoryId))
   if (query.brandId !== undefined) filters.push(eq(column(products.brandId), query.brandId))
   if (query.collectionId !== undefined) {
     filters.push(sql`${column(products.id)} in (select ${productCollections.productId} from ${productCollections} where ${productCollections.collectionId} = ${query.collectionId})`)
   }
-  if (query.minPrice !== undefined) filters.push(gte(column(products.priceCents), toCents(query.minPrice)))
-  if (query.maxPrice !== undefined) filters.push(lte(column(products.priceCents), toCents(query.maxPrice)))
+  if (query.minPrice !== undefined) filters.push(gte(price(products.priceCents), toCents(query.minPrice)))
+  if (query.maxPrice !== undefined) filters.push(lte(price(products.priceCents), toCents(query.maxPrice)))
   if (expression) filters.push(matchesSearch(expression))
-  // Starting from the search matches means not walking the store's index: each match is looked up.
-  const store = expression && way === 'start from the matches' ? sql`+${products.storeId}` : sql`${products.storeId}`
-  const scope = [eq(store, ctx.storeId), isNull(products.deletedAt)]
+  const fromIds = !walking && (expression !== null || query.collectionId !== undefined)
+  const scope = [eq((fromIds ? noIndex : asIs)(products.storeId), ctx.storeId), isNull(products.deletedAt)]
   if (query.state) scope.push(eq(products.state, query.state))
-  return { filters, where: and(...scope, ...filters) }
+  return { filters, where: and(...scope, ...filters), expression, order: ORDER[query.sort](walking ? asIs : noIndex) }
 }
 
 /** Finds a page's rows (their seq) and the total; the caller may keep the answer (read-cache.ts `found`). */
@@ -69,7 +80,7 @@ export function listProducts(deps: Deps, ctx: StoreCtx, query: ProductListQuery,
 function findPage(db: Sql, ctx: StoreCtx, query: ProductListQuery, sortMatchesUpTo: number): FoundPage {
   const matching = conditions(ctx, query, 'start from the matches')
   const filtered = matching.filters.length > 0
-  const total = filtered ? countWhere(db, matching.where) : storeTotal(db, ctx, query.state)
+  const total = countAll(db, ctx, query, matching)
   const way: Way = filtered && total <= sortMatchesUpTo ? 'start from the matches' : 'walk the order'
   const { limit, offset } = pageWindow(query)
   // The page's rows are found by their seq alone, which the indexes cover, so a deep page skips its
@@ -77,14 +88,22 @@ function findPage(db: Sql, ctx: StoreCtx, query: ProductListQuery, sortMatchesUp
   // Sorting by rating walks the ratings index, which needs the store named on its side.
   const byRating = query.sort === '-rating'
   const pageQuery = db.select({ seq: products.seq }).from(products)
+  const { where, order } = conditions(ctx, query, way)
   const seqs = (byRating ? pageQuery.innerJoin(productRatings, eq(productRatings.productId, products.id)) : pageQuery)
-    .where(and(conditions(ctx, query, way).where, byRating ? eq(productRatings.storeId, ctx.storeId) : undefined))
-    .orderBy(...ORDER[query.sort])
+    .where(and(where, byRating ? eq(productRatings.storeId, ctx.storeId) : undefined))
+    .orderBy(...order)
     .limit(limit)
     .offset(offset)
     .all()
     .map((r) => r.seq)
   return { total, seqs }
+}
+
+function countAll(db: Sql, ctx: StoreCtx, query: ProductListQuery, matching: ReturnType<typeof conditions>) {
+  if (matching.filters.length === 0) return storeTotal(db, ctx, query.state)
+  // The index holds a row for each live product, under its store and state: a search alone is counted there.
+  if (matching.expression && matching.filters.length === 1) return countMatches(db, matching.expression)
+  return countWhere(db, matching.where)
 }
 
 /** Without filters the total comes from product_counts (kept by triggers) instead of a count of every row. */

@@ -1,6 +1,7 @@
-import { eq } from 'drizzle-orm'
+import { and, eq, isNull, sql } from 'drizzle-orm'
+import { perHandle } from '../../kernel/db/per-handle'
 import type { Sql, Tx } from '../../kernel/db/database'
-import { productRatings } from './tables'
+import { productRatings, products } from './tables'
 
 /**
  * A product's review summary, which product reads show and the list sorts by. The reviews feature
@@ -30,9 +31,21 @@ export function setProductRating(tx: Tx, storeId: string, productId: string, sta
   tx.insert(productRatings).values({ productId, storeId, ...values }).onConflictDoUpdate({ target: productRatings.productId, set: values }).run()
 }
 
-/** The product's summary as last written. */
-export function productRating(db: Sql, productId: string) {
-  const r = db.select().from(productRatings).where(eq(productRatings.productId, productId)).get()
-  if (!r) return ratingSummary([])
+const byLiveProduct = perHandle((db: Sql) =>
+  db
+    .select({ average: productRatings.average, count: productRatings.count, r1: productRatings.r1, r2: productRatings.r2, r3: productRatings.r3, r4: productRatings.r4, r5: productRatings.r5 })
+    .from(productRatings)
+    .innerJoin(products, eq(products.id, productRatings.productId))
+    .where(and(eq(products.id, sql.placeholder('productId')), eq(products.storeId, sql.placeholder('storeId')), isNull(products.deletedAt)))
+    .prepare(),
+)
+
+/**
+ * The summary of a live product of the store as last written, or null when the store has no such
+ * product: one statement for the review page, which needs both.
+ */
+export function liveProductRating(db: Sql, storeId: string, productId: string) {
+  const r = byLiveProduct(db).get({ storeId, productId })
+  if (!r) return null
   return { average: r.average, count: r.count, distribution: { 5: r.r5, 4: r.r4, 3: r.r3, 2: r.r2, 1: r.r1 } }
 }

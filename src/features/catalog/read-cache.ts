@@ -1,8 +1,12 @@
-import { eq, sql } from 'drizzle-orm'
-import { untilChanged, type ChangeStamp } from '../../kernel/db/change-stamp'
-import type { Sql } from '../../kernel/db/database'
-import type { FoundPage } from './list'
-import { catalogVersions } from './tables'
+import { and, eq, gt, sql } from 'drizzle-orm'
+import type { ChangeStamp } from '../../kernel/db/change-stamp'
+import type { Db } from '../../kernel/db/database'
+import { perHandle } from '../../kernel/db/per-handle'
+import type { Deps } from '../../kernel/deps'
+import { KeptBodies } from '../../kernel/http/kept-bodies'
+import type { FoundPage, PageFinder } from './list'
+import { productStockVersions } from './tables'
+import { storeVersions } from './versions'
 
 const MAX_PAGES = 10_000
 
@@ -11,36 +15,43 @@ const MAX_PAGES = 10_000
  * stays the same. Triggers raise that version on every change a read can show, whichever feature
  * makes it (migrations/0004_catalog_versions.sql), so an entry can never be stale: a shop front that
  * polls the same page gets the stored body instead of four to six queries, a schema check and a stringify.
- * Least recently used entries go first once the cache holds `maxBytes` of bodies.
+ *
+ * A change of stock (an order, a receipt) does not raise the version: it raises the store's `stock`
+ * version and records it as the product's own (migrations/0012_catalog_stock_versions.sql). Each body
+ * is tagged with the products it shows, and a read that sees the store's `stock` version move first
+ * drops the bodies of the products changed since, and only those (docs/caches.md).
  */
 export class CatalogReadCache {
-  private entries = new Map<string, string>()
-  /** Per store: the version its kept bodies belong to, and their keys. */
-  private current = new Map<string, { version: number; keys: Set<string> }>()
-  private bytes = 0
+  private readonly bodies
   private pages = new Map<string, FoundPage>()
+  /** Per store: the `stock` version its kept bodies are up to date with. */
+  private stockSeen = new Map<string, number>()
   private readonly versionsOf
+  private readonly stockChangedSince
+  /** How many bodies were made (not served from the cache), for tests. */
+  made = 0
 
   constructor(
-    db: Sql,
+    private readonly db: Db,
     changes: ChangeStamp,
-    private readonly maxBytes = 32 * 1024 * 1024,
+    maxChars = 32 * 1024 * 1024,
   ) {
-    const versionsOf = db
-      .select({ version: catalogVersions.version, matches: catalogVersions.matches })
-      .from(catalogVersions)
-      .where(eq(catalogVersions.storeId, sql.placeholder('storeId')))
+    this.bodies = new KeptBodies(maxChars)
+    this.versionsOf = storeVersions(db, changes)
+    const p = sql.placeholder
+    this.stockChangedSince = db
+      .select({ productId: productStockVersions.productId })
+      .from(productStockVersions)
+      .where(and(eq(productStockVersions.storeId, p('storeId')), gt(productStockVersions.version, p('since'))))
       .prepare()
-    // The versions themselves are kept until the database changes: a repeated read then runs no query.
-    this.versionsOf = untilChanged(changes, (storeId: string) => versionsOf.get({ storeId }) ?? { version: 0, matches: 0 })
   }
 
   /**
-   * The page a list `find`s (its rows and total), kept while the store's `matches` version stays: an
-   * order changes stock, so the body is made again, but the search over 100,000 products is not.
+   * The page a list `find`s (its rows and total), kept while the store's `matches` version stays: a
+   * change of price or stock makes the body again, but the search over 100,000 products is not.
    * At most `MAX_PAGES` are kept, the least recently used going first.
    */
-  found(storeId: string, key: string, find: () => FoundPage): FoundPage {
+  private found(storeId: string, key: string, find: () => FoundPage): FoundPage {
     const pageKey = `${storeId}\u0000${this.versionsOf(storeId).matches}\u0000${key}`
     const hit = this.pages.get(pageKey)
     if (hit !== undefined) {
@@ -54,45 +65,40 @@ export class CatalogReadCache {
     return page
   }
 
-  /** The body for `key` in this store: from the cache, or made by `render` (which may throw) and kept. */
-  read(storeId: string, key: string, render: () => unknown): string {
-    const version = this.versionsOf(storeId).version
-    const current = this.currentFor(storeId, version)
-    const cacheKey = `${storeId}\u0000${version}\u0000${key}`
-    const hit = this.entries.get(cacheKey)
-    if (hit !== undefined) {
-      // Map keeps insertion order: re-inserting marks the entry as the most recently used.
-      this.entries.delete(cacheKey)
-      this.entries.set(cacheKey, hit)
-      return hit
-    }
-    const body = JSON.stringify(render())
-    this.entries.set(cacheKey, body)
-    current.keys.add(cacheKey)
-    this.bytes += body.length
-    for (const [oldKey, oldBody] of this.entries) {
-      if (this.bytes <= this.maxBytes) break
-      this.entries.delete(oldKey)
-      this.current.get(oldKey.slice(0, oldKey.indexOf('\u0000')))?.keys.delete(oldKey)
-      this.bytes -= oldBody.length
-    }
-    return body
+  /**
+   * The body for `key` in this store: from the cache, or made by `render` (which may throw) and kept
+   * with the ids of the products it `shows`. A list's `render` finds its page through `remember`,
+   * which keeps what it found (`found`).
+   */
+  read(storeId: string, key: string, render: (remember: PageFinder) => { body: unknown; shows: readonly string[] }): string {
+    // Inside a transaction the versions and rows read could still be rolled back: the cache stays out.
+    if (this.db.$client.inTransaction) return JSON.stringify(render((find) => find()).body)
+    const versions = this.versionsOf(storeId)
+    this.followStock(storeId, versions.stock)
+    return this.bodies.read(storeId, versions.version, key, () => {
+      this.made++
+      const { body, shows } = render((find) => this.found(storeId, key, find))
+      return { body, tags: shows }
+    })
   }
 
   /**
-   * The store's bodies of its current version. Bodies of an older version can never be served again,
-   * so they are dropped as soon as a newer version is seen: a store taking orders (each one changes
-   * stock, so the version) would otherwise fill the cache with dead bodies up to its limit.
+   * Drops the bodies of the products whose stock changed since the store's bodies were last brought
+   * up to date. Every stock change raises `stock` and writes it as its product's version, in the
+   * change's transaction; the bodies are read and made synchronously, so none can fall in between.
    */
-  private currentFor(storeId: string, version: number) {
-    const known = this.current.get(storeId)
-    if (known?.version === version) return known
-    for (const key of known?.keys ?? []) {
-      this.bytes -= this.entries.get(key)?.length ?? 0
-      this.entries.delete(key)
+  private followStock(storeId: string, stock: number) {
+    const seen = this.stockSeen.get(storeId)
+    if (seen === stock) return
+    if (seen !== undefined && seen < stock) {
+      for (const { productId } of this.stockChangedSince.all({ storeId, since: seen })) this.bodies.dropTagged(storeId, productId)
+    } else {
+      // First sight of the store, or a version that went back (never, short of a restored database).
+      this.bodies.dropAll(storeId)
     }
-    const fresh = { version, keys: new Set<string>() }
-    this.current.set(storeId, fresh)
-    return fresh
+    this.stockSeen.set(storeId, stock)
   }
 }
+
+/** The app's one cache of product reads (one per set of deps, so a test can look at it). */
+export const catalogReadCache = perHandle((deps: Deps) => new CatalogReadCache(deps.db, deps.changes))

@@ -7,7 +7,7 @@ import { listProducts } from './list'
 import { AddVariantBody, AdjustBody, CreateProductBody, IdParams, PatchVariantBody, Product, ProductListQuery, ProductPage, ReceiveBody, StockMovement, UpdateProductBody, Variant } from './model'
 import { createProduct, deleteProduct, getProduct, updateProduct } from './products'
 import { jsonResponse } from '../../kernel/http/json-response'
-import { CatalogReadCache } from './read-cache'
+import { catalogReadCache } from './read-cache'
 import { listMovements } from './stock'
 import { addVariant, adjustStock, getVariant, patchVariant, receiveStock } from './variants'
 import { noContent } from '../../kernel/http/no-content'
@@ -19,13 +19,14 @@ const stockTags = ['Stock']
 export const productRoutes = (deps: Deps) => {
   // Reads are served from the cache while the store's catalog is unchanged; bodies are checked
   // against their schema (parse) before they are kept, as Elysia would check a returned object.
-  const cache = new CatalogReadCache(deps.db, deps.changes)
+  const cache = catalogReadCache(deps)
   return new Elysia({ prefix: '/products' })
     .use(authMacro)
     .get('/', ({ ctx, query, set }) => {
-      const key = `list ${JSON.stringify(query)}`
-      const find = () => listProducts(deps, ctx, query, undefined, (find) => cache.found(ctx.storeId, key, find))
-      const body = cache.read(ctx.storeId, key, () => ProductPage.parse(find()))
+      const body = cache.read(ctx.storeId, `list ${JSON.stringify(query)}`, (remember) => {
+        const page = ProductPage.parse(listProducts(deps, ctx, query, undefined, remember))
+        return { body: page, shows: page.data.map((p) => p.id) }
+      })
       return jsonResponse(body, set)
     }, {
       auth: 'shop',
@@ -58,7 +59,7 @@ export const productRoutes = (deps: Deps) => {
     )
     .get('/:id', ({ ctx, params, set }) => {
       const find = () => readTransaction(deps.db, (tx) => getProduct(tx, deps.publicUrl, ctx, params.id))
-      return jsonResponse(cache.read(ctx.storeId, `product ${params.id}`, () => Product.parse(find())), set)
+      return jsonResponse(cache.read(ctx.storeId, `product ${params.id}`, () => ({ body: Product.parse(find()), shows: [params.id] })), set)
     }, {
       auth: 'shop',
       params: IdParams,

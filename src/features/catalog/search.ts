@@ -1,4 +1,6 @@
 import { sql, type SQL } from 'drizzle-orm'
+import type { Sql } from '../../kernel/db/database'
+import type { ProductListQuery } from './model'
 import { products } from './tables'
 
 /**
@@ -6,7 +8,7 @@ import { products } from './tables'
  * triggers). Its tokenizer folds case and accents, on the index and on the query alike, so
  * "acai" finds "Açaí". Each word of the query must appear, as a word or the start of one.
  */
-export function searchExpression(search: string): string | null {
+export function searchWords(search: string): string | null {
   const words = search.normalize('NFKC').match(/[\p{L}\p{N}]+/gu)
   if (!words) return null
   // Quoted, the words cannot be read as FTS5 operators (AND, NEAR, column filters...).
@@ -16,6 +18,20 @@ export function searchExpression(search: string): string | null {
     .join(' ')
 }
 
+/**
+ * The search of one store, of one state if given: every row of the index names its store, and its
+ * store with its state, in the column `store` (migrations/0011_catalog_search_per_store.sql writes the
+ * same words). The index then finds and counts the store's matches alone, however big other stores are.
+ */
+export function searchExpression(storeId: string, state: ProductListQuery['state'], words: string): string {
+  const store = storeId.replaceAll('_', '')
+  return `store : "${state ? store + state.toLowerCase() : store}" AND {name skus description} : (${words})`
+}
+
 /** The products whose search row matches: a condition on products.seq, the FTS rowid. */
 export const matchesSearch = (expression: string): SQL =>
   sql`${products.seq} in (select rowid from product_search where product_search match ${expression})`
+
+/** How many rows of the index match: exact, and counted without reading a product. */
+export const countMatches = (db: Sql, expression: string): number =>
+  db.all<{ n: number }>(sql`select count(*) as n from product_search where product_search match ${expression}`)[0]!.n

@@ -4,7 +4,7 @@ import { stores } from '../../kernel/auth/tables'
 import { brands, categories, collections } from '../taxonomy/tables'
 
 // The catalog. Three things are kept by the database itself, in triggers written by
-// hand in migrations/*_catalog_search.sql, so that no code path (orders, a store reset) can forget them:
+// hand in migrations/*_catalog_search*.sql, so that no code path (orders, a store reset) can forget them:
 // the search index `product_search` (FTS5), `products.price_cents` (the lowest live variant price) and
 // `product_counts` (live products per store and state, so an unfiltered list need not count 100,000 rows).
 
@@ -156,7 +156,8 @@ export const productCounts = sqliteTable(
 
 /**
  * A number per store that triggers raise on every change a product read can show (products,
- * variants, collections, ratings, images): cached reads of the store are valid while it stays.
+ * variants, collections, ratings, images), but a change of stock: cached reads of the store are valid
+ * while it stays.
  */
 export const catalogVersions = sqliteTable('catalog_versions', {
   storeId: text('store_id')
@@ -165,4 +166,24 @@ export const catalogVersions = sqliteTable('catalog_versions', {
   version: integer().notNull(),
   /** Raised only by changes that can alter which products a list shows, or their order (0008). */
   matches: integer().notNull().default(0),
+  /** Raised by every change of a variant's stock, reservation or update time (0012). */
+  stock: integer().notNull().default(0),
+  /** Raised by every change a product's review page shows: reviews, their photos, names, ratings (0013). */
+  reviews: integer().notNull().default(0),
 })
+
+/**
+ * Per product, the store's `stock` version of its last stock change, written by the trigger that
+ * raises it: the products whose cached bodies a read must drop are those above the version it last saw.
+ */
+export const productStockVersions = sqliteTable(
+  'product_stock_versions',
+  {
+    productId: text('product_id')
+      .primaryKey()
+      .references(() => products.id, { onDelete: 'cascade' }),
+    storeId: text('store_id').notNull(),
+    version: integer().notNull(),
+  },
+  (t) => [index('product_stock_versions_store').on(t.storeId, t.version)],
+)

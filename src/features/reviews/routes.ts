@@ -4,15 +4,23 @@ import type { Deps } from '../../kernel/deps'
 import { ErrorEnvelope } from '../../kernel/errors'
 import { CanReview, CreateReviewBody, IdParams, ModerateReviewBody, PlainReviewPage, Review, ReviewListQuery, ReviewPage, StoreReviewQuery, UpdateReviewBody } from './model'
 import { canReview, createReview, deleteReview, listMyReviews, listProductReviews, listStoreReviews, moderateReview, updateReview } from './service'
+import { jsonResponse } from '../../kernel/http/json-response'
 import { noContent } from '../../kernel/http/no-content'
+import { reviewPageCache } from './page-cache'
 
 const tags = ['Reviews']
 
 /** A product's reviews and the customer's own. */
-export const reviewRoutes = (deps: Deps) =>
-  new Elysia()
+export const reviewRoutes = (deps: Deps) => {
+  // A product's page is served from the cache while the store's reviews are unchanged; it is checked
+  // against its schema (parse) before it is kept, as Elysia would check a returned object.
+  const pages = reviewPageCache(deps)
+  return new Elysia()
     .use(authMacro)
-    .get('/products/:id/reviews', ({ ctx, params, query }) => listProductReviews(deps, ctx, params.id, query), {
+    .get('/products/:id/reviews', ({ ctx, params, query, set }) => {
+      const body = pages.read(ctx.storeId, `${params.id} ${JSON.stringify(query)}`, () => ReviewPage.parse(listProductReviews(deps, ctx, params.id, query)))
+      return jsonResponse(body, set)
+    }, {
       auth: 'shop',
       params: IdParams,
       query: ReviewListQuery,
@@ -78,6 +86,7 @@ export const reviewRoutes = (deps: Deps) =>
       response: { 200: PlainReviewPage, 400: ErrorEnvelope },
       detail: { tags, summary: "The customer's reviews", description: 'Newest first, hidden ones included (with `hidden: true`).' },
     })
+}
 
 /** Moderation: the API key or a student token. */
 export const storeReviewRoutes = (deps: Deps) =>

@@ -8,8 +8,8 @@ import { perHandle } from '../../kernel/db/per-handle'
 import type { Deps } from '../../kernel/deps'
 import { AppError, notFound } from '../../kernel/errors'
 import { pageWindow, toPage, type PageQuery } from '../../kernel/pagination'
-import { findProduct } from '../catalog/find'
-import { productRating, setProductRating } from '../catalog/ratings'
+import { findProduct, PRODUCTS_HINT } from '../catalog/find'
+import { liveProductRating, setProductRating } from '../catalog/ratings'
 import { findMedia, mediaByIds, toMedia } from '../media/service'
 import { linksAsMediaUser, renumber } from '../media/users'
 import { hasPaidOrderWith } from '../orders/views'
@@ -141,12 +141,13 @@ function setPhotos(tx: Sql, ctx: StoreCtx, reviewId: string, mediaIds: string[])
 
 export function listProductReviews(deps: Deps, ctx: StoreCtx, productId: string, query: PageQuery) {
   return readTransaction(deps.db, (db) => {
-    findProduct(db, ctx, productId)
+    const summary = liveProductRating(db, ctx.storeId, productId)
+    if (!summary) throw notFound('product', productId, PRODUCTS_HINT)
     const q = statements(db)
     const { limit, offset } = pageWindow(query)
     const rows = q.productPage.all({ storeId: ctx.storeId, productId, limit, offset })
     const total = q.productCount.get({ storeId: ctx.storeId, productId })!.n
-    return { ...toPage(toReviews(deps, db, rows), total, query), summary: productRating(db, productId) }
+    return { ...toPage(toReviews(deps, db, rows), total, query), summary }
   })
 }
 
