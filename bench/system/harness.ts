@@ -24,7 +24,7 @@ export type Side = 'server' | 'load'
 
 export interface Pinning {
   pinned: boolean
-  /** CPU lists as taskset takes them, e.g. "0" and "1-3". */
+  /** CPU lists as taskset takes them, e.g. "0" and "1,2,3". */
   server?: string
   load?: string
   /** What the report says about it. */
