@@ -1,5 +1,8 @@
 import { describe, expect, test } from 'bun:test'
-import { groupOpen } from '../../src/kernel/db/database'
+import { Elysia } from 'elysia'
+import { createApp } from '../../src/app'
+import { groupedWrite, groupOpen } from '../../src/kernel/db/database'
+import { caller, createTestDeps } from '../helpers/app'
 import { mark, statementsOf, summary } from '../helpers/statement-log'
 import { expectOk } from '../helpers/world'
 import { eventsOf, expectLedgerConsistent, levels, registerBuyer, shopSetup } from '../helpers/orders'
@@ -57,4 +60,43 @@ describe('writes of requests that arrive together', () => {
     expect(eventsOf(s.deps, s.w.A.group.storeId, 'order.created').map((e) => e.orderId)).toEqual([result[0]!.body.id, result[1]!.body.id])
     expect((await all[2]!.cart()).items).toEqual([expect.objectContaining({ quantity: 1 })])
   })
+
+  test('an answer made while a commit group is open leaves after the group commits: a plain INSERT that joined its transaction is committed when the answer arrives', async () => {
+    const t = lateWriterApp()
+    const { result, statements } = await statementsOf(() => t.call('POST', '/test/late-write').then((r) => (mark('answer'), r)))
+    expect(result.text).toBe('written')
+    const log = statements.map(summary)
+    expect(log.indexOf('insert notes')).toBeLessThan(log.indexOf('commit'))
+    expect(log.at(-1)).toBe('answer')
+    expect(t.deps.sqlite.query('select text from notes order by rowid').all()).toEqual([{ text: 'grouped' }, { text: 'plain' }])
+  })
+
+  test('if that group cannot commit, the answer is replaced by the error envelope: what it said never happened', async () => {
+    const t = lateWriterApp()
+    const res = await t.call('POST', '/test/late-write?fail=1')
+    expect(res.status).toBe(500)
+    expect(res.body.error.code).toBe('INTERNAL_ERROR')
+    expect(res.headers.get('x-request-id')).toBe(res.body.error.requestId)
+    expect(t.deps.sqlite.query('select text from notes').all()).toEqual([])
+  })
 })
+
+/**
+ * An app with a route that does not group its writes: it opens a commit group with a grouped write of
+ * its own (as another request would), then writes with a plain INSERT, which joins the group's open
+ * transaction, and answers at once. Asked to, the grouped write leaves a deferred foreign key
+ * broken (`?fail=1`), so the group's COMMIT fails.
+ */
+function lateWriterApp() {
+  const t = createTestDeps()
+  t.deps.sqlite.exec('create table parents (id integer primary key)')
+  t.deps.sqlite.exec('create table notes (text text not null, parent integer references parents (id) deferrable initially deferred)')
+  const db = t.deps.db
+  const route = new Elysia().post('/test/late-write', ({ query }) => {
+    const parent = query.fail ? 999 : null
+    void groupedWrite(db, (tx) => tx.$client.query("insert into notes (text, parent) values ('grouped', ?)").run(parent)).catch(() => {})
+    db.$client.query("insert into notes (text) values ('plain')").run()
+    return 'written'
+  })
+  return { ...t, call: caller(createApp(t.deps, route)) }
+}

@@ -1,5 +1,5 @@
 import { and, eq, lte, sql } from 'drizzle-orm'
-import { writeTransaction, type Db, type Sql } from '../../kernel/db/database'
+import { groupedWrite, writeTransaction, type Db, type Sql } from '../../kernel/db/database'
 import { perHandle } from '../../kernel/db/per-handle'
 import { withParams } from '../../kernel/db/prepared'
 import type { Deps } from '../../kernel/deps'
@@ -47,8 +47,9 @@ const statements = perHandle((db: Sql) => {
   }
 })
 
-/** The answer kept for the key, to replay. */
-const keep = (db: Sql, id: Key, answer: Answer) => statements(db).answer.run({ ...id, status: answer.status, body: JSON.stringify(answer.body) })
+/** The answer kept for the key, to replay: committed before the answer leaves, as the payment is. */
+const keep = (db: Db, id: Key, answer: Answer) =>
+  groupedWrite(db, (tx) => statements(tx).answer.run({ ...id, status: answer.status, body: JSON.stringify(answer.body) }))
 
 export async function withIdempotency(
   deps: Deps,
@@ -93,13 +94,13 @@ export async function withIdempotency(
     // A refusal is the answer to replay; anything else (a crash) frees the key for another try.
     if (e instanceof AppError && e.status < 500) answer = { status: e.status, body: errorBody(e) }
     else {
-      statements(deps.db).free.run(id)
+      await groupedWrite(deps.db, (tx) => statements(tx).free.run(id))
       throw e
     }
-    keep(deps.db, id, answer)
+    await keep(deps.db, id, answer)
     throw e
   }
-  keep(deps.db, id, answer)
+  await keep(deps.db, id, answer)
   return answer
 }
 

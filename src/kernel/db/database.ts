@@ -234,9 +234,20 @@ export function commitGroup(sqlite: Database) {
   group.resolve()
 }
 
-/** Resolves once no commit group is open on the connection, whether the last one committed or not. */
-export async function groupsSettled(db: Db): Promise<void> {
-  for (let group = groups(db.$client).open; group; group = groups(db.$client).open) await group.done.catch(() => {})
+/**
+ * Resolves once no commit group is open on the connection: with nothing when the groups it waited for
+ * committed, or with the reason the first one that could not did not.
+ */
+export async function groupsSettled(db: Db): Promise<unknown> {
+  let failure: unknown
+  for (let group = groups(db.$client).open; group; group = groups(db.$client).open) {
+    const reason = await group.done.then(
+      () => undefined,
+      (e: unknown) => e ?? new Error('the commit group failed'),
+    )
+    failure ??= reason
+  }
+  return failure
 }
 
 /** Whether a commit group is open on the connection now. */

@@ -29,6 +29,20 @@ export const errorsPlugin = (routes: RouteTable, log: Log, onFailure: (request: 
     return errorBody(appError, requestId)
   })
 
+/**
+ * The answer that replaces one made while a commit group was open, when that group could not commit
+ * (database.ts, groupedWrite): what the first answer said may never have happened.
+ */
+export function uncommittedAnswer(failure: unknown, answered: Response, log: Log): Response {
+  const requestId = answered.headers.get('x-request-id') ?? ''
+  const appError = isDiskFull(failure) ? diskFull() : internal()
+  log.error('the writes this answer rested on did not commit; the answer was replaced', { requestId, error: failure instanceof Error ? failure.message : String(failure) })
+  void answered.body?.cancel()
+  const headers = new Headers(answered.headers)
+  headers.set('content-type', 'application/json')
+  return new Response(JSON.stringify(errorBody(appError, requestId)), { status: appError.status, headers })
+}
+
 function toAppError(code: unknown, error: unknown, method: string, path: string, routes: RouteTable): AppError {
   if (error instanceof AppError) return error
   // A throw inside a body parser arrives wrapped in Elysia's ParseError.

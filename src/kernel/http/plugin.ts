@@ -5,7 +5,7 @@ import { callerOf } from '../auth/macro'
 import { groupOpen, groupsSettled } from '../db/database'
 import type { Deps } from '../deps'
 import { corsHeaders, isPreflight, preflightResponse } from './cors'
-import { errorsPlugin } from './errors-plugin'
+import { errorsPlugin, uncommittedAnswer } from './errors-plugin'
 import { isJsonType, parseJson, readLimitedText, wrongBodyType } from './json-body'
 import type { RouteEntry, RouteTable } from './route-table'
 import { readTextBody } from './text-body'
@@ -21,7 +21,8 @@ const LARGE_BODY = 64 * 1024
 /**
  * What every request goes through before any feature sees it: a request id, CORS, authentication and
  * the store's rate limit (from the route's declared auth kind), JSON body parsing with the size limit
- * and content-type check (text-body routes take their one text type instead), the error envelope, and counting the call for the teacher's activity report.
+ * and content-type check (text-body routes take their one text type instead), the error envelope, and counting the call for the teacher's activity report,
+ * and the waits that keep answers behind the commit of the writes they rest on (groupedWrite, kernel/db/database.ts).
  * (CORS and the request id are set in onRequest, so error responses carry them too.)
  */
 export const httpKernel = (routes: RouteTable, deps: Deps) => {
@@ -31,7 +32,20 @@ export const httpKernel = (routes: RouteTable, deps: Deps) => {
   const admit = (route: RouteEntry | undefined, request: Request, headers: Record<string, unknown>) => {
     if (route?.auth) gate.admit(route.auth, request, headers)
   }
+  /**
+   * An answer made while a commit group is open may rest on what the group wrote (a read after an
+   * await, a plain INSERT that joined its transaction): it leaves once the group has committed, and if
+   * the group could not commit, as that failure. A route that groups its writes waits for its own.
+   */
+  const afterGroups = (request: Request, response: Response) => {
+    if (!groupOpen(deps.db) || routes.match(request.method, new URL(request.url).pathname)?.groupedWrites) return response
+    return groupsSettled(deps.db).then((failure) => (failure === undefined ? response : uncommittedAnswer(failure, response, deps.log)))
+  }
   return new Elysia()
+    .wrap((handle) => (request: Request) => {
+      const answer = handle(request) as unknown as Response | Promise<Response>
+      return answer instanceof Promise ? answer.then((response) => afterGroups(request, response)) : afterGroups(request, answer)
+    })
     .onRequest(({ request, set }) => {
       const given = request.headers.get('x-request-id')
       const requestId = given && incomingRequestId.test(given) ? given : `req_${randomToken(16)}`
