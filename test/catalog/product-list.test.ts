@@ -161,13 +161,19 @@ describe('GET /v1/products', () => {
     expect(beside).toBeLessThan(2 * alone + 1)
   })
 
-  test('a list of a few products of a brand, a category or a collection costs the same however many other products the store has', async () => {
+  test('a list of a few products of a brand, a category, a collection or a search costs the same however many other products the store has', async () => {
     const { A, deps, w } = await catalogSetup()
     const [brand, category, collection] = [await A.createTerm('brands', 'b'), await A.createTerm('categories', 'c'), await A.createTerm('collections', 'col')]
     for (const name of ['Caneca Azul', 'Copo Azul', 'Prato Azul']) {
       await A.createProduct({ name, brandId: brand.id, categoryId: category.id, collectionIds: [collection.id] })
     }
-    const queries = [{ collectionId: collection.id }, { brandId: brand.id, sort: 'name' }, { categoryId: category.id, sort: 'name', state: 'DRAFT' }]
+    const queries = [
+      { collectionId: collection.id },
+      { brandId: brand.id, sort: 'name' },
+      { categoryId: category.id, sort: 'name', state: 'DRAFT' },
+      { collectionId: collection.id, sort: '-rating' },
+      { search: 'azul', sort: '-rating' },
+    ]
     const ctx = storeCtx(w.A.group.storeId)
     // Called without the read cache, so every call finds its page.
     const costs = () =>

@@ -52,7 +52,7 @@ function conditions(ctx: StoreCtx, query: ProductListQuery, way: Way) {
   }
   if (query.minPrice !== undefined) filters.push(gte(price(products.priceCents), toCents(query.minPrice)))
   if (query.maxPrice !== undefined) filters.push(lte(price(products.priceCents), toCents(query.maxPrice)))
-  if (expression) filters.push(matchesSearch(expression))
+  if (expression) filters.push(matchesSearch(expression, column(products.seq)))
   const fromIds = !walking && (expression !== null || query.collectionId !== undefined)
   const scope = [eq((fromIds ? noIndex : asIs)(products.storeId), ctx.storeId), isNull(products.deletedAt)]
   if (query.state) scope.push(eq(products.state, query.state))
@@ -85,12 +85,14 @@ function findPage(db: Sql, ctx: StoreCtx, query: ProductListQuery, sortMatchesUp
   const { limit, offset } = pageWindow(query)
   // The page's rows are found by their seq alone, which the indexes cover, so a deep page skips its
   // offset inside an index; only the rows shown are then read in full.
-  // Sorting by rating walks the ratings index, which needs the store named on its side.
+  // Walking the rating order walks the ratings index, which needs the store named on its side; starting
+  // from the matches, the planner must not walk it (the whole store, with no order to stop early).
   const byRating = query.sort === '-rating'
   const pageQuery = db.select({ seq: products.seq }).from(products)
   const { where, order } = conditions(ctx, query, way)
+  const ratingsOfStore = eq((way === 'walk the order' ? asIs : noIndex)(productRatings.storeId), ctx.storeId)
   const seqs = (byRating ? pageQuery.innerJoin(productRatings, eq(productRatings.productId, products.id)) : pageQuery)
-    .where(and(where, byRating ? eq(productRatings.storeId, ctx.storeId) : undefined))
+    .where(and(where, byRating ? ratingsOfStore : undefined))
     .orderBy(...order)
     .limit(limit)
     .offset(offset)

@@ -47,8 +47,8 @@ export class CatalogReadCache {
   }
 
   /**
-   * The page a list `find`s (its rows and total), kept while the store's `matches` version stays: a
-   * change of price or stock makes the body again, but the search over 100,000 products is not.
+   * The page a list `find`s (its rows and total), kept while the store's `matches` version stays: an
+   * order makes the bodies that show its products again, but the search over 100,000 products is not.
    * At most `MAX_PAGES` are kept, the least recently used going first.
    */
   private found(storeId: string, key: string, find: () => FoundPage): FoundPage {

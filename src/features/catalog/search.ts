@@ -28,9 +28,9 @@ export function searchExpression(storeId: string, state: ProductListQuery['state
   return `store : "${state ? store + state.toLowerCase() : store}" AND {name skus description} : (${words})`
 }
 
-/** The products whose search row matches: a condition on products.seq, the FTS rowid. */
-export const matchesSearch = (expression: string): SQL =>
-  sql`${products.seq} in (select rowid from product_search where product_search match ${expression})`
+/** The products whose search row matches: a condition on products.seq (as `seq` writes it), the FTS rowid. */
+export const matchesSearch = (expression: string, seq: SQL = sql`${products.seq}`): SQL =>
+  sql`${seq} in (select rowid from product_search where product_search match ${expression})`
 
 /** How many rows of the index match: exact, and counted without reading a product. */
 export const countMatches = (db: Sql, expression: string): number =>
