@@ -1,3 +1,4 @@
+import type { ChangeStamp } from '../../kernel/db/change-stamp'
 import type { Db } from '../../kernel/db/database'
 import { perHandle } from '../../kernel/db/per-handle'
 import type { Deps } from '../../kernel/deps'
@@ -18,7 +19,10 @@ export class ReviewPageCache {
   /** How many pages were made (not served from the cache), for tests. */
   made = 0
 
-  constructor(private readonly db: Db, changes: Deps['changes']) {
+  constructor(
+    private readonly db: Db,
+    changes: ChangeStamp,
+  ) {
     this.versionsOf = storeVersions(db, changes)
   }
 
