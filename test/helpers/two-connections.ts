@@ -1,9 +1,8 @@
 import { Database } from 'bun:sqlite'
 import { drizzle } from 'drizzle-orm/bun-sqlite'
-import { mkdtempSync } from 'node:fs'
-import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Db } from '../../src/kernel/db/database'
+import { tempDir } from './temp'
 
 /**
  * Two connections on one WAL file, in the default (shared) locking mode, so that the second one can
@@ -11,7 +10,7 @@ import type { Db } from '../../src/kernel/db/database'
  * other connection could look.
  */
 export function twoConnections() {
-  const file = join(mkdtempSync(join(tmpdir(), 'storefront-tx-')), 'tx.db')
+  const file = join(tempDir('tx'), 'tx.db')
   const first = new Database(file, { create: true, strict: true })
   first.exec('PRAGMA journal_mode = WAL')
   first.exec('create table t (n integer not null)')
