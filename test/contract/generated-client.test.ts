@@ -16,8 +16,12 @@ const APP = join(import.meta.dir, 'shop-app')
 const NODE_MODULES = join(import.meta.dir, '..', '..', 'node_modules')
 const FILES = ['shop.ts', 'mistakes.ts']
 
-/** The compiler options of a strict browser app; the types are only the generated ones and the DOM's. */
-const STRICT = { strict: true, noUncheckedIndexedAccess: true, noEmit: true, target: 'ES2022', module: 'ESNext', moduleResolution: 'Bundler', lib: ['ES2022', 'DOM', 'DOM.Iterable'], types: [] }
+/**
+ * The compiler options of a strict browser app; the types are only the generated ones and the DOM's.
+ * Declaration files are not checked themselves (skipLibCheck, as in most apps and in this project):
+ * checking the DOM's alone took three times as long as the rest.
+ */
+const STRICT = { strict: true, noUncheckedIndexedAccess: true, noEmit: true, skipLibCheck: true, target: 'ES2022', module: 'ESNext', moduleResolution: 'Bundler', lib: ['ES2022', 'DOM'], types: [] }
 
 let generated: Promise<string> | undefined
 
