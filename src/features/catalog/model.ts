@@ -8,7 +8,7 @@ import { PRODUCT_STATES, STOCK_MOVEMENT_KINDS } from './tables'
 const STOCK_ENDPOINTS = 'POST /v1/variants/:id/stock/receive or POST /v1/variants/:id/stock/adjust'
 
 /** A field that belongs to another endpoint: sending it is a 400 whose message names that endpoint. */
-const elsewhere = (message: string) => z.never({ error: message }).optional().describe(`Not accepted here: ${message}`)
+const elsewhere = (message: string) => z.never({ error: message }).optional().describe(message)
 
 const stockElsewhere = elsewhere(`changes only through ${STOCK_ENDPOINTS}, so that every change is in the stock ledger`)
 

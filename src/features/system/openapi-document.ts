@@ -1,5 +1,6 @@
 import type { AnyElysia } from 'elysia'
 import { API_DESCRIPTION, SECURITY_SCHEMES, TAGS } from './docs-text'
+import { documentRequestBodies } from './openapi-bodies'
 
 type Json = Record<string, unknown>
 
@@ -24,6 +25,7 @@ export async function buildOpenApiDocument(app: AnyElysia, version: string) {
     // A route declared as '/' under a prefix is served with and without the slash; document it without.
     paths[path.length > 1 ? path.replace(/\/$/, '') : path] = withNoContent(item as Json)
   }
+  documentRequestBodies(paths, (app as unknown as AppView).getGlobalRoutes())
   return {
     openapi: '3.1.0',
     info: { title: 'Storefront API', version, description: API_DESCRIPTION },
@@ -34,7 +36,7 @@ export async function buildOpenApiDocument(app: AnyElysia, version: string) {
 }
 
 type Parser = { fn: unknown }
-type AppView = { getGlobalRoutes(): { hooks?: { parse?: Parser[] } }[]; getGlobalDefinitions?(): unknown }
+type AppView = { getGlobalRoutes(): { method: string; path: string; hooks?: { parse?: Parser[]; body?: unknown } }[]; getGlobalDefinitions?(): unknown }
 
 /**
  * The HTTP kernel reads every JSON body with one global function (http/plugin.ts). The generator

@@ -1,0 +1,67 @@
+import { describe, expect, test } from 'bun:test'
+import { createTestApp } from '../helpers/app'
+import { storeCatalog } from '../helpers/catalog'
+import { oneStore } from '../helpers/world'
+
+type Operation = { requestBody?: { required?: boolean; description?: string; content: Record<string, { schema: any }> } }
+
+async function documentOf() {
+  const t = createTestApp()
+  const doc = (await t.call('GET', '/openapi.json')).body
+  const bodies = Object.entries(doc.paths).flatMap(([path, item]) =>
+    Object.entries(item as Record<string, Operation>).flatMap(([method, op]) => (op.requestBody ? [{ at: `${method} ${path}`, body: op.requestBody }] : [])),
+  )
+  return { ...t, doc, bodies }
+}
+
+const jsonSchema = (op: Operation) => op.requestBody!.content['application/json']!.schema
+
+describe('request bodies in the OpenAPI document', () => {
+  test('fields the server refuses on purpose are documented as `false` (no value passes, a generated client types them never), and the body says where each goes', async () => {
+    const { doc } = await documentOf()
+    const product = doc.paths['/v1/products/{id}'].put
+    expect(jsonSchema(product).properties).toMatchObject({ price: false, sku: false, stock: false, name: { type: 'string' } })
+    expect(jsonSchema(product).additionalProperties).toBe(false)
+    expect(product.requestBody.description).toBe(
+      'Refused here with a 400: `price` is set per variant: PATCH /v1/variants/:id (the product price is its lowest variant price); ' +
+        '`sku` is set per variant: PATCH /v1/variants/:id; ' +
+        '`stock` changes only through POST /v1/variants/:id/stock/receive or POST /v1/variants/:id/stock/adjust, so that every change is in the stock ledger.',
+    )
+    const variant = doc.paths['/v1/variants/{id}'].patch
+    expect(jsonSchema(variant).properties).toMatchObject({ stock: false, price: { type: 'number' }, sku: { type: 'string' } })
+    expect(variant.requestBody.description).toStartWith('Refused here with a 400: `stock` changes only through POST /v1/variants/:id/stock/receive')
+  })
+
+  test('no documented request body field is `not: {}`, which a generated client types as an optional unknown it may send', async () => {
+    const { bodies } = await documentOf()
+    const typedUnknown = bodies.flatMap(({ at, body }) =>
+      Object.values(body.content).flatMap(({ schema }) =>
+        Object.entries(schema?.properties ?? {})
+          .filter(([, field]: [string, any]) => field.not !== undefined)
+          .map(([name]) => `${at} ${name}`),
+      ),
+    )
+    expect(typedUnknown).toEqual([])
+  })
+
+  test('the server still refuses those fields with the 400 that names the route that changes them', async () => {
+    const { call, deps } = createTestApp()
+    const { key } = await oneStore(call, deps, 'r')
+    const catalog = storeCatalog(call, key.apiKey)
+    const product = await catalog.createProduct()
+    const price = await catalog.send('PUT', `/v1/products/${product.id}`, { name: 'Nova', price: 10 })
+    expect([price.status, price.body.error.code]).toEqual([400, 'VALIDATION_ERROR'])
+    expect(price.body.error.message).toContain('price: is set per variant: PATCH /v1/variants/:id')
+    const stock = await catalog.send('PATCH', `/v1/variants/${product.variants[0].id}`, { stock: 99 })
+    expect([stock.status, stock.body.error.code]).toEqual([400, 'VALIDATION_ERROR'])
+    expect(stock.body.error.message).toContain('stock: changes only through POST /v1/variants/:id/stock/receive or POST /v1/variants/:id/stock/adjust')
+    expect((await catalog.product(product.id)).name).toBe('Camiseta Básica')
+  })
+
+  test('a body that may be left out (seed-demo, refund) is not required; every other body is', async () => {
+    const { bodies } = await documentOf()
+    const optional = bodies.filter(({ body }) => body.required !== true).map(({ at }) => at)
+    expect(optional.sort()).toEqual(['post /v1/admin/groups/{id}/seed-demo', 'post /v1/store/orders/{id}/refund'])
+    for (const { at, body } of bodies) if (!optional.includes(at)) expect({ at, required: body.required }).toEqual({ at, required: true })
+  })
+})
