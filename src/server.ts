@@ -9,13 +9,14 @@ import { openForServer, prepareDataDir, removePidFile, writePidFile } from './ke
 import { randomIds } from './kernel/ids'
 import { consoleLog, type Log } from './kernel/log'
 import { VERSION } from './version'
+import { pluralize } from './kernel/plural'
 
 /** Opens the data dir, migrates, listens, prints the banner, and stops cleanly on SIGINT/SIGTERM. */
 export async function serve(config: Config, log: Log = consoleLog) {
   const found = prepareDataDir(config.dataDir)
   if (found.staleWork.length) log.info(`removed the database copies of interrupted backups or restores: ${found.staleWork.join(', ')}`)
   if (found.notPrivate.length) {
-    log.error(`could not make ${found.notPrivate.length} file(s) of the data folder readable by this user only, such as ${found.notPrivate[0]}; other users of this machine may read them (a file system without permissions, such as a FAT USB stick?)`)
+    log.error(`could not make ${pluralize(found.notPrivate.length, 'file')} of the data folder readable by this user only, such as ${found.notPrivate[0]}; other users of this machine may read them (a file system without permissions, such as a FAT USB stick?)`)
   }
   const database = await openForServer(config.dataDir)
   const admin = resolveAdminToken(config.dataDir, config.adminToken)
@@ -27,7 +28,7 @@ export async function serve(config: Config, log: Log = consoleLog) {
     publicUrl: config.publicUrl ?? '',
   })
   const swept = await sweepMediaFolder(deps)
-  if (swept > 0) log.info(`removed ${swept} media file(s) left by an interrupted upload or deletion`)
+  if (swept > 0) log.info(`removed ${pluralize(swept, 'media file')} left by an interrupted upload or deletion`)
   const app = createApp(deps)
   try {
     // Bodies are limited by the routes themselves (1 MiB of JSON, 100 MiB a video), which answer with

@@ -7,6 +7,7 @@ import { activityCsv } from '../features/activity/report'
 import { BackupError, restore } from '../features/backup/service'
 import { parseClassList } from '../features/groups/import'
 import { asCliFailure, CliFailure, endProgress, jobOnDataDir, type Job } from './jobs'
+import { pluralize } from '../kernel/plural'
 
 const dataOption = ['--data <dir>', 'data folder [env DATA_DIR] (default ./data)'] as const
 
@@ -26,7 +27,7 @@ export function addTeacherCommands(program: Command) {
       const rows = await parsed(text)
       const result = await onDataDir(options.data, { kind: 'import', rows })
       console.log(
-        `imported ${rows.length} rows: ${result.groupsCreated} new groups, ${result.studentsAdded} new students, ${result.studentsMoved} moved, ${result.alreadyThere} already there`,
+        `imported ${pluralize(rows.length, 'row')}: ${pluralize(result.groupsCreated, 'new group')}, ${pluralize(result.studentsAdded, 'new student')}, ${result.studentsMoved} moved, ${result.alreadyThere} already there`,
       )
       for (const m of result.moved) console.log(`line ${m.line}: moved RM ${m.rm} from group '${m.from}' to '${m.to}'; their sessions ended and their password is the RM again`)
       for (const name of result.groupsLeftEmpty) console.log(`group '${name}' has no members left`)
@@ -39,7 +40,7 @@ export function addTeacherCommands(program: Command) {
     .action(async (file: string, options: { data?: string }) => {
       exitOnSignal()
       const result = await onDataDir(options.data, { kind: 'backup', file: resolve(file) })
-      console.log(`backup written to ${result.file} (${result.entries} entries)`)
+      console.log(`backup written to ${result.file} (${pluralize(result.entries, 'entry', 'entries')})`)
     })
 
   program

@@ -113,7 +113,7 @@ describe('movements made by orders', () => {
     const t = await catalogSetup()
     const v = (await t.A.createProduct({ stock: 2 })).variants[0]
     expect(() => orderMove(t, { variantId: v.id, kind: 'RESERVE', quantity: 3 })).toThrow('Only 2 of variant')
-    expect(() => orderMove(t, { variantId: v.id, kind: 'RELEASE', quantity: 1 })).toThrow('Cannot release 1 units')
+    expect(() => orderMove(t, { variantId: v.id, kind: 'RELEASE', quantity: 1 })).toThrow('Cannot release 1 unit of variant')
     expect(await t.A.variant(v.id)).toMatchObject({ stock: 2, reserved: 0 })
   })
 

@@ -32,7 +32,7 @@ describe('storefront groups import', () => {
     expect(res.code).toBe(1)
     expect(res.stdout).toBe('')
     expect(res.stderr.trim().split('\n')).toEqual([
-      'storefront: 3 problem(s) in the class list; nothing was imported',
+      'storefront: 3 problems in the class list; nothing was imported',
       'storefront:   line 3: rm may hold letters, digits, dot, dash and underscore only',
       "storefront:   line 4: RM 100 is also in group 'Azul' on line 2; a student belongs to one group",
       'storefront:   line 5: expected 3 columns (group,rm,name), found 2',
@@ -49,7 +49,7 @@ describe('storefront groups import', () => {
     const res = await cli(['groups', 'import', 'second.csv', '--data', 'data'], dir)
     expect([res.code, res.stderr]).toEqual([0, ''])
     expect(res.stdout.split('\n')).toEqual([
-      'imported 2 rows: 2 new groups, 1 new students, 1 moved, 0 already there',
+      'imported 2 rows: 2 new groups, 1 new student, 1 moved, 0 already there',
       "line 2: moved RM 100 from group 'Azul' to 'Verde'; their sessions ended and their password is the RM again",
       "group 'Azul' has no members left",
       '',
@@ -190,7 +190,7 @@ describe('the commands beside a running server', () => {
       const admin = { 'x-admin-token': readFileSync(join(dir, 'data', 'admin-token'), 'utf8').trim() }
       writeFileSync(join(dir, 'class.csv'), 'Azul,100,Ana\nAzul,101,Bruno\n')
       const imported = await cli(['groups', 'import', 'class.csv', '--data', 'data'], dir)
-      expect([imported.code, imported.stdout, imported.stderr]).toEqual([0, 'imported 2 rows: 1 new groups, 2 new students, 0 moved, 0 already there\n', ''])
+      expect([imported.code, imported.stdout, imported.stderr]).toEqual([0, 'imported 2 rows: 1 new group, 2 new students, 0 moved, 0 already there\n', ''])
       const groups = (await (await fetch(`${server.base}/v1/admin/groups`, { headers: admin })).json()) as { data: { name: string; members: { rm: string }[] }[] }
       expect(groups.data.map((g) => [g.name, g.members.map((m) => m.rm)])).toEqual([['Azul', ['100', '101']]])
 
@@ -207,7 +207,7 @@ describe('the commands beside a running server', () => {
       const moved = await cli(['groups', 'import', 'teacher.csv', '--data', 'data'], dir)
       expect([moved.code, moved.stdout, moved.stderr]).toEqual([
         0,
-        "imported 1 rows: 1 new groups, 0 new students, 1 moved, 0 already there\nline 1: moved RM 200 from group 'Azul' to 'Verde'; their sessions ended and their password is the RM again\n",
+        "imported 1 row: 1 new group, 0 new students, 1 moved, 0 already there\nline 1: moved RM 200 from group 'Azul' to 'Verde'; their sessions ended and their password is the RM again\n",
         '',
       ])
       expect((await me()).status).toBe(401)
@@ -247,7 +247,7 @@ describe('a data folder whose path is too long for a socket address', () => {
     try {
       writeFileSync(join(dir, 'class.csv'), 'Azul,100,Ana\n')
       const imported = await cli(['groups', 'import', 'class.csv', '--data', data], dir)
-      expect([imported.code, imported.stdout]).toEqual([0, 'imported 1 rows: 1 new groups, 1 new students, 0 moved, 0 already there\n'])
+      expect([imported.code, imported.stdout]).toEqual([0, 'imported 1 row: 1 new group, 1 new student, 0 moved, 0 already there\n'])
       expect(existsSync(join(data, 'control.sock'))).toBe(false)
     } finally {
       expect(await server.stop()).toBe(0)

@@ -2,6 +2,7 @@ import { describe, expect, test } from 'bun:test'
 import { existsSync, readdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { createTestApp } from '../helpers/app'
+import { storeCatalog } from '../helpers/catalog'
 import { admin, apiKey, bearer, expectOk, twoStores } from '../helpers/world'
 
 const setup = async () => {
@@ -72,6 +73,17 @@ describe('seed-demo', () => {
     expect([again.status, again.body.error.code]).toEqual([409, 'CONFLICT'])
     expect(again.body.error.message).toContain('reset-store')
     expect((await seed(t, 'grp_nope')).status).toBe(404)
+  })
+
+  test("a store with one product is 409 CONFLICT that says '1 product' and names the reset route", async () => {
+    const t = await setup()
+    const { A } = t.w
+    await storeCatalog(t.call, A.key.apiKey).createProduct()
+    const res = await seed(t, A.group.id)
+    expect([res.status, res.body.error.code]).toEqual([409, 'CONFLICT'])
+    expect(res.body.error.message).toBe(
+      `The store of 'Group A' already has 1 product. Reset it first (POST /v1/admin/groups/${A.group.id}/reset-store), then seed.`,
+    )
   })
 })
 

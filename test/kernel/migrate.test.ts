@@ -66,7 +66,7 @@ describe('migrations', () => {
     const before = dump(sqlite)
     const dropsParents = later(2, ['CREATE TABLE `kept` (`id` text);', "DELETE FROM `parent` WHERE `id` = 'p1';"])
     expect(() => migrate(db, [...migrations, parentAndChild, dropsParents])).toThrow(
-      'the migrations would leave 1 row(s) pointing at rows that do not exist (the first: child rowid 1, into parent); nothing was changed',
+      'the migrations would leave 1 row pointing at rows that do not exist (the first: child rowid 1, into parent); nothing was changed',
     )
     expect(dump(sqlite)).toEqual(before)
     expect(sqlite.query('select id from parent').all()).toEqual([{ id: 'p1' }])

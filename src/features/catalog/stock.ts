@@ -10,6 +10,7 @@ import { MAX_STOCK } from './model'
 import { pageWindow, toPage, type PageQuery } from '../../kernel/pagination'
 import { stockMovements, variants, type StockMovementKind } from './tables'
 import { toMovement } from './views'
+import { pluralize } from '../../kernel/plural'
 
 // The one way a variant's stock or reservation changes: each movement writes the
 // ledger row with the levels it left, and `product.low_stock` when available falls to minStock or
@@ -140,7 +141,7 @@ function refusal(v: VariantRow, move: StockMove): AppError {
   const levels = `${v.stock} in stock, ${v.reserved} reserved by pending orders, ${available} available`
   const details = [{ variantId: v.id, sku: v.sku, requested: Math.abs(move.quantity), stock: v.stock, reserved: v.reserved, available }]
   if (move.kind === 'ADJUST') {
-    const floor = v.reserved === 0 ? 'zero' : `the ${v.reserved} units reserved by pending orders (cancel or wait for them)`
+    const floor = v.reserved === 0 ? 'zero' : `the ${pluralize(v.reserved, 'unit')} reserved by pending orders (cancel or wait for them)`
     return new AppError(
       'INSUFFICIENT_STOCK',
       `Variant ${v.sku} has ${levels}: stock cannot fall below ${floor}, so the largest reduction now is ${-available}. Adjust by less.`,
@@ -150,7 +151,7 @@ function refusal(v: VariantRow, move: StockMove): AppError {
   if (move.kind === 'RESERVE') {
     return new AppError('INSUFFICIENT_STOCK', `Only ${available} of variant ${v.sku} available (${levels}); ${move.quantity} requested.`, details)
   }
-  return new AppError('CONFLICT', `Cannot ${move.kind.toLowerCase()} ${move.quantity} units of variant ${v.sku}: it has ${levels}.`, details)
+  return new AppError('CONFLICT', `Cannot ${move.kind.toLowerCase()} ${pluralize(move.quantity, 'unit')} of variant ${v.sku}: it has ${levels}.`, details)
 }
 
 function overLimit(v: VariantRow, quantity: number): AppError {

@@ -13,6 +13,7 @@ import { uploadMedia } from '../media/service'
 import { linkImage } from '../product-images/service'
 import { createReview } from '../reviews/service'
 import { createTerm } from '../taxonomy/service'
+import { pluralize } from '../../kernel/plural'
 
 const REVIEW_TITLES: Record<number, string> = { 5: 'Excelente', 4: 'Muito bom', 3: 'Razoável' }
 
@@ -54,7 +55,7 @@ export async function seedDemo(deps: OrdersDeps, groupId: string, seed = 1) {
   const ctx: StoreCtx = { storeId: group.storeId, groupId: group.id, actor: { type: 'secretKey', keyId: 'seed-demo', rm: null } }
   const existing = countLiveProducts(deps.db, ctx.storeId)
   if (existing > 0) {
-    throw new AppError('CONFLICT', `The store of '${group.name}' already has ${existing} products. Reset it first (POST /v1/admin/groups/${group.id}/reset-store), then seed.`)
+    throw new AppError('CONFLICT', `The store of '${group.name}' already has ${pluralize(existing, 'product')}. Reset it first (POST /v1/admin/groups/${group.id}/reset-store), then seed.`)
   }
   const { demoPicture } = await import('./demo-images') // pngjs: loaded when seeding, not at start
   const rnd = random(seed)

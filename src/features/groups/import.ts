@@ -5,6 +5,7 @@ import type { Deps } from '../../kernel/deps'
 import { AppError } from '../../kernel/errors'
 import { MemberInput } from '../members/model'
 import { insertMembers, listMembers, moveMembers } from '../members/service'
+import { pluralize } from '../../kernel/plural'
 
 export interface ImportRow {
   line: number
@@ -22,7 +23,7 @@ const lineOf = (problem: string) => {
 export class ImportError extends Error {
   readonly problems: string[]
   constructor(problems: string[]) {
-    super(`${problems.length} problem(s) in the class list; nothing was imported`)
+    super(`${pluralize(problems.length, 'problem')} in the class list; nothing was imported`)
     this.problems = [...problems].sort((a, b) => (lineOf(a) ?? 0) - (lineOf(b) ?? 0))
   }
 }
@@ -123,7 +124,7 @@ export function importClassList(deps: Deps, rows: ImportRow[], progress: (messag
         movedFrom.set(from.groupId, from.group)
       }
       studentsAdded += fresh.length
-      progress(`${group.name}: ${fresh.length} new member(s)${elsewhere.length ? `, ${elsewhere.length} moved from another group` : ''}`)
+      progress(`${group.name}: ${pluralize(fresh.length, 'new member')}${elsewhere.length ? `, ${elsewhere.length} moved from another group` : ''}`)
     }
     const groupsLeftEmpty = [...movedFrom].filter(([id]) => listMembers(tx, id).length === 0).map(([, groupName]) => groupName)
     return {
@@ -148,14 +149,13 @@ export async function importClassListText(deps: Deps, text: string) {
     return { rows: rows.length, ...importClassList(deps, rows) }
   } catch (e) {
     if (!(e instanceof ImportError)) throw e
-    const n = e.problems.length
     // curl -d @class.csv removes the line breaks: the whole list arrives as one long line.
     const oneLine = !/[\r\n]/.test(text.trim()) && /^line 1: expected 3 columns/.test(e.problems[0] ?? '')
       ? ' The file arrived as a single line: send it with curl --data-binary, which keeps the line breaks that -d removes.'
       : ''
     throw new AppError(
       'VALIDATION_ERROR',
-      `${n} problem${n === 1 ? '' : 's'} in the class list (the first: ${e.problems[0]}); nothing was imported. Fix every line listed in details and send the whole file again.${oneLine}`,
+      `${pluralize(e.problems.length, 'problem')} in the class list (the first: ${e.problems[0]}); nothing was imported. Fix every line listed in details and send the whole file again.${oneLine}`,
       e.problems.map((problem) => {
         const line = lineOf(problem)
         return line === undefined ? { path: 'file', message: problem } : { path: `line ${line}`, line, message: problem.replace(/^line \d+: /, '') }

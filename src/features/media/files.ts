@@ -4,6 +4,7 @@ import { AppError } from '../../kernel/errors'
 import { MIME_BY_EXTENSION } from './formats'
 import { filePath } from './service'
 import { media } from './tables'
+import { pluralize } from '../../kernel/plural'
 
 const NAME = /^(med_[0-9a-z]+)\.([a-z0-9]+)$/
 
@@ -48,7 +49,7 @@ export function serveFile(deps: Deps, request: Request, storeId: string, name: s
 function parseRange(header: string, size: number): [number, number] {
   const m = /^bytes=(\d*)-(\d*)$/.exec(header.trim())
   const unsatisfiable = () =>
-    new AppError('RANGE_NOT_SATISFIABLE', `The Range '${header}' does not fit the file (${size} bytes). Ask for bytes=0-${size - 1} or less.`, undefined, {
+    new AppError('RANGE_NOT_SATISFIABLE', `The Range '${header}' does not fit the file (${pluralize(size, 'byte')}). Ask for bytes=0-${size - 1} or less.`, undefined, {
       'content-range': `bytes */${size}`,
     })
   if (!m || (m[1] === '' && m[2] === '')) throw unsatisfiable()

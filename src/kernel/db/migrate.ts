@@ -4,6 +4,7 @@ import type { MigrationMeta } from 'drizzle-orm/migrator'
 import { readMigrationFiles } from 'drizzle-orm/migrator'
 import { VERSION } from '../../version'
 import { writeTransaction, type Db } from './database'
+import { pluralize } from '../plural'
 
 /**
  * The compiled executable has no migrations folder on disk, so the build script embeds them as this
@@ -101,6 +102,6 @@ function refuseDanglingKeys(sqlite: Database) {
   if (dangling.length === 0) return
   const first = dangling[0]!
   throw new Error(
-    `the migrations would leave ${dangling.length} row(s) pointing at rows that do not exist (the first: ${first.table} rowid ${first.rowid}, into ${first.parent}); nothing was changed`,
+    `the migrations would leave ${pluralize(dangling.length, 'row')} pointing at rows that do not exist (the first: ${first.table} rowid ${first.rowid}, into ${first.parent}); nothing was changed`,
   )
 }
