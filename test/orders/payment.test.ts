@@ -84,6 +84,25 @@ describe('Idempotency-Key', () => {
     expect(paymentsOf(s.deps, order.id)).toHaveLength(1)
   })
 
+  test('a browser app on another host can read Idempotent-Replayed: CORS exposes it on the replayed answer', async () => {
+    const s = await shopSetup()
+    const order = await s.shop.buy(s.variantId)
+    const origin = { origin: 'http://192.168.0.20:5173' }
+    const preflight = await s.call('OPTIONS', `/v1/orders/${order.id}/pay`, {
+      headers: { ...origin, 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type, x-api-key, authorization, idempotency-key' },
+    })
+    expect(preflight.status).toBe(204)
+    expect(preflight.headers.get('access-control-allow-headers')).toContain('idempotency-key')
+    const pay = () => s.shop.send('POST', `/v1/orders/${order.id}/pay`, { method: 'PIX' }, { ...origin, 'idempotency-key': 'cors-1' })
+    const [first, replayed] = [await pay(), await pay()]
+    expect([first.status, replayed.status]).toEqual([200, 200])
+    expect(replayed.headers.get('idempotent-replayed')).toBe('true')
+    for (const res of [first, replayed]) {
+      expect(res.headers.get('access-control-allow-origin')).toBe('*')
+      expect(res.headers.get('access-control-expose-headers')!.split(', ')).toContain('Idempotent-Replayed')
+    }
+  })
+
   test('a declined first answer is replayed as the same 402', async () => {
     const s = await shopSetup()
     const order = await s.shop.buy(s.variantId)
