@@ -59,6 +59,22 @@ describe('POST /v1/orders/:id/pay', () => {
     }
   })
 
+  test('PIX with installments other than 1 is a 400 saying PIX has no installments, and records nothing; 1 is accepted', async () => {
+    const s = await shopSetup()
+    const order = await s.shop.buy(s.variantId)
+    const refused = await s.shop.pay(order.id, { method: 'PIX', installments: 3 })
+    expect(refused.status).toBe(400)
+    expect(refused.body.error).toEqual({
+      code: 'VALIDATION_ERROR',
+      message: 'Invalid request body: installments: PIX has no installments: leave installments out or send 1 (installments are for CREDIT_CARD). The expected shape of this route is in /docs.',
+      details: [{ path: 'installments', message: 'PIX has no installments: leave installments out or send 1 (installments are for CREDIT_CARD)' }],
+    })
+    expect(paymentsOf(s.deps, order.id)).toEqual([])
+    expect((await s.shop.order(order.id)).status).toBe('PENDING')
+    const paid = await expectOk(s.shop.pay(order.id, { method: 'PIX', installments: 1 }))
+    expect(paid.payments.map((p: any) => [p.method, p.status, p.installments])).toEqual([['PIX', 'APPROVED', 1]])
+  })
+
   test('paying a PAID order again without a key is 409 INVALID_TRANSITION and records nothing', async () => {
     const s = await shopSetup()
     const order = await s.shop.buy(s.variantId)
