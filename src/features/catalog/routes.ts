@@ -4,7 +4,7 @@ import type { Deps } from '../../kernel/deps'
 import { ErrorEnvelope } from '../../kernel/errors'
 import { Page, PageQuery } from '../../kernel/pagination'
 import { listProducts } from './list'
-import { AddVariantBody, AdjustBody, CreateProductBody, IdParams, PatchVariantBody, Product, ProductListQuery, ProductPage, ReceiveBody, StockMovement, UpdateProductBody, Variant } from './model'
+import { AddVariantBody, AdjustBody, CreateProductBody, IdParams, MAX_VARIANTS_PER_CREATE, PatchVariantBody, Product, ProductListQuery, ProductPage, ReceiveBody, StockMovement, UpdateProductBody, Variant } from './model'
 import { createProduct, deleteProduct, getProduct, updateProduct } from './products'
 import { jsonResponse } from '../../kernel/http/json-response'
 import { catalogReadCache } from './read-cache'
@@ -53,7 +53,7 @@ export const productRoutes = (deps: Deps) => {
           tags,
           summary: 'Create a product',
           description:
-            'A SIMPLE product gets one variant with the sku, price and stock given; that variant id is what carts take. New products are DRAFT unless `state` says otherwise. The initial stock is the first RECEIVE of the stock ledger. A sku already used in the store is 409 CONFLICT; a categoryId, brandId or collectionId that is not this store\u2019s is 404.',
+            `Send either \`sku\`, \`price\` and \`stock\` (and optionally \`minStock\`): the product gets one variant with them; or \`variants\`, 1 to ${MAX_VARIANTS_PER_CREATE} (more is 400) of \`{sku, price, stock, options, minStock?}\`, to create a product with several variants in one call, e.g. \`"variants": [{"sku": "TEE-M", "price": 49.9, "stock": 10, "options": {"size": "M"}}, {"sku": "TEE-L", "price": 49.9, "stock": 8, "options": {"size": "L"}}]\`. Both forms at once, or neither, is 400 naming the fields. The variant ids are what carts take. New products are DRAFT unless \`state\` says otherwise. Each initial stock is the first RECEIVE of its variant's stock ledger. All or nothing: a sku already used in the store, a sku given twice in \`variants\` (SKUs are compared ignoring case) or two variants with the same \`options\` is 409 CONFLICT and creates nothing; a categoryId, brandId or collectionId that is not this store\u2019s is 404. More variants can be added later with POST /v1/products/:id/variants.`,
         },
       },
     )
