@@ -10,12 +10,13 @@ import { insertVariant } from './variants'
 import { productCollections, products, variants } from './tables'
 import { lookups, productViews } from './views'
 
-// Products: base data and state. Prices and stock live on the variants (variants.ts, stock.ts).
+// Products: base data and state. Prices and stock live on the variants (variants.ts, stock.ts). An
+// answer's image URLs start with `urlBase` (kernel/http/url-base.ts).
 
-export function getProduct(db: Sql, publicUrl: string, ctx: StoreCtx, id: string): Product {
+export function getProduct(db: Sql, urlBase: string, ctx: StoreCtx, id: string): Product {
   const row = lookups(db).byId.get({ id, storeId: ctx.storeId })
   if (!row) throw notFound('product', id, PRODUCTS_HINT)
-  return productViews(db, publicUrl, [row], true)[0]!
+  return productViews(db, urlBase, [row], true)[0]!
 }
 
 function checkTerms(db: Sql, ctx: StoreCtx, input: { categoryId?: string | null; brandId?: string | null; collectionIds?: string[] }) {
@@ -52,7 +53,7 @@ function assertSkusDistinct(list: AddVariantBody[]) {
  * A SIMPLE product with its variants, all in one transaction: a sku already used in the store, or twice
  * in the list, leaves nothing behind. Each variant's initial stock is its first RECEIVE.
  */
-export function createProduct(deps: Deps, ctx: StoreCtx, input: CreateProductBody): Product {
+export function createProduct(deps: Deps, ctx: StoreCtx, input: CreateProductBody, urlBase: string): Product {
   const id = deps.ids.next('prod')
   const now = deps.clock.now()
   const list = variantsToCreate(input)
@@ -75,18 +76,18 @@ export function createProduct(deps: Deps, ctx: StoreCtx, input: CreateProductBod
       .run()
     for (const variant of list) savingSku(variant.sku, () => insertVariant(tx, deps, ctx, id, variant))
     linkCollections(tx, id, input.collectionIds)
-    return getProduct(tx, deps.publicUrl, ctx, id)
+    return getProduct(tx, urlBase, ctx, id)
   })
 }
 
-export function updateProduct(deps: Deps, ctx: StoreCtx, id: string, input: UpdateProductBody): Product {
+export function updateProduct(deps: Deps, ctx: StoreCtx, id: string, input: UpdateProductBody, urlBase: string): Product {
   const { collectionIds, price: _price, sku: _sku, stock: _stock, ...base } = input
   return writeTransaction(deps.db, (tx) => {
     findProduct(tx, ctx, id)
     checkTerms(tx, ctx, input)
     tx.update(products).set({ ...base, updatedAt: deps.clock.now() }).where(eq(products.id, id)).run()
     if (collectionIds) linkCollections(tx, id, collectionIds)
-    return getProduct(tx, deps.publicUrl, ctx, id)
+    return getProduct(tx, urlBase, ctx, id)
   })
 }
 

@@ -12,6 +12,7 @@ import { listMovements } from './stock'
 import { addVariant, adjustStock, getVariant, patchVariant, receiveStock } from './variants'
 import { noContent } from '../../kernel/http/no-content'
 import { readTransaction } from '../../kernel/db/database'
+import { urlBaseFor } from '../../kernel/http/url-base'
 
 const tags = ['Catalog']
 const stockTags = ['Stock']
@@ -22,9 +23,10 @@ export const productRoutes = (deps: Deps) => {
   const cache = catalogReadCache(deps)
   return new Elysia({ prefix: '/products' })
     .use(authMacro)
-    .get('/', ({ ctx, query, set }) => {
-      const body = cache.read(ctx.storeId, `list ${JSON.stringify(query)}`, (remember) => {
-        const page = ProductPage.parse(listProducts(deps, ctx, query, undefined, remember))
+    .get('/', ({ ctx, query, set, request }) => {
+      const urlBase = urlBaseFor(deps, request)
+      const body = cache.read(ctx.storeId, urlBase, `list ${JSON.stringify(query)}`, (remember) => {
+        const page = ProductPage.parse(listProducts(deps, ctx, query, urlBase, undefined, remember))
         return { body: page, shows: page.data.map((p) => p.id) }
       })
       return jsonResponse(body, set)
@@ -41,9 +43,9 @@ export const productRoutes = (deps: Deps) => {
     })
     .post(
       '/',
-      ({ ctx, body, set }) => {
+      ({ ctx, body, set, request }) => {
         set.status = 201
-        return createProduct(deps, ctx, body)
+        return createProduct(deps, ctx, body, urlBaseFor(deps, request))
       },
       {
         auth: 'secret',
@@ -57,16 +59,17 @@ export const productRoutes = (deps: Deps) => {
         },
       },
     )
-    .get('/:id', ({ ctx, params, set }) => {
-      const find = () => readTransaction(deps.db, (tx) => getProduct(tx, deps.publicUrl, ctx, params.id))
-      return jsonResponse(cache.read(ctx.storeId, `product ${params.id}`, () => ({ body: Product.parse(find()), shows: [params.id] })), set)
+    .get('/:id', ({ ctx, params, set, request }) => {
+      const urlBase = urlBaseFor(deps, request)
+      const find = () => readTransaction(deps.db, (tx) => getProduct(tx, urlBase, ctx, params.id))
+      return jsonResponse(cache.read(ctx.storeId, urlBase, `product ${params.id}`, () => ({ body: Product.parse(find()), shows: [params.id] })), set)
     }, {
       auth: 'shop',
       params: IdParams,
       response: { 200: Product, 404: ErrorEnvelope },
       detail: { tags, summary: 'One product with its variants, images and rating' },
     })
-    .put('/:id', ({ ctx, params, body }) => updateProduct(deps, ctx, params.id, body), {
+    .put('/:id', ({ ctx, params, body, request }) => updateProduct(deps, ctx, params.id, body, urlBaseFor(deps, request)), {
       auth: 'secret',
       params: IdParams,
       body: UpdateProductBody,
