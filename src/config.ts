@@ -43,7 +43,7 @@ export const SETTINGS = {
   publicUrl: {
     flag: '--public-url',
     env: 'PUBLIC_URL',
-    help: 'base of media URLs (default http://<LAN address>:<port>)',
+    help: 'base of media URLs (default: the address each request was sent to; http://<LAN address>:<port> where there is no request)',
     schema: z
       .url({ protocol: /^https?$/, error: 'must be an http:// or https:// URL' })
       .transform((u) => u.replace(/\/+$/, ''))

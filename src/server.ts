@@ -95,7 +95,7 @@ function printBanner(config: Config, port: number, publicUrl: string, admin: Ret
     ...(lan.length ? [`  students use ${lan.join('  ')}`] : []),
     `  docs         ${local}/docs`,
     `  panel        ${local}/panel`,
-    `  media URLs   ${publicUrl}/v1/files/...`,
+    config.publicUrl ? `  media URLs   ${publicUrl}/v1/files/...` : `  media URLs   on the address each request was sent to, e.g. ${local}/v1/files/...`,
     `  data dir     ${config.dataDir}`,
     `  admin token  ${adminLine}`,
     ...(webhookSwitches.length ? [`  webhooks     ${webhookSwitches.join('; ')}`] : []),

@@ -13,7 +13,7 @@ const names = (page: { data: { name: string }[] }) => page.data.map((p) => p.nam
 function medianListCost(deps: Parameters<typeof listProducts>[0], ctx: Parameters<typeof listProducts>[1], query: Parameters<typeof listProducts>[2], total: number) {
   const times = Array.from({ length: 15 }, () => {
     const started = performance.now()
-    expect(listProducts(deps, ctx, query).total).toBe(total)
+    expect(listProducts(deps, ctx, query, deps.publicUrl).total).toBe(total)
     return performance.now() - started
   })
   return times.sort((a, b) => a - b)[7]!
@@ -248,8 +248,8 @@ describe('the two ways to find a filtered page', () => {
     ]
     for (const raw of queries) {
       const query = ProductListQuery.parse(raw)
-      const walked = listProducts(deps, ctx, query, 0)
-      const fromMatches = listProducts(deps, ctx, query, Infinity)
+      const walked = listProducts(deps, ctx, query, deps.publicUrl, 0)
+      const fromMatches = listProducts(deps, ctx, query, deps.publicUrl, Infinity)
       expect(walked.data.map((p) => p.id)).toEqual(fromMatches.data.map((p) => p.id))
       expect(walked.total).toBe(fromMatches.total)
       expect(walked.data.length).toBeGreaterThan(0)

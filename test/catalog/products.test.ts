@@ -89,8 +89,8 @@ describe('POST /v1/products', () => {
     }
     const missing = await A.send('POST', '/v1/products', { name: 'Sem sku', price: 1 })
     expect(missing.body.error.details).toEqual([
-      { path: 'sku', message: 'is required (string)' },
-      { path: 'stock', message: 'is required (number)' },
+      { path: 'sku', message: 'sku is required (or send variants: [{sku, price, stock, options}] for several variants)' },
+      { path: 'stock', message: 'stock is required (or send variants: [{sku, price, stock, options}] for several variants)' },
     ])
     expect((await A.list()).total).toBe(0)
   })

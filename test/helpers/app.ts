@@ -75,8 +75,12 @@ export interface CallResult<T = any> {
   text: string
 }
 
+/**
+ * Calls `app` as a client of `origin` would: by default the address the test deps' public URL names,
+ * since answers' file URLs start with the origin a request was sent to.
+ */
 export const caller =
-  (app: { handle(request: Request): Promise<Response> }) =>
+  (app: { handle(request: Request): Promise<Response> }, origin = 'http://localhost:3000') =>
   async <T = any>(method: string, path: string, options: CallOptions = {}): Promise<CallResult<T>> => {
     const headers: Record<string, string> = { ...options.headers }
     let body: RequestInit['body'] = options.raw
@@ -84,7 +88,7 @@ export const caller =
       body = JSON.stringify(options.body)
       headers['content-type'] ??= 'application/json'
     }
-    const response = await app.handle(new Request(`http://localhost${path}`, { method, headers, body }))
+    const response = await app.handle(new Request(`${origin}${path}`, { method, headers, body }))
     const text = await response.text()
     let parsed: unknown = undefined
     try {

@@ -6,6 +6,7 @@ import { JSON_BODY_LIMIT } from '../../src/kernel/http/json-body'
 import { Money } from '../../src/kernel/money'
 import { PageQuery, toPage } from '../../src/kernel/pagination'
 import { createTestApp } from '../helpers/app'
+import { rawGet } from '../helpers/raw-get'
 
 /** Probe routes: the smallest features that exercise every path of the HTTP kernel. */
 const probes = new Elysia({ prefix: '/v1' })
@@ -44,6 +45,24 @@ describe('the error envelope', () => {
     expect(res.status).toBe(404)
     expectEnvelope(res.body, 'NOT_FOUND')
     expect(res.body.error.message).toBe('There is no route GET /v1/probs. Did you mean /v1/probes? Every route is listed at /docs.')
+  })
+
+  test('a Host header that names no valid host still gets the answer of its route, never a 500', async () => {
+    const t = setup()
+    const server = t.app.listen({ hostname: '127.0.0.1', port: 0 })
+    try {
+      // Bun leaves request.url as sent, or the path alone, for these.
+      for (const host of ['a b', 'shop.lab:99999', 'evil.example"><img src=x>', 'x@y:1']) {
+        const health = await rawGet(server.server!.port!, '/health', host)
+        expect(`${host}: ${health.status} ${JSON.parse(health.body).status}`).toBe(`${host}: 200 ok`)
+        const unknown = await rawGet(server.server!.port!, '/v1/probs', host)
+        expect(`${host}: ${unknown.status} ${JSON.parse(unknown.body).error.code}`).toBe(`${host}: 404 NOT_FOUND`)
+        const probes = await rawGet(server.server!.port!, '/v1/probes?pageSize=2', host)
+        expect(`${host}: ${probes.status} ${JSON.parse(probes.body).data}`).toBe(`${host}: 200 0,1`)
+      }
+    } finally {
+      await server.stop()
+    }
   })
 
   test('a path without /v1 is told that API routes start with /v1', async () => {

@@ -2,6 +2,7 @@ import { describe, expect, test } from 'bun:test'
 import fc from 'fast-check'
 import { existsSync } from 'node:fs'
 import { join } from 'node:path'
+import { caller } from '../helpers/app'
 import { catalogSetup, expectSameNotFound } from '../helpers/catalog'
 import { expectOk, formWith, upload } from '../helpers/world'
 
@@ -45,12 +46,13 @@ describe('product images', () => {
     expect((await t.A.product(t.product.id)).images).toEqual([])
   })
 
-  test('library images follow PUBLIC_URL: they are stored as paths, not as the address of the day', async () => {
+  test('library images are stored as paths, not as the address of the day: each answer shows them on its own', async () => {
     const t = await setup()
     await expectOk(t.link({ mediaId: t.w.A.media.id }), 201)
-    t.deps.publicUrl = 'http://10.1.2.3:8080'
-    const product = await t.A.product(t.product.id)
-    expect(product.images[0].url).toBe(`http://10.1.2.3:8080${new URL(t.w.A.media.url).pathname}`)
+    const path = new URL(t.w.A.media.url).pathname
+    const elsewhere = caller(t.app, 'http://10.1.2.3:8080')
+    expect((await expectOk(elsewhere('GET', `/v1/products/${t.product.id}`, { headers: t.A.headers }))).images[0].url).toBe(`http://10.1.2.3:8080${path}`)
+    expect((await t.A.product(t.product.id)).images[0].url).toBe(`http://localhost:3000${path}`)
   })
 
   test('bad links are refused with what to send instead', async () => {

@@ -2,7 +2,7 @@ import { describe, expect, test } from 'bun:test'
 import { eq } from 'drizzle-orm'
 import { carts } from '../../src/features/cart/tables'
 import { expectOk } from '../helpers/world'
-import { buyer, registerBuyer, shopSetup } from '../helpers/orders'
+import { buyer, levels, registerBuyer, shopSetup } from '../helpers/orders'
 
 describe('the cart', () => {
   test('starts empty, with an id and the store currency', async () => {
@@ -131,7 +131,7 @@ describe('the cart', () => {
     await expectOk(s.shop.send('DELETE', `/v1/cart/items/${first.items[0].id}`))
     expect(updatedAt(first.id)).toBe(added + 180_000)
   })
-  test('a line whose product was archived, then deleted, since it was added: adding to it or changing it is 409, then 404, and the line stays until removed', async () => {
+  test('a line whose product was archived since it was added stays, unavailable: adding to it or changing it is 409', async () => {
     const s = await shopSetup()
     const cart = await expectOk(s.shop.add(s.variantId, 1))
     const item = cart.items[0].id
@@ -141,12 +141,63 @@ describe('the cart', () => {
       expect(res.body.error.code).toBe('PRODUCT_UNAVAILABLE')
       expect(res.body.error.message).toContain('ARCHIVED')
     }
-    await expectOk(s.catalog.send('DELETE', `/v1/products/${s.product.id}`), 204)
-    for (const res of [await s.shop.add(s.variantId, 1), await s.shop.send('PATCH', `/v1/cart/items/${item}`, { quantity: 2 })]) {
-      expect(res.status).toBe(404)
-      expect(res.body.error.message).toContain(s.variantId)
-    }
-    expect((await s.shop.cart()).items).toEqual([expect.objectContaining({ id: item, quantity: 1, available: 0 })])
+    expect(await s.shop.cart()).toMatchObject({ items: [expect.objectContaining({ id: item, quantity: 1, available: 0 })], itemCount: 1, subtotal: 19.99 })
     expect(await expectOk(s.shop.send('DELETE', `/v1/cart/items/${item}`))).toMatchObject({ items: [], itemCount: 0 })
+  })
+})
+
+describe('a deleted product', () => {
+  test('leaves every cart at once: the line is neither shown nor counted, and changing it is 404', async () => {
+    const s = await shopSetup()
+    const other = await registerBuyer(s.call, s.w.A.key.apiKey, 'other@example.com')
+    const kept = await s.catalog.createProduct({ state: 'PUBLISHED', price: 5, stock: 10 })
+    await expectOk(s.shop.add(s.variantId, 2))
+    const mine = await expectOk(s.shop.add(kept.variants[0].id, 1))
+    await expectOk(other.add(s.variantId, 3))
+    const gone = mine.items.find((i: any) => i.variantId === s.variantId).id
+    expect(mine).toMatchObject({ itemCount: 3, subtotal: 44.98 })
+
+    await expectOk(s.catalog.send('DELETE', `/v1/products/${s.product.id}`), 204)
+    expect(await s.shop.cart()).toMatchObject({ items: [expect.objectContaining({ variantId: kept.variants[0].id, quantity: 1, lineTotal: 5 })], itemCount: 1, subtotal: 5 })
+    expect(await other.cart()).toMatchObject({ items: [], itemCount: 0, subtotal: 0 })
+    for (const res of [await s.shop.send('PATCH', `/v1/cart/items/${gone}`, { quantity: 1 }), await s.shop.send('DELETE', `/v1/cart/items/${gone}`)]) {
+      expect(res.status).toBe(404)
+      expect(res.body.error.message).toContain(gone)
+    }
+    // Adding to the cart answers with it, without the deleted line either.
+    const added = await expectOk(s.shop.add(kept.variants[0].id, 1))
+    expect(added).toMatchObject({ items: [expect.objectContaining({ variantId: kept.variants[0].id, quantity: 2 })], itemCount: 2, subtotal: 10 })
+  })
+
+  test('a new product that takes its sku is a line of its own, never the old line', async () => {
+    const s = await shopSetup()
+    await expectOk(s.shop.add(s.variantId, 2))
+    await expectOk(s.catalog.send('DELETE', `/v1/products/${s.product.id}`), 204)
+    const successor = await s.catalog.createProduct({ state: 'PUBLISHED', sku: s.product.sku, price: 7.5, stock: 4 })
+    expect(successor.sku).toBe(s.product.sku)
+    expect(await s.shop.cart()).toMatchObject({ items: [], itemCount: 0, subtotal: 0 })
+    const cart = await expectOk(s.shop.add(successor.variants[0].id, 1))
+    expect(cart.items).toEqual([expect.objectContaining({ variantId: successor.variants[0].id, productId: successor.id, sku: s.product.sku, quantity: 1, unitPrice: 7.5, available: 4 })])
+    expect(cart).toMatchObject({ itemCount: 1, subtotal: 7.5 })
+  })
+
+  test('checkout buys the other lines, and an order of nothing but deleted lines is 409 CART_EMPTY', async () => {
+    const s = await shopSetup()
+    const kept = await s.catalog.createProduct({ state: 'PUBLISHED', price: 5, stock: 10 })
+    await expectOk(s.shop.add(s.variantId, 2))
+    await expectOk(s.shop.add(kept.variants[0].id, 3))
+    await expectOk(s.catalog.send('DELETE', `/v1/products/${s.product.id}`), 204)
+    const order = await expectOk(s.shop.checkout(), 201)
+    expect(order.items).toEqual([expect.objectContaining({ variantId: kept.variants[0].id, quantity: 3, lineTotal: 15 })])
+    expect(order.total).toBe(15)
+    expect(levels(s.deps, s.variantId)).toEqual({ stock: 10, reserved: 0 })
+    expect(await s.shop.cart()).toMatchObject({ items: [], itemCount: 0 })
+
+    const again = await s.catalog.createProduct({ state: 'PUBLISHED', price: 1, stock: 1 })
+    await expectOk(s.shop.add(again.variants[0].id, 1))
+    await expectOk(s.catalog.send('DELETE', `/v1/products/${again.id}`), 204)
+    const empty = await s.shop.checkout()
+    expect(empty.status).toBe(409)
+    expect(empty.body.error.code).toBe('CART_EMPTY')
   })
 })

@@ -59,6 +59,22 @@ describe('POST /v1/orders/:id/pay', () => {
     }
   })
 
+  test('PIX with installments other than 1 is a 400 saying PIX has no installments, and records nothing; 1 is accepted', async () => {
+    const s = await shopSetup()
+    const order = await s.shop.buy(s.variantId)
+    const refused = await s.shop.pay(order.id, { method: 'PIX', installments: 3 })
+    expect(refused.status).toBe(400)
+    expect(refused.body.error).toEqual({
+      code: 'VALIDATION_ERROR',
+      message: 'Invalid request body: installments: PIX has no installments: leave installments out or send 1 (installments are for CREDIT_CARD). The expected shape of this route is in /docs.',
+      details: [{ path: 'installments', message: 'PIX has no installments: leave installments out or send 1 (installments are for CREDIT_CARD)' }],
+    })
+    expect(paymentsOf(s.deps, order.id)).toEqual([])
+    expect((await s.shop.order(order.id)).status).toBe('PENDING')
+    const paid = await expectOk(s.shop.pay(order.id, { method: 'PIX', installments: 1 }))
+    expect(paid.payments.map((p: any) => [p.method, p.status, p.installments])).toEqual([['PIX', 'APPROVED', 1]])
+  })
+
   test('paying a PAID order again without a key is 409 INVALID_TRANSITION and records nothing', async () => {
     const s = await shopSetup()
     const order = await s.shop.buy(s.variantId)
@@ -82,6 +98,25 @@ describe('Idempotency-Key', () => {
     expect(second.headers.get('idempotent-replayed')).toBe('true')
     expect(first.headers.get('idempotent-replayed')).toBeNull()
     expect(paymentsOf(s.deps, order.id)).toHaveLength(1)
+  })
+
+  test('a browser app on another host can read Idempotent-Replayed: CORS exposes it on the replayed answer', async () => {
+    const s = await shopSetup()
+    const order = await s.shop.buy(s.variantId)
+    const origin = { origin: 'http://192.168.0.20:5173' }
+    const preflight = await s.call('OPTIONS', `/v1/orders/${order.id}/pay`, {
+      headers: { ...origin, 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type, x-api-key, authorization, idempotency-key' },
+    })
+    expect(preflight.status).toBe(204)
+    expect(preflight.headers.get('access-control-allow-headers')).toContain('idempotency-key')
+    const pay = () => s.shop.send('POST', `/v1/orders/${order.id}/pay`, { method: 'PIX' }, { ...origin, 'idempotency-key': 'cors-1' })
+    const [first, replayed] = [await pay(), await pay()]
+    expect([first.status, replayed.status]).toEqual([200, 200])
+    expect(replayed.headers.get('idempotent-replayed')).toBe('true')
+    for (const res of [first, replayed]) {
+      expect(res.headers.get('access-control-allow-origin')).toBe('*')
+      expect(res.headers.get('access-control-expose-headers')!.split(', ')).toContain('Idempotent-Replayed')
+    }
   })
 
   test('a declined first answer is replayed as the same 402', async () => {

@@ -231,9 +231,11 @@ describe('webhook delivery to a real receiver', () => {
     expect((await deliveries(t, headers))[0]).toMatchObject({ status: 'SUCCEEDED', responseStatus: 200 })
   })
 
-  test('an endpoint whose name does not resolve is kept, and each attempt logs the resolution error', async () => {
+  test('an endpoint whose name does not resolve is kept, each attempt logs the resolution error, and the address rules hold once it resolves', async () => {
     const { t, storeId, headers } = await setup()
+    let resolved: string[] | undefined
     t.deps.webhooks.resolve = async () => {
+      if (resolved) return resolved
       throw Object.assign(new Error('getaddrinfo ENOTFOUND'), { code: 'ENOTFOUND' })
     }
     await register(t, headers, 'https://not-yet.lab.test/hook')
@@ -245,6 +247,15 @@ describe('webhook delivery to a real receiver', () => {
       error: "dns: the host name 'not-yet.lab.test' could not be resolved (ENOTFOUND); check its spelling, or use the IP address",
     })
     expect(retry.status).toBe('PENDING')
+    // The name now exists, and points at the cloud metadata service: the retry is refused, not sent.
+    resolved = ['169.254.169.254']
+    t.clock.advance(10_000)
+    await deliverDue(t.deps)
+    const [, second] = await deliveries(t, headers)
+    expect(second).toMatchObject({
+      id: retry.id, status: 'FAILED', responseStatus: null,
+      error: 'refused target: 169.254.169.254 is a link-local, metadata or non-host address, which webhooks never target (the name not-yet.lab.test resolves to it)',
+    })
   })
 
   test('redeliver sends the same event once more, now, and does not retry it', async () => {

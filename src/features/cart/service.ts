@@ -26,16 +26,22 @@ function cartOf(tx: Tx, deps: Deps, ctx: StoreCtx): CartRow {
   return row
 }
 
-/** The lines of a cart with their variants and products as they are now, oldest first. */
+/**
+ * The lines of a cart with their variants and products as they are now, oldest first. A line of a
+ * deleted product or variant is not one: a deletion leaves every cart in the same commit, with no
+ * write to any cart, and its SKU, free again, can never show up in a line bought under it. Such rows
+ * stay in the table, unseen, until checkout empties the cart (docs/tables.md).
+ */
 const cartLines = (db: Db, ctx: StoreCtx, cartId: string): CartLine[] =>
   statementsOf(db)
     .lines.all({ cartId, storeId: ctx.storeId })
+    .filter((l) => l.variantDeletedAt === null && l.productDeletedAt === null)
     .sort((a, b) => a.createdAt - b.createdAt || a.rowid - b.rowid)
 
 export type CartLine = LineRow
 
-/** Can be bought at all: a live variant of a live, PUBLISHED product. */
-const buyable = (l: CartLine) => l.variantDeletedAt === null && l.productDeletedAt === null && l.state === 'PUBLISHED'
+/** Can be bought now: its product is PUBLISHED (a DRAFT or ARCHIVED one stays in the cart, unavailable). */
+const buyable = (l: CartLine) => l.state === 'PUBLISHED'
 
 const availableOf = (l: CartLine) => (buyable(l) ? l.stock - l.reserved : 0)
 
@@ -175,7 +181,7 @@ export function cartToBuy(tx: Tx, deps: Deps, ctx: StoreCtx): { id: string; curr
     throw new AppError(
       'PRODUCT_UNAVAILABLE',
       `${unavailable.map((l) => `'${l.name}' (${l.sku})`).join(', ')} can no longer be bought. Remove ${unavailable.length === 1 ? 'that item' : 'those items'} from the cart (DELETE /v1/cart/items/:id) and check out again.`,
-      unavailable.map((l) => ({ itemId: l.id, variantId: l.variantId, state: l.variantDeletedAt !== null || l.productDeletedAt !== null ? 'DELETED' : l.state })),
+      unavailable.map((l) => ({ itemId: l.id, variantId: l.variantId, state: l.state })),
     )
   }
   assertCartWithinLimits(lines)

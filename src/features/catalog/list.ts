@@ -66,13 +66,13 @@ export interface FoundPage {
   seqs: number[]
 }
 
-export function listProducts(deps: Deps, ctx: StoreCtx, query: ProductListQuery, sortMatchesUpTo = SORT_MATCHES_UP_TO, remember: PageFinder = (find) => find()) {
+export function listProducts(deps: Deps, ctx: StoreCtx, query: ProductListQuery, urlBase: string, sortMatchesUpTo = SORT_MATCHES_UP_TO, remember: PageFinder = (find) => find()) {
   return readTransaction(deps.db, (db) => {
     const { total, seqs } = remember(() => findPage(db, ctx, query, sortMatchesUpTo))
     const position = new Map(seqs.map((seq, i) => [seq, i]))
     const rows = seqs.length === 0 ? [] : lookups(db).bySeq.all({ ids: JSON.stringify(seqs) })
     rows.sort((a, b) => position.get(a.seq)! - position.get(b.seq)!)
-    return toPage(productViews(db, deps.publicUrl, rows), total, query)
+    return toPage(productViews(db, urlBase, rows), total, query)
   })
 }
 

@@ -39,21 +39,56 @@ const TermId = (what: string) => z.string().nullable().describe(`id of one of th
 const CollectionIds = z.array(z.string()).max(50).describe("ids of this store's collections")
 export const ProductStateSchema = z.enum(PRODUCT_STATES).describe('DRAFT (the default), PUBLISHED (can be bought) or ARCHIVED')
 
+export const AddVariantBody = z
+  .object({ sku: Sku, price: Money, stock: StockLevel, options: Options.default({}), minStock: MinStock.default(5) })
+  .strict()
+export type AddVariantBody = z.infer<typeof AddVariantBody>
+
+/** How many variants one POST /v1/products may create: each is a row, an index entry and a ledger line in one transaction. */
+export const MAX_VARIANTS_PER_CREATE = 100
+
+/** What a product with one variant takes at the top level; with `variants`, each variant has its own. */
+const ONE_VARIANT_FIELDS = ['sku', 'price', 'stock', 'minStock'] as const
+const REQUIRED_WITHOUT_VARIANTS = ['sku', 'price', 'stock'] as const
+
 export const CreateProductBody = z
   .object({
     type: z.literal('SIMPLE').default('SIMPLE'),
     name: Name,
-    sku: Sku,
-    price: Money,
-    stock: StockLevel.describe('initial stock, recorded in the ledger as a RECEIVE'),
+    sku: Sku.optional().describe('the one variant\'s sku; unique in the store, ignoring case. Leave it out when sending `variants`'),
+    price: Money.optional().describe('the one variant\'s price; leave it out when sending `variants`'),
+    stock: StockLevel.optional().describe('the one variant\'s initial stock, recorded in the ledger as a RECEIVE; leave it out when sending `variants`'),
+    variants: z
+      .array(AddVariantBody)
+      .min(1, 'variants needs at least one variant')
+      .max(MAX_VARIANTS_PER_CREATE, `variants holds at most ${MAX_VARIANTS_PER_CREATE}; add more afterwards with POST /v1/products/:id/variants`)
+      .optional()
+      .describe(`instead of sku, price and stock: 1 to ${MAX_VARIANTS_PER_CREATE} variants, each {sku, price, stock, options, minStock?}, made with the product or not at all`),
     state: ProductStateSchema.default('DRAFT'),
     description: Description.default(''),
     categoryId: TermId('categories').optional(),
     brandId: TermId('brands').optional(),
     collectionIds: CollectionIds.default([]),
-    minStock: MinStock.default(5),
+    minStock: MinStock.optional().describe('the one variant\'s minStock (default 5); with `variants`, give it per variant'),
   })
   .strict()
+  .superRefine((body, issues) => {
+    if (body.variants) {
+      for (const field of ONE_VARIANT_FIELDS) {
+        if (body[field] === undefined) continue
+        issues.addIssue({
+          code: 'custom',
+          path: [field],
+          message: `${field} belongs in each variant when variants is sent: send either sku, price and stock (one variant) or variants (several), not both`,
+        })
+      }
+      return
+    }
+    for (const field of REQUIRED_WITHOUT_VARIANTS) {
+      if (body[field] !== undefined) continue
+      issues.addIssue({ code: 'custom', path: [field], message: `${field} is required (or send variants: [{sku, price, stock, options}] for several variants)` })
+    }
+  })
 export type CreateProductBody = z.infer<typeof CreateProductBody>
 
 export const UpdateProductBody = z
@@ -73,11 +108,6 @@ export const UpdateProductBody = z
   })
   .strict()
 export type UpdateProductBody = z.infer<typeof UpdateProductBody>
-
-export const AddVariantBody = z
-  .object({ sku: Sku, price: Money, stock: StockLevel, options: Options.default({}), minStock: MinStock.default(5) })
-  .strict()
-export type AddVariantBody = z.infer<typeof AddVariantBody>
 
 export const PatchVariantBody = z
   .object({ price: Money, sku: Sku, minStock: MinStock, options: Options })

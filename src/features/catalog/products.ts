@@ -2,20 +2,21 @@ import { and, eq, isNull } from 'drizzle-orm'
 import type { StoreCtx } from '../../kernel/auth/kinds'
 import { writeTransaction, type Sql } from '../../kernel/db/database'
 import type { Deps } from '../../kernel/deps'
-import { notFound } from '../../kernel/errors'
+import { AppError, notFound } from '../../kernel/errors'
 import { requireTerms } from '../taxonomy/service'
 import { findProduct, PRODUCTS_HINT, savingSku } from './find'
-import type { CreateProductBody, Product, UpdateProductBody } from './model'
+import type { AddVariantBody, CreateProductBody, Product, UpdateProductBody } from './model'
 import { insertVariant } from './variants'
 import { productCollections, products, variants } from './tables'
 import { lookups, productViews } from './views'
 
-// Products: base data and state. Prices and stock live on the variants (variants.ts, stock.ts).
+// Products: base data and state. Prices and stock live on the variants (variants.ts, stock.ts). An
+// answer's image URLs start with `urlBase` (kernel/http/url-base.ts).
 
-export function getProduct(db: Sql, publicUrl: string, ctx: StoreCtx, id: string): Product {
+export function getProduct(db: Sql, urlBase: string, ctx: StoreCtx, id: string): Product {
   const row = lookups(db).byId.get({ id, storeId: ctx.storeId })
   if (!row) throw notFound('product', id, PRODUCTS_HINT)
-  return productViews(db, publicUrl, [row], true)[0]!
+  return productViews(db, urlBase, [row], true)[0]!
 }
 
 function checkTerms(db: Sql, ctx: StoreCtx, input: { categoryId?: string | null; brandId?: string | null; collectionIds?: string[] }) {
@@ -30,42 +31,63 @@ function linkCollections(tx: Sql, productId: string, collectionIds: string[]) {
   if (unique.length > 0) tx.insert(productCollections).values(unique.map((collectionId) => ({ productId, collectionId }))).run()
 }
 
-/** A SIMPLE product and its one variant, which carries the sku, price and initial stock. */
-export function createProduct(deps: Deps, ctx: StoreCtx, input: CreateProductBody): Product {
-  const id = deps.ids.next('prod')
-  const now = deps.clock.now()
-  return savingSku(input.sku, () =>
-    writeTransaction(deps.db, (tx) => {
-      checkTerms(tx, ctx, input)
-      tx.insert(products)
-        .values({
-          id,
-          storeId: ctx.storeId,
-          type: input.type,
-          name: input.name,
-          description: input.description,
-          state: input.state,
-          categoryId: input.categoryId ?? null,
-          brandId: input.brandId ?? null,
-          createdAt: now,
-          updatedAt: now,
-        })
-        .run()
-      insertVariant(tx, deps, ctx, id, { sku: input.sku, price: input.price, stock: input.stock, minStock: input.minStock, options: {} })
-      linkCollections(tx, id, input.collectionIds)
-      return getProduct(tx, deps.publicUrl, ctx, id)
-    }),
-  )
+/** The variants a create makes: those listed, or the one the top-level sku, price and stock describe. */
+function variantsToCreate(input: CreateProductBody): AddVariantBody[] {
+  if (input.variants) return input.variants
+  // The body's schema lets a create through only with all three, or with `variants`.
+  return [{ sku: input.sku!, price: input.price!, stock: input.stock!, minStock: input.minStock ?? 5, options: {} }]
 }
 
-export function updateProduct(deps: Deps, ctx: StoreCtx, id: string, input: UpdateProductBody): Product {
+/** Two variants of one create with the same sku (ignoring case), as the store's unique index compares them. */
+function assertSkusDistinct(list: AddVariantBody[]) {
+  const seen = new Set<string>()
+  for (const { sku } of list) {
+    if (seen.has(sku.toLowerCase())) {
+      throw new AppError('CONFLICT', `The sku '${sku}' is given to two variants (SKUs are compared ignoring case). Give each variant its own sku; nothing was created.`)
+    }
+    seen.add(sku.toLowerCase())
+  }
+}
+
+/**
+ * A SIMPLE product with its variants, all in one transaction: a sku already used in the store, or twice
+ * in the list, leaves nothing behind. Each variant's initial stock is its first RECEIVE.
+ */
+export function createProduct(deps: Deps, ctx: StoreCtx, input: CreateProductBody, urlBase: string): Product {
+  const id = deps.ids.next('prod')
+  const now = deps.clock.now()
+  const list = variantsToCreate(input)
+  assertSkusDistinct(list)
+  return writeTransaction(deps.db, (tx) => {
+    checkTerms(tx, ctx, input)
+    tx.insert(products)
+      .values({
+        id,
+        storeId: ctx.storeId,
+        type: input.type,
+        name: input.name,
+        description: input.description,
+        state: input.state,
+        categoryId: input.categoryId ?? null,
+        brandId: input.brandId ?? null,
+        createdAt: now,
+        updatedAt: now,
+      })
+      .run()
+    for (const variant of list) savingSku(variant.sku, () => insertVariant(tx, deps, ctx, id, variant))
+    linkCollections(tx, id, input.collectionIds)
+    return getProduct(tx, urlBase, ctx, id)
+  })
+}
+
+export function updateProduct(deps: Deps, ctx: StoreCtx, id: string, input: UpdateProductBody, urlBase: string): Product {
   const { collectionIds, price: _price, sku: _sku, stock: _stock, ...base } = input
   return writeTransaction(deps.db, (tx) => {
     findProduct(tx, ctx, id)
     checkTerms(tx, ctx, input)
     tx.update(products).set({ ...base, updatedAt: deps.clock.now() }).where(eq(products.id, id)).run()
     if (collectionIds) linkCollections(tx, id, collectionIds)
-    return getProduct(tx, deps.publicUrl, ctx, id)
+    return getProduct(tx, urlBase, ctx, id)
   })
 }
 

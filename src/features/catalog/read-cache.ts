@@ -66,16 +66,17 @@ export class CatalogReadCache {
   }
 
   /**
-   * The body for `key` in this store: from the cache, or made by `render` (which may throw) and kept
-   * with the ids of the products it `shows`. A list's `render` finds its page through `remember`,
-   * which keeps what it found (`found`).
+   * The body for `key` in this store, with its URLs on `urlBase`: from the cache, or made by `render`
+   * (which may throw) and kept with the ids of the products it `shows`. A body is kept per URL base, so
+   * an answer never carries the URLs of another Host's request; the page a list's `render` finds through
+   * `remember` holds no URL, and is kept (`found`) for every base at once.
    */
-  read(storeId: string, key: string, render: (remember: PageFinder) => { body: unknown; shows: readonly string[] }): string {
+  read(storeId: string, urlBase: string, key: string, render: (remember: PageFinder) => { body: unknown; shows: readonly string[] }): string {
     // Inside a transaction the versions and rows read could still be rolled back: the cache stays out.
     if (this.db.$client.inTransaction) return JSON.stringify(render((find) => find()).body)
     const versions = this.versionsOf(storeId)
     this.followStock(storeId, versions.stock)
-    return this.bodies.read(storeId, versions.version, key, () => {
+    return this.bodies.read(storeId, versions.version, `${key}\u0000${urlBase}`, () => {
       this.made++
       const { body, shows } = render((find) => this.found(storeId, key, find))
       return { body, tags: shows }

@@ -4,7 +4,7 @@ import type { Deps } from '../../kernel/deps'
 import { ErrorEnvelope } from '../../kernel/errors'
 import { Page, PageQuery } from '../../kernel/pagination'
 import { listProducts } from './list'
-import { AddVariantBody, AdjustBody, CreateProductBody, IdParams, PatchVariantBody, Product, ProductListQuery, ProductPage, ReceiveBody, StockMovement, UpdateProductBody, Variant } from './model'
+import { AddVariantBody, AdjustBody, CreateProductBody, IdParams, MAX_VARIANTS_PER_CREATE, PatchVariantBody, Product, ProductListQuery, ProductPage, ReceiveBody, StockMovement, UpdateProductBody, Variant } from './model'
 import { createProduct, deleteProduct, getProduct, updateProduct } from './products'
 import { jsonResponse } from '../../kernel/http/json-response'
 import { catalogReadCache } from './read-cache'
@@ -12,6 +12,7 @@ import { listMovements } from './stock'
 import { addVariant, adjustStock, getVariant, patchVariant, receiveStock } from './variants'
 import { noContent } from '../../kernel/http/no-content'
 import { readTransaction } from '../../kernel/db/database'
+import { urlBaseFor } from '../../kernel/http/url-base'
 
 const tags = ['Catalog']
 const stockTags = ['Stock']
@@ -22,9 +23,10 @@ export const productRoutes = (deps: Deps) => {
   const cache = catalogReadCache(deps)
   return new Elysia({ prefix: '/products' })
     .use(authMacro)
-    .get('/', ({ ctx, query, set }) => {
-      const body = cache.read(ctx.storeId, `list ${JSON.stringify(query)}`, (remember) => {
-        const page = ProductPage.parse(listProducts(deps, ctx, query, undefined, remember))
+    .get('/', ({ ctx, query, set, request }) => {
+      const urlBase = urlBaseFor(deps, request)
+      const body = cache.read(ctx.storeId, urlBase, `list ${JSON.stringify(query)}`, (remember) => {
+        const page = ProductPage.parse(listProducts(deps, ctx, query, urlBase, undefined, remember))
         return { body: page, shows: page.data.map((p) => p.id) }
       })
       return jsonResponse(body, set)
@@ -41,9 +43,9 @@ export const productRoutes = (deps: Deps) => {
     })
     .post(
       '/',
-      ({ ctx, body, set }) => {
+      ({ ctx, body, set, request }) => {
         set.status = 201
-        return createProduct(deps, ctx, body)
+        return createProduct(deps, ctx, body, urlBaseFor(deps, request))
       },
       {
         auth: 'secret',
@@ -53,20 +55,21 @@ export const productRoutes = (deps: Deps) => {
           tags,
           summary: 'Create a product',
           description:
-            'A SIMPLE product gets one variant with the sku, price and stock given; that variant id is what carts take. New products are DRAFT unless `state` says otherwise. The initial stock is the first RECEIVE of the stock ledger. A sku already used in the store is 409 CONFLICT; a categoryId, brandId or collectionId that is not this store\u2019s is 404.',
+            `Send either \`sku\`, \`price\` and \`stock\` (and optionally \`minStock\`): the product gets one variant with them; or \`variants\`, 1 to ${MAX_VARIANTS_PER_CREATE} (more is 400) of \`{sku, price, stock, options, minStock?}\`, to create a product with several variants in one call, e.g. \`"variants": [{"sku": "TEE-M", "price": 49.9, "stock": 10, "options": {"size": "M"}}, {"sku": "TEE-L", "price": 49.9, "stock": 8, "options": {"size": "L"}}]\`. Both forms at once, or neither, is 400 naming the fields. The variant ids are what carts take. New products are DRAFT unless \`state\` says otherwise. Each initial stock is the first RECEIVE of its variant's stock ledger. All or nothing: a sku already used in the store, a sku given twice in \`variants\` (SKUs are compared ignoring case) or two variants with the same \`options\` is 409 CONFLICT and creates nothing; a categoryId, brandId or collectionId that is not this store\u2019s is 404. More variants can be added later with POST /v1/products/:id/variants.`,
         },
       },
     )
-    .get('/:id', ({ ctx, params, set }) => {
-      const find = () => readTransaction(deps.db, (tx) => getProduct(tx, deps.publicUrl, ctx, params.id))
-      return jsonResponse(cache.read(ctx.storeId, `product ${params.id}`, () => ({ body: Product.parse(find()), shows: [params.id] })), set)
+    .get('/:id', ({ ctx, params, set, request }) => {
+      const urlBase = urlBaseFor(deps, request)
+      const find = () => readTransaction(deps.db, (tx) => getProduct(tx, urlBase, ctx, params.id))
+      return jsonResponse(cache.read(ctx.storeId, urlBase, `product ${params.id}`, () => ({ body: Product.parse(find()), shows: [params.id] })), set)
     }, {
       auth: 'shop',
       params: IdParams,
       response: { 200: Product, 404: ErrorEnvelope },
       detail: { tags, summary: 'One product with its variants, images and rating' },
     })
-    .put('/:id', ({ ctx, params, body }) => updateProduct(deps, ctx, params.id, body), {
+    .put('/:id', ({ ctx, params, body, request }) => updateProduct(deps, ctx, params.id, body, urlBaseFor(deps, request)), {
       auth: 'secret',
       params: IdParams,
       body: UpdateProductBody,

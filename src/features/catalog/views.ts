@@ -95,10 +95,13 @@ function buildLookups(db: Sql) {
 }
 export const lookups = perHandle(buildLookups)
 
-/** Builds the bodies for a page of products with three more queries, whatever the page size. */
-export function productViews(db: Sql, publicUrl: string, rows: ProductRow[]): ProductSummary[]
-export function productViews(db: Sql, publicUrl: string, rows: ProductRow[], withImages: true): Product[]
-export function productViews(db: Sql, publicUrl: string, rows: ProductRow[], withImages = false): (ProductSummary | Product)[] {
+/**
+ * Builds the bodies for a page of products with three more queries, whatever the page size; image URLs
+ * start with `urlBase` (kernel/http/url-base.ts).
+ */
+export function productViews(db: Sql, urlBase: string, rows: ProductRow[]): ProductSummary[]
+export function productViews(db: Sql, urlBase: string, rows: ProductRow[], withImages: true): Product[]
+export function productViews(db: Sql, urlBase: string, rows: ProductRow[], withImages = false): (ProductSummary | Product)[] {
   if (rows.length === 0) return []
   const productIds = rows.map((r) => r.id)
   const ids = { ids: JSON.stringify(productIds) }
@@ -123,7 +126,7 @@ export function productViews(db: Sql, publicUrl: string, rows: ProductRow[], wit
       brandId: r.brandId,
       collectionIds: (collectionsOf.get(r.id) ?? []).map((c) => c.collectionId),
       variants: vs,
-      image: cover ? imageUrl(publicUrl, cover.url) : null,
+      image: cover ? imageUrl(urlBase, cover.url) : null,
       rating: {
         average: r.ratingAverage,
         count: r.ratingCount,
@@ -135,7 +138,7 @@ export function productViews(db: Sql, publicUrl: string, rows: ProductRow[], wit
     if (!withImages) return summary
     return {
       ...summary,
-      images: images.map((i) => toImage(publicUrl, i)),
+      images: images.map((i) => toImage(urlBase, i)),
     }
   })
 }

@@ -86,7 +86,7 @@ export async function seedDemo(deps: OrdersDeps, groupId: string, seed = 1) {
       brandId: brand.id,
       collectionIds: rnd.next() < 0.4 ? [rnd.pick(collections).id] : [],
       minStock: 5,
-    })
+    }, deps.publicUrl)
     variantCount++
     for (const size of sizes.slice(1)) {
       addVariant(deps, ctx, product.id, { sku: `DEMO-${String(n).padStart(3, '0')}-${size}`, price, stock: rnd.int(0, 30), options: { tamanho: size }, minStock: 5 })
@@ -95,7 +95,7 @@ export async function seedDemo(deps: OrdersDeps, groupId: string, seed = 1) {
     const form = new FormData()
     form.append('file', new Blob([demoPicture([...rgb])], { type: 'image/png' }), `demo-${n}.png`)
     const { media } = await uploadMedia(deps, ctx, new Request('http://seed.local/', { method: 'POST', body: form }))
-    linkImage(deps, ctx, product.id, { mediaId: media.id })
+    linkImage(deps, ctx, product.id, { mediaId: media.id }, deps.publicUrl)
   }
   const customers = []
   let orders = 0
@@ -117,7 +117,7 @@ export async function seedDemo(deps: OrdersDeps, groupId: string, seed = 1) {
       // The first purchase of each customer gets a review. It draws no random number, so the rest of what a seed makes does not depend on it.
       if (k === 0) {
         const rating = 5 - (i % 3)
-        createReview(deps, buyer, bought.productId, { rating, title: REVIEW_TITLES[rating]!, comment: 'Demo review written by seed-demo.', mediaIds: [] })
+        createReview(deps, buyer, bought.productId, { rating, title: REVIEW_TITLES[rating]!, comment: 'Demo review written by seed-demo.', mediaIds: [] }, deps.publicUrl)
         reviews++
       }
     }

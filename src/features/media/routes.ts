@@ -7,6 +7,7 @@ import { DeleteMediaQuery, FileParams, Media, MediaIdParams, MediaListQuery, Med
 import { deleteMedia, listMedia, mediaUsage, uploadMedia } from './service'
 import type { MediaDeps } from './users'
 import { noContent } from '../../kernel/http/no-content'
+import { urlBaseFor } from '../../kernel/http/url-base'
 
 const tags = ['Media']
 
@@ -33,7 +34,7 @@ export const mediaRoutes = (deps: MediaDeps) =>
         } as never,
       },
     )
-    .get('/media', ({ ctx, query }) => listMedia(deps, ctx, query), {
+    .get('/media', ({ ctx, query, request }) => listMedia(deps, ctx, query, urlBaseFor(deps, request)), {
       auth: 'secret',
       query: MediaListQuery,
       response: { 200: Page(Media) },

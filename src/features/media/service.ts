@@ -9,6 +9,7 @@ import { inJsonIds } from '../../kernel/db/json-ids'
 import { perHandle } from '../../kernel/db/per-handle'
 import type { Deps } from '../../kernel/deps'
 import { AppError, notFound } from '../../kernel/errors'
+import { urlBaseFor } from '../../kernel/http/url-base'
 import { pageWindow, toPage, type PageQuery } from '../../kernel/pagination'
 import { MiB, type MediaKind } from './formats'
 import type { Media } from './model'
@@ -22,10 +23,11 @@ export const mediaRoot = (deps: Deps) => dataPath(deps.config.dataDir, 'media')
 export const filePath = (deps: Deps, row: Pick<MediaRow, 'storeId' | 'id' | 'extension'>) =>
   join(mediaRoot(deps), row.storeId, `${row.id}.${row.extension}`)
 
-export const toMedia = (deps: Deps, row: MediaRow): Media => ({
+/** `urlBase`: where the answer's file URLs start (kernel/http/url-base.ts). */
+export const toMedia = (urlBase: string, row: MediaRow): Media => ({
   id: row.id,
   kind: row.kind,
-  url: `${deps.publicUrl}/v1/files/${row.storeId}/${row.id}.${row.extension}`,
+  url: `${urlBase}/v1/files/${row.storeId}/${row.id}.${row.extension}`,
   mimeType: row.mimeType,
   sizeBytes: row.sizeBytes,
   filename: row.filename,
@@ -84,7 +86,7 @@ export async function uploadMedia(deps: Deps, ctx: StoreCtx, request: Request): 
     await rm(final, { force: true })
     throw e
   }
-  return { media: toMedia(deps, row), fields: file.fields }
+  return { media: toMedia(urlBaseFor(deps, request), row), fields: file.fields }
 }
 
 /** An upload its caller could not use after all (uploadAndLink): its record and its file go. */
@@ -110,12 +112,12 @@ export function mediaByIds(db: Sql, ids: string[]): Map<string, MediaRow> {
   return new Map(byIds(db).all({ ids: JSON.stringify(ids) }).map((m) => [m.id, m]))
 }
 
-export function listMedia(deps: Deps, ctx: StoreCtx, query: PageQuery & { kind?: MediaKind }) {
+export function listMedia(deps: Deps, ctx: StoreCtx, query: PageQuery & { kind?: MediaKind }, urlBase: string) {
   const where = and(eq(media.storeId, ctx.storeId), query.kind ? eq(media.kind, query.kind) : undefined)
   const { limit, offset } = pageWindow(query)
   const rows = deps.db.select().from(media).where(where).orderBy(desc(media.createdAt), desc(media.id)).limit(limit).offset(offset).all()
   const total = deps.db.select({ n: count() }).from(media).where(where).get()!.n
-  return toPage(rows.map((r) => toMedia(deps, r)), total, query)
+  return toPage(rows.map((r) => toMedia(urlBase, r)), total, query)
 }
 
 export function mediaUsage(deps: Deps, ctx: StoreCtx) {

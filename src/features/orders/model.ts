@@ -13,9 +13,20 @@ export const PayBody = z
   .object({
     method: z.enum(PAYMENT_METHODS, { error: 'method must be PIX or CREDIT_CARD' }),
     simulate: z.literal('decline', { error: "simulate can only be 'decline' (leave it out to approve)" }).optional(),
-    installments: z.number().int('installments must be a whole number').min(1).max(12, 'installments go from 1 to 12').optional(),
+    installments: z
+      .number()
+      .int('installments must be a whole number')
+      .min(1)
+      .max(12, 'installments go from 1 to 12')
+      .optional()
+      .describe('CREDIT_CARD only, 1 (the default) to 12; PIX is paid at once: leave it out or send 1'),
   })
   .strict()
+  // Refused, not stored as 1: a buyer who asked for 3 PIX installments would believe in a split that never happened.
+  .refine((b) => b.method !== 'PIX' || b.installments === undefined || b.installments === 1, {
+    path: ['installments'],
+    message: 'PIX has no installments: leave installments out or send 1 (installments are for CREDIT_CARD)',
+  })
 export type PayBody = z.infer<typeof PayBody>
 
 export const PayHeaders = z.object({

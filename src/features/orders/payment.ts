@@ -46,7 +46,7 @@ export function pay(deps: Deps, ctx: StoreCtx, orderId: string, body: PayBody, i
         method: body.method,
         status: approved ? 'APPROVED' : 'DECLINED',
         amountCents: order.totalCents,
-        installments: body.method === 'CREDIT_CARD' ? (body.installments ?? 1) : 1,
+        installments: body.installments ?? 1,
         pixCode: body.method === 'PIX' ? pixCode(paymentId, order.totalCents) : null,
         createdAt: now,
       })

@@ -9,16 +9,16 @@ import { productImages } from './tables'
 export type ImageRow = typeof productImages.$inferSelect
 
 /**
- * Images of library files are stored as their path (/v1/files/...) and shown on PUBLIC_URL, which may
- * change between starts (the default follows the machine's LAN address); external URLs are kept as given.
+ * Images of library files are stored as their path (/v1/files/...) and shown on `urlBase`, which differs
+ * from one answer to the next (kernel/http/url-base.ts); external URLs are kept as given.
  */
-export const imageUrl = (publicUrl: string, stored: string) => (stored.startsWith('/') ? `${publicUrl}${stored}` : stored)
+export const imageUrl = (urlBase: string, stored: string) => (stored.startsWith('/') ? `${urlBase}${stored}` : stored)
 
-export const toImage = (publicUrl: string, i: ImageRow) => ({
+export const toImage = (urlBase: string, i: ImageRow) => ({
   id: i.id,
   productId: i.productId,
   mediaId: i.mediaId,
-  url: imageUrl(publicUrl, i.url),
+  url: imageUrl(urlBase, i.url),
   isPrimary: i.isPrimary,
   position: i.position,
 })

@@ -8,6 +8,7 @@ import { Media, uploadRequestBody } from '../media/model'
 import { ImageIdParams, LinkImageBody, ProductIdParams, UpdateImageBody } from './model'
 import { linkImage, unlinkImage, updateImage, uploadAndLink } from './service'
 import { noContent } from '../../kernel/http/no-content'
+import { urlBaseFor } from '../../kernel/http/url-base'
 
 const tags = ['Media']
 
@@ -37,9 +38,9 @@ export const productImageRoutes = (deps: Deps) =>
     )
     .post(
       '/products/:id/images',
-      ({ ctx, params, body, set }) => {
+      ({ ctx, params, body, set, request }) => {
         set.status = 201
-        return linkImage(deps, ctx, params.id, body)
+        return linkImage(deps, ctx, params.id, body, urlBaseFor(deps, request))
       },
       {
         auth: 'secret',
@@ -53,7 +54,7 @@ export const productImageRoutes = (deps: Deps) =>
         },
       },
     )
-    .patch('/images/:id', ({ ctx, params, body }) => updateImage(deps, ctx, params.id, body), {
+    .patch('/images/:id', ({ ctx, params, body, request }) => updateImage(deps, ctx, params.id, body, urlBaseFor(deps, request)), {
       auth: 'secret',
       params: ImageIdParams,
       body: UpdateImageBody,

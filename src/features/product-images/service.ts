@@ -3,6 +3,7 @@ import type { StoreCtx } from '../../kernel/auth/kinds'
 import { writeTransaction, type Sql } from '../../kernel/db/database'
 import type { Deps } from '../../kernel/deps'
 import { AppError, notFound } from '../../kernel/errors'
+import { urlBaseFor } from '../../kernel/http/url-base'
 import { findProduct, liveProducts } from '../catalog/find'
 import { discardUpload, findMedia, uploadMedia, type MediaRow } from '../media/service'
 import { linksAsMediaUser, renumber } from '../media/users'
@@ -31,7 +32,7 @@ function findImage(tx: Sql, ctx: StoreCtx, id: string): ImageRow {
   return row
 }
 
-function link(deps: Deps, tx: Sql, ctx: StoreCtx, productId: string, source: { mediaId: string; url: string } | { mediaId: null; url: string }, isPrimary?: boolean) {
+function link(deps: Deps, tx: Sql, ctx: StoreCtx, productId: string, source: { mediaId: string; url: string } | { mediaId: null; url: string }, urlBase: string, isPrimary?: boolean) {
   findProduct(tx, ctx, productId)
   const id = deps.ids.next('img')
   const existing = imagesOf(tx, productId)
@@ -40,7 +41,7 @@ function link(deps: Deps, tx: Sql, ctx: StoreCtx, productId: string, source: { m
     .run()
   const all = imagesOf(tx, productId)
   settle(tx, all, isPrimary ? id : undefined)
-  return toImage(deps.publicUrl, imagesOf(tx, productId).find((i) => i.id === id)!)
+  return toImage(urlBase, imagesOf(tx, productId).find((i) => i.id === id)!)
 }
 
 const libraryPath = (m: MediaRow) => `/v1/files/${m.storeId}/${m.id}.${m.extension}`
@@ -53,14 +54,14 @@ function requireImage(m: MediaRow) {
   }
 }
 
-export function linkImage(deps: Deps, ctx: StoreCtx, productId: string, body: { mediaId?: string; url?: string; isPrimary?: boolean }) {
+export function linkImage(deps: Deps, ctx: StoreCtx, productId: string, body: { mediaId?: string; url?: string; isPrimary?: boolean }, urlBase: string) {
   return writeTransaction(deps.db, (tx) => {
     if (body.mediaId !== undefined) {
       const m = findMedia(tx, ctx, body.mediaId)
       requireImage(m)
-      return link(deps, tx, ctx, productId, { mediaId: m.id, url: libraryPath(m) }, body.isPrimary)
+      return link(deps, tx, ctx, productId, { mediaId: m.id, url: libraryPath(m) }, urlBase, body.isPrimary)
     }
-    return link(deps, tx, ctx, productId, { mediaId: null, url: body.url! }, body.isPrimary)
+    return link(deps, tx, ctx, productId, { mediaId: null, url: body.url! }, urlBase, body.isPrimary)
   })
 }
 
@@ -73,7 +74,7 @@ export async function uploadAndLink(deps: Deps, ctx: StoreCtx, productId: string
     const image = writeTransaction(deps.db, (tx) => {
       const m = findMedia(tx, ctx, uploaded.id)
       requireImage(m)
-      return link(deps, tx, ctx, productId, { mediaId: m.id, url: libraryPath(m) }, isPrimary)
+      return link(deps, tx, ctx, productId, { mediaId: m.id, url: libraryPath(m) }, urlBaseFor(deps, request), isPrimary)
     })
     return { image, media: uploaded }
   } catch (e) {
@@ -89,14 +90,14 @@ function parseFlag(value: string | undefined): boolean | undefined {
   throw new AppError('VALIDATION_ERROR', `The form field isPrimary must be true or false, not '${value}'.`, [{ path: 'isPrimary', message: 'must be true or false' }])
 }
 
-export function updateImage(deps: Deps, ctx: StoreCtx, id: string, body: { isPrimary?: true; position?: number }) {
+export function updateImage(deps: Deps, ctx: StoreCtx, id: string, body: { isPrimary?: true; position?: number }, urlBase: string) {
   return writeTransaction(deps.db, (tx) => {
     const image = findImage(tx, ctx, id)
     const order = imagesOf(tx, image.productId).filter((i) => i.id !== id)
     const at = body.position === undefined ? image.position : Math.min(body.position, order.length)
     order.splice(at, 0, image)
     settle(tx, order, body.isPrimary ? id : undefined)
-    return toImage(deps.publicUrl, imagesOf(tx, image.productId).find((i) => i.id === id)!)
+    return toImage(urlBase, imagesOf(tx, image.productId).find((i) => i.id === id)!)
   })
 }
 

@@ -6,6 +6,7 @@ import { CanReview, CreateReviewBody, IdParams, ModerateReviewBody, PlainReviewP
 import { canReview, createReview, deleteReview, listMyReviews, listProductReviews, listStoreReviews, moderateReview, updateReview } from './service'
 import { jsonResponse } from '../../kernel/http/json-response'
 import { noContent } from '../../kernel/http/no-content'
+import { urlBaseFor } from '../../kernel/http/url-base'
 import { reviewPageCache } from './page-cache'
 
 const tags = ['Reviews']
@@ -17,8 +18,10 @@ export const reviewRoutes = (deps: Deps) => {
   const pages = reviewPageCache(deps)
   return new Elysia()
     .use(authMacro)
-    .get('/products/:id/reviews', ({ ctx, params, query, set }) => {
-      const body = pages.read(ctx.storeId, `${params.id} ${JSON.stringify(query)}`, () => ReviewPage.parse(listProductReviews(deps, ctx, params.id, query)))
+    .get('/products/:id/reviews', ({ ctx, params, query, set, request }) => {
+      // Kept per URL base: the photos' URLs of one Host's answer never reach another's.
+      const urlBase = urlBaseFor(deps, request)
+      const body = pages.read(ctx.storeId, `${params.id} ${JSON.stringify(query)} ${urlBase}`, () => ReviewPage.parse(listProductReviews(deps, ctx, params.id, query, urlBase)))
       return jsonResponse(body, set)
     }, {
       auth: 'shop',
@@ -43,9 +46,9 @@ export const reviewRoutes = (deps: Deps) => {
     })
     .post(
       '/products/:id/reviews',
-      ({ ctx, params, body, set }) => {
+      ({ ctx, params, body, set, request }) => {
         set.status = 201
-        return createReview(deps, ctx, params.id, body)
+        return createReview(deps, ctx, params.id, body, urlBaseFor(deps, request))
       },
       {
         auth: 'customer',
@@ -60,7 +63,7 @@ export const reviewRoutes = (deps: Deps) => {
         },
       },
     )
-    .patch('/reviews/:id', ({ ctx, params, body }) => updateReview(deps, ctx, params.id, body), {
+    .patch('/reviews/:id', ({ ctx, params, body, request }) => updateReview(deps, ctx, params.id, body, urlBaseFor(deps, request)), {
       auth: 'customer',
       params: IdParams,
       body: UpdateReviewBody,
@@ -80,7 +83,7 @@ export const reviewRoutes = (deps: Deps) => {
         detail: { tags, summary: 'Delete your review', description: '204 with no body; the product summary follows. Another customer\u2019s review is 403 FORBIDDEN.' },
       },
     )
-    .get('/me/reviews', ({ ctx, query }) => listMyReviews(deps, ctx, query), {
+    .get('/me/reviews', ({ ctx, query, request }) => listMyReviews(deps, ctx, query, urlBaseFor(deps, request)), {
       auth: 'customer',
       query: ReviewListQuery,
       response: { 200: PlainReviewPage, 400: ErrorEnvelope },
@@ -92,13 +95,13 @@ export const reviewRoutes = (deps: Deps) => {
 export const storeReviewRoutes = (deps: Deps) =>
   new Elysia({ prefix: '/store/reviews' })
     .use(authMacro)
-    .get('', ({ ctx, query }) => listStoreReviews(deps, ctx, query), {
+    .get('', ({ ctx, query, request }) => listStoreReviews(deps, ctx, query, urlBaseFor(deps, request)), {
       auth: 'secret',
       query: StoreReviewQuery,
       response: { 200: PlainReviewPage, 400: ErrorEnvelope },
       detail: { tags, summary: "All of the store's reviews, hidden ones included", description: 'Newest first. Filters: `productId`, `hidden` (true or false), `rating` (1 to 5).' },
     })
-    .patch('/:id', ({ ctx, params, body }) => moderateReview(deps, ctx, params.id, body), {
+    .patch('/:id', ({ ctx, params, body, request }) => moderateReview(deps, ctx, params.id, body, urlBaseFor(deps, request)), {
       auth: 'secret',
       params: IdParams,
       body: ModerateReviewBody,

@@ -56,7 +56,8 @@ function buildStatements(db: Sql) {
 }
 const statements = perHandle(buildStatements)
 
-function toReviews(deps: Deps, db: Sql, rows: ReviewRow[]): Review[] {
+/** `urlBase`: where the photos' URLs start (kernel/http/url-base.ts). */
+function toReviews(urlBase: string, db: Sql, rows: ReviewRow[]): Review[] {
   if (rows.length === 0) return []
   const q = statements(db)
   const names = new Map(q.names.all({ ids: JSON.stringify([...new Set(rows.map((r) => r.customerId))]) }).map((c) => [c.id, c.name]))
@@ -65,7 +66,7 @@ function toReviews(deps: Deps, db: Sql, rows: ReviewRow[]): Review[] {
   const photosOf = (reviewId: string) =>
     photos.flatMap((p) => {
       const file = p.reviewId === reviewId ? files.get(p.mediaId) : undefined
-      return file ? [{ id: file.id, url: toMedia(deps, file).url }] : []
+      return file ? [{ id: file.id, url: toMedia(urlBase, file).url }] : []
     })
   return rows.map((r) => ({
     id: r.id,
@@ -81,13 +82,13 @@ function toReviews(deps: Deps, db: Sql, rows: ReviewRow[]): Review[] {
   }))
 }
 
-const toReview = (deps: Deps, db: Sql, row: ReviewRow) => toReviews(deps, db, [row])[0]!
+const toReview = (urlBase: string, db: Sql, row: ReviewRow) => toReviews(urlBase, db, [row])[0]!
 
-function page(deps: Deps, where: SQL | undefined, query: PageQuery) {
+function page(deps: Deps, where: SQL | undefined, query: PageQuery, urlBase: string) {
   const { limit, offset } = pageWindow(query)
   const rows = deps.db.select().from(reviews).where(where).orderBy(desc(reviews.createdAt), desc(reviews.id)).limit(limit).offset(offset).all()
   const total = deps.db.select({ n: count() }).from(reviews).where(where).get()!.n
-  return toPage(toReviews(deps, deps.db, rows), total, query)
+  return toPage(toReviews(urlBase, deps.db, rows), total, query)
 }
 
 // ---------------------------------------------------------------- rules
@@ -139,7 +140,7 @@ function setPhotos(tx: Sql, ctx: StoreCtx, reviewId: string, mediaIds: string[])
 
 // ---------------------------------------------------------------- operations
 
-export function listProductReviews(deps: Deps, ctx: StoreCtx, productId: string, query: PageQuery) {
+export function listProductReviews(deps: Deps, ctx: StoreCtx, productId: string, query: PageQuery, urlBase: string) {
   return readTransaction(deps.db, (db) => {
     const summary = liveProductRating(db, ctx.storeId, productId)
     if (!summary) throw notFound('product', productId, PRODUCTS_HINT)
@@ -147,7 +148,7 @@ export function listProductReviews(deps: Deps, ctx: StoreCtx, productId: string,
     const { limit, offset } = pageWindow(query)
     const rows = q.productPage.all({ storeId: ctx.storeId, productId, limit, offset })
     const total = q.productCount.get({ storeId: ctx.storeId, productId })!.n
-    return { ...toPage(toReviews(deps, db, rows), total, query), summary }
+    return { ...toPage(toReviews(urlBase, db, rows), total, query), summary }
   })
 }
 
@@ -157,7 +158,7 @@ export function canReview(deps: Deps, ctx: StoreCtx, productId: string) {
   return { canReview: reason === null, reason }
 }
 
-export function createReview(deps: Deps, ctx: StoreCtx, productId: string, body: CreateReviewBody) {
+export function createReview(deps: Deps, ctx: StoreCtx, productId: string, body: CreateReviewBody, urlBase: string) {
   try {
     return writeTransaction(deps.db, (tx) => {
       findProduct(tx, ctx, productId)
@@ -177,7 +178,7 @@ export function createReview(deps: Deps, ctx: StoreCtx, productId: string, body:
       setPhotos(tx, ctx, id, body.mediaIds)
       refreshRating(tx, ctx.storeId, productId)
       deps.outbox.emit(tx, ctx.storeId, 'review.created', { reviewId: id, productId, rating: body.rating })
-      return toReview(deps, tx, findReview(tx, ctx, id))
+      return toReview(urlBase, tx, findReview(tx, ctx, id))
     })
   } catch (e) {
     // The transaction is BEGIN IMMEDIATE, so the check above sees every earlier review; the unique index is the backstop.
@@ -186,14 +187,14 @@ export function createReview(deps: Deps, ctx: StoreCtx, productId: string, body:
   }
 }
 
-export function updateReview(deps: Deps, ctx: StoreCtx, id: string, body: UpdateReviewBody) {
+export function updateReview(deps: Deps, ctx: StoreCtx, id: string, body: UpdateReviewBody, urlBase: string) {
   return writeTransaction(deps.db, (tx) => {
     const row = findOwnReview(tx, ctx, id)
     const { mediaIds, ...fields } = body
     tx.update(reviews).set({ ...fields, updatedAt: deps.clock.now() }).where(eq(reviews.id, id)).run()
     if (mediaIds !== undefined) setPhotos(tx, ctx, id, mediaIds)
     refreshRating(tx, ctx.storeId, row.productId)
-    return toReview(deps, tx, findReview(tx, ctx, id))
+    return toReview(urlBase, tx, findReview(tx, ctx, id))
   })
 }
 
@@ -205,28 +206,28 @@ export function deleteReview(deps: Deps, ctx: StoreCtx, id: string) {
   })
 }
 
-export function listMyReviews(deps: Deps, ctx: StoreCtx, query: PageQuery) {
-  return page(deps, and(eq(reviews.storeId, ctx.storeId), eq(reviews.customerId, customerOf(ctx))), query)
+export function listMyReviews(deps: Deps, ctx: StoreCtx, query: PageQuery, urlBase: string) {
+  return page(deps, and(eq(reviews.storeId, ctx.storeId), eq(reviews.customerId, customerOf(ctx))), query, urlBase)
 }
 
-export function listStoreReviews(deps: Deps, ctx: StoreCtx, query: PageQuery & { productId?: string; hidden?: boolean; rating?: number }) {
+export function listStoreReviews(deps: Deps, ctx: StoreCtx, query: PageQuery & { productId?: string; hidden?: boolean; rating?: number }, urlBase: string) {
   const where = and(
     eq(reviews.storeId, ctx.storeId),
     query.productId !== undefined ? eq(reviews.productId, query.productId) : undefined,
     query.hidden !== undefined ? eq(reviews.hidden, query.hidden) : undefined,
     query.rating !== undefined ? eq(reviews.rating, query.rating) : undefined,
   )
-  return page(deps, where, query)
+  return page(deps, where, query, urlBase)
 }
 
-export function moderateReview(deps: Deps, ctx: StoreCtx, id: string, body: { hidden: boolean }) {
+export function moderateReview(deps: Deps, ctx: StoreCtx, id: string, body: { hidden: boolean }, urlBase: string) {
   return writeTransaction(deps.db, (tx) => {
     const row = findReview(tx, ctx, id)
     if (row.hidden !== body.hidden) {
       tx.update(reviews).set({ hidden: body.hidden, updatedAt: deps.clock.now() }).where(eq(reviews.id, id)).run()
       refreshRating(tx, ctx.storeId, row.productId)
     }
-    return toReview(deps, tx, findReview(tx, ctx, id))
+    return toReview(urlBase, tx, findReview(tx, ctx, id))
   })
 }
 

@@ -10,6 +10,7 @@ export const EXPOSED_HEADERS = [
   'Retry-After',
   'Location',
   'Allow',
+  'Idempotent-Replayed',
 ].join(', ')
 
 const ALLOWED_HEADERS = 'Content-Type, X-API-Key, Authorization, X-Student-RM, X-Admin-Token, Idempotency-Key, X-Request-Id'

@@ -15,6 +15,19 @@ import { checkBody } from './validation'
 
 const incomingRequestId = /^[\w.:-]{1,64}$/
 
+/**
+ * The request's path, read as the router reads it. Bun builds request.url from the Host header: a valid
+ * host gives an absolute URL, already normalized, but any other leaves the URL as sent (`Host: x:99999`)
+ * or the path alone (`Host: a b`), which `new URL` refuses.
+ */
+function pathOf(request: Request) {
+  const url = request.url
+  const start = url.startsWith('/') ? 0 : url.indexOf('/', url.indexOf('://') + 3)
+  if (start < 0) return '/'
+  const query = url.indexOf('?', start)
+  return query < 0 ? url.slice(start) : url.slice(start, query)
+}
+
 /** A JSON body this long (no route needs one) is parsed in its turn (take-turns.ts); a small one at once. */
 const LARGE_BODY = 64 * 1024
 
@@ -38,7 +51,7 @@ export const httpKernel = (routes: RouteTable, deps: Deps) => {
    * the group could not commit, as that failure. A route that groups its writes waits for its own.
    */
   const afterGroups = (request: Request, response: Response) => {
-    if (!groupOpen(deps.db) || routes.match(request.method, new URL(request.url).pathname)?.groupedWrites) return response
+    if (!groupOpen(deps.db) || routes.match(request.method, pathOf(request))?.groupedWrites) return response
     return groupsSettled(deps.db).then((failure) => (failure === undefined ? response : uncommittedAnswer(failure, response, deps.log)))
   }
   return new Elysia()
@@ -54,7 +67,7 @@ export const httpKernel = (routes: RouteTable, deps: Deps) => {
       Object.assign(set.headers, corsHeaders)
       set.headers['x-request-id'] = requestId
       if (unread) closeAfter(set.headers)
-      const route = routes.match(request.method, new URL(request.url).pathname)
+      const route = routes.match(request.method, pathOf(request))
       // A request that does not join the open commit group starts once it has committed, so that it
       // reads nothing the group could still undo (groupedWrite, kernel/db/database.ts).
       if (!route?.groupedWrites && groupOpen(deps.db)) return groupsSettled(deps.db).then(() => admit(route, request, set.headers))

@@ -1,0 +1,95 @@
+import { describe, expect, test } from 'bun:test'
+import { MAX_VARIANTS_PER_CREATE } from '../../src/features/catalog/model'
+import { catalogSetup } from '../helpers/catalog'
+import { expectOk } from '../helpers/world'
+
+const tee = (sku: string, size: string, over: Record<string, unknown> = {}) => ({ sku, price: 49.9, stock: 5, options: { size }, ...over })
+
+/** Rows of a table, deleted ones included: what a refused create must not have written. */
+const rowsOf = (t: Awaited<ReturnType<typeof catalogSetup>>, table: string) => (t.deps.sqlite.query(`select count(*) as n from ${table}`).get() as { n: number }).n
+
+describe('POST /v1/products with variants', () => {
+  test('creates the product and every variant in one call, each with its sku, price, stock, options and ledger', async () => {
+    const t = await catalogSetup()
+    const product = await expectOk(
+      t.A.send('POST', '/v1/products', {
+        name: 'Camiseta',
+        state: 'PUBLISHED',
+        variants: [tee('TEE-P', 'P', { stock: 3, minStock: 1 }), tee('TEE-M', 'M', { price: 54.9, stock: 0 }), tee('TEE-G', 'G', { price: 59.9, stock: 7 })],
+      }),
+      201,
+    )
+    expect(product.variants.map((v: any) => [v.sku, v.price, v.stock, v.available, v.minStock, v.options])).toEqual([
+      ['TEE-P', 49.9, 3, 3, 1, { size: 'P' }],
+      ['TEE-M', 54.9, 0, 0, 5, { size: 'M' }],
+      ['TEE-G', 59.9, 7, 7, 5, { size: 'G' }],
+    ])
+    expect(product).toMatchObject({ name: 'Camiseta', state: 'PUBLISHED', sku: 'TEE-P', price: 49.9, stock: 10 })
+    expect(await t.A.product(product.id)).toEqual(product)
+    const ledger = async (variantId: string) => (await t.A.send('GET', `/v1/variants/${variantId}/stock/movements`)).body.data.map((m: any) => [m.kind, m.quantity, m.reason])
+    expect(await ledger(product.variants[0].id)).toEqual([['RECEIVE', 3, 'initial stock']])
+    expect(await ledger(product.variants[1].id)).toEqual([])
+    expect(await ledger(product.variants[2].id)).toEqual([['RECEIVE', 7, 'initial stock']])
+  })
+
+  test(`takes up to ${MAX_VARIANTS_PER_CREATE} variants; the document states the bound`, async () => {
+    const t = await catalogSetup()
+    const variants = Array.from({ length: MAX_VARIANTS_PER_CREATE }, (_, i) => tee(`MANY-${i}`, String(i), { stock: i }))
+    const product = await expectOk(t.A.send('POST', '/v1/products', { name: 'Many sizes', variants }), 201)
+    expect(product.variants).toHaveLength(MAX_VARIANTS_PER_CREATE)
+    expect(product.variants.at(-1)).toMatchObject({ sku: `MANY-${MAX_VARIANTS_PER_CREATE - 1}`, stock: MAX_VARIANTS_PER_CREATE - 1 })
+    const over = await t.A.send('POST', '/v1/products', { name: 'Too many', variants: [...variants.map((v) => ({ ...v, sku: `X${v.sku}` })), tee('ONE-MORE', 'extra')] })
+    expect(over.status).toBe(400)
+    expect(over.body.error.details).toEqual([{ path: 'variants', message: 'variants holds at most 100; add more afterwards with POST /v1/products/:id/variants' }])
+    const operation = (await t.call('GET', '/openapi.json')).body.paths['/v1/products'].post
+    expect(operation.requestBody.content['application/json'].schema.properties.variants.maxItems).toBe(MAX_VARIANTS_PER_CREATE)
+    expect(operation.description).toContain(`\`variants\`, 1 to ${MAX_VARIANTS_PER_CREATE}`)
+  })
+
+  test('either sku, price and stock or variants: both, neither or an empty list is a 400 naming the fields, and nothing is created', async () => {
+    const t = await catalogSetup()
+    const both = await t.A.send('POST', '/v1/products', { name: 'Both', sku: 'B-1', price: 1, stock: 1, minStock: 2, variants: [tee('B-2', 'M')] })
+    expect(both.status).toBe(400)
+    expect(both.body.error.details.map((d: any) => d.path)).toEqual(['sku', 'price', 'stock', 'minStock'])
+    expect(both.body.error.details[0].message).toBe(
+      'sku belongs in each variant when variants is sent: send either sku, price and stock (one variant) or variants (several), not both',
+    )
+    const neither = await t.A.send('POST', '/v1/products', { name: 'Neither', stock: 1 })
+    expect(neither.body.error.details).toEqual([
+      { path: 'sku', message: 'sku is required (or send variants: [{sku, price, stock, options}] for several variants)' },
+      { path: 'price', message: 'price is required (or send variants: [{sku, price, stock, options}] for several variants)' },
+    ])
+    const empty = await t.A.send('POST', '/v1/products', { name: 'Empty', variants: [] })
+    expect(empty.body.error.details).toEqual([{ path: 'variants', message: 'variants needs at least one variant' }])
+    const bad = await t.A.send('POST', '/v1/products', { name: 'Bad price', variants: [tee('OK-1', 'M'), tee('BAD-1', 'L', { price: 1.001, stock: -1 })] })
+    expect(bad.body.error.details).toEqual([
+      { path: 'variants.1.price', message: 'must have at most 2 decimals, e.g. 19.99' },
+      { path: 'variants.1.stock', message: 'must not be negative' },
+    ])
+    for (const res of [both, neither, empty, bad]) expect([res.status, res.body.error.code]).toEqual([400, 'VALIDATION_ERROR'])
+    expect([rowsOf(t, 'products'), rowsOf(t, 'variants')]).toEqual([0, 0])
+  })
+
+  test('all or nothing: a sku of the store, a sku twice in the list, or two variants with the same options is 409 and writes nothing', async () => {
+    const t = await catalogSetup()
+    await t.A.createProduct({ sku: 'TAKEN', stock: 4 })
+    const before = [rowsOf(t, 'products'), rowsOf(t, 'variants'), rowsOf(t, 'stock_movements')]
+    const taken = await t.A.send('POST', '/v1/products', { name: 'Clash', variants: [tee('NEW-1', 'P'), tee('taken', 'M')] })
+    expect(taken.status).toBe(409)
+    expect(taken.body.error).toMatchObject({ code: 'CONFLICT', message: expect.stringContaining("The sku 'taken' is already used by a variant of this store") })
+    const twice = await t.A.send('POST', '/v1/products', { name: 'Twice', variants: [tee('DUP-1', 'P'), tee('NEW-2', 'M'), tee('dup-1', 'G')] })
+    expect(twice.status).toBe(409)
+    expect(twice.body.error).toEqual({
+      code: 'CONFLICT',
+      message: "The sku 'dup-1' is given to two variants (SKUs are compared ignoring case). Give each variant its own sku; nothing was created.",
+    })
+    const twins = await t.A.send('POST', '/v1/products', { name: 'Twins', variants: [tee('TW-1', 'M'), tee('TW-2', 'M')] })
+    expect(twins.status).toBe(409)
+    expect(twins.body.error.message).toContain('Variant TW-1 of this product already has the options {"size":"M"}')
+    expect([rowsOf(t, 'products'), rowsOf(t, 'variants'), rowsOf(t, 'stock_movements')]).toEqual(before)
+    expect((await t.A.list()).total).toBe(1)
+    // Nothing of the refused calls holds a sku: all of them can be used now.
+    const fine = await expectOk(t.A.send('POST', '/v1/products', { name: 'Fine', variants: [tee('NEW-1', 'P'), tee('DUP-1', 'M'), tee('TW-1', 'G')] }), 201)
+    expect(fine.variants.map((v: any) => v.sku)).toEqual(['NEW-1', 'DUP-1', 'TW-1'])
+  })
+})
