@@ -31,7 +31,7 @@ export function createApp(deps: AppDeps, extraRoutes?: AnyElysia) {
   const app: AnyElysia = new Elysia()
     .use(httpKernel(routes, deps))
     .use(healthRoutes(deps))
-    .use(docsRoutes(deps.version, () => app))
+    .use(docsRoutes(deps.version, () => app, routes))
     .use(panelRoutes())
     .group('/v1', (v1) =>
       v1

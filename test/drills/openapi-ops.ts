@@ -10,7 +10,8 @@ export interface Operation {
   auth: string | undefined
   params: { name: string; in: 'path' | 'query' | 'header'; required?: boolean; schema: Schema }[]
   body: { type: 'json' | 'multipart'; schema: Schema } | { type: 'text'; mediaType: string } | undefined
-  responses: Record<string, { content?: Record<string, { schema: Schema }> }>
+  /** Every status the operation may answer, shared responses (`$ref`) read from the components. */
+  responses: Record<string, { content?: Record<string, { schema: Schema }>; headers?: Record<string, unknown> }>
 }
 
 /** Every operation of the OpenAPI document the app serves, so routes added later are fuzzed too. */
@@ -32,7 +33,9 @@ export function operationsOf(doc: any): Operation[] {
         auth: op['x-storefront-auth'],
         params: op.parameters ?? [],
         body,
-        responses: op.responses ?? {},
+        responses: Object.fromEntries(
+          Object.entries<any>(op.responses ?? {}).map(([status, r]) => [status, r.$ref ? doc.components.responses[r.$ref.split('/').pop()] : r]),
+        ),
       })
     }
   }

@@ -22,6 +22,13 @@ export const activityRoutes = (deps: Deps) =>
       response: { 200: ActivityReport, 400: ErrorEnvelope, 404: ErrorEnvelope },
       detail: {
         tags: ['Admin'],
+        responses: {
+          200: {
+            description: 'The report: JSON, or with format=csv a spreadsheet to save.',
+            headers: { 'Content-Disposition': { $ref: '#/components/headers/Content-Disposition' } },
+            content: { 'text/csv': { schema: { type: 'string', description: 'One row per student, plus an unattributed and a total row per group.' } } },
+          },
+        },
         summary: 'Calls per group and per student',
         description:
           'Every authenticated call counts for its group; it counts for a student when made with that student\u2019s token, or with the header X-Student-RM naming a member of the same group (any other RM counts as unattributed). `errors` counts responses with status 400 or above. Every current member is listed, even with zero calls; former members who made calls in the window are listed as "(no longer a member)". Counts are kept per hour. `format=csv` returns a spreadsheet with one row per student plus an unattributed and a total row per group. So that a name cannot become a spreadsheet formula, every CSV cell that starts with =, +, -, @, a tab or a carriage return is written with a leading apostrophe (=SUM(A1) arrives as \'=SUM(A1)); the rule holds for every cell alike, and the report has no negative numbers. Cells with a comma, a double quote or a line break are quoted, with double quotes doubled; lines end with CRLF.',

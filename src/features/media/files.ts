@@ -1,7 +1,7 @@
 import { and, eq } from 'drizzle-orm'
 import type { Deps } from '../../kernel/deps'
 import { AppError } from '../../kernel/errors'
-import { MIME_BY_EXTENSION } from './formats'
+import { FORMATS, MIME_BY_EXTENSION } from './formats'
 import { filePath } from './service'
 import { media } from './tables'
 import { pluralize } from '../../kernel/plural'
@@ -43,6 +43,22 @@ export function serveFile(deps: Deps, request: Request, storeId: string, name: s
     status: 206,
     headers: { ...headers, 'content-range': `bytes ${start}-${end}/${row.sizeBytes}`, 'content-length': String(end - start + 1) },
   })
+}
+
+const header = (name: string) => ({ $ref: `#/components/headers/${name}` })
+const SERVED_WITH = { ETag: header('ETag'), 'Cache-Control': header('Cache-Control'), 'Accept-Ranges': header('Accept-Ranges') }
+const BYTES = Object.fromEntries(Object.keys(FORMATS).map((type) => [type, { schema: { type: 'string' as const, format: 'binary' } }]))
+
+/** What serveFile answers, for the OpenAPI document; the 404 and 416 are the shared error answers. */
+export const FILE_RESPONSES = {
+  200: { description: 'The whole file, with its real type.', headers: SERVED_WITH, content: BYTES },
+  206: {
+    description: 'The bytes the Range asked for, with its real type.',
+    headers: { ...SERVED_WITH, 'Content-Range': header('Content-Range') },
+    content: BYTES,
+  },
+  304: { description: 'The ETag sent in If-None-Match is the file\'s: the copy you have is current; no body.', headers: SERVED_WITH },
+  416: { description: 'The Range does not fit the file.', content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } },
 }
 
 /** One range of bytes (`bytes=a-b`, `bytes=a-`, `bytes=-n`); several ranges are not offered. */

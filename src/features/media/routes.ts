@@ -2,8 +2,8 @@ import { Elysia } from 'elysia'
 import { authMacro, UPLOAD_EXTENSION } from '../../kernel/auth/macro'
 import { ErrorEnvelope } from '../../kernel/errors'
 import { Page } from '../../kernel/pagination'
-import { serveFile } from './files'
-import { DeleteMediaQuery, FileParams, Media, MediaIdParams, MediaListQuery, MediaUsage, uploadRequestBody } from './model'
+import { FILE_RESPONSES, serveFile } from './files'
+import { DeleteMediaQuery, FileHeaders, FileParams, Media, MediaIdParams, MediaListQuery, MediaUsage, uploadRequestBody } from './model'
 import { deleteMedia, listMedia, mediaUsage, uploadMedia } from './service'
 import type { MediaDeps } from './users'
 import { noContent } from '../../kernel/http/no-content'
@@ -65,9 +65,11 @@ export const mediaRoutes = (deps: MediaDeps) =>
     )
     .get('/files/:storeId/:name', ({ request, params }) => serveFile(deps, request, params.storeId, params.name), {
       params: FileParams,
+      headers: FileHeaders,
       detail: {
         tags,
         summary: 'A stored file (public)',
         description: 'The `url` of a media file. No credential: an <img> or <video> tag can load it. Served with its real type, X-Content-Type-Options: nosniff, a year of caching (files never change under their id), ETag and byte ranges.',
+        responses: FILE_RESPONSES,
       },
     })

@@ -43,6 +43,27 @@ Every error has the same body, whatever the route:
 A \`405\` means the path exists but not for that method; its \`Allow\` header lists the methods it takes.
 Every response carries \`X-Request-Id\`; quote it when asking about an internal error (500).
 
+## What each operation may answer
+Each operation below lists every status it may answer. Besides the ones of its own feature, some come
+from what every request goes through, in this order:
+- \`401\` where the operation takes a credential and it is missing, unknown, revoked, expired or of
+  another kind. Such a request is not counted for your group and not held against your rate limit.
+- \`429 RATE_LIMITED\` where it takes a store credential (not the teacher's), when your store sent more
+  than its limit; wait \`Retry-After\` seconds. The teacher may turn the limit off.
+- \`403 PASSWORD_CHANGE_REQUIRED\` where a student token is taken (until the first password is changed),
+  and \`403 SECRET_KEY_REQUIRED\` for a publishable key where the secret key is needed.
+- \`400\`, \`413\` and \`415\` where it takes a body; \`400\` where its query has rules.
+- \`404\` where its path names something (an id of another store is not found either).
+- \`500\` (a fault in the server: quote the \`requestId\`) and \`507\` (the server's disk is full and nothing
+  was saved: tell the teacher) on every operation.
+
+The \`404\` of a path that no route has, and the \`405\` of a method a path does not take, belong to no
+operation. \`HEAD\` is answered like \`GET\`, without the body.
+
+Every answer carries \`X-Request-Id\`. Every answer to a store credential, once it is known, carries
+\`RateLimit-Limit\`, \`RateLimit-Remaining\` and \`RateLimit-Reset\` while the limit is on. No answer
+carries \`Location\`: what a \`201\` created is in its body, with the id to read it again.
+
 ## Conventions
 - Ids are strings with a type prefix (\`prod_\`, \`var_\`, \`ord_\`, ...).
 - Money is a JSON number with at most 2 decimals (kept as integer cents inside). A price is at most
@@ -106,3 +127,129 @@ export const SECURITY_SCHEMES = {
   },
   adminToken: { type: 'apiKey', in: 'header', name: 'X-Admin-Token', description: "The teacher's token." },
 } as const
+
+/**
+ * The error answers shared by the operations (`components.responses`), each with what it means. Every
+ * one has the error envelope as its body; `headers` names the headers of RESPONSE_HEADERS it may carry.
+ */
+export const ERROR_RESPONSES = {
+  BadRequest: {
+    status: 400,
+    description: `VALIDATION_ERROR: the request breaks a rule of this operation (its body, query or a header), or the body is not JSON. The message says what to fix; a body or query that breaks its schema gets \`details\`, one {path, message} per problem (the first ${MAX_DETAILS}).`,
+  },
+  Unauthenticated: {
+    status: 401,
+    description:
+      'UNAUTHENTICATED: no credential, or one that is unknown, revoked or expired (a login with a wrong password too); WRONG_CREDENTIAL: a credential of another kind than this operation takes. The message says which credential to send and where to get it.',
+  },
+  PaymentDeclined: {
+    status: 402,
+    description: 'PAYMENT_DECLINED: the simulated payment was declined (`simulate: "decline"`); the order stays PENDING and may be paid again.',
+    headers: ['Idempotent-Replayed'],
+  },
+  SecretKeyRequired: {
+    status: 403,
+    description:
+      "SECRET_KEY_REQUIRED: a publishable key (pk_...) on an operation that takes the store's secret key: call it from your app's server with the secret key (sk_...). PASSWORD_CHANGE_REQUIRED: a student token whose first password was not changed yet (POST /v1/store/auth/change-password).",
+  },
+  PasswordChangeRequired: {
+    status: 403,
+    description: 'PASSWORD_CHANGE_REQUIRED: a student token whose first password was not changed yet: change it first (POST /v1/store/auth/change-password).',
+  },
+  Forbidden: {
+    status: 403,
+    description: 'The caller is known but may not do this (FORBIDDEN: another customer\'s review; REVIEW_NOT_ALLOWED: no paid order with the product). The message says why.',
+  },
+  NotFound: {
+    status: 404,
+    description: "NOT_FOUND: nothing with that id in this store (another store's ids are not found either). The message says where the right ids are listed, and names the kind of id sent when it is another kind.",
+  },
+  Conflict: {
+    status: 409,
+    description: 'The request is well formed but clashes with what is stored now (a code such as CONFLICT, INSUFFICIENT_STOCK, INVALID_TRANSITION; the operation\'s description lists them). The message says what to do instead.',
+  },
+  PayloadTooLarge: {
+    status: 413,
+    description: 'PAYLOAD_TOO_LARGE: a JSON or text body over 1 MiB; on uploads FILE_TOO_LARGE (over the size for its kind) or QUOTA_EXCEEDED (the store\'s library is full). Nothing was kept.',
+  },
+  UnsupportedMediaType: {
+    status: 415,
+    description: 'UNSUPPORTED_MEDIA_TYPE: the body is not of the type this operation takes (JSON needs Content-Type: application/json), or an upload is not a file type the library takes. The message names the type to send.',
+  },
+  RangeNotSatisfiable: {
+    status: 416,
+    description: 'RANGE_NOT_SATISFIABLE: the Range asked for bytes the file does not have; Content-Range gives its size.',
+    headers: ['Content-Range'],
+  },
+  IdempotencyKeyReused: {
+    status: 422,
+    description: 'IDEMPOTENCY_KEY_REUSED: this Idempotency-Key was used for a different request in the last 24 h; use a new key for a new payment.',
+  },
+  RateLimited: {
+    status: 429,
+    description: 'RATE_LIMITED: your store (or, on a login, this account or address) sent more requests than its limit allows; other stores are not slowed. Wait Retry-After seconds, then slow your loop down.',
+    headers: ['Retry-After'],
+  },
+  InternalError: {
+    status: 500,
+    description: 'INTERNAL_ERROR: a fault in the server, not in your request. Try again; if it keeps failing, give the teacher the `requestId` of the body.',
+  },
+  ServiceUnavailable: {
+    status: 503,
+    description: 'SERVICE_UNAVAILABLE: the server is up but cannot read its database. Tell the teacher.',
+  },
+  InsufficientStorage: {
+    status: 507,
+    description: "INSUFFICIENT_STORAGE: the server's disk is full, so nothing this request would have saved was saved. Tell the teacher; once there is room, send it again.",
+  },
+} as const satisfies Record<string, { status: number; description: string; headers?: readonly ResponseHeader[] }>
+
+export type ErrorResponseName = keyof typeof ERROR_RESPONSES
+
+/** What a success answer means, by status (and for 200, by whether the operation reads or changes). */
+export const SUCCESS_DESCRIPTIONS: Record<string, string> = {
+  read: 'What was asked for.',
+  '200': 'Done; the body is the result as it is stored now.',
+  '201': 'Created; the body is what was created, with its id.',
+  '202': 'Accepted; the rest happens in the background (the description says where to follow it).',
+  '204': 'Done; no body.',
+}
+
+const integer = { type: 'integer', minimum: 0 }
+
+/** Every response header the API documents (`components.headers`), with when it is sent. */
+export const RESPONSE_HEADERS = {
+  'X-Request-Id': {
+    description: 'The id of this request: the X-Request-Id you sent (1 to 64 letters, digits or . : _ -), or a new `req_...`. Quote it when asking about an answer.',
+    schema: { type: 'string' },
+  },
+  'RateLimit-Limit': {
+    description:
+      "How many requests your store may send at once. Sent on every answer to a store credential once the credential is known (so not on a 401 about the credential), while the teacher's rate limit is on.",
+    schema: integer,
+  },
+  'RateLimit-Remaining': {
+    description: 'How many more requests your store may send right now before a 429; sent with RateLimit-Limit.',
+    schema: integer,
+  },
+  'RateLimit-Reset': {
+    description: "Seconds until your store's allowance is full again; sent with RateLimit-Limit.",
+    schema: integer,
+  },
+  'Retry-After': { description: 'Seconds to wait before sending again.', schema: { type: 'integer', minimum: 1 } },
+  'Idempotent-Replayed': {
+    description:
+      'Sent as `true` when this is the kept answer to an earlier request with the same Idempotency-Key: nothing was done again. A replayed refusal (400, 402, 404, 409) carries it too; a first answer does not.',
+    schema: { type: 'string', const: 'true' },
+  },
+  ETag: { description: "The file's tag (its id in quotes): send it back in If-None-Match to get a 304 instead of the bytes.", schema: { type: 'string' } },
+  'Cache-Control': { description: 'A file never changes under its URL: `public, max-age=31536000, immutable`.', schema: { type: 'string' } },
+  'Accept-Ranges': { description: '`bytes`: a Range header may ask for one part of the file.', schema: { type: 'string', const: 'bytes' } },
+  'Content-Range': {
+    description: 'On a 206, which bytes of the file the body holds (`bytes 0-99/5000`); on a 416, the size of the file (`bytes */5000`).',
+    schema: { type: 'string' },
+  },
+  'Content-Disposition': { description: 'The report comes as a file to save: `attachment; filename="activity.csv"`.', schema: { type: 'string' } },
+} as const
+
+export type ResponseHeader = keyof typeof RESPONSE_HEADERS

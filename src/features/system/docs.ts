@@ -1,5 +1,6 @@
 import scalarBundle from '@scalar/api-reference/browser/standalone.js' with { type: 'file' }
 import { Elysia, type AnyElysia } from 'elysia'
+import type { RouteTable } from '../../kernel/http/route-table'
 import { buildOpenApiDocument } from './openapi-document'
 
 // `GET /openapi.json` and `GET /docs`, the interactive reference. The reference's script is embedded
@@ -28,11 +29,14 @@ const DOCS_PAGE = `<!doctype html>
   </body>
 </html>`
 
-/** `getApp` gives the whole app once every route is mounted; the document is built on first request. */
-export const docsRoutes = (version: string, getApp: () => AnyElysia) => {
+/**
+ * `getApp` gives the whole app once every route is mounted, and `routes` is filled by then too; the
+ * document is built on first request.
+ */
+export const docsRoutes = (version: string, getApp: () => AnyElysia, routes: RouteTable) => {
   let document: ReturnType<typeof buildOpenApiDocument> | undefined
   return new Elysia()
-    .get('/openapi.json', () => (document ??= buildOpenApiDocument(getApp(), version)), { detail: { hide: true } })
+    .get('/openapi.json', () => (document ??= buildOpenApiDocument(getApp(), routes, version)), { detail: { hide: true } })
     .get('/docs', () => new Response(DOCS_PAGE, { headers: { 'content-type': 'text/html; charset=utf-8' } }), {
       detail: { hide: true },
     })

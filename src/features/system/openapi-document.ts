@@ -1,18 +1,27 @@
 import type { AnyElysia } from 'elysia'
-import { API_DESCRIPTION, SECURITY_SCHEMES, TAGS } from './docs-text'
+import type { RouteTable } from '../../kernel/http/route-table'
+import { API_DESCRIPTION, SECURITY_SCHEMES, SUCCESS_DESCRIPTIONS, TAGS } from './docs-text'
 import { documentRequestBodies } from './openapi-bodies'
+import { completeAnswers } from './openapi-responses'
 
 type Json = Record<string, unknown>
 
 const SAFE_INTEGER_BOUNDS = new Set([Number.MAX_SAFE_INTEGER, Number.MIN_SAFE_INTEGER])
 
 /**
+ * Where a route declares `detail.responses` beside its response map (a second media type, headers), the
+ * generator keeps only the map; they are kept aside under this name and merged back (withDeclared).
+ */
+const DECLARED = 'x-storefront-declared-responses'
+
+/**
  * The OpenAPI 3.1 document, generated from the zod schemas on the routes (through zod's own
  * Standard JSON Schema output, so request and response shapes are exact), then tidied for readers:
  * schemas given an id with `.meta({ id })` become shared `components.schemas`, and the per-schema
- * `$schema` and ±2^53 integer bounds that zod adds everywhere are dropped.
+ * `$schema` and ±2^53 integer bounds that zod adds everywhere are dropped. Every operation then lists
+ * every answer it may give (openapi-responses.ts), from what the route table knows of its route.
  */
-export async function buildOpenApiDocument(app: AnyElysia, version: string) {
+export async function buildOpenApiDocument(app: AnyElysia, routes: RouteTable, version: string) {
   // Loaded on the first request for the document, not at start (it is a large module).
   const { toOpenAPISchema } = await import('@elysiajs/openapi')
   const generated = toOpenAPISchema(withReadableParsers(app), { paths: ['/openapi.json'] }, undefined, undefined, '3.1.0') as {
@@ -23,20 +32,29 @@ export async function buildOpenApiDocument(app: AnyElysia, version: string) {
   const paths: Json = {}
   for (const [path, item] of Object.entries(tidy(generated.paths, schemas) as Json)) {
     // A route declared as '/' under a prefix is served with and without the slash; document it without.
-    paths[path.length > 1 ? path.replace(/\/$/, '') : path] = withNoContent(item as Json)
+    paths[path.length > 1 ? path.replace(/\/$/, '') : path] = withNoContent(withDeclared(item as Json))
   }
   documentRequestBodies(paths, (app as unknown as AppView).getGlobalRoutes())
+  const answers = completeAnswers(paths, routes)
   return {
     openapi: '3.1.0',
-    info: { title: 'Storefront API', version, description: API_DESCRIPTION },
+    info: { title: 'Storefront API', version, description: API_DESCRIPTION, license: { name: 'MIT', identifier: 'MIT' } },
+    // Relative: the document is read from the server it describes, under whatever address it was reached.
+    servers: [{ url: '/', description: 'This server: the one that served this document' }],
     tags: TAGS,
     paths,
-    components: { securitySchemes: SECURITY_SCHEMES, schemas: tidy(schemas, schemas) },
+    components: {
+      securitySchemes: SECURITY_SCHEMES,
+      schemas: tidy(schemas, schemas),
+      responses: answers.responses,
+      headers: answers.headers,
+    },
   }
 }
 
 type Parser = { fn: unknown }
-type AppView = { getGlobalRoutes(): { method: string; path: string; hooks?: { parse?: Parser[]; body?: unknown } }[]; getGlobalDefinitions?(): unknown }
+type Hooks = { parse?: Parser[]; body?: unknown; response?: unknown; detail?: { responses?: Json } }
+type AppView = { getGlobalRoutes(): { method: string; path: string; hooks?: Hooks }[]; getGlobalDefinitions?(): unknown }
 
 /**
  * The HTTP kernel reads every JSON body with one global function (http/plugin.ts). The generator
@@ -50,17 +68,36 @@ function withReadableParsers(app: AnyElysia): AnyElysia {
     getGlobalDefinitions: () => view.getGlobalDefinitions?.(),
     getGlobalRoutes: () =>
       view.getGlobalRoutes().map((route) => {
-        const named = (route.hooks?.parse ?? []).filter((p) => typeof p.fn !== 'function')
-        return { ...route, hooks: { ...route.hooks, parse: named.length > 0 ? named : [{ fn: 'json' }] } }
+        const hooks = route.hooks ?? {}
+        const named = (hooks.parse ?? []).filter((p) => typeof p.fn !== 'function')
+        const detail = hooks.response && hooks.detail?.responses ? { ...hooks.detail, [DECLARED]: hooks.detail.responses } : hooks.detail
+        return { ...route, hooks: { ...hooks, detail, parse: named.length > 0 ? named : [{ fn: 'json' }] } }
       }),
   } as unknown as AnyElysia
+}
+
+/** Merges what routes declared beside their response map into the generated answers. */
+function withDeclared(item: Json): Json {
+  for (const op of Object.values(item as Record<string, Record<string, any>>)) {
+    for (const [status, extra] of Object.entries<Record<string, any>>(op[DECLARED] ?? {})) {
+      const generated = op.responses?.[status] ?? {}
+      op.responses[status] = {
+        ...generated,
+        ...extra,
+        headers: { ...generated.headers, ...extra.headers },
+        content: { ...generated.content, ...extra.content },
+      }
+    }
+    delete op[DECLARED]
+  }
+  return item
 }
 
 /** Deletions answer 204 with no body; say so where the route declared no success response. */
 function withNoContent(item: Json): Json {
   const del = item.delete as { responses?: Json } | undefined
   if (del && !Object.keys(del.responses ?? {}).some((status) => status.startsWith('2'))) {
-    del.responses = { '204': { description: 'Done; no body.' }, ...del.responses }
+    del.responses = { '204': { description: SUCCESS_DESCRIPTIONS['204'] }, ...del.responses }
   }
   return item
 }

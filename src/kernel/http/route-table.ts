@@ -20,6 +20,8 @@ export interface RouteEntry {
   textBody: TextBody | undefined
   /** The route's writes join the open commit group (GROUPED_WRITES_EXTENSION). */
   groupedWrites: boolean
+  /** The route declared a query schema: a query string that breaks it is a 400. */
+  checksQuery: boolean
 }
 
 /**
@@ -28,7 +30,7 @@ export interface RouteEntry {
  */
 export const GROUPED_WRITES_EXTENSION = 'x-storefront-grouped-writes'
 
-type RouteHooks = { body?: unknown; detail?: Record<string, unknown> }
+type RouteHooks = { body?: unknown; query?: unknown; detail?: Record<string, unknown> }
 
 export class RouteTable {
   private entries: (RouteEntry & { pattern: RegExp })[] = []
@@ -49,6 +51,7 @@ export class RouteTable {
         upload: r.hooks?.detail?.[UPLOAD_EXTENSION] === true,
         textBody: r.hooks?.detail?.[TEXT_BODY_EXTENSION] as TextBody | undefined,
         groupedWrites: r.hooks?.detail?.[GROUPED_WRITES_EXTENSION] === true,
+        checksQuery: r.hooks?.query !== undefined,
       }
       this.entries.push({ ...entry, pattern: toPattern(path) })
       this.longest = Math.max(this.longest, path.length)
