@@ -8,10 +8,11 @@ import { systemClock } from './kernel/clock'
 import { openForServer, prepareDataDir, removePidFile, writePidFile } from './kernel/data-dir'
 import { randomIds } from './kernel/ids'
 import { consoleLog, type Log } from './kernel/log'
+import { platform } from './kernel/platform'
 import { VERSION } from './version'
 import { pluralize } from './kernel/plural'
 
-/** Opens the data dir, migrates, listens, prints the banner, and stops cleanly on SIGINT/SIGTERM. */
+/** Opens the data dir, migrates, listens, prints the banner, and stops cleanly on Ctrl-C, SIGTERM or the terminal closing. */
 export async function serve(config: Config, log: Log = consoleLog) {
   const found = prepareDataDir(config.dataDir)
   if (found.staleWork.length) log.info(`removed the database copies of interrupted backups or restores: ${found.staleWork.join(', ')}`)
@@ -68,8 +69,7 @@ export async function serve(config: Config, log: Log = consoleLog) {
     log.info('stopped cleanly')
     process.exit(0)
   }
-  process.on('SIGINT', () => void stop('SIGINT'))
-  process.on('SIGTERM', () => void stop('SIGTERM'))
+  for (const signal of platform.stopSignals) process.on(signal, () => void stop(signal))
   // Last: the banner tells scripts and tests the server is ready, so everything is in place before it.
   printBanner(config, port, deps.publicUrl, admin)
   return { app, deps, port }

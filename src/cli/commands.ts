@@ -1,11 +1,13 @@
 import type { Command } from 'commander'
 import { readFileSync } from 'node:fs'
+import { constants } from 'node:os'
 import { resolve } from 'node:path'
 import { loadConfig } from '../config'
 import { ActivityQuery } from '../features/activity/model'
 import { activityCsv } from '../features/activity/report'
 import { BackupError, restore } from '../features/backup/service'
 import { parseClassList } from '../features/groups/import'
+import { platform } from '../kernel/platform'
 import { asCliFailure, CliFailure, endProgress, jobOnDataDir, type Job } from './jobs'
 import { pluralize } from '../kernel/plural'
 
@@ -89,8 +91,8 @@ export function addTeacherCommands(program: Command) {
  * the copy of the database it was working on is removed on the way out (backup/service.ts).
  */
 function exitOnSignal() {
-  process.once('SIGINT', () => process.exit(130))
-  process.once('SIGTERM', () => process.exit(143))
+  // 128 + the signal's number, as a shell reports a process a signal ended.
+  for (const signal of platform.stopSignals) process.once(signal, () => process.exit(128 + constants.signals[signal]))
 }
 
 /** A class list's rows, or its problems by line as a CLI failure. */

@@ -1,5 +1,5 @@
 import type { Database } from 'bun:sqlite'
-import { chmodSync, rmSync } from 'node:fs'
+import { rmSync } from 'node:fs'
 import { loadConfig, type RawSettings } from '../config'
 import type { Deps } from '../kernel/deps'
 import type { ActivityQuery } from '../features/activity/model'
@@ -12,6 +12,8 @@ import { DatabaseInUse } from '../kernel/db/database'
 import { AppError } from '../kernel/errors'
 import { randomIds } from '../kernel/ids'
 import { consoleLog } from '../kernel/log'
+import { platform, type Platform } from '../kernel/platform'
+import { keepPrivate } from '../kernel/private-files'
 import { createDeps } from '../wiring'
 
 /** A failure the user can fix: its lines go to stderr and the exit code is 1. */
@@ -71,15 +73,17 @@ export function asCliFailure(e: unknown) {
 /**
  * The server's side: runs the jobs it is sent, one JSON job per request, answering
  * `{ ok: true, result }` or `{ ok: false, lines }`. Only the folder's owner can connect (mode 0600):
- * whoever can, could read the database file anyway.
+ * whoever can, could read the database file anyway. Where there is no control socket (Windows), the
+ * commands ask for the server to be stopped instead.
  */
-export function serveJobs(on: Omit<DataDirHandle, 'progress'>) {
-  const path = controlSocketPath(on.dataDir)
+export function serveJobs(on: Omit<DataDirHandle, 'progress'>, system: Platform = platform) {
+  const path = controlSocketPath(on.dataDir, system)
+  if (!path) return { stop() {} }
   rmSync(path, { force: true }) // left by a server that crashed; this one holds the database now
   let server: ReturnType<typeof Bun.serve>
   try {
     server = listen(path, on)
-    chmodSync(path, 0o600)
+    keepPrivate(path, system)
   } catch (e) {
     on.deps.log.error(`the teacher's commands cannot reach this server (${path}: ${(e as Error).message}); stop it to run them`)
     return { stop() {} }
@@ -113,10 +117,10 @@ function listen(path: string, on: Omit<DataDirHandle, 'progress'>) {
  * The command's side: sends the job to the server running on `dataDir`, or, with none, runs it on
  * the folder opened here.
  */
-export async function jobOnDataDir<K extends Job['kind']>(dataDir: string, job: Extract<Job, { kind: K }>): Promise<JobResults[K]> {
+export async function jobOnDataDir<K extends Job['kind']>(dataDir: string, job: Extract<Job, { kind: K }>, system: Platform = platform): Promise<JobResults[K]> {
   const pid = serverRunning(dataDir)
-  const path = controlSocketPath(dataDir)
-  if (pid) {
+  const path = controlSocketPath(dataDir, system)
+  if (pid && path) {
     const answer = await fetch('http://storefront/jobs', { method: 'POST', unix: path, body: JSON.stringify(job) })
       .then((r) => r.json() as Promise<{ ok: true; result: unknown } | { ok: false; lines: string[] }>)
       .catch(() => null) // no server behind the socket: the pid file may be a crash's, its pid reused
@@ -128,17 +132,20 @@ export async function jobOnDataDir<K extends Job['kind']>(dataDir: string, job: 
     handle = openDataDir(dataDir)
   } catch (e) {
     if (!(e instanceof DatabaseInUse)) throw e
-    throw new CliFailure([
-      pid
-        ? `the server running on ${dataDir} (pid ${pid}) holds the database but does not answer on ${path}; wait until it has started, or stop it and try again`
-        : `${dataDir} is in use by another storefront command; wait until it ends, then try again`,
-    ])
+    throw new CliFailure([heldBy(dataDir, pid, path)])
   }
   try {
     return await runJob(handle, job)
   } finally {
     await handle.close()
   }
+}
+
+/** Why the folder cannot be opened now, and what to do about it. */
+function heldBy(dataDir: string, pid: number | undefined, path: string | undefined) {
+  if (!pid) return `${dataDir} is in use by another storefront command; wait until it ends, then try again`
+  if (!path) return `the server running on ${dataDir} (pid ${pid}) holds the database, and on this system commands cannot reach a running server: stop it (Ctrl-C in its window), run the command, then start the server again`
+  return `the server running on ${dataDir} (pid ${pid}) holds the database but does not answer on ${path}; wait until it has started, or stop it and try again`
 }
 
 /** With no server on the folder: its database, migrated, with the same services as the server. */

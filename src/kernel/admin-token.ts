@@ -1,6 +1,7 @@
-import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs'
+import { existsSync, readFileSync, writeFileSync } from 'node:fs'
 import { dataPath } from './data-dir'
 import { randomToken } from './ids'
+import { keepPrivate } from './private-files'
 
 export interface AdminToken {
   token: string
@@ -22,6 +23,6 @@ export function resolveAdminToken(dataDir: string, configured: string | undefine
   }
   const token = `adm_${randomToken(32)}`
   writeFileSync(file, token + '\n', { mode: 0o600 })
-  chmodSync(file, 0o600)
+  keepPrivate(file)
   return { token, source: 'generated', file }
 }

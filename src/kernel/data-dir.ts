@@ -1,11 +1,10 @@
 import { Database } from 'bun:sqlite'
-import { createHash } from 'node:crypto'
 import { accessSync, constants, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join, resolve } from 'node:path'
+import { join } from 'node:path'
 import { ConfigError } from '../config'
 import { DatabaseInUse, openDatabase, type OpenDatabase } from './db/database'
 import { migrate, NewerDataFolder } from './db/migrate'
+import { platform, processState, type Platform } from './platform'
 import { tightenDataDir } from './private-files'
 
 /**
@@ -88,17 +87,16 @@ export async function openForServer(dataDir: string): Promise<OpenDatabase> {
 
 /**
  * Where the server of a data dir listens for the teacher's commands: `control.sock` in the folder, or,
- * when that path is too long for a socket address (108 bytes on Linux), a name in the temp folder made from it.
+ * when that path is too long for a socket address, a name in the temp folder made from it. Undefined
+ * on a system where the commands cannot reach a running server (Windows, kernel/platform.ts).
  */
-export function controlSocketPath(dataDir: string) {
-  const inFolder = join(resolve(dataDir), DATA_NAMES.controlSocket)
-  if (Buffer.byteLength(inFolder) <= 100) return inFolder
-  return join(tmpdir(), `storefront-${createHash('sha256').update(resolve(dataDir)).digest('hex').slice(0, 16)}.sock`)
-}
+export const controlSocketPath = (dataDir: string, on: Platform = platform) => on.controlSocket(dataDir, DATA_NAMES.controlSocket)
 
 /** True when a live server answers on the data dir's control socket (a pid file alone may be a crash's). */
-export async function serverAnswers(dataDir: string) {
-  return fetch('http://storefront/', { unix: controlSocketPath(dataDir) }).then(
+export async function serverAnswers(dataDir: string, on: Platform = platform) {
+  const unix = controlSocketPath(dataDir, on)
+  if (!unix) return false
+  return fetch('http://storefront/', { unix }).then(
     () => true,
     () => false,
   )
@@ -116,12 +114,8 @@ export function serverRunning(dataDir: string): number | undefined {
   const pidFile = dataPath(dataDir, 'pidFile')
   if (!existsSync(pidFile)) return undefined
   const pid = Number(readFileSync(pidFile, 'utf8'))
-  try {
-    process.kill(pid, 0)
-    return pid
-  } catch {
-    return undefined // left behind by a crash
-  }
+  // One whose process is gone was left behind by a crash.
+  return processState(pid) === 'ours' ? pid : undefined
 }
 
 /**
@@ -150,18 +144,9 @@ export function removeStaleWork(dir: string): string[] {
   const names = existsSync(dir) ? readdirSync(dir).sort() : []
   const stale = names.filter((name) => {
     const pid = WORK.exec(name)?.[1]
-    return pid !== undefined && !processAlive(Number(pid))
+    // Alive, even if another user's: a work copy of theirs is not ours to remove.
+    return pid !== undefined && processState(Number(pid)) === 'gone'
   })
   for (const name of stale) rmSync(join(dir, name), { recursive: true, force: true })
   return stale
-}
-
-/** Alive, even if another user's: a work copy of theirs is not ours to remove. */
-function processAlive(pid: number) {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM'
-  }
 }

@@ -1,20 +1,25 @@
 import { chmodSync, lstatSync, readdirSync } from 'node:fs'
 import { join } from 'node:path'
+import { platform, type Platform } from './platform'
 
 /**
  * The data folder holds webhook signing secrets, password hashes and customers' e-mails, and a lab
  * machine has other users: what Storefront writes is for the user running it only (folders 0700, files
- * 0600). This is the one place that knows about POSIX modes. On Windows they mean nothing (a folder's
- * access list decides, and a user's folders are private by default), so both functions do nothing there.
+ * 0600). This is the one place that sets POSIX modes; where they mean nothing (Windows, see
+ * kernel/platform.ts) both functions do nothing.
  */
-const POSIX = process.platform !== 'win32'
 
 /**
  * From now on every file and folder this process creates is private (umask 077): the database, its WAL,
  * media, the pid file, the control socket, backups and restores, and whatever a later feature writes.
  */
-export function createPrivately() {
-  if (POSIX) process.umask(0o077)
+export function createPrivately(on: Platform = platform) {
+  if (on.fileModes) process.umask(0o077)
+}
+
+/** Makes one file the owner's only (0600), whatever mode it had before. */
+export function keepPrivate(path: string, on: Platform = platform) {
+  if (on.fileModes) chmodSync(path, 0o600)
 }
 
 /**
@@ -23,8 +28,8 @@ export function createPrivately() {
  * searched: nobody else can reach what is inside it. Returns what could not be changed (a file system
  * without modes, such as a FAT USB stick, or a file of another user), for a warning: never fatal.
  */
-export function tightenDataDir(dataDir: string, isOurs: (name: string) => boolean): string[] {
-  if (!POSIX) return []
+export function tightenDataDir(dataDir: string, isOurs: (name: string) => boolean, on: Platform = platform): string[] {
+  if (!on.fileModes) return []
   const failed: string[] = []
   const tighten = (path: string, isOurs: (name: string) => boolean) => {
     const stat = lstatSync(path, { throwIfNoEntry: false })

@@ -38,8 +38,11 @@ export interface Running {
  */
 export const SOURCE_SERVER = [process.execPath, join(root, 'src', 'main.ts')]
 
-/** Starts the executable with --port 0 and waits for its banner to learn the port it got; `env` adds to a bare PATH. */
-export async function startExecutable(bin: string | string[], cwd: string, args: string[] = [], env: Record<string, string> = {}): Promise<Running> {
+/**
+ * Starts the executable with --port 0 and waits for its banner to learn the port it got; `env` adds to
+ * a bare PATH. `startsWithin` is longer for an executable run under an emulator.
+ */
+export async function startExecutable(bin: string | string[], cwd: string, args: string[] = [], env: Record<string, string> = {}, startsWithin = 15_000): Promise<Running> {
   const proc = Bun.spawn([...[bin].flat(), '--port', '0', '--host', '127.0.0.1', ...args], {
     cwd,
     stdin: 'ignore',
@@ -56,7 +59,7 @@ export async function startExecutable(bin: string | string[], cwd: string, args:
       out += new TextDecoder().decode(value)
     }
   })()
-  const deadline = Date.now() + 15_000
+  const deadline = Date.now() + startsWithin
   while (!/stop with Ctrl-C/.test(out)) {
     if (proc.exitCode !== null || Date.now() > deadline) {
       throw new Error(`executable did not start: ${out} ${await new Response(proc.stderr).text()}`)

@@ -1,6 +1,6 @@
 import { Database } from 'bun:sqlite'
 import { existsSync, rmSync } from 'node:fs'
-import { mkdir, mkdtemp, rename, rm, symlink } from 'node:fs/promises'
+import { mkdir, mkdtemp, rename, rm } from 'node:fs/promises'
 import { basename, dirname, join, resolve } from 'node:path'
 import { asideName, DATA_NAMES, DATABASE_FILES, databaseHeld, dataPath, removeStaleWork, serverRunning, workPrefix } from '../../kernel/data-dir'
 import { commitGroup } from '../../kernel/db/database'
@@ -50,22 +50,24 @@ export async function backup(sqlite: Database, dataDir: string, file: string, pr
     // The writes of an open commit group are answered once committed: the copy has them all.
     commitGroup(sqlite)
     sqlite.exec(`VACUUM INTO '${dataPath(work, 'database').replaceAll("'", "''")}'`)
-    await symlink(resolve(dataPath(dataDir, 'media')), dataPath(work, 'media'))
+    // Packed from the data folder itself, the snapshot under the name a data folder gives it: a link
+    // to media/ beside the snapshot would need privileges on Windows, where removing it may empty media/.
+    const snapshot = `${basename(work)}/${DB}`
     let files = 0
     await tar.create(
       {
         gzip: true,
         file: partial,
         mode: 0o600,
-        cwd: work,
+        cwd: dataDir,
         portable: true,
-        follow: true,
         filter: (path) => !path.split('/').pop()!.startsWith('.tmp-'),
-        onWriteEntry: () => {
+        onWriteEntry: (entry) => {
+          if (entry.path === snapshot) entry.path = DB
           if (++files % 100 === 0) progress(`packed ${files} files`)
         },
       },
-      [DB, ...(existsSync(dataPath(dataDir, 'media')) ? [MEDIA] : [])],
+      [snapshot, ...(existsSync(dataPath(dataDir, 'media')) ? [MEDIA] : [])],
     )
     await rename(partial, target)
     return { file: target, entries: files }

@@ -1,0 +1,74 @@
+import { createHash } from 'node:crypto'
+import { tmpdir } from 'node:os'
+import { join, resolve } from 'node:path'
+
+/**
+ * What differs between the systems the executables are built for (Linux, macOS, Windows), in one
+ * place: the rest of the program asks `platform` and never looks at the system's name itself. Tests
+ * take another system's answers from `platformFor`.
+ */
+export interface Platform {
+  readonly name: NodeJS.Platform
+  /**
+   * POSIX permission bits exist: folders 0700 and files 0600 keep a lab machine's other users out.
+   * On Windows a folder's access list decides (a user's own folders are private by default) and the
+   * bits would only toggle "read-only", so nothing is changed there.
+   */
+  readonly fileModes: boolean
+  /**
+   * Where the server of a data folder listens for the teacher's commands, or undefined where it cannot
+   * (Windows: Bun serves HTTP on a Unix socket there but cannot send a request to one, nor serve on a
+   * named pipe; the commands then ask for the server to be stopped, see cli/jobs.ts).
+   */
+  controlSocket(dataDir: string, name: string): string | undefined
+  /**
+   * The signals that ask the program to stop cleanly: Ctrl-C, `kill`, and the terminal closing (SIGHUP,
+   * which on Windows is the console window closing; Ctrl-Break is SIGBREAK there).
+   */
+  readonly stopSignals: readonly NodeJS.Signals[]
+}
+
+/**
+ * Longest socket path kept in the data folder: a socket's address holds 104 bytes on macOS and 108
+ * on Linux, both with the final NUL; past it, a name in the temp folder made from the folder's path.
+ */
+const SOCKET_PATH_BYTES = 100
+
+export function platformFor(name: NodeJS.Platform): Platform {
+  if (name === 'win32') {
+    return {
+      name,
+      fileModes: false,
+      controlSocket: () => undefined,
+      // SIGTERM is never delivered there: `kill` ends a process without a word.
+      stopSignals: ['SIGINT', 'SIGBREAK', 'SIGHUP'],
+    }
+  }
+  return {
+    name,
+    fileModes: true,
+    controlSocket(dataDir, socketName) {
+      const inFolder = join(resolve(dataDir), socketName)
+      if (Buffer.byteLength(inFolder) <= SOCKET_PATH_BYTES) return inFolder
+      return join(tmpdir(), `storefront-${createHash('sha256').update(resolve(dataDir)).digest('hex').slice(0, 16)}.sock`)
+    },
+    stopSignals: ['SIGINT', 'SIGTERM', 'SIGHUP'],
+  }
+}
+
+/** The system this process runs on. */
+export const platform = platformFor(process.platform)
+
+/**
+ * Whether a process with this pid exists: `ours` if this user may signal it, `another user's` if it
+ * exists but is not ours to signal. Signal 0 only asks; libuv answers the same way on Windows
+ * (EPERM when the process belongs to someone else, ESRCH when there is none).
+ */
+export function processState(pid: number): 'ours' | "another user's" | 'gone' {
+  try {
+    process.kill(pid, 0)
+    return 'ours'
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM' ? "another user's" : 'gone'
+  }
+}
