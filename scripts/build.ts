@@ -41,7 +41,7 @@ export async function buildExecutable(outfile: string, target?: Target) {
   const result = await Bun.build({
     entrypoints: [join(root, 'src', 'main.ts')],
     compile: target ? { outfile, target: TARGETS[target] } : { outfile },
-    // Plain --minify renames identifiers and breaks Elysia's compiled handlers (STYLE, pitfalls).
+    // Plain --minify renames identifiers and breaks Elysia's compiled handlers, which read their own source.
     minify: { whitespace: true, syntax: true, identifiers: false },
     sourcemap: 'inline',
     bytecode,
