@@ -96,6 +96,11 @@ export const TAGS = [
     description: 'For the students of a group, with a student token: login, settings, API keys, members. API keys do not open these routes.',
   },
   { name: 'Customers', description: "The shop's buyers, per store: register, log in, and the customer token for cart and orders." },
+  {
+    name: 'Cart and orders',
+    description:
+      "The buyer's side, with a key and the customer token: the cart, checkout (which reserves the stock), paying with PIX or a credit card (simulated, with a simulated decline), and the customer's own orders. The store manages its orders under Store panel.",
+  },
   { name: 'Media', description: "The store's library of pictures and videos, product images, and the public files behind media URLs." },
   { name: 'Reviews', description: 'Reviews by buyers (a paid order containing the product), one per product, with photos from the library; moderation hides them from the shop front and the summary.' },
   { name: 'Webhooks', description: 'Signed notifications of events (orders, stock, reviews) sent to your app, with a log of every attempt.' },
