@@ -1,7 +1,8 @@
+import type { RouteTable } from '../../kernel/http/route-table'
 import type { BodySchema } from '../../kernel/http/validation'
+import { routeOf } from './openapi-responses'
 
 type Json = Record<string, unknown>
-type Route = { method: string; path: string; hooks?: { body?: unknown } }
 type Media = { schema?: { properties?: Json } }
 type RequestBody = { required?: boolean; description?: string; content?: Record<string, Media> }
 
@@ -15,25 +16,22 @@ type RequestBody = { required?: boolean; description?: string; content?: Record<
  *   through. The schema `false` (no value passes) is typed `never`, which refuses every value; the
  *   refusal is told in the body's description. The server refuses the field as before.
  */
-export function documentRequestBodies(paths: Json, routes: readonly Route[]) {
-  for (const route of routes) {
-    const item = paths[documentPath(route.path)] as Record<string, { requestBody?: RequestBody }> | undefined
-    const body = item?.[route.method.toLowerCase()]?.requestBody
-    if (!body) continue
-    if (acceptsAbsent(route.hooks?.body)) body.required = false
-    const refused = Object.values(body.content ?? {}).flatMap((media) => markRefused(media.schema))
-    if (refused.length === 0) continue
-    body.description = [body.description, `Refused here with a 400: ${refused.join('; ')}.`].filter(Boolean).join(' ')
+export function documentRequestBodies(paths: Json, routes: RouteTable) {
+  for (const [path, item] of Object.entries(paths as Record<string, Record<string, { requestBody?: RequestBody }>>)) {
+    for (const [method, op] of Object.entries(item)) {
+      const body = op.requestBody
+      if (!body) continue
+      if (acceptsAbsent(routeOf(routes, method, path).body)) body.required = false
+      const refused = Object.values(body.content ?? {}).flatMap((media) => markRefused(media.schema))
+      if (refused.length === 0) continue
+      body.description = [body.description, `Refused here with a 400: ${refused.join('; ')}.`].filter(Boolean).join(' ')
+    }
   }
 }
 
-/** The path as the document writes it: `{id}` for `:id`, no trailing slash. */
-const documentPath = (path: string) => (path.length > 1 ? path.replace(/\/$/, '') : path).replace(/:([^/]+)/g, '{$1}')
-
-function acceptsAbsent(schema: unknown): boolean {
-  const standard = (schema as Partial<BodySchema> | undefined)?.['~standard']
-  if (!standard) return false
-  const result = standard.validate(undefined)
+function acceptsAbsent(schema: BodySchema | undefined): boolean {
+  if (!schema) return false
+  const result = schema['~standard'].validate(undefined)
   return !(result instanceof Promise) && !(result as { issues?: unknown }).issues
 }
 

@@ -34,7 +34,7 @@ export async function buildOpenApiDocument(app: AnyElysia, routes: RouteTable, v
     // A route declared as '/' under a prefix is served with and without the slash; document it without.
     paths[path.length > 1 ? path.replace(/\/$/, '') : path] = withNoContent(withDeclared(item as Json))
   }
-  documentRequestBodies(paths, (app as unknown as AppView).getGlobalRoutes())
+  documentRequestBodies(paths, routes)
   const answers = completeAnswers(paths, routes)
   return {
     openapi: '3.1.0',
@@ -53,8 +53,8 @@ export async function buildOpenApiDocument(app: AnyElysia, routes: RouteTable, v
 }
 
 type Parser = { fn: unknown }
-type Hooks = { parse?: Parser[]; body?: unknown; response?: unknown; detail?: { responses?: Json } }
-type AppView = { getGlobalRoutes(): { method: string; path: string; hooks?: Hooks }[]; getGlobalDefinitions?(): unknown }
+type Hooks = { parse?: Parser[]; response?: unknown; detail?: { responses?: Json } }
+type AppView = { getGlobalRoutes(): { hooks?: Hooks }[]; getGlobalDefinitions?(): unknown }
 
 /**
  * The HTTP kernel reads every JSON body with one global function (http/plugin.ts). The generator

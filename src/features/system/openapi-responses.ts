@@ -26,8 +26,7 @@ export function completeAnswers(paths: Json, routes: RouteTable): { responses: J
   for (const [path, item] of Object.entries<Json>(paths)) {
     for (const [method, op] of Object.entries<Json>(item)) {
       const at = `${method.toUpperCase()} ${path}`
-      const route = routes.get(method.toUpperCase(), path.replace(/\{([^}]+)\}/g, ':$1'))
-      if (!route) throw new Error(`${at} is in the OpenAPI document but not in the route table`)
+      const route = routeOf(routes, method, path)
       if (!route.auth) op.security = []
       const answers: Json = { ...op.responses }
       for (const [status, name] of errorAnswers(route, answers, at)) {
@@ -64,6 +63,13 @@ export function completeAnswers(paths: Json, routes: RouteTable): { responses: J
   }
   const headers = Object.fromEntries(Object.entries(RESPONSE_HEADERS).filter(([name]) => usedHeaders.has(name as ResponseHeader)))
   return { responses, headers }
+}
+
+/** The route an operation of the document (`get`, `/v1/products/{id}`) describes, as the route table knows it. */
+export function routeOf(routes: RouteTable, method: string, documentPath: string): RouteEntry {
+  const route = routes.get(method.toUpperCase(), documentPath.replace(/\{([^}]+)\}/g, ':$1'))
+  if (!route) throw new Error(`${method.toUpperCase()} ${documentPath} is in the OpenAPI document but not in the route table`)
+  return route
 }
 
 /** Each error status of the operation with the shared response that describes it. */
