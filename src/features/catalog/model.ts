@@ -30,7 +30,9 @@ export const MAX_STOCK = 1_000_000_000
 
 const Quantity = z.number().int('must be a whole number')
 const StockLevel = Quantity.min(0, 'must not be negative').max(1_000_000)
-const MinStock = StockLevel.describe('product.low_stock fires when available falls to or below this (default 5)')
+/** A variant's minStock when none is given. */
+export const DEFAULT_MIN_STOCK = 5
+const MinStock = StockLevel.describe(`product.low_stock fires when available falls to or below this (default ${DEFAULT_MIN_STOCK})`)
 const Options = z
   .record(z.string().trim().min(1).max(40), z.string().trim().min(1).max(80))
   .refine((o) => Object.keys(o).length <= 10, 'at most 10 options')
@@ -40,7 +42,7 @@ const CollectionIds = z.array(z.string()).max(50).describe("ids of this store's 
 export const ProductStateSchema = z.enum(PRODUCT_STATES).describe('DRAFT (the default), PUBLISHED (can be bought) or ARCHIVED')
 
 export const AddVariantBody = z
-  .object({ sku: Sku, price: Money, stock: StockLevel, options: Options.default({}), minStock: MinStock.default(5) })
+  .object({ sku: Sku, price: Money, stock: StockLevel, options: Options.default({}), minStock: MinStock.default(DEFAULT_MIN_STOCK) })
   .strict()
 export type AddVariantBody = z.infer<typeof AddVariantBody>
 
@@ -69,7 +71,7 @@ export const CreateProductBody = z
     categoryId: TermId('categories').optional(),
     brandId: TermId('brands').optional(),
     collectionIds: CollectionIds.default([]),
-    minStock: MinStock.optional().describe('the one variant\'s minStock (default 5); with `variants`, give it per variant'),
+    minStock: MinStock.optional().describe(`the one variant's minStock (default ${DEFAULT_MIN_STOCK}); with \`variants\`, give it per variant`),
   })
   .strict()
   .superRefine((body, issues) => {

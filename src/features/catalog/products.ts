@@ -5,7 +5,7 @@ import type { Deps } from '../../kernel/deps'
 import { AppError, notFound } from '../../kernel/errors'
 import { requireTerms } from '../taxonomy/service'
 import { findProduct, PRODUCTS_HINT, savingSku } from './find'
-import type { AddVariantBody, CreateProductBody, Product, UpdateProductBody } from './model'
+import { DEFAULT_MIN_STOCK, type AddVariantBody, type CreateProductBody, type Product, type UpdateProductBody } from './model'
 import { insertVariant } from './variants'
 import { productCollections, products, variants } from './tables'
 import { lookups, productViews } from './views'
@@ -35,7 +35,7 @@ function linkCollections(tx: Sql, productId: string, collectionIds: string[]) {
 function variantsToCreate(input: CreateProductBody): AddVariantBody[] {
   if (input.variants) return input.variants
   // The body's schema lets a create through only with all three, or with `variants`.
-  return [{ sku: input.sku!, price: input.price!, stock: input.stock!, minStock: input.minStock ?? 5, options: {} }]
+  return [{ sku: input.sku!, price: input.price!, stock: input.stock!, minStock: input.minStock ?? DEFAULT_MIN_STOCK, options: {} }]
 }
 
 /** Two variants of one create with the same sku (ignoring case), as the store's unique index compares them. */
