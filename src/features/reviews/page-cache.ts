@@ -26,11 +26,15 @@ export class ReviewPageCache {
     this.versionsOf = storeVersions(db, changes)
   }
 
-  /** The page for `key` of this store: from the cache, or made by `render` (which may throw) and kept. */
-  read(storeId: string, key: string, render: () => unknown): string {
+  /**
+   * The page for `key` of this store, with its photos' URLs on `urlBase`: from the cache, or made by
+   * `render` (which may throw) and kept. A page is kept per URL base, so an answer never carries the
+   * URLs of another Host's request (kernel/http/url-base.ts).
+   */
+  read(storeId: string, urlBase: string, key: string, render: () => unknown): string {
     // Inside a transaction what is read could still be rolled back: the cache stays out.
     if (this.db.$client.inTransaction) return JSON.stringify(render())
-    return this.bodies.read(storeId, this.versionsOf(storeId).reviews, key, () => {
+    return this.bodies.read(storeId, this.versionsOf(storeId).reviews, `${key}\u0000${urlBase}`, () => {
       this.made++
       return { body: render() }
     })

@@ -19,9 +19,8 @@ export const reviewRoutes = (deps: Deps) => {
   return new Elysia()
     .use(authMacro)
     .get('/products/:id/reviews', ({ ctx, params, query, set, request }) => {
-      // Kept per URL base: the photos' URLs of one Host's answer never reach another's.
       const urlBase = urlBaseFor(deps, request)
-      const body = pages.read(ctx.storeId, `${params.id} ${JSON.stringify(query)} ${urlBase}`, () => ReviewPage.parse(listProductReviews(deps, ctx, params.id, query, urlBase)))
+      const body = pages.read(ctx.storeId, urlBase, `${params.id} ${JSON.stringify(query)}`, () => ReviewPage.parse(listProductReviews(deps, ctx, params.id, query, urlBase)))
       return jsonResponse(body, set)
     }, {
       auth: 'shop',
