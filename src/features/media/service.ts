@@ -23,11 +23,14 @@ export const mediaRoot = (deps: Deps) => dataPath(deps.config.dataDir, 'media')
 export const filePath = (deps: Deps, row: Pick<MediaRow, 'storeId' | 'id' | 'extension'>) =>
   join(mediaRoot(deps), row.storeId, `${row.id}.${row.extension}`)
 
+/** Where a library file is served (files.ts), without the URL base: what a product image stores. */
+export const libraryPath = (row: Pick<MediaRow, 'storeId' | 'id' | 'extension'>) => `/v1/files/${row.storeId}/${row.id}.${row.extension}`
+
 /** `urlBase`: where the answer's file URLs start (kernel/http/url-base.ts). */
 export const toMedia = (urlBase: string, row: MediaRow): Media => ({
   id: row.id,
   kind: row.kind,
-  url: `${urlBase}/v1/files/${row.storeId}/${row.id}.${row.extension}`,
+  url: `${urlBase}${libraryPath(row)}`,
   mimeType: row.mimeType,
   sizeBytes: row.sizeBytes,
   filename: row.filename,

@@ -5,7 +5,7 @@ import type { Deps } from '../../kernel/deps'
 import { AppError, notFound } from '../../kernel/errors'
 import { urlBaseFor } from '../../kernel/http/url-base'
 import { findProduct, liveProducts } from '../catalog/find'
-import { discardUpload, findMedia, uploadMedia, type MediaRow } from '../media/service'
+import { discardUpload, findMedia, libraryPath, uploadMedia, type MediaRow } from '../media/service'
 import { linksAsMediaUser, renumber } from '../media/users'
 import { toImage, type ImageRow } from './images'
 import { productImages } from './tables'
@@ -43,8 +43,6 @@ function link(deps: Deps, tx: Sql, ctx: StoreCtx, productId: string, source: { m
   settle(tx, all, isPrimary ? id : undefined)
   return toImage(urlBase, imagesOf(tx, productId).find((i) => i.id === id)!)
 }
-
-const libraryPath = (m: MediaRow) => `/v1/files/${m.storeId}/${m.id}.${m.extension}`
 
 function requireImage(m: MediaRow) {
   if (m.kind !== 'IMAGE') {
