@@ -70,5 +70,46 @@ export async function call<T = unknown>(credential: Credential | null, method: s
   return json as T
 }
 
+/**
+ * Reads a Server-Sent Events route with fetch, since a browser's EventSource cannot send the
+ * credential headers. Calls `onEvent` with each event's name and data; returns a function that
+ * closes the stream. `onEnd` hears why it ended unless it was closed by that function.
+ */
+export function openStream(credential: Credential, path: string, onEvent: (event: string, data: string) => void, onEnd: (error: ApiError) => void): () => void {
+  const abort = new AbortController()
+  const read = async () => {
+    const response = await fetch(url(path), { headers: { ...headersFor(credential), accept: 'text/event-stream' }, signal: abort.signal })
+    if (!response.ok || !response.body) {
+      const e = (await response.json().catch(() => ({})))?.error ?? {}
+      throw new ApiError(response.status, e.code ?? 'HTTP', e.message ?? `The server answered ${response.status}.`)
+    }
+    const reader = response.body.pipeThrough(new TextDecoderStream()).getReader()
+    let buffered = ''
+    for (;;) {
+      const { value, done } = await reader.read()
+      if (done) throw new ApiError(0, 'NETWORK', 'The live view stopped: the server closed it. Reload the page to start it again.')
+      buffered += value
+      // Events end with a blank line; lines starting with ':' are comments (the heartbeat).
+      let end: number
+      while ((end = buffered.indexOf('\n\n')) >= 0) {
+        const lines = buffered.slice(0, end).split('\n')
+        buffered = buffered.slice(end + 2)
+        let event = 'message'
+        const data: string[] = []
+        for (const line of lines) {
+          if (line.startsWith('event:')) event = line.slice(6).trim()
+          else if (line.startsWith('data:')) data.push(line.slice(5).replace(/^ /, ''))
+        }
+        if (data.length > 0) onEvent(event, data.join('\n'))
+      }
+    }
+  }
+  read().catch((e: unknown) => {
+    if (abort.signal.aborted) return
+    onEnd(e instanceof ApiError ? e : new ApiError(0, 'NETWORK', 'The live view lost the server. Check that Storefront is still running, then reload the page.'))
+  })
+  return () => abort.abort()
+}
+
 /** A list route's answer: every list comes in pages (the server's Page schema, of items of type T). */
 export type Page<T> = z.infer<ReturnType<typeof PageSchema<z.ZodType<T>>>>

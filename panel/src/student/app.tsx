@@ -1,5 +1,5 @@
 import { useEffect, useMemo, useState } from 'preact/hooks'
-import { ApiError, call } from '../api'
+import { ApiError, call, openStream } from '../api'
 import { saveStudent, studentSession, type StudentSession } from '../session'
 import { Shell } from '../shell'
 import { ErrorNote, Field, formValues, useAction, useLoad, Loaded, SignInForm } from '../ui'
@@ -14,6 +14,7 @@ import { OrdersPage } from './orders'
 import { ReviewsPage } from './reviews'
 import { WebhooksPage } from './webhooks'
 import { MediaPage } from './media'
+import { RequestsPage } from './requests'
 
 const PAGES = [
   { path: '/store/keys', label: 'API keys', Page: ApiKeysPage },
@@ -22,6 +23,7 @@ const PAGES = [
   { path: '/store/reviews', label: 'Reviews', Page: ReviewsPage },
   { path: '/store/media', label: 'Media', Page: MediaPage },
   { path: '/store/webhooks', label: 'Webhooks', Page: WebhooksPage },
+  { path: '/store/requests', label: 'Requests', Page: RequestsPage },
   { path: '/store/members', label: 'Members', Page: MembersPage },
   { path: '/store/settings', label: 'Settings', Page: SettingsPage },
 ]
@@ -62,7 +64,9 @@ function SignedIn({ session, route, onSignOut }: { session: StudentSession; rout
   const api = useMemo<StudentApi | null>(() => {
     if (!current) return null
     const format = new Intl.NumberFormat(current.locale, { style: 'currency', currency: current.currency })
-    return { call: request, settings: current, setSettings, money: (n) => format.format(n) }
+    const stream: StudentApi['stream'] = (path, onEvent, onEnd) =>
+      openStream({ student: session.token }, path, onEvent, (e) => (e.status === 401 ? onSignOut(`${e.message} Sign in again.`) : onEnd(e)))
+    return { call: request, stream, settings: current, setSettings, money: (n) => format.format(n) }
   }, [current, session.token])
   const page = PAGES.find((p) => route.startsWith(p.path)) ?? PAGES[0]!
   return (

@@ -1,11 +1,13 @@
 import { createContext } from 'preact'
 import { useContext } from 'preact/hooks'
-import type { CallOptions } from '../api'
+import type { ApiError, CallOptions } from '../api'
 import type { Settings } from './types'
 
 export interface StudentApi {
   /** Calls the API with the student's token; a 401 signs the student out. */
   call<T = unknown>(method: string, path: string, options?: CallOptions): Promise<T>
+  /** Reads a Server-Sent Events route (see api.ts openStream); returns the function that closes it. */
+  stream(path: string, onEvent: (event: string, data: string) => void, onEnd: (error: ApiError) => void): () => void
   settings: Settings
   /** After a save, so the colour and the money format follow at once. */
   setSettings(settings: Settings): void

@@ -1,11 +1,12 @@
 import { useMemo, useState } from 'preact/hooks'
-import { ApiError, call, type CallOptions } from '../api'
+import { ApiError, call, openStream, type CallOptions } from '../api'
 import { adminToken, saveAdmin } from '../session'
 import { Shell } from '../shell'
 import { Field, formValues, SignInForm, useAction } from '../ui'
 import { TeacherContext, type TeacherApi } from './context'
 import { GroupsPage } from './groups'
 import { GroupPage } from './group'
+import { GroupRequestsPage } from './requests'
 import { ImportPage } from './import'
 import { ActivityPage } from './activity'
 import './teacher.css'
@@ -45,11 +46,14 @@ function SignedIn({ token, route, onSignOut }: { token: string; route: string; o
           throw e
         }
       },
+      stream: (path, onEvent, onEnd) => openStream({ admin: token }, path, onEvent, (e) => (e.status === 401 ? onSignOut(`${e.message} Sign in again.`) : onEnd(e))),
     }),
     [token],
   )
-  const groupId = /^\/teacher\/groups\/([^/]+)/.exec(route)?.[1]
-  const page = groupId ? (
+  const [, groupId, requests] = /^\/teacher\/groups\/([^/]+)(\/requests(?:\/.*)?)?/.exec(route) ?? []
+  const page = groupId && requests ? (
+    <GroupRequestsPage key={groupId} id={groupId} route={route} />
+  ) : groupId ? (
     <GroupPage key={groupId} id={groupId} />
   ) : route.startsWith('/teacher/import') ? (
     <ImportPage />

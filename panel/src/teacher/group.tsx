@@ -18,7 +18,7 @@ export function GroupPage({ id }: { id: string }) {
             <h1>{g.name}</h1>
             <p>
               Store id <code>{g.storeId}</code> <CopyButton text={g.storeId} label="Copy store id" /> · created {when(g.createdAt)} ·{' '}
-              <a href={`#/teacher/activity?group=${g.id}`}>Activity of {g.name}</a>
+              <a href={`#/teacher/activity?group=${g.id}`}>Activity of {g.name}</a> · <a href={`#/teacher/groups/${g.id}/requests`}>Requests of {g.name}</a>
             </p>
             <Members group={g} onChange={group.reload} />
             <Store group={g} />

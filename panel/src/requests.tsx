@@ -1,0 +1,236 @@
+import { useEffect, useState } from 'preact/hooks'
+import type { ApiError, CallOptions, Page } from './api'
+import { CopyButton, ErrorNote, Field, Loaded, Pager, Section, Table, useLoad, when } from './ui'
+import type { RequestDetail, RequestEntry } from './request-types'
+import { curlCommand } from './curl'
+
+/**
+ * The request inspector: the calls made with one store's credentials, newest first, live, and each
+ * one whole with both bodies and a curl command that repeats it. The student reads their own store
+ * (/v1/store/requests), the teacher any group's (/v1/admin/groups/:id/requests); the screens are the same.
+ */
+export interface Inspector {
+  call<T>(method: string, path: string, options?: CallOptions): Promise<T>
+  stream(path: string, onEvent: (event: string, data: string) => void, onEnd: (error: ApiError) => void): () => void
+  /** The API path of the inspector: `/store/requests` or `/admin/groups/<id>/requests`. */
+  api: string
+  /** The panel route of the list; an entry opens at `<route>/<id>`. */
+  route: string
+}
+
+interface Filters {
+  status: string
+  method: string
+  path: string
+  rm: string
+}
+
+const PAGE_SIZE = 25
+const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE']
+
+/** Whether a live entry belongs on the page the filters ask for (the same rules the server applies). */
+function matches(entry: RequestEntry, f: Filters): boolean {
+  const status = !f.status || (/^\dxx$/.test(f.status) ? String(entry.status)[0] === f.status[0] : String(entry.status) === f.status)
+  return status && (!f.method || entry.method === f.method) && entry.path.startsWith(f.path) && (!f.rm || entry.rm === f.rm)
+}
+
+export const statusTone = (status: number) => (status >= 500 ? 'bad' : status >= 400 ? 'warn' : 'good')
+
+const who = (e: RequestEntry) => `${e.credential}${e.rm ? ` · ${e.rm}` : ''}`
+
+export function RequestList({ inspector }: { inspector: Inspector }) {
+  const [filters, setFilters] = useState<Filters>({ status: '', method: '', path: '', rm: '' })
+  const [page, setPage] = useState(1)
+  const [live, setLive] = useState(true)
+  const [fresh, setFresh] = useState<RequestEntry[]>([])
+  const [streamError, setStreamError] = useState<ApiError>()
+  const list = useLoad(
+    () => inspector.call<Page<RequestEntry>>('GET', inspector.api, { query: { ...filters, page, pageSize: PAGE_SIZE } }),
+    [inspector.api, filters.status, filters.method, filters.path, filters.rm, page],
+  )
+  // What the stream brought since the page loaded; a new load already has it.
+  useEffect(() => setFresh([]), [list.data])
+  const following = live && page === 1
+  useEffect(() => {
+    if (!following) return
+    setStreamError(undefined)
+    return inspector.stream(
+      `${inspector.api}/stream`,
+      (event, data) => {
+        if (event !== 'request') return
+        const entry = JSON.parse(data) as RequestEntry
+        if (matches(entry, filters)) setFresh((rows) => [entry, ...rows].slice(0, PAGE_SIZE))
+      },
+      setStreamError,
+    )
+  }, [following, inspector.api, filters.status, filters.method, filters.path, filters.rm])
+  const set = (name: keyof Filters) => (e: Event) => {
+    setFilters({ ...filters, [name]: (e.currentTarget as HTMLInputElement).value.trim() })
+    setPage(1)
+  }
+  return (
+    <Section title="Requests">
+      <p>
+        Every call made with this store's keys and tokens, newest first, including the ones the server refused. Open one to see what the app sent and what came back. Failed requests keep
+        both bodies; passwords, tokens and keys show as <code>[redacted]</code>. The server keeps the last 1,000 calls in memory, so a restart empties this list.
+      </p>
+      <form class="inline" onSubmit={(e) => e.preventDefault()} aria-label="filters">
+        <Field label="Status">
+          <select value={filters.status} onChange={set('status')}>
+            <option value="">all</option>
+            <option value="2xx">2xx success</option>
+            <option value="4xx">4xx refused</option>
+            <option value="5xx">5xx server error</option>
+          </select>
+        </Field>
+        <Field label="Method">
+          <select value={filters.method} onChange={set('method')}>
+            <option value="">all</option>
+            {METHODS.map((m) => (
+              <option key={m}>{m}</option>
+            ))}
+          </select>
+        </Field>
+        <Field label="Path starts with">
+          <input value={filters.path} onChange={set('path')} placeholder="/v1/orders" spellcheck={false} />
+        </Field>
+        <Field label="RM">
+          <input value={filters.rm} onChange={set('rm')} spellcheck={false} size={10} />
+        </Field>
+        <label>
+          <input type="checkbox" checked={live} onChange={(e) => setLive(e.currentTarget.checked)} />
+          Live
+        </label>
+      </form>
+      <p class="muted" role="status">
+        {!live ? 'Live view paused.' : page > 1 ? 'Live view follows the first page.' : streamError ? '' : 'New requests appear at the top as they happen.'}
+      </p>
+      <ErrorNote error={streamError} />
+      <Loaded state={list}>
+        {(loaded) => {
+          const rows = [...fresh, ...loaded.data].slice(0, PAGE_SIZE)
+          if (rows.length === 0) return <p class="muted">No requests{filters.status || filters.method || filters.path || filters.rm ? ' match these filters' : ' yet: they appear here as soon as an app calls the API with this store\'s key'}.</p>
+          return (
+            <>
+              <Table columns={['Time', 'Method', 'Path', 'Status', { label: 'ms', num: true }, 'Who']} caption={{ text: 'Requests, newest first', hidden: true }}>
+                {rows.map((e, i) => (
+                  <tr key={`${e.id}-${i}`} class={e.status >= 400 ? 'failed' : undefined}>
+                    <td>{when(e.time)}</td>
+                    <td>{e.method}</td>
+                    <td>
+                      <a href={`#${inspector.route}/${encodeURIComponent(e.id)}`}>
+                        {e.path}
+                        {e.query && `?${e.query}`}
+                      </a>
+                    </td>
+                    <td>
+                      <span class={`badge ${statusTone(e.status)}`}>{e.status}</span>
+                      {e.error && <small>{e.error.code}</small>}
+                    </td>
+                    <td class="num">{e.durationMs}</td>
+                    <td>{who(e)}</td>
+                  </tr>
+                ))}
+              </Table>
+              <Pager page={loaded.page} pageSize={loaded.pageSize} total={loaded.total + fresh.length} onPage={setPage} />
+            </>
+          )
+        }}
+      </Loaded>
+    </Section>
+  )
+}
+
+export function RequestView({ inspector, id }: { inspector: Inspector; id: string }) {
+  const entry = useLoad(() => inspector.call<RequestDetail>('GET', `${inspector.api}/${encodeURIComponent(id)}`), [inspector.api, id])
+  return (
+    <>
+      <p>
+        <a href={`#${inspector.route}`}>← All requests</a>
+      </p>
+      <Loaded state={entry}>
+        {(e) => (
+          <Section title={`${e.method} ${e.path}`}>
+            <dl>
+              <dt>Status</dt>
+              <dd>
+                <span class={`badge ${statusTone(e.status)}`}>{e.status}</span> {e.error?.code}
+              </dd>
+              <dt>Time</dt>
+              <dd>{when(e.time)}</dd>
+              <dt>Duration</dt>
+              <dd>{e.durationMs} ms</dd>
+              <dt>Credential</dt>
+              <dd>{who(e)}</dd>
+              <dt>Query</dt>
+              <dd>{e.query ? <code>?{e.query}</code> : 'none'}</dd>
+              <dt>Request id</dt>
+              <dd>
+                <code>{e.id}</code> (the <code>X-Request-Id</code> header of the answer)
+              </dd>
+            </dl>
+            {e.error && (
+              <div class="note error">
+                <strong>{e.error.message}</strong>
+              </div>
+            )}
+            <h3>What the app sent</h3>
+            <Table columns={['Header', 'Value']} caption={{ text: 'Request headers', hidden: true }}>
+              {Object.entries(e.requestHeaders).map(([name, value]) => (
+                <tr key={name}>
+                  <th scope="row">{name}</th>
+                  <td>
+                    <code>{value}</code>
+                  </td>
+                </tr>
+              ))}
+            </Table>
+            <Body label="Request body" text={e.requestBody} truncated={e.requestBodyTruncated} status={e.status} />
+            <h3>What came back</h3>
+            <Body label="Response body" text={e.responseBody} truncated={e.responseBodyTruncated} status={e.status} />
+            <h3>Repeat it with curl</h3>
+            <Curl entry={e} />
+          </Section>
+        )}
+      </Loaded>
+    </>
+  )
+}
+
+function Body({ label, text, truncated, status }: { label: string; text: string | null; truncated: boolean; status: number }) {
+  if (text === null)
+    return <p class="muted">{status < 400 ? `${label}: not kept. Bodies are kept for failed requests only.` : `${label}: none.`}</p>
+  return (
+    <figure>
+      <figcaption>
+        {label}
+        {truncated && ' (cut at 8 KB)'}
+      </figcaption>
+      <pre>{pretty(text)}</pre>
+    </figure>
+  )
+}
+
+/** JSON indented for reading; anything else as it came. */
+function pretty(text: string): string {
+  try {
+    return JSON.stringify(JSON.parse(text), null, 2)
+  } catch {
+    return text
+  }
+}
+
+function Curl({ entry }: { entry: RequestDetail }) {
+  const command = curlCommand(location.origin, entry)
+  return (
+    <>
+      <p>
+        For a terminal with bash (macOS, Linux, Git Bash on Windows). Set the variables first, e.g. <code>export API_KEY=sk_…</code>; redacted values show as <code>[redacted]</code>: put
+        the real ones back before running it.
+        {entry.requestBody === null && entry.method !== 'GET' && entry.method !== 'DELETE' && ' The body of a successful request is not kept: add it with --data-raw.'}
+      </p>
+      <pre data-testid="curl">{command}</pre>
+      <CopyButton text={command} label="Copy curl command" />
+    </>
+  )
+}
