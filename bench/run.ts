@@ -207,10 +207,10 @@ if (server) {
   await server.stop()
 }
 
-// ---------------------------------------------------------------- activity counter + rate limiter: on and off
+// ---------------------------------------------------- activity counter + rate limiter + request inspector: on and off
 
 if (wanted('bookkeeping')) {
-  log(`\nactivity counter + rate limiter on and off (list page 1, both variants from source at once; ${BOOKKEEPING_PAIRS} pairs of ${BOOKKEEPING_WINDOW} s windows, then the same with both off)`)
+  log(`\nactivity counter + rate limiter + request inspector on and off (list page 1, both variants from source at once; ${BOOKKEEPING_PAIRS} pairs of ${BOOKKEEPING_WINDOW} s windows, then the same with both off)`)
   const listRequest = { path: '/v1/products?page=1&pageSize=20', headers: key(big) }
   results.bookkeeping = await measureBookkeeping(classroom(), work, listRequest, BOOKKEEPING_PAIRS, BOOKKEEPING_WINDOW)
   // The same measurement with nothing different between the two sides: how far noise alone moves it.

@@ -8,6 +8,7 @@ import { classroomRoutes } from './features/classroom/routes'
 import { customerRoutes } from './features/customers/routes'
 import { productRoutes, variantRoutes } from './features/catalog/routes'
 import { groupRoutes } from './features/groups/routes'
+import { inspectorRoutes } from './features/inspector/routes'
 import { mediaRoutes } from './features/media/routes'
 import { productImageRoutes } from './features/product-images/routes'
 import { memberRoutes } from './features/members/routes'
@@ -55,7 +56,8 @@ export function createApp(deps: AppDeps, extraRoutes?: AnyElysia) {
         .use(orderRoutes(deps))
         .use(storeOrderRoutes(deps))
         .use(reviewRoutes(deps))
-        .use(storeReviewRoutes(deps)),
+        .use(storeReviewRoutes(deps))
+        .use(inspectorRoutes(deps)),
     )
   // Tests mount probe routes here: routes no feature has, that exercise the kernel (bodies, errors, credentials).
   if (extraRoutes) app.use(extraRoutes)

@@ -1,5 +1,6 @@
 import type { Config } from './config'
 import { ActivityRecorder } from './features/activity/recorder'
+import { RequestLog, type InspectorDeps } from './features/inspector/log'
 import type { MediaDeps } from './features/media/users'
 import { productImageUsers } from './features/product-images/service'
 import { reviewPhotoUsers } from './features/reviews/service'
@@ -22,7 +23,7 @@ import { Retention } from './kernel/retention'
 import { VERSION } from './version'
 
 /** The kernel's deps and the services features add to them: what the app, the server and the tests hold. */
-export type AppDeps = OrdersDeps & WebhooksDeps & MediaDeps
+export type AppDeps = OrdersDeps & WebhooksDeps & MediaDeps & InspectorDeps
 
 /** Wires the shared services once; the server, the teacher's commands (cli/jobs.ts) and the tests all build their deps here. */
 export function createDeps(
@@ -35,6 +36,7 @@ export function createDeps(
   const lifecycle = new Lifecycle()
   const activity = new ActivityRecorder(db, clock, log)
   activity.start(lifecycle)
+  const requestLog = new RequestLog(clock)
   const retention = new Retention({ clock, log, config }, [...webhookPruners(db), ...expiredSessionPruners(db), idempotencyPruner(db)])
   const deps: Deps = {
     config,
@@ -47,6 +49,7 @@ export function createDeps(
     outbox: createOutbox(ids, clock),
     lifecycle,
     activity,
+    inspector: requestLog,
     limiter: new RateLimiter(clock, config.rateLimitRps, config.rateLimitBurst),
     passwords: options.passwords ?? argon2Passwords(),
     version: VERSION,
@@ -62,5 +65,5 @@ export function createDeps(
   const orderExpiry = new OrderExpiry(deps)
   lifecycle.onStop(() => orderExpiry.stop())
   lifecycle.onStop(() => retention.stop())
-  return Object.assign(deps, { webhooks, orderExpiry, mediaUsers: [productImageUsers, reviewPhotoUsers] })
+  return Object.assign(deps, { webhooks, orderExpiry, requestLog, mediaUsers: [productImageUsers, reviewPhotoUsers] })
 }

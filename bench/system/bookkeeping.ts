@@ -1,5 +1,5 @@
 /**
- * What the activity counter and the rate limiter cost (the target: under 5 % of list throughput), as
+ * What the activity counter, the rate limiter and the request inspector cost (the target: under 5 % of list throughput), as
  * steadily as a busy 2-core machine allows.
  *
  * Both variants of the app (variant-server.ts: `on` and `off`) run at once, each on its own copy of

@@ -6,6 +6,7 @@ import type { RateLimiter } from './auth/rate-limiter'
 import type { Clock } from './clock'
 import type { ChangeStamp } from './db/change-stamp'
 import type { Db } from './db/database'
+import type { RequestInspector } from './http/inspection'
 import type { Ids } from './ids'
 import type { Lifecycle } from './lifecycle'
 import type { Log } from './log'
@@ -30,6 +31,8 @@ export interface Deps {
   lifecycle: Lifecycle
   /** Counts authenticated calls per group and RM; flushed in batches (features/activity). */
   activity: CallRecorder & { flush(): void }
+  /** Keeps each store's recent calls for its request inspector (features/inspector). */
+  inspector: RequestInspector
   /** The per-store token bucket. */
   limiter: RateLimiter
   /** argon2id hashing and checking of passwords (auth/passwords.ts). */

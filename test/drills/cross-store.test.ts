@@ -15,11 +15,14 @@ import { storeSnapshot } from './snapshot'
 const ID = /^[a-z]{2,5}_[0-9a-z]{12,}$/
 const PATH = /\/v1\/[^\s"'?#]+/g
 
-/** Every id and every /v1/ path in a JSON value. */
+/** A path that names something of a store's: one of its segments is an id (a bare list path like /v1/products names nothing). */
+const namesSomething = (path: string) => path.split('/').some((segment) => ID.test(segment))
+
+/** Every id and every /v1/ path naming something in a JSON value. */
 function harvest(value: unknown, into: { ids: Set<string>; paths: Set<string>; rms: Set<string> }, key = '') {
   if (typeof value === 'string') {
     if (ID.test(value)) into.ids.add(value)
-    for (const m of value.match(PATH) ?? []) into.paths.add(m)
+    for (const m of value.match(PATH) ?? []) if (namesSomething(m)) into.paths.add(m)
     if (key === 'rm' || key === 'createdBy') into.rms.add(value)
   } else if (Array.isArray(value)) value.forEach((v) => harvest(v, into, key))
   else if (value && typeof value === 'object') for (const [k, v] of Object.entries(value)) harvest(v, into, k)

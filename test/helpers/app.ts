@@ -89,6 +89,11 @@ export const caller =
       headers['content-type'] ??= 'application/json'
     }
     const response = await app.handle(new Request(`${origin}${path}`, { method, headers, body }))
+    // A live stream (Server-Sent Events) never ends by itself: the test client takes its status and headers and hangs up.
+    if (response.headers.get('content-type')?.startsWith('text/event-stream')) {
+      await response.body?.cancel()
+      return { status: response.status, headers: response.headers, body: undefined as T, text: '' }
+    }
     const text = await response.text()
     let parsed: unknown = undefined
     try {

@@ -32,6 +32,8 @@ export async function matrixWorld(t: ReturnType<typeof createTestApp>) {
   await expectOk(t.call('POST', '/v1/cart/items', { headers: customer, body: { variantId: buyable.variants[0].id, quantity: 1 } }))
   const order = await expectOk(t.call('POST', '/v1/orders/checkout', { headers: customer }), 201)
   const cart = await expectOk(t.call('POST', '/v1/cart/items', { headers: customer, body: { variantId: buyable.variants[0].id, quantity: 1 } }))
+  // A call the request inspector keeps for store A, by the id it was sent with.
+  await expectOk(t.call('GET', `/v1/products/${catalog.product.id}`, { headers: { ...key, 'x-request-id': 'matrix-call-of-a' } }))
   // Each store's publishable key, made last so that every resource above came through the secret key.
   const publishable = { A: await createKey(t.call, stores.A.student, 'shop front', 'publishable'), B: await createKey(t.call, stores.B.student, 'shop front', 'publishable') }
   return {
@@ -75,6 +77,8 @@ export const ID_OF: Record<string, (w: World) => string> = {
   orders: (w) => w.orderId,
   // /v1/reviews/:id and /v1/store/reviews/:id
   reviews: (w) => w.reviewId,
+  // /v1/store/requests/:requestId, a call store A made (matrixWorld)
+  requests: () => 'matrix-call-of-a',
 }
 
 /**

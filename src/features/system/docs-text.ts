@@ -104,6 +104,10 @@ export const TAGS = [
   { name: 'Media', description: "The store's library of pictures and videos, product images, and the public files behind media URLs." },
   { name: 'Reviews', description: 'Reviews by buyers (a paid order containing the product), one per product, with photos from the library; moderation hides them from the shop front and the summary.' },
   { name: 'Webhooks', description: 'Signed notifications of events (orders, stock, reviews) sent to your app, with a log of every attempt.' },
+  {
+    name: 'Request inspector',
+    description: "The store's recent calls as the server saw them: what your app sent and what came back, failed ones with both bodies (secrets redacted), and a live stream. For debugging your app.",
+  },
   { name: 'Admin', description: "For the teacher, with X-Admin-Token: groups, students' passwords, activity for grading." },
 ]
 
@@ -248,7 +252,10 @@ export const RESPONSE_HEADERS = {
     schema: { type: 'string', const: 'true' },
   },
   ETag: { description: "The file's tag (its id in quotes): send it back in If-None-Match to get a 304 instead of the bytes.", schema: { type: 'string' } },
-  'Cache-Control': { description: 'A file never changes under its URL: `public, max-age=31536000, immutable`.', schema: { type: 'string' } },
+  'Cache-Control': {
+    description: 'How long the answer may be kept: a file never changes under its URL (`public, max-age=31536000, immutable`); a live stream is never stored (`no-cache`).',
+    schema: { type: 'string' },
+  },
   'Accept-Ranges': { description: '`bytes`: a Range header may ask for one part of the file.', schema: { type: 'string', const: 'bytes' } },
   'Content-Range': {
     description: 'On a 206, which bytes of the file the body holds (`bytes 0-99/5000`); on a 416, the size of the file (`bytes */5000`).',

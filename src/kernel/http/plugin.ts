@@ -6,6 +6,7 @@ import { groupOpen, groupsSettled } from '../db/database'
 import type { Deps } from '../deps'
 import { corsHeaders, isPreflight, preflightResponse } from './cors'
 import { errorsPlugin, uncommittedAnswer } from './errors-plugin'
+import { namedStoreOf, refusedStoreOf, rememberSentBody, sentBodyOf } from './inspection'
 import { isJsonType, parseJson, readLimitedText, wrongBodyType } from './json-body'
 import type { RouteEntry, RouteTable } from './route-table'
 import { readTextBody } from './text-body'
@@ -16,17 +17,24 @@ import { checkBody } from './validation'
 const incomingRequestId = /^[\w.:-]{1,64}$/
 
 /**
- * The request's path, read as the router reads it. Bun builds request.url from the Host header: a valid
- * host gives an absolute URL, already normalized, but any other leaves the URL as sent (`Host: x:99999`)
- * or the path alone (`Host: a b`), which `new URL` refuses.
+ * Where the request's path starts in request.url, as the router reads it. Bun builds request.url
+ * from the Host header: a valid host gives an absolute URL, already normalized, but any other leaves
+ * the URL as sent (`Host: x:99999`) or the path alone (`Host: a b`), which `new URL` refuses.
  */
-function pathOf(request: Request) {
-  const url = request.url
-  const start = url.startsWith('/') ? 0 : url.indexOf('/', url.indexOf('://') + 3)
-  if (start < 0) return '/'
-  const query = url.indexOf('?', start)
-  return query < 0 ? url.slice(start) : url.slice(start, query)
+function pathStart(url: string) {
+  return url.startsWith('/') ? 0 : url.indexOf('/', url.indexOf('://') + 3)
 }
+
+/** The request's path and its query string (without "?", "" for none). */
+function targetOf(request: Request) {
+  const url = request.url
+  const start = pathStart(url)
+  if (start < 0) return { path: '/', query: '' }
+  const query = url.indexOf('?', start)
+  return query < 0 ? { path: url.slice(start), query: '' } : { path: url.slice(start, query), query: url.slice(query + 1) }
+}
+
+const pathOf = (request: Request) => targetOf(request).path
 
 /** A JSON body this long (no route needs one) is parsed in its turn (take-turns.ts); a small one at once. */
 const LARGE_BODY = 64 * 1024
@@ -54,10 +62,38 @@ export const httpKernel = (routes: RouteTable, deps: Deps) => {
     if (!groupOpen(deps.db) || routes.match(request.method, pathOf(request))?.groupedWrites) return response
     return groupsSettled(deps.db).then((failure) => (failure === undefined ? response : uncommittedAnswer(failure, response, deps.log)))
   }
+  // Calls of the routes that read the inspector, which must not fill it.
+  const uninspected = new WeakSet<Request>()
+  /**
+   * Hands a store's answered call to the request inspector. An error's answer text is read from a
+   * copy before the answer leaves, so a client that saw the error finds it in the inspector.
+   */
+  const inspect = (request: Request, response: Response, started: number): Response | Promise<Response> => {
+    const caller = callerOf(request)
+    const store = caller ? namedStoreOf(caller) : refusedStoreOf(request)
+    if (!store || uninspected.has(request)) return response
+    const call = { store, request, ...targetOf(request), requestId: response.headers.get('x-request-id') ?? '', status: response.status, durationMs: performance.now() - started, sentBody: undefined, answerBody: undefined }
+    if (response.status < 400) {
+      deps.inspector.record(call)
+      return response
+    }
+    return response
+      .clone()
+      .text()
+      .then((answerBody) => {
+        deps.inspector.record({ ...call, sentBody: sentBodyOf(request), answerBody })
+        return response
+      })
+  }
+  const answered = (request: Request, response: Response, started: number) => {
+    const final = afterGroups(request, response)
+    return final instanceof Promise ? final.then((r) => inspect(request, r, started)) : inspect(request, final, started)
+  }
   return new Elysia()
     .wrap((handle) => (request: Request) => {
+      const started = performance.now()
       const answer = handle(request) as unknown as Response | Promise<Response>
-      return answer instanceof Promise ? answer.then((response) => afterGroups(request, response)) : afterGroups(request, answer)
+      return answer instanceof Promise ? answer.then((response) => answered(request, response, started)) : answered(request, answer, started)
     })
     .onRequest(({ request, set }) => {
       const given = request.headers.get('x-request-id')
@@ -68,6 +104,7 @@ export const httpKernel = (routes: RouteTable, deps: Deps) => {
       set.headers['x-request-id'] = requestId
       if (unread) closeAfter(set.headers)
       const route = routes.match(request.method, pathOf(request))
+      if (route?.notInspected) uninspected.add(request)
       // A request that does not join the open commit group starts once it has committed, so that it
       // reads nothing the group could still undo (groupedWrite, kernel/db/database.ts).
       if (!route?.groupedWrites && groupOpen(deps.db)) return groupsSettled(deps.db).then(() => admit(route, request, set.headers))
@@ -81,7 +118,7 @@ export const httpKernel = (routes: RouteTable, deps: Deps) => {
       const entry = routes.get(request.method, route)
       const type = contentType ?? ''
       // A route declared with textBodyDetail() takes its one text type instead of JSON.
-      if (entry?.textBody) return readTextBody(request, type, entry.textBody)
+      if (entry?.textBody) return readTextBody(request, type, entry.textBody).then((text) => (rememberSentBody(request, text), text))
       // Upload routes read the stream themselves.
       if (entry?.upload) return null
       // A route without a body schema ignores what was sent (unread-body.ts).
@@ -91,6 +128,7 @@ export const httpKernel = (routes: RouteTable, deps: Deps) => {
       }
       if (isJsonType(type)) {
         const text = await readLimitedText(request)
+        rememberSentBody(request, text)
         const read = () => {
           const body = parseJson(text)
           return entry?.body ? checkBody(entry.body, body) : body

@@ -1,5 +1,6 @@
 import { AUTH_EXTENSION, UPLOAD_EXTENSION } from '../auth/macro'
 import type { AuthKind } from '../auth/kinds'
+import { NOT_INSPECTED_EXTENSION } from './inspection'
 import { TEXT_BODY_EXTENSION, type TextBody } from './text-body'
 import type { BodySchema } from './validation'
 
@@ -22,6 +23,8 @@ export interface RouteEntry {
   groupedWrites: boolean
   /** The route declared a query schema: a query string that breaks it is a 400. */
   checksQuery: boolean
+  /** Calls of this route are not kept by the request inspector (the inspector's own routes). */
+  notInspected: boolean
 }
 
 /**
@@ -52,6 +55,7 @@ export class RouteTable {
         textBody: r.hooks?.detail?.[TEXT_BODY_EXTENSION] as TextBody | undefined,
         groupedWrites: r.hooks?.detail?.[GROUPED_WRITES_EXTENSION] === true,
         checksQuery: r.hooks?.query !== undefined,
+        notInspected: r.hooks?.detail?.[NOT_INSPECTED_EXTENSION] === true,
       }
       this.entries.push({ ...entry, pattern: toPattern(path) })
       this.longest = Math.max(this.longest, path.length)

@@ -1,0 +1,185 @@
+import { isoTime, type Clock } from '../../kernel/clock'
+import type { Deps } from '../../kernel/deps'
+import { AppError, clip } from '../../kernel/errors'
+import type { InspectedCall, RequestInspector } from '../../kernel/http/inspection'
+import type { RequestDetail, RequestEntry, RequestQuery } from './model'
+import { redactHeaders, redactQuery, redactText } from './redact'
+
+// Each store's recent calls, in memory: what a student opens to see what their app sent and got back.
+// The bounds are per store, so one store's flood pushes out only its own entries. docs/inspector.md.
+
+/** Entries kept per store: the newest this many calls. */
+export const CAPACITY = 1000
+/** Each body (sent and answered) is kept up to this many characters. */
+export const BODY_LIMIT = 8 * 1024
+/** A store's failure details (headers and bodies) together stay under this many characters; the oldest go first. */
+export const DETAIL_BUDGET = 512 * 1024
+/** Path and query are kept up to this many characters each. */
+const TARGET_LIMIT = 512
+/** Open live streams per store (the student's tabs, their app, the teacher). */
+export const MAX_STREAMS = 5
+
+interface Failure {
+  requestHeaders: Record<string, string>
+  requestBody: string | null
+  responseBody: string | null
+  requestBodyTruncated: boolean
+  responseBodyTruncated: boolean
+  size: number
+}
+
+interface Kept {
+  entry: RequestEntry
+  at: number
+  /** For an answer >= 400, until the store's detail budget lets it go. */
+  failure?: Failure
+  failed: boolean
+}
+
+class StoreLog {
+  /** A ring: `next` is where the next entry goes once it is full. */
+  readonly kept: Kept[] = []
+  next = 0
+  /** The entries holding a failure's details, oldest first, and their total size. */
+  readonly detailed: Kept[] = []
+  detailSize = 0
+  readonly listeners = new Set<(entry: RequestEntry) => void>()
+
+  add(item: Kept) {
+    if (this.kept.length < CAPACITY) this.kept.push(item)
+    else {
+      const gone = this.kept[this.next]!
+      if (gone.failure) this.drop(this.detailed.indexOf(gone))
+      this.kept[this.next] = item
+      this.next = (this.next + 1) % CAPACITY
+    }
+    if (item.failure) {
+      this.detailed.push(item)
+      this.detailSize += item.failure.size
+      while (this.detailSize > DETAIL_BUDGET && this.detailed.length > 1) this.drop(0)
+    }
+    for (const listener of this.listeners) listener(item.entry)
+  }
+
+  private drop(index: number) {
+    const [item] = this.detailed.splice(index, 1)
+    this.detailSize -= item!.failure!.size
+    item!.failure = undefined
+  }
+
+  /** Newest first. */
+  *newest(): Generator<Kept> {
+    const n = this.kept.length
+    for (let i = 1; i <= n; i++) yield this.kept[(this.next - i + n) % n]!
+  }
+}
+
+const cut = (text: string | undefined, limit: number) =>
+  text === undefined || text === '' ? { text: null, truncated: false } : { text: redactText(text.slice(0, limit)), truncated: text.length > limit }
+
+/** The error code and message of an answer in the error envelope; the status alone for anything else. */
+function errorOf(status: number, body: string | undefined): RequestEntry['error'] {
+  try {
+    const { error } = JSON.parse(body ?? '') as { error?: { code?: unknown; message?: unknown } }
+    if (typeof error?.code === 'string' && typeof error.message === 'string') return { code: error.code, message: redactText(error.message) }
+  } catch {
+    // not the envelope
+  }
+  return { code: 'HTTP', message: `The server answered ${status}.` }
+}
+
+function matcher(query: RequestQuery): (item: Kept) => boolean {
+  const { status, method, path, rm } = query
+  const since = query.since === undefined ? undefined : Date.parse(query.since)
+  const cls = status?.endsWith('xx') ? status[0] : undefined
+  return ({ entry, at }) =>
+    (status === undefined || (cls ? String(entry.status)[0] === cls : String(entry.status) === status)) &&
+    (method === undefined || entry.method === method) &&
+    (path === undefined || entry.path.startsWith(path)) &&
+    (rm === undefined || entry.rm === rm) &&
+    (since === undefined || at >= since)
+}
+
+/** The app's deps with the request log its routes read. */
+export type InspectorDeps = Deps & { requestLog: RequestLog }
+
+export class RequestLog implements RequestInspector {
+  private stores = new Map<string, StoreLog>()
+
+  constructor(private clock: Clock) {}
+
+  private of(storeId: string): StoreLog {
+    let log = this.stores.get(storeId)
+    if (!log) this.stores.set(storeId, (log = new StoreLog()))
+    return log
+  }
+
+  record(call: InspectedCall) {
+    const at = this.clock.now()
+    const failed = call.status >= 400
+    const entry: RequestEntry = {
+      id: call.requestId,
+      time: isoTime(at),
+      method: call.request.method,
+      path: clip(call.path, TARGET_LIMIT),
+      query: call.query === '' ? '' : redactQuery(clip(call.query, TARGET_LIMIT)),
+      status: call.status,
+      durationMs: Math.round(call.durationMs),
+      credential: call.store.credential,
+      rm: call.store.rm,
+      error: failed ? errorOf(call.status, call.answerBody) : null,
+    }
+    this.of(call.store.storeId).add({ entry, at, failed, failure: failed ? this.failure(call) : undefined })
+  }
+
+  private failure(call: InspectedCall): Failure {
+    const requestHeaders = redactHeaders(call.request.headers)
+    const sent = cut(call.sentBody, BODY_LIMIT)
+    const answer = cut(call.answerBody, BODY_LIMIT)
+    const size = (sent.text?.length ?? 0) + (answer.text?.length ?? 0) + JSON.stringify(requestHeaders).length
+    return { requestHeaders, requestBody: sent.text, responseBody: answer.text, requestBodyTruncated: sent.truncated, responseBodyTruncated: answer.truncated, size }
+  }
+
+  /** A page of the store's calls, newest first. */
+  list(storeId: string, query: RequestQuery) {
+    const log = this.stores.get(storeId)
+    const matches = log ? [...log.newest()].filter(matcher(query)) : []
+    const start = (query.page - 1) * query.pageSize
+    return { data: matches.slice(start, start + query.pageSize).map((k) => k.entry), page: query.page, pageSize: query.pageSize, total: matches.length }
+  }
+
+  /** One call with its details (the newest with this id). */
+  find(storeId: string, requestId: string): RequestDetail {
+    const log = this.stores.get(storeId)
+    for (const item of log?.newest() ?? []) {
+      if (item.entry.id !== requestId) continue
+      const f = item.failure
+      return {
+        ...item.entry,
+        requestHeaders: f?.requestHeaders ?? {},
+        requestBody: f?.requestBody ?? null,
+        responseBody: f?.responseBody ?? null,
+        requestBodyTruncated: f?.requestBodyTruncated ?? false,
+        responseBodyTruncated: f?.responseBodyTruncated ?? false,
+        bodiesDropped: item.failed && !f,
+      }
+    }
+    throw new AppError(
+      'NOT_FOUND',
+      `No request '${clip(requestId, 64)}' among this store's last ${CAPACITY} calls. Request ids come from the X-Request-Id header of an answer; GET /v1/store/requests lists the calls kept.`,
+    )
+  }
+
+  /** Calls `listener` with each new entry of the store until the returned function is called. */
+  subscribe(storeId: string, listener: (entry: RequestEntry) => void): () => void {
+    const log = this.of(storeId)
+    if (log.listeners.size >= MAX_STREAMS) {
+      throw new AppError(
+        'LIMIT_REACHED',
+        `This store already has ${MAX_STREAMS} live request streams open. Close a panel tab or a stream your app left open, then try again.`,
+      )
+    }
+    log.listeners.add(listener)
+    return () => log.listeners.delete(listener)
+  }
+}

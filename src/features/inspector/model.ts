@@ -1,0 +1,62 @@
+import { z } from 'zod'
+import { Page, PageQuery } from '../../kernel/pagination'
+
+const STATUS_FILTER = /^(?:[1-5]xx|[1-5]\d\d)$/
+
+export const RequestQuery = PageQuery.extend({
+  status: z
+    .string()
+    .regex(STATUS_FILTER, 'status must be 2xx, 4xx, 5xx (a class) or an exact code such as 404')
+    .optional()
+    .describe('a class (2xx, 4xx, 5xx) or an exact status code (404)'),
+  method: z
+    .string()
+    .regex(/^[A-Za-z]{1,10}$/, 'method must be an HTTP method such as GET or POST')
+    .transform((m) => m.toUpperCase())
+    .optional()
+    .describe('GET, POST, PUT, PATCH or DELETE (any case)'),
+  path: z.string().max(512, 'path is a prefix of at most 512 characters, e.g. /v1/orders').optional().describe('only paths starting with this, e.g. /v1/orders'),
+  rm: z.string().max(32, 'rm is a student number of at most 32 characters').optional().describe('only calls counted for this student (their token, or X-Student-RM with a key)'),
+  since: z
+    .string()
+    .refine((v) => !Number.isNaN(Date.parse(v)), 'since must be an ISO date-time such as 2026-11-24T14:00:00Z')
+    .optional()
+    .describe('only calls at or after this time'),
+})
+export type RequestQuery = z.infer<typeof RequestQuery>
+
+export const RequestEntry = z
+  .object({
+    id: z.string().describe('the X-Request-Id of the answer (your own, if the request sent one)'),
+    time: z.string().describe('when the answer was made'),
+    method: z.string(),
+    path: z.string().describe('as sent, cut at 512 characters'),
+    query: z.string().describe('the query string without "?", "" for none; secrets redacted'),
+    status: z.number().int(),
+    durationMs: z.number().int().describe('from the request arriving to the answer being ready'),
+    credential: z.enum(['secret', 'publishable', 'student', 'customer']).describe('what the call presented: a secret or publishable key, a student token, or a key with a customer token'),
+    rm: z.string().nullable().describe('the student the call counted for, or null'),
+    error: z.object({ code: z.string(), message: z.string() }).nullable().describe('for an answer >= 400: its error code and message'),
+  })
+  .meta({ id: 'RequestEntry' })
+
+export const RequestDetail = RequestEntry.extend({
+  requestHeaders: z.record(z.string(), z.string()).describe('for an answer >= 400: the headers sent, credentials as "[redacted]"; {} otherwise'),
+  requestBody: z
+    .string()
+    .nullable()
+    .describe('for an answer >= 400: the JSON or text body sent, cut at 8 KB, secrets redacted. null for a success, a call refused before its body was read (401/403/429), an upload, or when the store\u2019s body budget let it go (bodiesDropped)'),
+  responseBody: z.string().nullable().describe('for an answer >= 400: the answer\u2019s body, cut at 8 KB, secrets redacted; null otherwise'),
+  requestBodyTruncated: z.boolean(),
+  responseBodyTruncated: z.boolean(),
+  bodiesDropped: z.boolean().describe('true when the bodies were let go to keep the newest failures\u2019 bodies within the store\u2019s budget'),
+}).meta({ id: 'RequestDetail' })
+
+export const RequestList = Page(RequestEntry)
+
+export const RequestParams = z.object({ requestId: z.string() })
+export const GroupParams = z.object({ id: z.string() })
+export const GroupRequestParams = z.object({ id: z.string(), requestId: z.string() })
+
+export type RequestEntry = z.infer<typeof RequestEntry>
+export type RequestDetail = z.infer<typeof RequestDetail>

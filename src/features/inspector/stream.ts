@@ -1,0 +1,52 @@
+import type { Server } from 'bun'
+import type { RequestLog } from './log'
+
+/** A comment line every so often keeps proxies and the client's own timeouts from closing a quiet stream. */
+const HEARTBEAT_MS = 15_000
+/** A reader this far behind is let go rather than letting its queue grow in the server's memory. */
+const MAX_BEHIND = 256 * 1024
+
+const encoder = new TextEncoder()
+
+/**
+ * The store's new calls as Server-Sent Events until the client goes. Subscribing first makes a store
+ * with too many streams a 409 before anything is sent.
+ */
+export function liveStream(log: RequestLog, storeId: string, request: Request, server: Server<unknown> | null): Response {
+  let controller!: ReadableStreamDefaultController<Uint8Array>
+  let heartbeat: ReturnType<typeof setInterval> | undefined
+  let open = true
+  const send = (text: string) => {
+    if (!open) return
+    if ((controller.desiredSize ?? 0) <= 0) return end(true)
+    try {
+      controller.enqueue(encoder.encode(text))
+    } catch {
+      end(false)
+    }
+  }
+  const unsubscribe = log.subscribe(storeId, (entry) => send(`event: request\nid: ${entry.id}\ndata: ${JSON.stringify(entry)}\n\n`))
+  const end = (closeStream: boolean) => {
+    if (!open) return
+    open = false
+    unsubscribe()
+    clearInterval(heartbeat)
+    if (closeStream) controller.close()
+  }
+  const body = new ReadableStream<Uint8Array>(
+    {
+      start(c) {
+        controller = c
+        c.enqueue(encoder.encode(': connected\n\n'))
+        heartbeat = setInterval(() => send(': heartbeat\n\n'), HEARTBEAT_MS)
+        heartbeat.unref?.()
+      },
+      cancel: () => end(false),
+    },
+    { highWaterMark: MAX_BEHIND, size: (chunk) => chunk?.byteLength ?? 0 },
+  )
+  request.signal.addEventListener('abort', () => end(false))
+  // The server's idle timeout would cut a stream that waits for a call longer than it.
+  server?.timeout(request, 0)
+  return new Response(body, { headers: { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', 'x-accel-buffering': 'no' } })
+}

@@ -1,0 +1,63 @@
+import type { StoreCtx } from '../auth/kinds'
+
+// The seam between the HTTP kernel and the request inspector (features/inspector): the kernel hands
+// over each answered call of a store's credential; the feature keeps, redacts and serves them. What the
+// kernel does per call that succeeds is a few field reads: the costly parts (headers, bodies, the
+// answer's text) are taken only for an answer >= 400. Design: docs/inspector.md.
+
+/** The credential kinds a student reads in the inspector. */
+export type InspectedCredential = 'secret' | 'publishable' | 'student' | 'customer'
+
+/** Whose store a call was made for: from the admitted caller, or from a credential the gate refused. */
+export interface NamedStore {
+  storeId: string
+  credential: InspectedCredential
+  rm: string | null
+}
+
+/** One answered call, as the kernel saw it. */
+export interface InspectedCall {
+  store: NamedStore
+  request: Request
+  path: string
+  /** The query string without "?", "" for none. */
+  query: string
+  requestId: string
+  status: number
+  durationMs: number
+  /** For an answer >= 400: the body text the kernel read from the request (JSON or text routes), if any. */
+  sentBody: string | undefined
+  /** For an answer >= 400: the answer's body text. */
+  answerBody: string | undefined
+}
+
+export interface RequestInspector {
+  record(call: InspectedCall): void
+}
+
+/** A recorder that keeps nothing (the bench's "bookkeeping off" variant, or a deps object built by hand). */
+export const inspectNothing: RequestInspector = { record() {} }
+
+/** Marks a route whose calls are not inspected: reading the inspector must not fill it. */
+export const NOT_INSPECTED_EXTENSION = 'x-storefront-not-inspected'
+
+const CREDENTIAL: Record<StoreCtx['actor']['type'], InspectedCredential> = {
+  secretKey: 'secret',
+  publishableKey: 'publishable',
+  student: 'student',
+  customer: 'customer',
+}
+
+export const namedStoreOf = (ctx: StoreCtx): NamedStore => ({ storeId: ctx.storeId, credential: CREDENTIAL[ctx.actor.type], rm: ctx.actor.rm })
+
+// A call the gate refused still names its store when its credential was found (a revoked key, an
+// expired session, a customer token of another store with this store's key): kept here for the record.
+const refused = new WeakMap<Request, NamedStore>()
+export const rememberRefused = (request: Request, store: NamedStore) => refused.set(request, store)
+export const refusedStoreOf = (request: Request) => refused.get(request)
+
+// The body text the kernel read while parsing, kept in case the answer is an error. A WeakMap set is
+// the whole cost for a call that succeeds.
+const sent = new WeakMap<Request, string>()
+export const rememberSentBody = (request: Request, text: string) => sent.set(request, text)
+export const sentBodyOf = (request: Request) => sent.get(request)
