@@ -92,10 +92,10 @@ export function RequestList({ inspector }: { inspector: Inspector }) {
           </select>
         </Field>
         <Field label="Path starts with">
-          <input value={filters.path} onChange={set('path')} placeholder="/v1/orders" spellcheck={false} />
+          <input value={filters.path} onInput={set('path')} placeholder="/v1/orders" spellcheck={false} />
         </Field>
         <Field label="RM">
-          <input value={filters.rm} onChange={set('rm')} spellcheck={false} size={10} />
+          <input value={filters.rm} onInput={set('rm')} spellcheck={false} size={10} />
         </Field>
         <label>
           <input type="checkbox" checked={live} onChange={(e) => setLive(e.currentTarget.checked)} />
@@ -185,9 +185,9 @@ export function RequestView({ inspector, id }: { inspector: Inspector; id: strin
                 </tr>
               ))}
             </Table>
-            <Body label="Request body" text={e.requestBody} truncated={e.requestBodyTruncated} status={e.status} />
+            <Body label="Request body" text={e.requestBody} truncated={e.requestBodyTruncated} entry={e} />
             <h3>What came back</h3>
-            <Body label="Response body" text={e.responseBody} truncated={e.responseBodyTruncated} status={e.status} />
+            <Body label="Response body" text={e.responseBody} truncated={e.responseBodyTruncated} entry={e} />
             <h3>Repeat it with curl</h3>
             <Curl entry={e} />
           </Section>
@@ -197,9 +197,16 @@ export function RequestView({ inspector, id }: { inspector: Inspector; id: strin
   )
 }
 
-function Body({ label, text, truncated, status }: { label: string; text: string | null; truncated: boolean; status: number }) {
-  if (text === null)
-    return <p class="muted">{status < 400 ? `${label}: not kept. Bodies are kept for failed requests only.` : `${label}: none.`}</p>
+function Body({ label, text, truncated, entry }: { label: string; text: string | null; truncated: boolean; entry: RequestDetail }) {
+  if (text === null) {
+    const why =
+      entry.status < 400
+        ? 'not kept: bodies are kept for failed requests only.'
+        : entry.bodiesDropped
+          ? "let go to keep the newer failures' bodies (each store keeps 512 KB of them)."
+          : 'none (a call refused before its body was read has none).'
+    return <p class="muted">{`${label}: ${why}`}</p>
+  }
   return (
     <figure>
       <figcaption>

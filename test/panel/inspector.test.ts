@@ -1,0 +1,106 @@
+import { beforeAll, describe, expect, test } from 'bun:test'
+import type { Page } from 'playwright-core'
+import { apiKey, expectOk } from '../helpers/world'
+import { eventually, noBrowser, signInAsStudent, signInAsTeacher, usePanel } from './browser'
+
+const panel = usePanel()
+const RM = '2026400'
+const PASSWORD = 'a-better-password'
+const SECRET_IN_BODY = 'hunter2-never-shown'
+let key: string
+let groupId: string
+
+beforeAll(async () => {
+  if (noBrowser) return
+  const admin = { 'x-admin-token': panel.adminToken }
+  const group = await expectOk(panel.call('POST', '/v1/admin/groups', { headers: admin, body: { name: 'Loja Espelho', members: [{ rm: RM, name: 'Caio' }] } }), 201)
+  groupId = group.id
+  const login = await expectOk(panel.call('POST', '/v1/store/auth/login', { body: { rm: RM, password: RM } }))
+  const changed = await expectOk(panel.call('POST', '/v1/store/auth/change-password', { headers: { authorization: `Bearer ${login.token}` }, body: { currentPassword: RM, newPassword: PASSWORD } }))
+  key = (await expectOk(panel.call('POST', '/v1/store/api-keys', { headers: { authorization: `Bearer ${changed.token}` }, body: { name: 'shop app' } }), 201)).apiKey
+})
+
+/** What a student's app does wrong: a product without its price, and a customer with a password in the body. */
+async function badRequests() {
+  const product = await panel.call('POST', '/v1/products', { headers: apiKey(key), body: { name: 'Caneca', sku: 'CAN-1', stock: 3 } })
+  expect(product.status).toBe(400)
+  const customer = await panel.call('POST', '/v1/customers/register', { headers: apiKey(key), body: { name: 'Bia', email: 'not-an-email', password: SECRET_IN_BODY } })
+  expect(customer.status).toBe(400)
+  return { product, customer }
+}
+
+const rowOf = (page: Page, text: string) => page.getByRole('row').filter({ hasText: text })
+
+describe.skipIf(noBrowser)('the request inspector in the panel', () => {
+  test('a failed request made while the page is open appears live; opened, it shows both bodies, no secret, and a curl with $API_KEY', async () => {
+    await panel.withPage('inspector live tail', async (page) => {
+      await signInAsStudent(page, panel, RM, PASSWORD, '/store/requests')
+      await page.getByRole('heading', { name: 'Requests' }).waitFor()
+      await page.getByText('New requests appear at the top as they happen.').waitFor()
+      // The page has loaded its list (the key made in the setup is in it) before the app's calls are made: they can only come by the stream.
+      await rowOf(page, '/v1/store/api-keys').waitFor()
+      const { product } = await badRequests()
+
+      // Both arrive without a reload, newest first, marked as failed with their status and code.
+      const customerRow = rowOf(page, '/v1/customers/register')
+      await customerRow.waitFor()
+      const productRow = rowOf(page, '/v1/products')
+      expect(await customerRow.getAttribute('class')).toBe('failed')
+      expect(await productRow.getByRole('cell').nth(3).textContent()).toBe(`400${product.body.error.code}`)
+      const paths = await page.locator('tbody tr td:nth-child(3)').allTextContents()
+      expect(paths.slice(0, 2)).toEqual(['/v1/customers/register', '/v1/products'])
+
+      // The customer's password never reaches the page.
+      await customerRow.getByRole('link').click()
+      await page.getByRole('heading', { name: 'POST /v1/customers/register' }).waitFor()
+      const sent = await page.getByRole('figure', { name: 'Request body', exact: true }).locator('pre').textContent()
+      expect(JSON.parse(sent!)).toEqual({ name: 'Bia', email: 'not-an-email', password: '[redacted]' })
+      expect(await page.content()).not.toContain(SECRET_IN_BODY)
+      expect(await page.content()).not.toContain(key)
+
+      // Back to the product: the answer is the error envelope the app got, and curl repeats the call.
+      await page.getByRole('link', { name: '← All requests' }).click()
+      await rowOf(page, '/v1/products').getByRole('link').click()
+      await page.getByRole('heading', { name: 'POST /v1/products' }).waitFor()
+      const answer = await page.getByRole('figure', { name: 'Response body', exact: true }).locator('pre').textContent()
+      expect(JSON.parse(answer!)).toEqual(product.body)
+      expect(await page.locator('.note.error').textContent()).toBe(product.body.error.message)
+      const curl = (await page.getByTestId('curl').textContent())!
+      expect(curl).toContain(`-X POST '${panel.base}/v1/products'`)
+      expect(curl).toContain('-H "X-API-Key: $API_KEY"')
+      expect(curl).toContain(`--data-raw '{"name":"Caneca","sku":"CAN-1","stock":3}'`)
+      expect(curl).not.toContain(key)
+    })
+  })
+
+  test('filters: 4xx shows only the refused calls, and a path prefix narrows them', async () => {
+    await expectOk(panel.call('GET', '/v1/products', { headers: apiKey(key) }))
+    await panel.withPage('inspector filters', async (page) => {
+      await signInAsStudent(page, panel, RM, PASSWORD, '/store/requests')
+      await rowOf(page, '200').first().waitFor()
+      await page.getByLabel('Status').selectOption('4xx')
+      await eventually(async () => {
+        const statuses = await page.locator('tbody tr td:nth-child(4) .badge').allTextContents()
+        expect(statuses.length).toBeGreaterThan(0)
+        expect(statuses.every((s) => s.startsWith('4'))).toBe(true)
+      })
+      await page.getByLabel('Path starts with').fill('/v1/customers')
+      await eventually(async () => expect(await page.locator('tbody tr td:nth-child(3)').allTextContents()).toEqual(['/v1/customers/register']))
+    })
+  })
+
+  test("the teacher opens a group's requests from its page and sees the same entries", async () => {
+    const own = await expectOk(panel.call('GET', `/v1/admin/groups/${groupId}/requests?status=4xx`, { headers: { 'x-admin-token': panel.adminToken } }))
+    expect(own.total).toBeGreaterThan(0)
+    await panel.withPage('teacher inspector', async (page) => {
+      await signInAsTeacher(page, panel, `/teacher/groups/${groupId}`)
+      await page.getByRole('link', { name: 'Requests of Loja Espelho' }).click()
+      await page.getByRole('heading', { name: 'Requests' }).waitFor()
+      await page.getByLabel('Status').selectOption('4xx')
+      await eventually(async () => expect(await page.locator('tbody tr').count()).toBe(Math.min(own.total, 25)))
+      await rowOf(page, '/v1/customers/register').first().getByRole('link').click()
+      await page.getByRole('heading', { name: 'POST /v1/customers/register' }).waitFor()
+      expect(await page.content()).not.toContain(SECRET_IN_BODY)
+    })
+  })
+})
