@@ -13,8 +13,6 @@ function call(storeId: string, id: string, failedWith?: string): InspectedCall {
   return {
     store: { storeId, credential: 'secret', rm: null },
     request: new Request('http://localhost/v1/products', { method: 'POST', headers: { 'content-type': 'application/json' } }),
-    path: '/v1/products',
-    query: '',
     requestId: id,
     status: failedWith === undefined ? 201 : 400,
     durationMs: 1.4,

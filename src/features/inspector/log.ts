@@ -2,6 +2,7 @@ import { isoTime, type Clock } from '../../kernel/clock'
 import type { Deps } from '../../kernel/deps'
 import { AppError, clip } from '../../kernel/errors'
 import type { InspectedCall, RequestInspector } from '../../kernel/http/inspection'
+import { targetOf } from '../../kernel/http/target'
 import type { RequestDetail, RequestEntry, RequestQuery } from './model'
 import { redactHeaders, redactQuery, redactText } from './redact'
 
@@ -28,12 +29,41 @@ interface Failure {
   size: number
 }
 
+/**
+ * A call as recorded: the raw fields only. The answer's shape (times as text, the query redacted, the
+ * path cut) is made when the call is read, so that recording costs a call that succeeds one object.
+ */
 interface Kept {
-  entry: RequestEntry
+  id: string
   at: number
+  method: string
+  /** request.url, split into path and query when read. */
+  url: string
+  status: number
+  durationMs: number
+  credential: RequestEntry['credential']
+  rm: string | null
+  /** For an answer >= 400. */
+  error: RequestEntry['error']
   /** For an answer >= 400, until the store's detail budget lets it go. */
   failure?: Failure
-  failed: boolean
+}
+
+/** The entry a client reads. */
+function entryOf(k: Kept): RequestEntry {
+  const { path, query } = targetOf(k.url)
+  return {
+    id: k.id,
+    time: isoTime(k.at),
+    method: k.method,
+    path: clip(path, TARGET_LIMIT),
+    query: query === '' ? '' : redactQuery(clip(query, TARGET_LIMIT)),
+    status: k.status,
+    durationMs: Math.round(k.durationMs),
+    credential: k.credential,
+    rm: k.rm,
+    error: k.error,
+  }
 }
 
 class StoreLog {
@@ -58,7 +88,10 @@ class StoreLog {
       this.detailSize += item.failure.size
       while (this.detailSize > DETAIL_BUDGET && this.detailed.length > 1) this.drop(0)
     }
-    for (const listener of this.listeners) listener(item.entry)
+    if (this.listeners.size > 0) {
+      const entry = entryOf(item)
+      for (const listener of this.listeners) listener(entry)
+    }
   }
 
   private drop(index: number) {
@@ -92,12 +125,12 @@ function matcher(query: RequestQuery): (item: Kept) => boolean {
   const { status, method, path, rm } = query
   const since = query.since === undefined ? undefined : Date.parse(query.since)
   const cls = status?.endsWith('xx') ? status[0] : undefined
-  return ({ entry, at }) =>
-    (status === undefined || (cls ? String(entry.status)[0] === cls : String(entry.status) === status)) &&
-    (method === undefined || entry.method === method) &&
-    (path === undefined || entry.path.startsWith(path)) &&
-    (rm === undefined || entry.rm === rm) &&
-    (since === undefined || at >= since)
+  return (k) =>
+    (status === undefined || (cls ? String(k.status)[0] === cls : String(k.status) === status)) &&
+    (method === undefined || k.method === method) &&
+    (path === undefined || targetOf(k.url).path.startsWith(path)) &&
+    (rm === undefined || k.rm === rm) &&
+    (since === undefined || k.at >= since)
 }
 
 /** The app's deps with the request log its routes read. */
@@ -115,21 +148,19 @@ export class RequestLog implements RequestInspector {
   }
 
   record(call: InspectedCall) {
-    const at = this.clock.now()
     const failed = call.status >= 400
-    const entry: RequestEntry = {
+    this.of(call.store.storeId).add({
       id: call.requestId,
-      time: isoTime(at),
+      at: this.clock.now(),
       method: call.request.method,
-      path: clip(call.path, TARGET_LIMIT),
-      query: call.query === '' ? '' : redactQuery(clip(call.query, TARGET_LIMIT)),
+      url: call.request.url,
       status: call.status,
-      durationMs: Math.round(call.durationMs),
+      durationMs: call.durationMs,
       credential: call.store.credential,
       rm: call.store.rm,
       error: failed ? errorOf(call.status, call.answerBody) : null,
-    }
-    this.of(call.store.storeId).add({ entry, at, failed, failure: failed ? this.failure(call) : undefined })
+      failure: failed ? this.failure(call) : undefined,
+    })
   }
 
   private failure(call: InspectedCall): Failure {
@@ -145,23 +176,23 @@ export class RequestLog implements RequestInspector {
     const log = this.stores.get(storeId)
     const matches = log ? [...log.newest()].filter(matcher(query)) : []
     const start = (query.page - 1) * query.pageSize
-    return { data: matches.slice(start, start + query.pageSize).map((k) => k.entry), page: query.page, pageSize: query.pageSize, total: matches.length }
+    return { data: matches.slice(start, start + query.pageSize).map(entryOf), page: query.page, pageSize: query.pageSize, total: matches.length }
   }
 
   /** One call with its details (the newest with this id). */
   find(storeId: string, requestId: string): RequestDetail {
     const log = this.stores.get(storeId)
     for (const item of log?.newest() ?? []) {
-      if (item.entry.id !== requestId) continue
+      if (item.id !== requestId) continue
       const f = item.failure
       return {
-        ...item.entry,
+        ...entryOf(item),
         requestHeaders: f?.requestHeaders ?? {},
         requestBody: f?.requestBody ?? null,
         responseBody: f?.responseBody ?? null,
         requestBodyTruncated: f?.requestBodyTruncated ?? false,
         responseBodyTruncated: f?.responseBodyTruncated ?? false,
-        bodiesDropped: item.failed && !f,
+        bodiesDropped: item.error !== null && !f,
       }
     }
     throw new AppError(

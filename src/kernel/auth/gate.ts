@@ -121,8 +121,16 @@ export function createGate(deps: GateDeps) {
     .prepare()
 
   // The store a credential named, once its row is found: a call refused after that (a revoked key, an
-  // expired session) is still shown in that store's request inspector. Reset by each admit().
-  let named: NamedStore | undefined
+  // expired session) is still shown in that store's request inspector. Reset by each admit(); kept as
+  // plain fields, so that a call that passes makes no object for it.
+  let namedStore: string | undefined
+  let namedCredential: NamedStore['credential'] = 'secret'
+  let namedRm: string | null = null
+  const name = (storeId: string, credential: NamedStore['credential'], rm: string | null) => {
+    namedStore = storeId
+    namedCredential = credential
+    namedRm = rm
+  }
 
   const attributedRm = (groupId: string, rm: string | null) =>
     rm && memberOf.get({ rm, groupId }) ? rm : null
@@ -132,7 +140,7 @@ export function createGate(deps: GateDeps) {
       throw unauthenticated('X-API-Key holds a student token. Send student tokens as Authorization: Bearer <token>.')
     }
     row ??= keyRow(hashToken(value))
-    if (row) named = { storeId: row.storeId, credential: row.kind === 'publishable' ? 'publishable' : 'secret', rm: null }
+    if (row) name(row.storeId, row.kind === 'publishable' ? 'publishable' : 'secret', null)
     if (!row) {
       throw unauthenticated(
         API_KEY_FORMAT.test(value)
@@ -148,7 +156,7 @@ export function createGate(deps: GateDeps) {
 
   function student(token: string) {
     const row = studentByToken.get({ hash: hashToken(token) })
-    if (row) named = { storeId: row.storeId, credential: 'student', rm: row.rm }
+    if (row) name(row.storeId, 'student', row.rm)
     if (!row) throw unauthenticated('This student token is not valid (it ended with a password change or removal). Log in again: POST /v1/store/auth/login.')
     if (row.expiresAt <= clock.now()) {
       throw unauthenticated('Your student session expired (sessions last 24 hours). Log in again: POST /v1/store/auth/login.')
@@ -197,7 +205,7 @@ export function createGate(deps: GateDeps) {
       // Read together only when both are there; otherwise the key's own errors come first, as always.
       const both = p.bearer && bearerKind === 'ctk_' && !p.apiKey.startsWith('stu_') ? keyAndSessionRow(`${hashToken(p.apiKey)} ${hashToken(p.bearer)}`) : null
       const key = apiKey(p.apiKey, both?.key)
-      named = { storeId: key.storeId, credential: 'customer', rm: null }
+      name(key.storeId, 'customer', null)
       if (!p.bearer) throw unauthenticated("This route also needs the customer's token in Authorization: Bearer (from POST /v1/customers/login).")
       if (bearerKind !== 'ctk_') throw wrongKind(kind, 'Authorization holds a token that is not a customer token.')
       const c = customer(both?.session, key.storeId)
@@ -260,12 +268,12 @@ export function createGate(deps: GateDeps) {
      * call of a known caller counts and is limited too. Returns null for teacher routes.
      */
     admit(kind: AuthKind, request: Request, headers: Record<string, unknown>): StoreCtx | null {
-      named = undefined
+      namedStore = undefined
       let ctx: StoreCtx | null
       try {
         ctx = authenticate(kind, request)
       } catch (e) {
-        if (named) rememberRefused(request, named)
+        if (namedStore) rememberRefused(request, { storeId: namedStore, credential: namedCredential, rm: namedRm })
         throw e
       }
       if (!ctx) return null

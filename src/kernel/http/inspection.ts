@@ -19,9 +19,6 @@ export interface NamedStore {
 export interface InspectedCall {
   store: NamedStore
   request: Request
-  path: string
-  /** The query string without "?", "" for none. */
-  query: string
   requestId: string
   status: number
   durationMs: number

@@ -7,6 +7,7 @@ import type { Deps } from '../deps'
 import { corsHeaders, isPreflight, preflightResponse } from './cors'
 import { errorsPlugin, uncommittedAnswer } from './errors-plugin'
 import { namedStoreOf, refusedStoreOf, rememberSentBody, sentBodyOf } from './inspection'
+import { targetOf } from './target'
 import { isJsonType, parseJson, readLimitedText, wrongBodyType } from './json-body'
 import type { RouteEntry, RouteTable } from './route-table'
 import { readTextBody } from './text-body'
@@ -16,25 +17,7 @@ import { checkBody } from './validation'
 
 const incomingRequestId = /^[\w.:-]{1,64}$/
 
-/**
- * Where the request's path starts in request.url, as the router reads it. Bun builds request.url
- * from the Host header: a valid host gives an absolute URL, already normalized, but any other leaves
- * the URL as sent (`Host: x:99999`) or the path alone (`Host: a b`), which `new URL` refuses.
- */
-function pathStart(url: string) {
-  return url.startsWith('/') ? 0 : url.indexOf('/', url.indexOf('://') + 3)
-}
-
-/** The request's path and its query string (without "?", "" for none). */
-function targetOf(request: Request) {
-  const url = request.url
-  const start = pathStart(url)
-  if (start < 0) return { path: '/', query: '' }
-  const query = url.indexOf('?', start)
-  return query < 0 ? { path: url.slice(start), query: '' } : { path: url.slice(start, query), query: url.slice(query + 1) }
-}
-
-const pathOf = (request: Request) => targetOf(request).path
+const pathOf = (request: Request) => targetOf(request.url).path
 
 /** A JSON body this long (no route needs one) is parsed in its turn (take-turns.ts); a small one at once. */
 const LARGE_BODY = 64 * 1024
@@ -72,7 +55,7 @@ export const httpKernel = (routes: RouteTable, deps: Deps) => {
     const caller = callerOf(request)
     const store = caller ? namedStoreOf(caller) : refusedStoreOf(request)
     if (!store || uninspected.has(request)) return response
-    const call = { store, request, ...targetOf(request), requestId: response.headers.get('x-request-id') ?? '', status: response.status, durationMs: performance.now() - started, sentBody: undefined, answerBody: undefined }
+    const call = { store, request, requestId: response.headers.get('x-request-id') ?? '', status: response.status, durationMs: performance.now() - started, sentBody: undefined, answerBody: undefined }
     if (response.status < 400) {
       deps.inspector.record(call)
       return response
