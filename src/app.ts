@@ -9,6 +9,7 @@ import { customerRoutes } from './features/customers/routes'
 import { productRoutes, variantRoutes } from './features/catalog/routes'
 import { groupRoutes } from './features/groups/routes'
 import { inspectorRoutes } from './features/inspector/routes'
+import { overviewRoutes } from './features/overview/routes'
 import { mediaRoutes } from './features/media/routes'
 import { productImageRoutes } from './features/product-images/routes'
 import { memberRoutes } from './features/members/routes'
@@ -57,7 +58,8 @@ export function createApp(deps: AppDeps, extraRoutes?: AnyElysia) {
         .use(storeOrderRoutes(deps))
         .use(reviewRoutes(deps))
         .use(storeReviewRoutes(deps))
-        .use(inspectorRoutes(deps)),
+        .use(inspectorRoutes(deps))
+        .use(overviewRoutes(deps)),
     )
   // Tests mount probe routes here: routes no feature has, that exercise the kernel (bodies, errors, credentials).
   if (extraRoutes) app.use(extraRoutes)

@@ -208,7 +208,16 @@ export function Pager({ page, pageSize, total, onPage }: { page: number; pageSiz
   )
 }
 
-export const when = (iso: string | null | undefined) => (iso ? new Date(iso).toLocaleString() : '—')
+/**
+ * The locale dates are written in: the store's own on the student's screens (set from its settings,
+ * as money is), the browser's on the teacher's.
+ */
+let dateLocale: string | undefined
+export const setDateLocale = (locale: string | undefined) => {
+  dateLocale = locale
+}
+
+export const when = (iso: string | null | undefined) => (iso ? new Date(iso).toLocaleString(dateLocale) : '—')
 
 export const bytes = (n: number) =>
   n < 1024 ? `${n} B` : n < 1024 ** 2 ? `${(n / 1024).toFixed(1)} KB` : n < 1024 ** 3 ? `${(n / 1024 ** 2).toFixed(1)} MB` : `${(n / 1024 ** 3).toFixed(2)} GB`

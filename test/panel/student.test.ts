@@ -22,6 +22,9 @@ describe.skipIf(noBrowser)('the student side of the panel', () => {
       await page.getByLabel('New password', { exact: true }).fill(NEW_PASSWORD)
       await page.getByLabel('Repeat the new password').fill(NEW_PASSWORD)
       await page.getByRole('button', { name: 'Change password' }).click()
+      // The landing page is the store's overview; API keys are one link away.
+      await page.getByRole('heading', { name: 'Overview' }).waitFor()
+      await page.getByRole('link', { name: 'API keys' }).click()
       await page.getByRole('heading', { name: 'API keys' }).waitFor()
       expect(await page.getByRole('banner').textContent()).toContain('Ana Lima (2026100) · Loja Azul')
       // The RM no longer works as the password; the new one does.

@@ -164,7 +164,12 @@ describe('moderation and lists', () => {
     const product = await expectOk(s.store('GET', `/v1/products/${s.product.id}`))
     expect(product.rating).toEqual(list.summary)
 
-    expect((await expectOk(s.store('GET', '/v1/store/reviews'))).total).toBe(3)
+    const moderation = await expectOk(s.store('GET', '/v1/store/reviews'))
+    expect(moderation.total).toBe(3)
+    // Each review names its product, as it is called now, so the moderation screen needs no lookup per review.
+    expect(moderation.data.map((r: any) => [r.productId, r.productName])).toEqual(Array(3).fill([s.product.id, s.product.name]))
+    await expectOk(s.store('PUT', `/v1/products/${s.product.id}`, { name: 'Caneca renomeada' }))
+    expect((await expectOk(s.store('GET', '/v1/store/reviews?pageSize=1'))).data[0].productName).toBe('Caneca renomeada')
     expect((await expectOk(s.store('GET', '/v1/store/reviews?hidden=true'))).data.map((r: any) => r.id)).toEqual([ra.id])
     expect((await expectOk(s.store('GET', '/v1/store/reviews?hidden=false'))).total).toBe(2)
     expect((await expectOk(s.store('GET', '/v1/store/reviews?rating=1'))).data.map((r: any) => r.rating)).toEqual([1])

@@ -2,7 +2,7 @@ import { useEffect, useMemo, useState } from 'preact/hooks'
 import { ApiError, call, openStream } from '../api'
 import { saveStudent, studentSession, type StudentSession } from '../session'
 import { Shell } from '../shell'
-import { ErrorNote, Field, formValues, useAction, useLoad, Loaded, SignInForm } from '../ui'
+import { ErrorNote, Field, formValues, setDateLocale, useAction, useLoad, Loaded, SignInForm } from '../ui'
 import { StudentContext, type StudentApi } from './context'
 import type { LoginAnswer, PasswordChanged, Settings } from './types'
 import { applyColor, resetColor } from './color'
@@ -15,8 +15,10 @@ import { ReviewsPage } from './reviews'
 import { WebhooksPage } from './webhooks'
 import { MediaPage } from './media'
 import { RequestsPage } from './requests'
+import { OverviewPage } from './overview'
 
 const PAGES = [
+  { path: '/store/overview', label: 'Overview', Page: OverviewPage },
   { path: '/store/keys', label: 'API keys', Page: ApiKeysPage },
   { path: '/store/catalog', label: 'Catalog', Page: CatalogPage },
   { path: '/store/orders', label: 'Orders', Page: OrdersPage },
@@ -36,6 +38,7 @@ export function StudentApp({ route }: { route: string }) {
     setSession(null)
     setNotice(why)
     resetColor()
+    setDateLocale(undefined)
   }
   const update = (s: StudentSession) => {
     saveStudent(s)
@@ -64,13 +67,14 @@ function SignedIn({ session, route, onSignOut }: { session: StudentSession; rout
   const api = useMemo<StudentApi | null>(() => {
     if (!current) return null
     const format = new Intl.NumberFormat(current.locale, { style: 'currency', currency: current.currency })
+    setDateLocale(current.locale)
     const stream: StudentApi['stream'] = (path, onEvent, onEnd) =>
       openStream({ student: session.token }, path, onEvent, (e) => (e.status === 401 ? onSignOut(`${e.message} Sign in again.`) : onEnd(e)))
     return { call: request, stream, settings: current, setSettings, money: (n) => format.format(n) }
   }, [current, session.token])
   const page = PAGES.find((p) => route.startsWith(p.path)) ?? PAGES[0]!
   return (
-    <Shell title={current?.storeName ?? 'Storefront'} who={`${session.name} (${session.rm}) · ${session.group}`} nav={PAGES} route={route} onSignOut={() => onSignOut()}>
+    <Shell title={current?.storeName ?? 'Storefront'} who={`${session.name} (${session.rm}) · ${session.group}`} nav={PAGES} route={page.path} onSignOut={() => onSignOut()}>
       <Loaded state={{ ...loaded, data: api ?? undefined }}>
         {(value) => (
           <StudentContext.Provider value={value}>

@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks'
 import { Done, ErrorNote, Paged, Section, Table, useAction, useLoad, when } from '../ui'
 import { useStudent } from './context'
-import type { Review } from './types'
+import type { StoreReview as Review } from './types'
 import type { Page } from '../api'
 
 /** GET /v1/store/reviews (hidden ones too) and PATCH /v1/store/reviews/:id to hide or show one. */
@@ -33,7 +33,7 @@ export function ReviewsPage() {
                     <img key={m.id} class="thumb" src={m.url} alt="" loading="lazy" />
                   ))}
                   <small>
-                    product <code>{review.productId}</code> · {when(review.createdAt)}
+                    {review.productName || 'a deleted product'} · {when(review.createdAt)}
                   </small>
                 </td>
                 <td>{review.customer.name}</td>

@@ -14,7 +14,10 @@ export type { Product, ProductSummary } from '../../../src/features/catalog/mode
 export type { Member } from '../../../src/features/members/model'
 export type { Order } from '../../../src/features/orders/model'
 export type { Review } from '../../../src/features/reviews/model'
+import type { StoreReviewPage } from '../../../src/features/reviews/model'
+export type StoreReview = z.infer<typeof StoreReviewPage>['data'][number]
 export type { Settings } from '../../../src/features/store-settings/model'
+export type { Overview } from '../../../src/features/overview/model'
 
 export type LoginAnswer = z.infer<typeof LoginResponse>
 export type PasswordChanged = z.infer<typeof ChangePasswordResponse>

@@ -6,7 +6,7 @@ import { isoTime } from '../../kernel/clock'
 import type { Deps } from '../../kernel/deps'
 import { notFound } from '../../kernel/errors'
 
-export function listKeys(deps: Deps, ctx: StudentCtx) {
+export function listKeys(deps: Deps, ctx: Pick<StudentCtx, 'storeId'>) {
   deps.activity.flush() // lastUsedAt is buffered with the activity counts: make it current first
   const rows = deps.db
     .select()

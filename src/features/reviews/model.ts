@@ -43,6 +43,8 @@ export type Review = z.infer<typeof Review>
 
 export const ReviewPage = Page(Review).extend({ summary: Rating })
 export const PlainReviewPage = Page(Review)
+/** The moderation list: each review with its product's name, so a student need not look each id up. */
+export const StoreReviewPage = Page(Review.extend({ productName: z.string().describe("the product's name now") }).meta({ id: 'StoreReview' }))
 
 export const CanReview = z
   .object({

@@ -2,7 +2,7 @@ import { Elysia } from 'elysia'
 import { authMacro } from '../../kernel/auth/macro'
 import type { Deps } from '../../kernel/deps'
 import { ErrorEnvelope } from '../../kernel/errors'
-import { CanReview, CreateReviewBody, IdParams, ModerateReviewBody, PlainReviewPage, Review, ReviewListQuery, ReviewPage, StoreReviewQuery, UpdateReviewBody } from './model'
+import { CanReview, CreateReviewBody, IdParams, ModerateReviewBody, PlainReviewPage, Review, ReviewListQuery, ReviewPage, StoreReviewPage, StoreReviewQuery, UpdateReviewBody } from './model'
 import { canReview, createReview, deleteReview, listMyReviews, listProductReviews, listStoreReviews, moderateReview, updateReview } from './service'
 import { jsonResponse } from '../../kernel/http/json-response'
 import { noContent } from '../../kernel/http/no-content'
@@ -97,7 +97,7 @@ export const storeReviewRoutes = (deps: Deps) =>
     .get('', ({ ctx, query, request }) => listStoreReviews(deps, ctx, query, urlBaseFor(deps, request)), {
       auth: 'secret',
       query: StoreReviewQuery,
-      response: { 200: PlainReviewPage, 400: ErrorEnvelope },
+      response: { 200: StoreReviewPage, 400: ErrorEnvelope },
       detail: { tags, summary: "All of the store's reviews, hidden ones included", description: 'Newest first. Filters: `productId`, `hidden` (true or false), `rating` (1 to 5).' },
     })
     .patch('/:id', ({ ctx, params, body, request }) => moderateReview(deps, ctx, params.id, body, urlBaseFor(deps, request)), {

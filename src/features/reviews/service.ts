@@ -15,6 +15,7 @@ import { linksAsMediaUser, renumber } from '../media/users'
 import { hasPaidOrderWith } from '../orders/views'
 import type { CreateReviewBody, Review, UpdateReviewBody } from './model'
 import { reviewMedia, reviews } from './tables'
+import { productNames } from '../catalog/summary'
 
 type ReviewRow = typeof reviews.$inferSelect
 
@@ -217,7 +218,9 @@ export function listStoreReviews(deps: Deps, ctx: StoreCtx, query: PageQuery & {
     query.hidden !== undefined ? eq(reviews.hidden, query.hidden) : undefined,
     query.rating !== undefined ? eq(reviews.rating, query.rating) : undefined,
   )
-  return page(deps, where, query, urlBase)
+  const found = page(deps, where, query, urlBase)
+  const names = productNames(deps, ctx, found.data.map((r) => r.productId))
+  return { ...found, data: found.data.map((r) => ({ ...r, productName: names.get(r.productId) ?? '' })) }
 }
 
 export function moderateReview(deps: Deps, ctx: StoreCtx, id: string, body: { hidden: boolean }, urlBase: string) {

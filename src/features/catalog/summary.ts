@@ -1,0 +1,43 @@
+import { and, asc, count, eq, isNull, sql } from 'drizzle-orm'
+import type { StoreCtx } from '../../kernel/auth/kinds'
+import type { Deps } from '../../kernel/deps'
+import { inJsonIds } from '../../kernel/db/json-ids'
+import { productCounts, products, PRODUCT_STATES, variants } from './tables'
+
+// What other features read of the catalog in a glance: the store's overview, the moderation list.
+
+/** Live products per state, from the counts the triggers keep: every state is listed, 0 included. */
+export function productsByState(deps: Deps, ctx: StoreCtx): Record<(typeof PRODUCT_STATES)[number], number> {
+  const rows = deps.db.select({ state: productCounts.state, n: productCounts.n }).from(productCounts).where(eq(productCounts.storeId, ctx.storeId)).all()
+  const byState = Object.fromEntries(PRODUCT_STATES.map((s) => [s, 0])) as Record<(typeof PRODUCT_STATES)[number], number>
+  for (const r of rows) byState[r.state] = r.n
+  return byState
+}
+
+const available = sql<number>`${variants.stock} - ${variants.reserved}`.mapWith(Number)
+
+/** The variants whose available units (stock minus reserved) are at or below their minStock: the `limit` lowest, and how many there are. */
+export function lowStock(deps: Deps, ctx: StoreCtx, limit: number) {
+  const low = and(eq(variants.storeId, ctx.storeId), isNull(variants.deletedAt), isNull(products.deletedAt), sql`${variants.stock} - ${variants.reserved} <= ${variants.minStock}`)
+  const data = deps.db
+    .select({ variantId: variants.id, productId: products.id, productName: products.name, sku: variants.sku, available, minStock: variants.minStock })
+    .from(variants)
+    .innerJoin(products, eq(products.id, variants.productId))
+    .where(low)
+    .orderBy(asc(available), asc(variants.sku))
+    .limit(limit)
+    .all()
+  const [total] = deps.db.select({ n: count() }).from(variants).innerJoin(products, eq(products.id, variants.productId)).where(low).all()
+  return { total: total?.n ?? 0, data }
+}
+
+/** The names of the store's products with these ids (deleted ones too: a review outlives its product's listing). */
+export function productNames(deps: Deps, ctx: StoreCtx, ids: string[]): Map<string, string> {
+  const rows = deps.db
+    .select({ id: products.id, name: products.name })
+    .from(products)
+    .where(and(eq(products.storeId, ctx.storeId), inJsonIds(products.id)))
+    .prepare()
+    .all({ ids: JSON.stringify([...new Set(ids)]) })
+  return new Map(rows.map((r) => [r.id, r.name]))
+}

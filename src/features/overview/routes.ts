@@ -1,0 +1,16 @@
+import { Elysia } from 'elysia'
+import { authMacro } from '../../kernel/auth/macro'
+import type { Deps } from '../../kernel/deps'
+import { FAILING_WINDOW_HOURS, LOW_STOCK_SHOWN, Overview } from './model'
+import { storeOverview } from './service'
+
+export const overviewRoutes = (deps: Deps) =>
+  new Elysia().use(authMacro).get('/store/overview', ({ ctx }) => storeOverview(deps, ctx), {
+    auth: 'secret',
+    response: { 200: Overview },
+    detail: {
+      tags: ['Store panel'],
+      summary: 'The store at a glance',
+      description: `Products per state; orders per status and the orders paid today (the current UTC day, as the activity report counts days), with their total in the store's currency; the ${LOW_STOCK_SHOWN} variants lowest at or below their minStock (available = stock minus reserved units); webhook endpoints with FAILED attempts in the last ${FAILING_WINDOW_HOURS} hours; and the active API keys with when each was last used. The panel's landing page shows it; the app's recent errors are in GET /v1/store/requests?status=4xx.`,
+    },
+  })

@@ -1,0 +1,26 @@
+import type { StoreCtx } from '../../kernel/auth/kinds'
+import { isoTime } from '../../kernel/clock'
+import type { Deps } from '../../kernel/deps'
+import { listKeys } from '../api-keys/service'
+import { lowStock, productsByState } from '../catalog/summary'
+import { orderSummary } from '../orders/summary'
+import { getSettings } from '../store-settings/service'
+import { failingEndpoints } from '../webhooks/summary'
+import { FAILING_WINDOW_HOURS, LOW_STOCK_SHOWN, type Overview } from './model'
+
+const DAY = 24 * 60 * 60 * 1000
+
+/** The store at a glance: each part read through the feature that owns it. */
+export function storeOverview(deps: Deps, ctx: StoreCtx): Overview {
+  const now = deps.clock.now()
+  const from = now - (now % DAY)
+  const orders = orderSummary(deps, ctx, from, from + DAY)
+  return {
+    today: { from: isoTime(from), to: isoTime(from + DAY) },
+    products: productsByState(deps, ctx),
+    orders: { byStatus: orders.byStatus, paidToday: orders.paid, currency: getSettings(deps, ctx).currency },
+    lowStock: lowStock(deps, ctx, LOW_STOCK_SHOWN),
+    webhooks: { failing: failingEndpoints(deps, ctx, now - FAILING_WINDOW_HOURS * 60 * 60 * 1000) },
+    apiKeys: listKeys(deps, ctx).data,
+  }
+}

@@ -1,0 +1,65 @@
+import { describe, expect, test } from 'bun:test'
+import { asc, eq } from 'drizzle-orm'
+import { webhookDeliveries } from '../../src/features/webhooks/tables'
+import { shopSetup } from '../helpers/orders'
+import { apiKey, expectOk } from '../helpers/world'
+
+const DAY = 24 * 60 * 60 * 1000
+
+describe('the store overview', () => {
+  test('counts products per state, orders per status and what was paid today, lists low stock and keys, and sees nothing of the other store', async () => {
+    const s = await shopSetup({ price: 19.99, stock: 10, minStock: 2 })
+    // The clock starts at a UTC midnight: an order paid at 23:00 of the day before is not today's.
+    s.clock.advance(DAY - 60 * 60 * 1000)
+    const yesterday = await s.shop.buy(s.variantId, 1)
+    await expectOk(s.shop.pay(yesterday.id))
+    s.clock.advance(2 * 60 * 60 * 1000)
+    const today = await s.shop.buy(s.variantId, 3)
+    await expectOk(s.shop.pay(today.id))
+    await s.shop.buy(s.variantId, 4) // PENDING: 4 reserved, 10 - 1 - 3 - 4 = 2 left, at minStock
+    await s.catalog.createProduct({ name: 'Rascunho', stock: 50 }) // DRAFT, plenty
+    await s.catalog.createProduct({ name: 'Esgotando', state: 'PUBLISHED', sku: 'LOW-1', stock: 1, minStock: 5 })
+    // Store B has its own products and orders: none of them shows in A's overview.
+    await expectOk(s.call('POST', '/v1/products', { headers: apiKey(s.w.B.key.apiKey), body: { name: 'De B', sku: 'B-1', price: 1, stock: 0, state: 'PUBLISHED' } }), 201)
+
+    const o = await expectOk(s.call('GET', '/v1/store/overview', { headers: apiKey(s.w.A.key.apiKey) }))
+    expect(o.today).toEqual({ from: new Date(Date.UTC(2026, 0, 2)).toISOString(), to: new Date(Date.UTC(2026, 0, 3)).toISOString() })
+    expect(o.products).toEqual({ DRAFT: 1, PUBLISHED: 2, ARCHIVED: 0 })
+    expect(o.orders).toEqual({
+      byStatus: { PENDING: 1, PAID: 2, CANCELLED: 0, SHIPPED: 0, DELIVERED: 0, REFUNDED: 0 },
+      paidToday: { orders: 1, amount: 59.97 },
+      currency: 'BRL',
+    })
+    expect(o.lowStock.total).toBe(2)
+    expect(o.lowStock.data.map((v: any) => [v.productName, v.sku, v.available, v.minStock])).toEqual([
+      ['Esgotando', 'LOW-1', 1, 5],
+      [s.product.name, s.product.variants[0].sku, 2, 2],
+    ])
+    expect(o.apiKeys.map((k: any) => k.name).sort()).toEqual(['main', 'spare'])
+    expect(o.webhooks.failing).toEqual([])
+    const b = await expectOk(s.call('GET', '/v1/store/overview', { headers: apiKey(s.w.B.key.apiKey) }))
+    expect([b.products, b.orders.byStatus.PAID, b.lowStock.data.map((v: any) => v.sku)]).toEqual([{ DRAFT: 0, PUBLISHED: 1, ARCHIVED: 0 }, 0, ['B-1']])
+  })
+
+  test('an endpoint with failed deliveries in the last 24 hours is listed with its count and last failure', async () => {
+    const s = await shopSetup()
+    const hook = await expectOk(s.call('POST', '/v1/webhooks', { headers: apiKey(s.w.A.key.apiKey), body: { url: 'https://10.9.8.7/hook', events: ['*'] } }), 201)
+    s.clock.advance(3 * DAY)
+    const at = (hoursAgo: number) => s.clock.now() - hoursAgo * 60 * 60 * 1000
+    // Four attempts (pings), then set as the dispatcher would have left them: three failures, one 30 hours ago, and a success.
+    for (let i = 0; i < 4; i++) await expectOk(s.call('POST', `/v1/webhooks/${hook.id}/ping`, { headers: apiKey(s.w.A.key.apiKey) }), 202)
+    const ids = s.deps.db.select({ id: webhookDeliveries.id }).from(webhookDeliveries).where(eq(webhookDeliveries.webhookId, hook.id)).orderBy(asc(webhookDeliveries.id)).all()
+    expect(ids.length).toBe(4)
+    const leave = [
+      [30, 'FAILED'],
+      [5, 'FAILED'],
+      [2, 'FAILED'],
+      [1, 'SUCCEEDED'],
+    ] as const
+    leave.forEach(([hoursAgo, status], i) =>
+      s.deps.db.update(webhookDeliveries).set({ status, createdAt: at(hoursAgo) }).where(eq(webhookDeliveries.id, ids[i]!.id)).run(),
+    )
+    const o = await expectOk(s.call('GET', '/v1/store/overview', { headers: apiKey(s.w.A.key.apiKey) }))
+    expect(o.webhooks.failing).toEqual([{ webhookId: hook.id, url: 'https://10.9.8.7/hook', failed: 2, lastFailedAt: new Date(at(2)).toISOString() }])
+  })
+})

@@ -1,0 +1,65 @@
+import { beforeAll, describe, expect, test } from 'bun:test'
+import { apiKey, expectOk } from '../helpers/world'
+import { noBrowser, signInAsStudent, usePanel } from './browser'
+
+const panel = usePanel()
+const RM = '2026500'
+const PASSWORD = 'a-better-password'
+let student: Record<string, string>
+let key: string
+
+beforeAll(async () => {
+  if (noBrowser) return
+  const admin = { 'x-admin-token': panel.adminToken }
+  const group = await expectOk(panel.call('POST', '/v1/admin/groups', { headers: admin, body: { name: 'Loja Vista', members: [{ rm: RM, name: 'Lia' }] } }), 201)
+  await expectOk(panel.call('POST', `/v1/admin/groups/${group.id}/seed-demo`, { headers: admin }), 201)
+  const login = await expectOk(panel.call('POST', '/v1/store/auth/login', { body: { rm: RM, password: RM } }))
+  const changed = await expectOk(panel.call('POST', '/v1/store/auth/change-password', { headers: { authorization: `Bearer ${login.token}` }, body: { currentPassword: RM, newPassword: PASSWORD } }))
+  student = { authorization: `Bearer ${changed.token}` }
+  key = (await expectOk(panel.call('POST', '/v1/store/api-keys', { headers: student, body: { name: 'shop app' } }), 201)).apiKey
+  // A German store: money and dates follow its locale, not the browser's.
+  await expectOk(panel.call('PUT', '/v1/store/settings', { headers: student, body: { locale: 'de-DE', currency: 'EUR' } }))
+  await expectOk(panel.call('POST', '/v1/products', { headers: apiKey(key), body: { name: 'Quase esgotado', sku: 'LOW-ONE', price: 12.5, stock: 1, minStock: 4, state: 'PUBLISHED' } }), 201)
+  expect((await panel.call('POST', '/v1/orders/checkout', { headers: apiKey(key) })).status).toBe(401)
+})
+
+describe.skipIf(noBrowser)("the store's overview in the panel", () => {
+  test('the landing page shows products, orders, money paid today, low stock, the last error and the keys, in the store locale', async () => {
+    const o = await expectOk(panel.call('GET', '/v1/store/overview', { headers: student }))
+    const euros = new Intl.NumberFormat('de-DE', { style: 'currency', currency: 'EUR' })
+    await panel.withPage('overview', async (page) => {
+      await signInAsStudent(page, panel, RM, PASSWORD)
+      await page.getByRole('heading', { name: 'Overview' }).waitFor()
+      expect(await page.getByRole('link', { name: 'Overview' }).getAttribute('aria-current')).toBe('page')
+      expect(await page.getByRole('link', { name: /^Products:/ }).getAttribute('aria-label')).toBe(
+        `Products: ${o.products.PUBLISHED} published, ${o.products.DRAFT} drafts, ${o.products.ARCHIVED} archived`,
+      )
+      expect(await page.getByRole('link', { name: /^Paid today:/ }).getAttribute('aria-label')).toBe(`Paid today: ${o.orders.paidToday.orders} orders, ${euros.format(o.orders.paidToday.amount)}`)
+      expect(o.orders.paidToday.orders).toBeGreaterThan(0)
+      const byStatus = page.getByRole('table', { name: 'Orders by status' })
+      expect(await byStatus.getByRole('cell').allTextContents()).toEqual(['PENDING', 'PAID', 'SHIPPED', 'DELIVERED', 'CANCELLED', 'REFUNDED'].map((s) => String(o.orders.byStatus[s])))
+      const low = page.getByRole('row', { name: /Quase esgotado/ })
+      expect(await low.getByRole('cell').allTextContents()).toEqual(['LOW-ONE', '1', '4'])
+      // The app's last error, from the request inspector, links to the whole request.
+      const error = page.getByRole('region', { name: "Your app's recent errors" }).getByRole('link', { name: 'POST /v1/orders/checkout' })
+      await error.click()
+      await page.getByRole('heading', { name: 'POST /v1/orders/checkout' }).waitFor()
+      await page.getByRole('link', { name: 'Overview' }).click()
+      const keyRow = page.getByRole('row', { name: /shop app/ })
+      await keyRow.waitFor()
+      const listed = (await expectOk(panel.call('GET', '/v1/store/api-keys', { headers: student }))).data.find((k: any) => k.name === 'shop app')
+      expect(await keyRow.getByRole('cell').allTextContents()).toEqual(['secret', new Date(listed.lastUsedAt).toLocaleString('de-DE')])
+    })
+  })
+
+  test("reviews name their product, with dates in the store's locale", async () => {
+    const reviews = await expectOk(panel.call('GET', '/v1/store/reviews', { headers: student }))
+    const first = reviews.data[0]
+    await panel.withPage('reviews name products', async (page) => {
+      await signInAsStudent(page, panel, RM, PASSWORD, '/store/reviews')
+      const row = page.getByRole('row').filter({ hasText: first.title })
+      expect(await row.locator('small').first().textContent()).toBe(`${first.productName} · ${new Date(first.createdAt).toLocaleString('de-DE')}`)
+      expect(await page.content()).not.toContain(first.productId)
+    })
+  })
+})
