@@ -1,12 +1,18 @@
 import type { ComponentChildren } from 'preact'
+import { useEffect, useState } from 'preact/hooks'
 
 export interface NavItem {
   path: string
   label: string
 }
 
-/** The frame of every signed-in screen: a skip link, the title, the navigation and who is signed in. */
+/**
+ * The frame of every signed-in screen: a skip link, the title, the navigation and who is signed in.
+ * On a phone the navigation folds behind a Menu button, so the page starts on the screen, not below ten links.
+ */
 export function Shell({ title, who, nav, route, onSignOut, children }: { title: string; who: string; nav: NavItem[]; route: string; onSignOut: () => void; children: ComponentChildren }) {
+  const [open, setOpen] = useState(false)
+  useEffect(() => setOpen(false), [route])
   return (
     <>
       <a class="skip" href="#main" onClick={(e) => (e.preventDefault(), document.getElementById('main')?.focus())}>
@@ -14,7 +20,10 @@ export function Shell({ title, who, nav, route, onSignOut, children }: { title: 
       </a>
       <header class="top">
         <span class="brand">{title}</span>
-        <nav aria-label="sections">
+        <button type="button" class="menu" aria-expanded={open} aria-controls="sections" onClick={() => setOpen(!open)}>
+          Menu
+        </button>
+        <nav id="sections" aria-label="sections" class={open ? 'open' : undefined}>
           {nav.map((item) => (
             <a key={item.path} href={`#${item.path}`} aria-current={route.startsWith(item.path) ? 'page' : undefined}>
               {item.label}

@@ -231,15 +231,19 @@ export function formValues(event: Event): Record<string, string> {
   return values
 }
 
-export const Section = ({ title, children, actions }: { title: string; children: ComponentChildren; actions?: ComponentChildren }) => (
-  <section>
-    <header class="section-head">
-      <h2>{title}</h2>
-      {actions}
-    </header>
-    {children}
-  </section>
-)
+/** A titled part of a screen: a landmark named by its heading, so a screen reader can jump to it. */
+export function Section({ title, children, actions }: { title: string; children: ComponentChildren; actions?: ComponentChildren }) {
+  const id = useId()
+  return (
+    <section aria-labelledby={id}>
+      <header class="section-head">
+        <h2 id={id}>{title}</h2>
+        {actions}
+      </header>
+      {children}
+    </section>
+  )
+}
 
 /** A column heading: a string, or `{ label, num }` for a right-aligned number, `{ label, hidden }` for a screen-reader-only one. */
 export type Column = string | { label: string; num?: boolean; hidden?: boolean }

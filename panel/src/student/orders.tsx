@@ -1,6 +1,8 @@
 import { useState } from 'preact/hooks'
 import { ConfirmButton, Done, ErrorNote, Field, Paged, Section, Table, useAction, useLoad, when } from '../ui'
 import { useStudent } from './context'
+import { OrderPage } from './order'
+import { useRoute } from '../router'
 import type { Order, OrderStatus } from './types'
 import type { Page } from '../api'
 
@@ -14,6 +16,11 @@ const VERB: Record<string, string> = { SHIPPED: 'Ship', DELIVERED: 'Mark deliver
  * and a refund when it is `refundable`.
  */
 export function OrdersPage() {
+  const id = useRoute().slice('/store/orders/'.length)
+  return id ? <OrderPage id={decodeURIComponent(id)} /> : <OrderList />
+}
+
+function OrderList() {
   const { call, money } = useStudent()
   const [status, setStatus] = useState('')
   const [page, setPage] = useState(1)
@@ -51,7 +58,7 @@ export function OrdersPage() {
             {rows.map((order) => (
               <tr key={order.id} aria-label={`Order #${order.number}`}>
                 <td>
-                  #{order.number}
+                  <a href={`#/store/orders/${order.id}`}>#{order.number}</a>
                   <small>{when(order.createdAt)}</small>
                 </td>
                 <td>

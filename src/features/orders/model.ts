@@ -93,6 +93,7 @@ export const Order = z
       .object({ status: z.enum(['SHIPPED', 'DELIVERED']), trackingCode: z.string().nullable(), shippedAt: z.string(), deliveredAt: z.string().nullable() })
       .nullable(),
     cancelReason: z.enum(CANCEL_REASONS).nullable().describe('CUSTOMER, STORE or EXPIRED, when CANCELLED'),
+    history: z.array(z.object({ status: OrderStatus, at: z.string() })).describe('every status the order has had, with when it began, oldest first: PENDING at checkout, then each move'),
     createdAt: z.string(),
     updatedAt: z.string(),
     expiresAt: z.string().nullable().describe('While PENDING: when the order is cancelled unless paid'),

@@ -57,6 +57,22 @@ export function toOrders(db: Sql, rows: OrderRow[]): Order[] {
 
 export const toOrder = (db: Sql, row: OrderRow): Order => toOrders(db, [row])[0]!
 
+/** The statuses an order has had, from the time each move left on its row. */
+function historyOf(r: OrderRow): Order['history'] {
+  const moves: [OrderRow['status'], number | null][] = [
+    ['PENDING', r.createdAt],
+    ['PAID', r.paidAt],
+    ['CANCELLED', r.cancelledAt],
+    ['SHIPPED', r.shippedAt],
+    ['DELIVERED', r.deliveredAt],
+    ['REFUNDED', r.refundedAt],
+  ]
+  return moves
+    .filter((m): m is [OrderRow['status'], number] => m[1] !== null)
+    .sort((a, b) => a[1] - b[1])
+    .map(([status, at]) => ({ status, at: isoTime(at) }))
+}
+
 /** An order's response body from its row, its lines (in position order), its payments and its refunds (oldest first). */
 export function orderBody(r: OrderRow, items: OrderItemRow[], pays: PaymentRow[], refs: RefundRow[]): Order {
   return {
@@ -98,6 +114,7 @@ export function orderBody(r: OrderRow, items: OrderItemRow[], pays: PaymentRow[]
             deliveredAt: r.deliveredAt === null ? null : isoTime(r.deliveredAt),
           },
     cancelReason: r.cancelReason,
+    history: historyOf(r),
     createdAt: isoTime(r.createdAt),
     updatedAt: isoTime(r.updatedAt),
     expiresAt: r.status === 'PENDING' ? isoTime(r.expiresAt) : null,

@@ -141,6 +141,8 @@ export function listDeliveries(deps: Deps, ctx: StoreCtx, query: DeliveryQuery) 
   if (query.webhookId) filters.push(eq(deliveries.webhookId, query.webhookId))
   if (query.eventType) filters.push(eq(outboxEvents.type, query.eventType))
   if (query.status) filters.push(eq(deliveries.status, query.status))
+  // Every order event names its order in data.orderId (features/orders).
+  if (query.orderId) filters.push(sql`json_extract(${outboxEvents.data}, '$.orderId') = ${query.orderId}`)
   const where = and(...filters)
   const rows = deps.db
     .select({ d: deliveries, eventType: outboxEvents.type })

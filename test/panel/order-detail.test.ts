@@ -1,0 +1,81 @@
+import { beforeAll, describe, expect, test } from 'bun:test'
+import { startReceiver } from '../helpers/receivers'
+import { apiKey, expectOk } from '../helpers/world'
+import { eventually, noBrowser, PHONE, signInAsStudent, usePanel } from './browser'
+
+// Loopback webhook URLs (the test's receiver) are allowed, as on a student's own copy.
+const panel = usePanel(['--allow-loopback-webhooks'])
+const RM = '2026600'
+const PASSWORD = 'a-better-password'
+let order: any
+
+beforeAll(async () => {
+  if (noBrowser) return
+  const admin = { 'x-admin-token': panel.adminToken }
+  await expectOk(panel.call('POST', '/v1/admin/groups', { headers: admin, body: { name: 'Loja Pedido', members: [{ rm: RM, name: 'Rui' }] } }), 201)
+  const login = await expectOk(panel.call('POST', '/v1/store/auth/login', { body: { rm: RM, password: RM } }))
+  const changed = await expectOk(panel.call('POST', '/v1/store/auth/change-password', { headers: { authorization: `Bearer ${login.token}` }, body: { currentPassword: RM, newPassword: PASSWORD } }))
+  const key = apiKey((await expectOk(panel.call('POST', '/v1/store/api-keys', { headers: { authorization: `Bearer ${changed.token}` }, body: { name: 'app' } }), 201)).apiKey)
+  const receiver = startReceiver()
+  await expectOk(panel.call('POST', '/v1/webhooks', { headers: key, body: { url: receiver.url, events: ['*'] } }), 201)
+  const product = await expectOk(panel.call('POST', '/v1/products', { headers: key, body: { name: 'Caneca Azul', sku: 'CAN-AZ', price: 25, stock: 10, state: 'PUBLISHED' } }), 201)
+  const buyer = await expectOk(panel.call('POST', '/v1/customers/register', { headers: key, body: { name: 'Bia Souza', email: 'bia@example.com', password: 'password-123' } }), 201)
+  const customer = { ...key, authorization: `Bearer ${buyer.token}` }
+  await expectOk(panel.call('POST', '/v1/cart/items', { headers: customer, body: { variantId: product.variants[0].id, quantity: 2 } }))
+  const made = await expectOk(panel.call('POST', '/v1/orders/checkout', { headers: customer }), 201)
+  expect((await panel.call('POST', `/v1/orders/${made.id}/pay`, { headers: customer, body: { method: 'CREDIT_CARD', installments: 1, simulate: 'decline' } })).status).toBe(402)
+  await expectOk(panel.call('POST', `/v1/orders/${made.id}/pay`, { headers: customer, body: { method: 'PIX' } }))
+  await expectOk(panel.call('POST', `/v1/store/orders/${made.id}/transition`, { headers: key, body: { to: 'SHIPPED', trackingCode: 'BR123456' } }))
+  order = await expectOk(panel.call('POST', `/v1/store/orders/${made.id}/refund`, { headers: key, body: { restock: true, reason: 'arrived broken' } }))
+  // Every event of the order reached the receiver before the page looks.
+  await eventually(() => expect(receiver.events().filter((e: any) => e.data?.orderId === made.id).length).toBe(4))
+})
+
+describe.skipIf(noBrowser)('the order detail page', () => {
+  test('shows the items, both payment attempts, the refund, every state change and the webhook deliveries of the order', async () => {
+    await panel.withPage('order detail', async (page) => {
+      await signInAsStudent(page, panel, RM, PASSWORD, '/store/orders')
+      await page.getByRole('link', { name: `#${order.number}` }).click()
+      await page.getByRole('heading', { name: `Order #${order.number}` }).waitFor()
+      expect(await page.getByRole('link', { name: 'Orders', exact: true }).getAttribute('aria-current')).toBe('page')
+      const cells = async (table: string) => (await page.getByRole('table', { name: table }).getByRole('row').allTextContents()).slice(1)
+      const brl = new Intl.NumberFormat('pt-BR', { style: 'currency', currency: 'BRL' })
+      expect(await cells('Items')).toEqual([`Caneca AzulCAN-AZ${brl.format(25)}2${brl.format(50)}`])
+      expect(await cells('History')).toEqual(order.history.map((h: any) => `${h.status}${new Date(h.at).toLocaleString('pt-BR')}`))
+      expect(order.history.map((h: any) => h.status)).toEqual(['PENDING', 'PAID', 'SHIPPED', 'REFUNDED'])
+      const payments = await cells('Payments')
+      expect(payments.map((p) => p.slice(0, p.indexOf(brl.format(50))))).toEqual(['CREDIT_CARDDECLINED', 'PIXAPPROVED'])
+      expect((await cells('Refunds'))[0]).toStartWith(`${brl.format(50)}yesarrived broken`)
+      const deliveries = page.getByRole('region', { name: 'Webhook deliveries of this order' })
+      await eventually(async () => {
+        await page.reload()
+        const events = await deliveries.locator('tbody th').allTextContents()
+        expect(events.sort()).toEqual(['order.created', 'order.paid', 'order.refunded', 'shipment.updated'])
+      })
+      expect(await deliveries.locator('tbody .badge').allTextContents()).toEqual(['SUCCEEDED', 'SUCCEEDED', 'SUCCEEDED', 'SUCCEEDED'])
+    })
+  })
+
+  test('on a phone the navigation folds behind Menu, and the page does not overflow sideways', async () => {
+    await panel.withPage('order detail on a phone', async (page) => {
+      await signInAsStudent(page, panel, RM, PASSWORD, `/store/orders/${order.id}`)
+      await page.getByRole('heading', { name: `Order #${order.number}` }).waitFor()
+      const menu = page.getByRole('button', { name: 'Menu' })
+      expect(await menu.getAttribute('aria-expanded')).toBe('false')
+      expect(await page.getByRole('link', { name: 'Webhooks' }).isVisible()).toBe(false)
+      await menu.click()
+      expect(await menu.getAttribute('aria-expanded')).toBe('true')
+      await page.getByRole('link', { name: 'Webhooks' }).click()
+      await page.getByRole('heading', { name: 'Webhook endpoints' }).waitFor()
+      // Choosing a page folds the menu again.
+      expect(await menu.getAttribute('aria-expanded')).toBe('false')
+      await page.goBack()
+      await page.getByRole('heading', { name: `Order #${order.number}` }).waitFor()
+      const [scroll, inner] = (await page.evaluate('[document.documentElement.scrollWidth, window.innerWidth]')) as [number, number]
+      expect(scroll).toBeLessThanOrEqual(inner)
+      // A wide table scrolls inside its own box rather than being cut.
+      const box = page.getByRole('table', { name: 'Items' }).locator('xpath=..')
+      expect(await box.evaluate((e) => (globalThis as unknown as { getComputedStyle(e: unknown): { overflowX: string } }).getComputedStyle(e).overflowX)).toBe('auto')
+    }, PHONE)
+  })
+})
