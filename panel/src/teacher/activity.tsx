@@ -1,7 +1,7 @@
 import { useEffect } from 'preact/hooks'
 import { navigate } from '../router'
 import { Done, ErrorNote, Field, Loaded, Section, Table, useAction, useLoad, when } from '../ui'
-import { LineChart, Swatch, type Line } from './chart'
+import { BarChart, Swatch, type Line } from './chart'
 import { useTeacher } from './context'
 import type { ActivityReport, ActivitySeries } from './types'
 
@@ -155,7 +155,7 @@ function timeLabels(series: ActivitySeries): string[] {
   )
 }
 
-/** Calls and, beside them, errors: one line per group, or per student of the chosen group. */
+/** Calls and, beside them, errors: one series of bars per group, or per student of the chosen group. */
 function Charts({ series, group, during, unit }: { series: ActivitySeries; group: string; during: string; unit: string }) {
   const chosen = series.groups.find((g) => g.groupId === group)
   const labels = timeLabels(series)
@@ -174,7 +174,7 @@ function Charts({ series, group, during, unit }: { series: ActivitySeries; group
     `${what} per ${unit} ${during}, ${who}: ${lines.map((l) => `${l.label} ${sum(l.values)}`).join(', ') || 'none'}. Total ${sum(lines.map((l) => sum(l.values)))}.`
   return (
     <Section title={chosen ? `Over time: ${chosen.name}` : 'Over time'}>
-      <ul class="t-legend" aria-label="Lines">
+      <ul class="t-legend" aria-label="Series">
         {calls.map((l, i) => (
           <li key={l.label}>
             <Swatch index={i} /> {l.label}
@@ -184,11 +184,11 @@ function Charts({ series, group, during, unit }: { series: ActivitySeries; group
       <div class="t-charts">
         <figure>
           <figcaption>Calls</figcaption>
-          <LineChart lines={calls} labels={labels} summary={describe('Calls', calls)} />
+          <BarChart lines={calls} labels={labels} summary={describe('Calls', calls)} />
         </figure>
         <figure>
           <figcaption>Errors</figcaption>
-          <LineChart lines={errors} labels={labels} summary={describe('Errors', errors)} />
+          <BarChart lines={errors} labels={labels} summary={describe('Errors', errors)} />
         </figure>
       </div>
       <details class="t-details">

@@ -9,9 +9,11 @@ import { GroupPage } from './group'
 import { GroupRequestsPage } from './requests'
 import { ImportPage } from './import'
 import { ActivityPage } from './activity'
+import { BoardPage } from './board'
 import './teacher.css'
 
 const NAV = [
+  { path: '/teacher/board', label: 'Class board' },
   { path: '/teacher/groups', label: 'Groups' },
   { path: '/teacher/import', label: 'Import' },
   { path: '/teacher/activity', label: 'Activity' },
@@ -57,6 +59,8 @@ function SignedIn({ token, route, onSignOut }: { token: string; route: string; o
     <GroupPage key={groupId} id={groupId} />
   ) : route.startsWith('/teacher/import') ? (
     <ImportPage />
+  ) : route.startsWith('/teacher/board') ? (
+    <BoardPage />
   ) : route.startsWith('/teacher/activity') ? (
     <ActivityPage route={route} />
   ) : (

@@ -1,13 +1,13 @@
 import { useEffect, useRef, useState } from 'preact/hooks'
 
-/** One line of a chart: a group or a student, one number per time bucket. */
+/** One series of a chart: a group or a student, one number per time bucket. */
 export interface Line {
   label: string
   values: number[]
 }
 
-// Distinct on a projector and for the common colour blindnesses; every line also has its own marker
-// shape, so no line is told apart by colour alone.
+// Distinct on a projector and for the common colour blindnesses; every series also has its own marker
+// shape, drawn on each of its bars, so no series is told apart by colour alone.
 const COLORS = ['#1f6feb', '#c4320a', '#1a7f37', '#8250df', '#b08800', '#0a7f8c', '#bf3989', '#57606a']
 const SHAPES = ['circle', 'square', 'triangle', 'diamond', 'cross'] as const
 type Shape = (typeof SHAPES)[number]
@@ -30,13 +30,13 @@ function Marker({ x, y, shape, color, size = 4 }: { x: number; y: number; shape:
   }
 }
 
-/** The marker of a line, for legends and tables outside the chart. */
+/** The bar and marker of a series, for legends and tables outside the chart. */
 export function Swatch({ index }: { index: number }) {
   const { color, shape } = styleOf(index)
   return (
-    <svg class="swatch" width="22" height="14" viewBox="0 0 22 14" aria-hidden="true">
-      <line x1="0" y1="7" x2="22" y2="7" stroke={color} stroke-width="2.5" />
-      <Marker x={11} y={7} shape={shape} color={color} />
+    <svg class="swatch" width="22" height="16" viewBox="0 0 22 16" aria-hidden="true">
+      <rect x="5" y="6" width="12" height="10" fill={color} />
+      <Marker x={11} y={4} shape={shape} color={color} size={3} />
     </svg>
   )
 }
@@ -53,11 +53,13 @@ const HEIGHT = 260
 const PAD = { left: 48, right: 16, top: 14, bottom: 34 }
 
 /**
- * A line chart drawn as SVG, one unit of the drawing per CSS pixel (the width follows its box), so
- * its text stays as large on a phone as on a projector. For assistive technology it is one image
- * whose label is `summary`; the numbers are in a table next to it.
+ * A bar chart drawn as SVG: per time bucket, one bar per series side by side, with the series' marker
+ * on top of each bar that is not zero (empty buckets stay flat and quiet, where a line would sit on
+ * the axis). One unit of the drawing per CSS pixel (the width follows its box), so its text stays as
+ * large on a phone as on a projector. For assistive technology it is one image whose label is
+ * `summary`; the numbers are in a table next to it.
  */
-export function LineChart({ lines, labels, summary }: { lines: Line[]; labels: string[]; summary: string }) {
+export function BarChart({ lines, labels, summary }: { lines: Line[]; labels: string[]; summary: string }) {
   const box = useRef<HTMLDivElement>(null)
   const [width, setWidth] = useState(640)
   useEffect(() => {
@@ -67,12 +69,15 @@ export function LineChart({ lines, labels, summary }: { lines: Line[]; labels: s
     observer.observe(el)
     return () => observer.disconnect()
   }, [])
-  const n = labels.length
+  const n = Math.max(1, labels.length)
   const ticks = scale(Math.max(0, ...lines.flatMap((l) => l.values)))
   const top = ticks[ticks.length - 1]!
   const plotW = width - PAD.left - PAD.right
   const plotH = HEIGHT - PAD.top - PAD.bottom
-  const x = (i: number) => PAD.left + (n <= 1 ? plotW / 2 : (i * plotW) / (n - 1))
+  const slot = plotW / n
+  // A little air between buckets; the bars of one bucket touch.
+  const bar = Math.max(1, (slot * 0.8) / Math.max(1, lines.length))
+  const x = (bucket: number, series: number) => PAD.left + bucket * slot + slot * 0.1 + series * bar
   const y = (v: number) => PAD.top + plotH - (v / top) * plotH
   const every = Math.max(1, Math.ceil(n / Math.max(1, Math.floor(plotW / 64))))
   return (
@@ -88,7 +93,7 @@ export function LineChart({ lines, labels, summary }: { lines: Line[]; labels: s
         ))}
         {labels.map((label, i) =>
           i % every === 0 ? (
-            <text key={i} x={x(i)} y={HEIGHT - 10} text-anchor="middle" class="t-axis">
+            <text key={i} x={PAD.left + (i + 0.5) * slot} y={HEIGHT - 10} text-anchor="middle" class="t-axis">
               {label}
             </text>
           ) : null,
@@ -96,9 +101,15 @@ export function LineChart({ lines, labels, summary }: { lines: Line[]; labels: s
         {lines.map((line, li) => {
           const { color, shape } = styleOf(li)
           return (
-            <g key={line.label}>
-              <polyline points={line.values.map((v, i) => `${x(i)},${y(v)}`).join(' ')} fill="none" stroke={color} stroke-width={2.5} stroke-linejoin="round" />
-              {line.values.map((v, i) => (v > 0 || n <= 31 ? <Marker key={i} x={x(i)} y={y(v)} shape={shape} color={color} size={v > 0 ? 4 : 2.5} /> : null))}
+            <g key={line.label} data-series={line.label}>
+              {line.values.map((v, i) =>
+                v > 0 ? (
+                  <g key={i}>
+                    <rect class="t-bar" x={x(i, li)} y={y(v)} width={bar} height={y(0) - y(v)} fill={color} data-value={v} />
+                    {bar >= 6 && <Marker x={x(i, li) + bar / 2} y={y(v) - 6} shape={shape} color={color} size={Math.min(4, bar / 2)} />}
+                  </g>
+                ) : null,
+              )}
             </g>
           )
         })}

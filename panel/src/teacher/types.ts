@@ -8,7 +8,7 @@ import type { ImportSummary as ImportSummarySchema } from '../../../src/features
 
 export type { Member } from '../../../src/features/members/model'
 export type { Group } from '../../../src/features/groups/model'
-export type { ActivityReport, ActivitySeries } from '../../../src/features/activity/model'
+export type { ActivityReport, ActivitySeries, ClassBoard } from '../../../src/features/activity/model'
 
 export type ImportSummary = z.infer<typeof ImportSummarySchema>
 export type SeedAnswer = z.infer<typeof SeedResult>

@@ -75,3 +75,23 @@ export const ActivitySeries = z
   })
   .meta({ id: 'ActivitySeries' })
 export type ActivitySeries = z.infer<typeof ActivitySeries>
+
+export const ClassBoard = z
+  .object({
+    today: z.object({ from: z.string(), to: z.string() }).describe('the UTC day the counts cover'),
+    at: z.string().describe('when the board was read'),
+    groups: z.array(
+      z.object({
+        groupId: z.string(),
+        name: z.string(),
+        callsToday: z.number().int(),
+        errorsToday: z.number().int().describe('answers with status >= 400'),
+        errorRate: z.number().describe('errorsToday / callsToday, 0 to 1 (0 with no calls)'),
+        lastCallAt: z.string().nullable().describe('the last call today, or null'),
+        silentStudents: z.array(z.object({ rm: z.string(), name: z.string() })).describe('current members with no call today'),
+        failingWebhooks: z.array(z.object({ url: z.string(), failed: z.number().int() })).describe('endpoints with FAILED attempts in the last 24 hours'),
+      }),
+    ),
+  })
+  .meta({ id: 'ClassBoard' })
+export type ClassBoard = z.infer<typeof ClassBoard>

@@ -2,7 +2,8 @@ import { Elysia } from 'elysia'
 import { authMacro } from '../../kernel/auth/macro'
 import type { Deps } from '../../kernel/deps'
 import { ErrorEnvelope } from '../../kernel/errors'
-import { ActivityQuery, ActivityReport, ActivitySeries, ActivitySeriesQuery, MAX_BUCKETS } from './model'
+import { ActivityQuery, ActivityReport, ActivitySeries, ActivitySeriesQuery, ClassBoard, MAX_BUCKETS } from './model'
+import { classBoard } from './board'
 import { activityCsv, activityReport } from './report'
 import { activitySeries } from './series'
 
@@ -43,5 +44,15 @@ export const activityRoutes = (deps: Deps) =>
         tags: ['Admin'],
         summary: 'Calls per group and per student over time, for a chart',
         description: `The counts of GET /v1/admin/activity per hour (default) or per UTC day (bucket=day), including the calls of the last second. The window defaults to the last 24 hours; it is widened to whole buckets, and \`times\` lists the start of each one, ascending, zero buckets included. Every array of counts has one number per entry of \`times\`. Every group (or only \`groupId\`, 404 NOT_FOUND when unknown) and every current member is listed even with all zeros. More than ${MAX_BUCKETS} buckets is 400 VALIDATION_ERROR: use bucket=day or a shorter window.`,
+      },
+    })
+    .get('/board', () => classBoard(deps), {
+      admin: true,
+      response: { 200: ClassBoard },
+      detail: {
+        tags: ['Admin'],
+        summary: 'The class at a glance',
+        description:
+          "One entry per group, by name, for the projector: today's calls and errors (the current UTC day, counted as GET /v1/admin/activity counts them, so a call shows within a second), the error rate, the last call today, the members with no call today, and the store's webhook endpoints with FAILED attempts in the last 24 hours. The panel's Class board polls it every few seconds.",
       },
     })

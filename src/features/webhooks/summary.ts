@@ -5,7 +5,7 @@ import type { Deps } from '../../kernel/deps'
 import { webhookDeliveries, webhookEndpoints } from './tables'
 
 /** The store's endpoints with FAILED attempts since `since`: how many, and when the last one was. */
-export function failingEndpoints(deps: Deps, ctx: StoreCtx, since: number) {
+export function failingEndpoints(deps: Deps, ctx: Pick<StoreCtx, 'storeId'>, since: number) {
   return deps.db
     .select({ webhookId: webhookEndpoints.id, url: webhookEndpoints.url, failed: count(), lastFailedAt: max(webhookDeliveries.createdAt) })
     .from(webhookDeliveries)

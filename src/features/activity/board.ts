@@ -1,0 +1,37 @@
+import { stores } from '../../kernel/auth/tables'
+import { isoTime } from '../../kernel/clock'
+import type { Deps } from '../../kernel/deps'
+import { failingEndpoints } from '../webhooks/summary'
+import type { ClassBoard } from './model'
+import { activityReport } from './report'
+import { DAY, FORMER_MEMBER } from './scope'
+
+/**
+ * The class at a glance, for the projector: per group, today's calls and errors (the current UTC day,
+ * as the report counts), its last call today, the members who have made none today, and its webhook
+ * endpoints with failed attempts in the last 24 hours.
+ */
+export function classBoard(deps: Deps): ClassBoard {
+  const now = deps.clock.now()
+  const from = now - (now % DAY)
+  const report = activityReport(deps, { from: isoTime(from), to: isoTime(from + DAY), format: 'json' })
+  const storeOf = new Map(deps.db.select({ id: stores.id, groupId: stores.groupId }).from(stores).all().map((s) => [s.groupId, s.id]))
+  return {
+    today: { from: isoTime(from), to: isoTime(from + DAY) },
+    at: isoTime(now),
+    groups: report.groups.map((g) => {
+      const storeId = storeOf.get(g.groupId)
+      return {
+        groupId: g.groupId,
+        name: g.name,
+        callsToday: g.calls,
+        errorsToday: g.errors,
+        errorRate: g.calls === 0 ? 0 : Math.round((g.errors / g.calls) * 1000) / 1000,
+        lastCallAt: g.lastCallAt,
+        silentStudents: g.students.filter((s) => s.calls === 0 && s.name !== FORMER_MEMBER).map(({ rm, name }) => ({ rm, name })),
+        failingWebhooks: storeId ? failingEndpoints(deps, { storeId }, now - DAY).map(({ url, failed }) => ({ url, failed })) : [],
+      }
+    }),
+  }
+}
+

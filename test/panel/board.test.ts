@@ -1,0 +1,58 @@
+import { beforeAll, describe, expect, test } from 'bun:test'
+import { activeStudent, apiKey, createKey, expectOk } from '../helpers/world'
+import { eventually, noBrowser, signInAsTeacher, usePanel } from './browser'
+
+const panel = usePanel()
+const admin = () => ({ 'x-admin-token': panel.adminToken })
+let key: string
+let groups: { id: string; name: string }[]
+
+beforeAll(async () => {
+  if (noBrowser) return
+  groups = [
+    await expectOk(panel.call('POST', '/v1/admin/groups', { headers: admin(), body: { name: 'Turma Norte', members: [{ rm: '7001', name: 'Nina' }, { rm: '7002', name: 'Otto' }] } }), 201),
+    await expectOk(panel.call('POST', '/v1/admin/groups', { headers: admin(), body: { name: 'Turma Sul', members: [{ rm: '7101', name: 'Sara' }] } }), 201),
+  ]
+  const token = await activeStudent(panel.call, '7001')
+  key = (await createKey(panel.call, token)).apiKey
+  for (let i = 0; i < 3; i++) await expectOk(panel.call('GET', '/v1/products', { headers: apiKey(key) }))
+})
+
+const tile = (page: import('playwright-core').Page, name: string) => page.getByRole('listitem', { name, exact: true })
+
+describe.skipIf(noBrowser)('the class board', () => {
+  test("a tile per group with today's numbers, updated live after a new call, a group with errors flagged in words", async () => {
+    const board = await expectOk(panel.call('GET', '/v1/admin/board', { headers: admin() }))
+    const north = board.groups.find((g: any) => g.name === 'Turma Norte')
+    expect(north.callsToday).toBeGreaterThanOrEqual(3)
+    await panel.withPage('class board', async (page) => {
+      await signInAsTeacher(page, panel, '/teacher/board')
+      await page.getByRole('heading', { name: 'Class board' }).waitFor()
+      const n = tile(page, 'Turma Norte')
+      await eventually(async () => expect(await n.getByTestId('calls').textContent()).toBe(`${north.callsToday} calls today`))
+      expect(await n.getByTestId('silent').textContent()).toBe('Otto')
+      expect(await tile(page, 'Turma Sul').getByTestId('silent').textContent()).toBe('Sara')
+      expect(await tile(page, 'Turma Sul').getByTestId('calls').textContent()).toBe('0 calls today')
+      expect(await n.getByText('needs a look').count()).toBe(0)
+
+      // The app gets a 404: without a reload, the tile counts it and says so.
+      expect((await panel.call('GET', '/v1/products/prod_missing', { headers: apiKey(key) })).status).toBe(404)
+      await eventually(async () => expect(await n.getByTestId('calls').textContent()).toBe(`${north.callsToday + 1} calls today`), 15_000)
+      expect(await n.getByTestId('errors').textContent()).toBe(`1 (${Math.round(100 / (north.callsToday + 1))} %)`)
+      await n.getByText('needs a look').waitFor()
+    })
+  })
+
+  test('the activity chart draws bars whose values are the series', async () => {
+    const series = await expectOk(panel.call('GET', '/v1/admin/activity/series', { headers: admin() }))
+    const nonZero = series.groups.flatMap((g: any) => g.calls.filter((v: number) => v > 0)).sort()
+    expect(nonZero.length).toBeGreaterThan(0)
+    await panel.withPage('activity bars', async (page) => {
+      await signInAsTeacher(page, panel, '/teacher/activity')
+      const chart = page.getByRole('img', { name: /^Calls per hour/ })
+      await chart.waitFor()
+      const values = await chart.locator('rect.t-bar').evaluateAll((bars) => bars.map((b) => Number(b.getAttribute('data-value'))))
+      expect(values.sort()).toEqual(nonZero)
+    })
+  })
+})
