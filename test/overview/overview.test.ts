@@ -62,4 +62,19 @@ describe('the store overview', () => {
     const o = await expectOk(s.call('GET', '/v1/store/overview', { headers: apiKey(s.w.A.key.apiKey) }))
     expect(o.webhooks.failing).toEqual([{ webhookId: hook.id, url: 'https://10.9.8.7/hook', failed: 2, lastFailedAt: new Date(at(2)).toISOString() }])
   })
+
+  test('a store with more than 1,000 low variants reads "1,001" and the 20 furthest below their minimum, in a bounded count', async () => {
+    const s = await shopSetup()
+    // 11 products of 100 variants: stock 0 with minimums 1 to 100, so the shortfall grows with the minimum.
+    for (let p = 0; p < 11; p++) {
+      const variants = Array.from({ length: 100 }, (_, i) => ({ sku: `L${p}-${i}`, price: 1, stock: 0, minStock: i + 1, options: { n: String(i) } }))
+      await expectOk(s.call('POST', '/v1/products', { headers: apiKey(s.w.A.key.apiKey), body: { name: `Lote ${p}`, variants } }), 201)
+    }
+    const o = await expectOk(s.call('GET', '/v1/store/overview', { headers: apiKey(s.w.A.key.apiKey) }))
+    expect(o.lowStock.total).toBe(1001)
+    expect(o.lowStock.data).toHaveLength(20)
+    // Furthest below first: the minimum of 100 with nothing available, in every one of the 11 products, then 99.
+    expect(o.lowStock.data.map((v: any) => v.minStock)).toEqual([...Array(11).fill(100), ...Array(9).fill(99)])
+    expect(o.lowStock.data.every((v: any) => v.available === 0)).toBe(true)
+  })
 })

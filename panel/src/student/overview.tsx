@@ -42,7 +42,7 @@ export function OverviewPage() {
               <p class="muted">Every variant has more units available than its minimum.</p>
             ) : (
               <Table
-                caption={{ text: `${o.lowStock.total} variants at or below their minimum${o.lowStock.total > o.lowStock.data.length ? `; the ${o.lowStock.data.length} lowest` : ''}`, hidden: false }}
+                caption={{ text: `${o.lowStock.total > 1000 ? 'More than 1,000' : o.lowStock.total} variants at or below their minimum${o.lowStock.total > o.lowStock.data.length ? `; the ${o.lowStock.data.length} furthest below` : ''}` }}
                 columns={['Product', 'SKU', { label: 'Available', num: true }, { label: 'Minimum', num: true }]}
               >
                 {o.lowStock.data.map((v) => (

@@ -15,19 +15,30 @@ export function productsByState(deps: Deps, ctx: StoreCtx): Record<(typeof PRODU
 }
 
 const available = sql<number>`${variants.stock} - ${variants.reserved}`.mapWith(Number)
+/** Written as the index variants_store_low is, so that SQLite reads the low ones as a range of it. */
+const short = sql`(${variants.stock} - ${variants.reserved} - ${variants.minStock})`
+const belowMinimum = sql`${short} <= 0`
 
-/** The variants whose available units (stock minus reserved) are at or below their minStock: the `limit` lowest, and how many there are. */
+/** Low-stock variants are counted up to this many; past it the overview says "more than". */
+export const LOW_STOCK_COUNTED = 1000
+
+/**
+ * The variants whose available units (stock minus reserved) are at or below their minStock: the
+ * `limit` furthest below it, and how many there are (at most LOW_STOCK_COUNTED + 1, so a store of a million empty
+ * variants costs a bounded count).
+ */
 export function lowStock(deps: Deps, ctx: StoreCtx, limit: number) {
-  const low = and(eq(variants.storeId, ctx.storeId), isNull(variants.deletedAt), isNull(products.deletedAt), sql`${variants.stock} - ${variants.reserved} <= ${variants.minStock}`)
+  const low = and(eq(variants.storeId, ctx.storeId), isNull(variants.deletedAt), belowMinimum, isNull(products.deletedAt))
   const data = deps.db
     .select({ variantId: variants.id, productId: products.id, productName: products.name, sku: variants.sku, available, minStock: variants.minStock })
     .from(variants)
     .innerJoin(products, eq(products.id, variants.productId))
     .where(low)
-    .orderBy(asc(available), asc(variants.sku))
+    .orderBy(asc(short), sql`"variants"."rowid"`)
     .limit(limit)
     .all()
-  const [total] = deps.db.select({ n: count() }).from(variants).innerJoin(products, eq(products.id, variants.productId)).where(low).all()
+  const counted = deps.db.select({ one: sql`1` }).from(variants).innerJoin(products, eq(products.id, variants.productId)).where(low).limit(LOW_STOCK_COUNTED + 1).as('counted')
+  const [total] = deps.db.select({ n: count() }).from(counted).all()
   return { total: total?.n ?? 0, data }
 }
 

@@ -78,6 +78,8 @@ export const variants = sqliteTable(
     check('variants_min_stock', sql`${t.minStock} >= 0`),
     uniqueIndex('variants_store_sku').on(t.storeId, sql`lower(${t.sku})`).where(live(t)),
     index('variants_product').on(t.productId, t.position),
+    // The store overview's low stock: units available minus the minimum, at or below 0, read as a range.
+    index('variants_store_low').on(t.storeId, sql`(${t.stock} - ${t.reserved} - ${t.minStock})`).where(live(t)),
   ],
 )
 

@@ -46,6 +46,8 @@ export const orders = sqliteTable(
   (t) => [
     uniqueIndex('orders_store_number').on(t.storeId, t.number),
     index('orders_store_created').on(t.storeId, t.createdAt),
+    // The store overview counts orders per status from the index alone.
+    index('orders_store_status').on(t.storeId, t.status),
     index('orders_customer_created').on(t.customerId, t.createdAt),
     // The expiry sweep walks only the pending orders, soonest first.
     index('orders_pending_expiry').on(t.expiresAt).where(sql`${t.status} = 'PENDING'`),

@@ -1,5 +1,6 @@
 import { z } from 'zod'
 import { KeyListItem } from '../api-keys/model'
+import { LOW_STOCK_COUNTED } from '../catalog/summary'
 import { ProductStateSchema } from '../catalog/model'
 import { OrderStatus } from '../orders/model'
 
@@ -22,7 +23,7 @@ export const Overview = z
     }),
     lowStock: z
       .object({
-        total: z.number().int().describe('variants at or below their minStock'),
+        total: z.number().int().describe(`variants at or below their minStock, counted up to ${LOW_STOCK_COUNTED + 1} (more than ${LOW_STOCK_COUNTED} reads ${LOW_STOCK_COUNTED + 1})`),
         data: z.array(
           z.object({
             variantId: z.string(),
@@ -34,7 +35,7 @@ export const Overview = z
           }),
         ),
       })
-      .describe(`the ${LOW_STOCK_SHOWN} variants with the fewest available units at or below their minStock, fewest first`),
+      .describe(`the ${LOW_STOCK_SHOWN} variants furthest below their minStock (available = stock minus reserved), furthest first`),
     webhooks: z
       .object({
         failing: z.array(z.object({ webhookId: z.string(), url: z.string(), failed: z.number().int(), lastFailedAt: z.string().nullable() })),

@@ -1,0 +1,2 @@
+CREATE INDEX `variants_store_low` ON `variants` (`store_id`,("stock" - "reserved" - "min_stock")) WHERE "variants"."deleted_at" is null;--> statement-breakpoint
+CREATE INDEX `orders_store_status` ON `orders` (`store_id`,`status`);
