@@ -66,7 +66,7 @@ export const DeliveryQuery = PageQuery.extend({
   webhookId: z.string().optional(),
   eventType: z.enum(EVENT_NAMES, { error: unknownEvent }).optional(),
   status: z.enum(DELIVERY_STATUSES).optional(),
-  orderId: z.string().max(64, 'orderId is an order id such as ord_...').optional().describe("only deliveries of this order's events (order.*, shipment.updated)"),
+  orderId: z.string().max(64, 'orderId is the id of one of your orders (GET /v1/store/orders lists them), at most 64 characters').optional().describe("only deliveries of this order's events (order.*, shipment.updated)"),
 })
 export type DeliveryQuery = z.infer<typeof DeliveryQuery>
 
