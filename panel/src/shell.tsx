@@ -1,5 +1,5 @@
 import type { ComponentChildren } from 'preact'
-import { useEffect, useState } from 'preact/hooks'
+import { useState } from 'preact/hooks'
 
 export interface NavItem {
   path: string
@@ -11,8 +11,9 @@ export interface NavItem {
  * On a phone the navigation folds behind a Menu button, so the page starts on the screen, not below ten links.
  */
 export function Shell({ title, who, nav, route, onSignOut, children }: { title: string; who: string; nav: NavItem[]; route: string; onSignOut: () => void; children: ComponentChildren }) {
-  const [open, setOpen] = useState(false)
-  useEffect(() => setOpen(false), [route])
+  // The menu is open on the page it was opened on: a new route folds it in the same render that shows the new page.
+  const [openOn, setOpenOn] = useState<string | null>(null)
+  const open = openOn === route
   return (
     <>
       <a class="skip" href="#main" onClick={(e) => (e.preventDefault(), document.getElementById('main')?.focus())}>
@@ -20,7 +21,7 @@ export function Shell({ title, who, nav, route, onSignOut, children }: { title: 
       </a>
       <header class="top">
         <span class="brand">{title}</span>
-        <button type="button" class="menu" aria-expanded={open} aria-controls="sections" onClick={() => setOpen(!open)}>
+        <button type="button" class="menu" aria-expanded={open} aria-controls="sections" onClick={() => setOpenOn(open ? null : route)}>
           Menu
         </button>
         <nav id="sections" aria-label="sections" class={open ? 'open' : undefined}>
