@@ -2,7 +2,7 @@
  * `npm run bench`: the whole system, measured against the machine's own ceiling.
  *
  *   bun bench/run.ts [--seconds 3] [--rounds 3] [--concurrency 32] [--mix-seconds 20] [--starts 5]
- *                    [--bookkeeping-pairs 60] [--scale-max 100000] [--only <parts>] [--unpinned] [--fresh]
+ *                    [--bookkeeping-rounds 3] [--scale-max 100000] [--only <parts>] [--unpinned] [--fresh]
  *
  * Builds the executable (unless a build newer than every source exists), seeds a classroom (30 stores,
  * one with 100,000 products, orders and reviews; cached in <tmp>, see system/seed.ts), and starts the
@@ -34,7 +34,7 @@ const { values: args } = parseArgs({
     concurrency: { type: 'string', default: '32' },
     'mix-seconds': { type: 'string', default: '20' },
     starts: { type: 'string', default: '5' },
-    'bookkeeping-pairs': { type: 'string', default: '60' },
+    'bookkeeping-rounds': { type: 'string', default: '3' },
     'scale-max': { type: 'string', default: '100000' },
     only: { type: 'string', default: PARTS.join(',') },
     unpinned: { type: 'boolean', default: false },
@@ -50,8 +50,8 @@ const CONCURRENCY = Number(args.concurrency)
 const WARMUP = 1
 const ROUNDS = Number(args.rounds)
 const MIX_WARMUP = 8
-const BOOKKEEPING_PAIRS = Number(args['bookkeeping-pairs'])
-const BOOKKEEPING_WINDOW = 1
+/** Rounds of freshly started servers, each 100 pairs of 0.3 s windows: about a minute a round (bench/system/bookkeeping.ts). */
+const BOOKKEEPING = { rounds: Number(args['bookkeeping-rounds']), pairs: 100, windowSeconds: 0.3 }
 const log = (line: string) => process.stdout.write(line + '\n')
 const work = mkdtempSync(join(tmpdir(), 'storefront-bench-run-'))
 const results: Results = { at: new Date().toISOString(), bun: Bun.version, cores: navigator.hardwareConcurrency, pinning, parts: [...only], seconds: SECONDS, concurrency: CONCURRENCY, endpoints: [], mix: {}, startup: {}, memory: {}, bookkeeping: {} }
@@ -210,11 +210,11 @@ if (server) {
 // ---------------------------------------------------- activity counter + rate limiter + request inspector: on and off
 
 if (wanted('bookkeeping')) {
-  log(`\nactivity counter + rate limiter + request inspector on and off (list page 1, both variants from source at once; ${BOOKKEEPING_PAIRS} pairs of ${BOOKKEEPING_WINDOW} s windows, then the same with both off)`)
+  log(`\nactivity counter + rate limiter + request inspector on and off (list page 1, both variants from source at once; ${BOOKKEEPING.rounds} rounds of ${BOOKKEEPING.pairs} pairs of ${BOOKKEEPING.windowSeconds} s windows, then the same with both off)`)
   const listRequest = { path: '/v1/products?page=1&pageSize=20', headers: key(big) }
-  results.bookkeeping = await measureBookkeeping(classroom(), work, listRequest, BOOKKEEPING_PAIRS, BOOKKEEPING_WINDOW)
+  results.bookkeeping = await measureBookkeeping(classroom(), work, listRequest, { ...BOOKKEEPING, onMode: 'on' })
   // The same measurement with nothing different between the two sides: how far noise alone moves it.
-  results.bookkeepingNoise = await measureBookkeeping(classroom(), work, listRequest, BOOKKEEPING_PAIRS, BOOKKEEPING_WINDOW, 'off')
+  results.bookkeepingNoise = await measureBookkeeping(classroom(), work, listRequest, { ...BOOKKEEPING, onMode: 'off' })
 }
 
 // ---------------------------------------------------------------- in-process: statements per request, and the scale table
