@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, test } from 'bun:test'
 import type { Page } from 'playwright-core'
 import { apiKey, expectOk } from '../helpers/world'
-import { eventually, noBrowser, signInAsStudent, signInAsTeacher, usePanel } from './browser'
+import { eventually, groupWithStudent, newSecretKey, noBrowser, signInAsStudent, signInAsTeacher, usePanel } from './browser'
 
 const panel = usePanel()
 const RM = '2026400'
@@ -12,12 +12,9 @@ let groupId: string
 
 beforeAll(async () => {
   if (noBrowser) return
-  const admin = { 'x-admin-token': panel.adminToken }
-  const group = await expectOk(panel.call('POST', '/v1/admin/groups', { headers: admin, body: { name: 'Loja Espelho', members: [{ rm: RM, name: 'Caio' }] } }), 201)
-  groupId = group.id
-  const login = await expectOk(panel.call('POST', '/v1/store/auth/login', { body: { rm: RM, password: RM } }))
-  const changed = await expectOk(panel.call('POST', '/v1/store/auth/change-password', { headers: { authorization: `Bearer ${login.token}` }, body: { currentPassword: RM, newPassword: PASSWORD } }))
-  key = (await expectOk(panel.call('POST', '/v1/store/api-keys', { headers: { authorization: `Bearer ${changed.token}` }, body: { name: 'shop app' } }), 201)).apiKey
+  const made = await groupWithStudent(panel, 'Loja Espelho', { rm: RM, name: 'Caio' }, PASSWORD)
+  groupId = made.groupId
+  key = await newSecretKey(panel, made.student, 'shop app')
 })
 
 /** What a student's app does wrong: a product without its price, and a customer with a password in the body. */

@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, test } from 'bun:test'
 import { startReceiver } from '../helpers/receivers'
 import { apiKey, expectOk } from '../helpers/world'
-import { eventually, noBrowser, PHONE, signInAsStudent, usePanel } from './browser'
+import { eventually, groupWithStudent, newSecretKey, noBrowser, PHONE, signInAsStudent, usePanel } from './browser'
 
 // Loopback webhook URLs (the test's receiver) are allowed, as on a student's own copy.
 const panel = usePanel(['--allow-loopback-webhooks'])
@@ -11,11 +11,8 @@ let order: any
 
 beforeAll(async () => {
   if (noBrowser) return
-  const admin = { 'x-admin-token': panel.adminToken }
-  await expectOk(panel.call('POST', '/v1/admin/groups', { headers: admin, body: { name: 'Loja Pedido', members: [{ rm: RM, name: 'Rui' }] } }), 201)
-  const login = await expectOk(panel.call('POST', '/v1/store/auth/login', { body: { rm: RM, password: RM } }))
-  const changed = await expectOk(panel.call('POST', '/v1/store/auth/change-password', { headers: { authorization: `Bearer ${login.token}` }, body: { currentPassword: RM, newPassword: PASSWORD } }))
-  const key = apiKey((await expectOk(panel.call('POST', '/v1/store/api-keys', { headers: { authorization: `Bearer ${changed.token}` }, body: { name: 'app' } }), 201)).apiKey)
+  const { student } = await groupWithStudent(panel, 'Loja Pedido', { rm: RM, name: 'Rui' }, PASSWORD)
+  const key = apiKey(await newSecretKey(panel, student, 'app'))
   const receiver = startReceiver()
   await expectOk(panel.call('POST', '/v1/webhooks', { headers: key, body: { url: receiver.url, events: ['*'] } }), 201)
   const product = await expectOk(panel.call('POST', '/v1/products', { headers: key, body: { name: 'Caneca Azul', sku: 'CAN-AZ', price: 25, stock: 10, state: 'PUBLISHED' } }), 201)

@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, test } from 'bun:test'
 import { apiKey, expectOk } from '../helpers/world'
-import { noBrowser, signInAsStudent, usePanel } from './browser'
+import { groupWithStudent, newSecretKey, noBrowser, signInAsStudent, usePanel } from './browser'
 
 const panel = usePanel()
 const RM = '2026500'
@@ -10,13 +10,10 @@ let key: string
 
 beforeAll(async () => {
   if (noBrowser) return
-  const admin = { 'x-admin-token': panel.adminToken }
-  const group = await expectOk(panel.call('POST', '/v1/admin/groups', { headers: admin, body: { name: 'Loja Vista', members: [{ rm: RM, name: 'Lia' }] } }), 201)
-  await expectOk(panel.call('POST', `/v1/admin/groups/${group.id}/seed-demo`, { headers: admin }), 201)
-  const login = await expectOk(panel.call('POST', '/v1/store/auth/login', { body: { rm: RM, password: RM } }))
-  const changed = await expectOk(panel.call('POST', '/v1/store/auth/change-password', { headers: { authorization: `Bearer ${login.token}` }, body: { currentPassword: RM, newPassword: PASSWORD } }))
-  student = { authorization: `Bearer ${changed.token}` }
-  key = (await expectOk(panel.call('POST', '/v1/store/api-keys', { headers: student, body: { name: 'shop app' } }), 201)).apiKey
+  const made = await groupWithStudent(panel, 'Loja Vista', { rm: RM, name: 'Lia' }, PASSWORD)
+  student = made.student
+  await expectOk(panel.call('POST', `/v1/admin/groups/${made.groupId}/seed-demo`, { headers: { 'x-admin-token': panel.adminToken } }), 201)
+  key = await newSecretKey(panel, student, 'shop app')
   // A German store: money and dates follow its locale, not the browser's.
   await expectOk(panel.call('PUT', '/v1/store/settings', { headers: student, body: { locale: 'de-DE', currency: 'EUR' } }))
   await expectOk(panel.call('POST', '/v1/products', { headers: apiKey(key), body: { name: 'Quase esgotado', sku: 'LOW-ONE', price: 12.5, stock: 1, minStock: 4, state: 'PUBLISHED' } }), 201)

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { join } from 'node:path'
 import type { Page, Request } from 'playwright-core'
 import { expectOk } from '../helpers/world'
-import { eventually, noBrowser, usePanel } from './browser'
+import { eventually, groupWithStudent, newSecretKey, noBrowser, usePanel } from './browser'
 
 /**
  * examples/shop-front.html as a student uses it: served from an origin of its own (as from their dev
@@ -19,14 +19,8 @@ let shopUrl: string
 
 beforeAll(async () => {
   if (noBrowser) return
-  const admin = { 'x-admin-token': panel.adminToken }
-  await expectOk(panel.call('POST', '/v1/admin/groups', { headers: admin, body: { name: 'Loja Vitrine', members: [{ rm: RM, name: 'Duda' }] } }), 201)
-  const login = await expectOk(panel.call('POST', '/v1/store/auth/login', { body: { rm: RM, password: RM } }))
-  const changed = await expectOk(
-    panel.call('POST', '/v1/store/auth/change-password', { headers: { authorization: `Bearer ${login.token}` }, body: { currentPassword: RM, newPassword: 'a-better-password' } }),
-  )
-  const student = { authorization: `Bearer ${changed.token}` }
-  sk = (await expectOk(panel.call('POST', '/v1/store/api-keys', { headers: student, body: { name: 'server' } }), 201)).apiKey
+  const { student } = await groupWithStudent(panel, 'Loja Vitrine', { rm: RM, name: 'Duda' }, 'a-better-password')
+  sk = await newSecretKey(panel, student, 'server')
   pk = (await expectOk(panel.call('POST', '/v1/store/api-keys', { headers: student, body: { name: 'shop front', kind: 'publishable' } }), 201)).apiKey
   const secret = { 'x-api-key': sk }
   await expectOk(panel.call('POST', '/v1/products', { headers: secret, body: { name: 'Caneca Azul', sku: 'CANECA-AZUL', price: 39.9, stock: 3, state: 'PUBLISHED' } }), 201)

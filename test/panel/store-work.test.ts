@@ -4,7 +4,7 @@ import { join } from 'node:path'
 import type { Page } from 'playwright-core'
 import { startReceiver } from '../helpers/receivers'
 import { expectOk } from '../helpers/world'
-import { eventually, noBrowser, signInAsStudent, usePanel } from './browser'
+import { eventually, groupWithStudent, noBrowser, signInAsStudent, usePanel } from './browser'
 
 // Loopback webhook URLs (the test's receivers) are allowed, as on a student's own copy.
 const panel = usePanel(['--allow-loopback-webhooks'])
@@ -14,12 +14,9 @@ const PASSWORD = 'a-better-password'
 
 beforeAll(async () => {
   if (noBrowser) return
-  const admin = { 'x-admin-token': panel.adminToken }
-  const group = await expectOk(panel.call('POST', '/v1/admin/groups', { headers: admin, body: { name: 'Loja Demo', members: [{ rm: RM, name: 'Duda' }] } }), 201)
-  await expectOk(panel.call('POST', `/v1/admin/groups/${group.id}/seed-demo`, { headers: admin }), 201)
-  const login = await expectOk(panel.call('POST', '/v1/store/auth/login', { body: { rm: RM, password: RM } }))
-  const changed = await expectOk(panel.call('POST', '/v1/store/auth/change-password', { headers: { authorization: `Bearer ${login.token}` }, body: { currentPassword: RM, newPassword: PASSWORD } }))
-  student = { authorization: `Bearer ${changed.token}` }
+  const made = await groupWithStudent(panel, 'Loja Demo', { rm: RM, name: 'Duda' }, PASSWORD)
+  student = made.student
+  await expectOk(panel.call('POST', `/v1/admin/groups/${made.groupId}/seed-demo`, { headers: { 'x-admin-token': panel.adminToken } }), 201)
 })
 
 const signIn = (page: Page, route: string) => signInAsStudent(page, panel, RM, PASSWORD, route)

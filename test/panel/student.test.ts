@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'bun:test'
 import { registerBuyer } from '../helpers/orders'
 import { apiKey, expectOk } from '../helpers/world'
-import { eventually, noBrowser, signInAsStudent, usePanel } from './browser'
+import { eventually, groupWithStudent, noBrowser, signInAsStudent, usePanel } from './browser'
 
 const panel = usePanel()
 
@@ -93,10 +93,7 @@ describe.skipIf(noBrowser)('the student side of the panel', () => {
 
   test('the store colour is previewed live, saved, and applied to the panel', async () => {
     const rm = '2026200'
-    await expectOk(panel.call('POST', '/v1/admin/groups', { headers: { 'x-admin-token': panel.adminToken }, body: { name: 'Loja Verde', members: [{ rm, name: 'Caio' }] } }), 201)
-    const login = await expectOk(panel.call('POST', '/v1/store/auth/login', { body: { rm, password: rm } }))
-    const changed = await expectOk(panel.call('POST', '/v1/store/auth/change-password', { headers: { authorization: `Bearer ${login.token}` }, body: { currentPassword: rm, newPassword: NEW_PASSWORD } }))
-    const student = { authorization: `Bearer ${changed.token}` }
+    const { student } = await groupWithStudent(panel, 'Loja Verde', { rm, name: 'Caio' }, NEW_PASSWORD)
 
     await panel.withPage('student store colour', async (page) => {
       await signInAsStudent(page, panel, rm, NEW_PASSWORD, '/store/settings')
@@ -125,10 +122,7 @@ describe.skipIf(noBrowser)('the student side of the panel', () => {
 
   test('a member is added from the group page; an RM the server would refuse is held by the form, and nothing is sent', async () => {
     const rm = '2026300'
-    await expectOk(panel.call('POST', '/v1/admin/groups', { headers: { 'x-admin-token': panel.adminToken }, body: { name: 'Loja Rosa', members: [{ rm, name: 'Rita' }] } }), 201)
-    const login = await expectOk(panel.call('POST', '/v1/store/auth/login', { body: { rm, password: rm } }))
-    const changed = await expectOk(panel.call('POST', '/v1/store/auth/change-password', { headers: { authorization: `Bearer ${login.token}` }, body: { currentPassword: rm, newPassword: NEW_PASSWORD } }))
-    const student = { authorization: `Bearer ${changed.token}` }
+    const { student } = await groupWithStudent(panel, 'Loja Rosa', { rm, name: 'Rita' }, NEW_PASSWORD)
     const rms = async () => (await expectOk(panel.call('GET', '/v1/store/members', { headers: student }))).data.map((m: { rm: string }) => m.rm)
 
     await panel.withPage('student adds a member', async (page) => {
