@@ -13,7 +13,7 @@
  * pairs in the same time; and two server processes of the same code differ by up to 2 % for their
  * whole life, so the pairs come from several rounds, each on a freshly started pair of servers.
  */
-import { writeFileSync } from 'node:fs'
+import { rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { copyData, onSide, startHelper } from './harness'
 
@@ -43,14 +43,23 @@ const costOf = (on: number[], off: number[]) => {
   return 1 - ratios[Math.floor(ratios.length / 2)]!
 }
 
-type Request = { path: string; headers: Record<string, string> }
+type Target = { path: string; headers: Record<string, string> }
 type Helper = Awaited<ReturnType<typeof startHelper>>
 
-export function measureBookkeeping(data: string, work: string, request: Request, plan: BookkeepingPlan): Promise<Bookkeeping> {
-  return measureOnOff(request, plan, async (round) => [
-    await startHelper('variant-server.ts', [copyData(data, work, `bookkeeping-on-${round}`), plan.onMode]),
-    await startHelper('variant-server.ts', [copyData(data, work, `bookkeeping-off-${round}`), 'off']),
-  ], work)
+export function measureBookkeeping(data: string, work: string, request: Target, plan: BookkeepingPlan): Promise<Bookkeeping> {
+  // Each round's servers get their own copies of the data (a stopped server's files are not reused),
+  // removed once they have stopped: the big store's database is some 230 MB.
+  const copies = (round: number) => [`bookkeeping-on-${round}`, `bookkeeping-off-${round}`].map((name) => join(work, name))
+  return measureOnOff(
+    request,
+    plan,
+    async (round) => [
+      await startHelper('variant-server.ts', [copyData(data, work, `bookkeeping-on-${round}`), plan.onMode]),
+      await startHelper('variant-server.ts', [copyData(data, work, `bookkeeping-off-${round}`), 'off']),
+    ],
+    work,
+    (round) => copies(round).forEach((dir) => rmSync(dir, { recursive: true, force: true })),
+  )
 }
 
 /**
@@ -62,7 +71,7 @@ export function measureRateLimitHeaders(work: string, plan: BookkeepingPlan): Pr
   return measureOnOff({ path: '/', headers: {} }, plan, async () => [await startHelper('header-server.ts', [plan.onMode]), await startHelper('header-server.ts', ['off'])], work)
 }
 
-async function measureOnOff(request: Request, plan: BookkeepingPlan, start: (round: number) => Promise<Helper[]>, work: string): Promise<Bookkeeping> {
+async function measureOnOff(request: Target, plan: BookkeepingPlan, start: (round: number) => Promise<Helper[]>, work: string, afterRound?: (round: number) => void): Promise<Bookkeeping> {
   const onRps: number[] = []
   const offRps: number[] = []
   const roundCosts: number[] = []
@@ -77,13 +86,14 @@ async function measureOnOff(request: Request, plan: BookkeepingPlan, start: (rou
       roundCosts.push(costOf(on, off))
     } finally {
       for (const s of servers) await s.stop()
+      afterRound?.(round)
     }
   }
   return { rounds: plan.rounds, pairs: plan.pairs, windowSeconds: plan.windowSeconds, onRps, offRps, roundCosts, cost: costOf(onRps, offRps) }
 }
 
 /** One round's windows: the load generator takes turns between the two servers, started afresh for it. */
-async function alternate(servers: Helper[], work: string, request: Request, plan: BookkeepingPlan) {
+async function alternate(servers: Helper[], work: string, request: Target, plan: BookkeepingPlan) {
   // Warm-up windows (read cache, JIT, connections) for about 2 s, then on, off, off, on, on, off, ...
   const warmupWindows = 2 * Math.max(1, Math.round(1 / plan.windowSeconds))
   const order = [...Array.from({ length: warmupWindows }, (_, i) => i % 2), ...Array.from({ length: plan.pairs }, (_, i) => (i % 2 ? [1, 0] : [0, 1])).flat()]
