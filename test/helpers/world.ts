@@ -30,11 +30,11 @@ export async function firstLogin(call: Call, rm: string): Promise<string> {
 
 export const passwordOf = (rm: string) => `pw-${rm}-secret`
 
-/** Logs in and changes the password: a token that opens every panel route. */
-export async function activeStudent(call: Call, rm: string): Promise<string> {
+/** Logs in and changes the password (to `password`): a token that opens every panel route. */
+export async function activeStudent(call: Call, rm: string, password = passwordOf(rm)): Promise<string> {
   const first = await firstLogin(call, rm)
   const changed = await expectOk(
-    call('POST', '/v1/store/auth/change-password', { headers: bearer(first), body: { currentPassword: rm, newPassword: passwordOf(rm) } }),
+    call('POST', '/v1/store/auth/change-password', { headers: bearer(first), body: { currentPassword: rm, newPassword: password } }),
   )
   return changed.token
 }

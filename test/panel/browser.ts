@@ -15,7 +15,7 @@ import { afterAll, beforeAll } from 'bun:test'
 import { chromium, type Browser, type BrowserContextOptions, type Page } from 'playwright-core'
 import { ADMIN_TOKEN } from '../helpers/app'
 import { emptyDir, overHttp, SOURCE_SERVER, startExecutable, type Running } from '../helpers/executable'
-import { expectOk } from '../helpers/world'
+import { activeStudent, bearer, createGroup } from '../helpers/world'
 
 export const SCREENSHOTS = join(import.meta.dir, 'screenshots')
 
@@ -163,16 +163,10 @@ export async function signInAsStudent(page: Page, panel: Panel, rm: string, pass
 
 /**
  * A new group with one member who has replaced the initial password (the RM) with `password`, as a
- * student does first: the group's id and the student's headers.
+ * student does first: the group's id, the student's token and the headers that carry it.
  */
 export async function groupWithStudent(panel: Panel, group: string, member: { rm: string; name: string }, password: string) {
-  const made = await expectOk(panel.call('POST', '/v1/admin/groups', { headers: { 'x-admin-token': panel.adminToken }, body: { name: group, members: [member] } }), 201)
-  const login = await expectOk(panel.call('POST', '/v1/store/auth/login', { body: { rm: member.rm, password: member.rm } }))
-  const changed = await expectOk(panel.call('POST', '/v1/store/auth/change-password', { headers: { authorization: `Bearer ${login.token}` }, body: { currentPassword: member.rm, newPassword: password } }))
-  return { groupId: made.id as string, student: { authorization: `Bearer ${changed.token}` } }
-}
-
-/** A new secret key of the student's store, made with the student's headers. */
-export async function newSecretKey(panel: Panel, student: Record<string, string>, name: string): Promise<string> {
-  return (await expectOk(panel.call('POST', '/v1/store/api-keys', { headers: student, body: { name } }), 201)).apiKey
+  const made = await createGroup(panel.call, group, [member])
+  const token = await activeStudent(panel.call, member.rm, password)
+  return { groupId: made.id as string, token, student: bearer(token) }
 }

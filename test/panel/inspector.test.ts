@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, test } from 'bun:test'
 import type { Page } from 'playwright-core'
-import { apiKey, expectOk } from '../helpers/world'
-import { eventually, groupWithStudent, newSecretKey, noBrowser, signInAsStudent, signInAsTeacher, usePanel } from './browser'
+import { apiKey, createKey, expectOk } from '../helpers/world'
+import { eventually, groupWithStudent, noBrowser, signInAsStudent, signInAsTeacher, usePanel } from './browser'
 
 const panel = usePanel()
 const RM = '2026400'
@@ -14,7 +14,7 @@ beforeAll(async () => {
   if (noBrowser) return
   const made = await groupWithStudent(panel, 'Loja Espelho', { rm: RM, name: 'Caio' }, PASSWORD)
   groupId = made.groupId
-  key = await newSecretKey(panel, made.student, 'shop app')
+  key = (await createKey(panel.call, made.token, 'shop app')).apiKey
 })
 
 /** What a student's app does wrong: a product without its price, and a customer with a password in the body. */

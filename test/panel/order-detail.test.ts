@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, test } from 'bun:test'
 import { startReceiver } from '../helpers/receivers'
-import { apiKey, expectOk } from '../helpers/world'
-import { eventually, groupWithStudent, newSecretKey, noBrowser, PHONE, signInAsStudent, usePanel } from './browser'
+import { apiKey, createKey, expectOk } from '../helpers/world'
+import { eventually, groupWithStudent, noBrowser, PHONE, signInAsStudent, usePanel } from './browser'
 
 // Loopback webhook URLs (the test's receiver) are allowed, as on a student's own copy.
 const panel = usePanel(['--allow-loopback-webhooks'])
@@ -11,8 +11,8 @@ let order: any
 
 beforeAll(async () => {
   if (noBrowser) return
-  const { student } = await groupWithStudent(panel, 'Loja Pedido', { rm: RM, name: 'Rui' }, PASSWORD)
-  const key = apiKey(await newSecretKey(panel, student, 'app'))
+  const { token } = await groupWithStudent(panel, 'Loja Pedido', { rm: RM, name: 'Rui' }, PASSWORD)
+  const key = apiKey((await createKey(panel.call, token, 'app')).apiKey)
   const receiver = startReceiver()
   await expectOk(panel.call('POST', '/v1/webhooks', { headers: key, body: { url: receiver.url, events: ['*'] } }), 201)
   const product = await expectOk(panel.call('POST', '/v1/products', { headers: key, body: { name: 'Caneca Azul', sku: 'CAN-AZ', price: 25, stock: 10, state: 'PUBLISHED' } }), 201)

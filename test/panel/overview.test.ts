@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, test } from 'bun:test'
-import { apiKey, expectOk } from '../helpers/world'
-import { groupWithStudent, newSecretKey, noBrowser, signInAsStudent, usePanel } from './browser'
+import { apiKey, createKey, expectOk } from '../helpers/world'
+import { groupWithStudent, noBrowser, signInAsStudent, usePanel } from './browser'
 
 const panel = usePanel()
 const RM = '2026500'
@@ -13,7 +13,7 @@ beforeAll(async () => {
   const made = await groupWithStudent(panel, 'Loja Vista', { rm: RM, name: 'Lia' }, PASSWORD)
   student = made.student
   await expectOk(panel.call('POST', `/v1/admin/groups/${made.groupId}/seed-demo`, { headers: { 'x-admin-token': panel.adminToken } }), 201)
-  key = await newSecretKey(panel, student, 'shop app')
+  key = (await createKey(panel.call, made.token, 'shop app')).apiKey
   // A German store: money and dates follow its locale, not the browser's.
   await expectOk(panel.call('PUT', '/v1/store/settings', { headers: student, body: { locale: 'de-DE', currency: 'EUR' } }))
   await expectOk(panel.call('POST', '/v1/products', { headers: apiKey(key), body: { name: 'Quase esgotado', sku: 'LOW-ONE', price: 12.5, stock: 1, minStock: 4, state: 'PUBLISHED' } }), 201)

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { join } from 'node:path'
 import type { Page, Request } from 'playwright-core'
-import { expectOk } from '../helpers/world'
-import { eventually, groupWithStudent, newSecretKey, noBrowser, usePanel } from './browser'
+import { createKey, expectOk } from '../helpers/world'
+import { eventually, groupWithStudent, noBrowser, usePanel } from './browser'
 
 /**
  * examples/shop-front.html as a student uses it: served from an origin of its own (as from their dev
@@ -19,8 +19,8 @@ let shopUrl: string
 
 beforeAll(async () => {
   if (noBrowser) return
-  const { student } = await groupWithStudent(panel, 'Loja Vitrine', { rm: RM, name: 'Duda' }, 'a-better-password')
-  sk = await newSecretKey(panel, student, 'server')
+  const { student, token } = await groupWithStudent(panel, 'Loja Vitrine', { rm: RM, name: 'Duda' }, 'a-better-password')
+  sk = (await createKey(panel.call, token, 'server')).apiKey
   pk = (await expectOk(panel.call('POST', '/v1/store/api-keys', { headers: student, body: { name: 'shop front', kind: 'publishable' } }), 201)).apiKey
   const secret = { 'x-api-key': sk }
   await expectOk(panel.call('POST', '/v1/products', { headers: secret, body: { name: 'Caneca Azul', sku: 'CANECA-AZUL', price: 39.9, stock: 3, state: 'PUBLISHED' } }), 201)
