@@ -49,16 +49,16 @@ type Helper = Awaited<ReturnType<typeof startHelper>>
 export function measureBookkeeping(data: string, work: string, request: Target, plan: BookkeepingPlan): Promise<Bookkeeping> {
   // Each round's servers get their own copies of the data (a stopped server's files are not reused),
   // removed once they have stopped: the big store's database is some 230 MB.
-  const copies = (round: number) => [`bookkeeping-on-${round}`, `bookkeeping-off-${round}`].map((name) => join(work, name))
+  const copies = (round: number) => [`bookkeeping-on-${round}`, `bookkeeping-off-${round}`]
   return measureOnOff(
     request,
     plan,
-    async (round) => [
-      await startHelper('variant-server.ts', [copyData(data, work, `bookkeeping-on-${round}`), plan.onMode]),
-      await startHelper('variant-server.ts', [copyData(data, work, `bookkeeping-off-${round}`), 'off']),
-    ],
+    async (round) => {
+      const [on, off] = copies(round).map((name) => copyData(data, work, name))
+      return [await startHelper('variant-server.ts', [on!, plan.onMode]), await startHelper('variant-server.ts', [off!, 'off'])]
+    },
     work,
-    (round) => copies(round).forEach((dir) => rmSync(dir, { recursive: true, force: true })),
+    (round) => copies(round).forEach((name) => rmSync(join(work, name), { recursive: true, force: true })),
   )
 }
 
