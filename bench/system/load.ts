@@ -24,6 +24,8 @@ export interface LoadClient {
   variantId?: string
   /** Pause after each answer: a scripted student client, not a flood. */
   thinkMs?: number
+  /** When this client sends its first request, ms after the run starts (see classroomClients). */
+  startAfterMs?: number
 }
 
 export interface LoadSpec {
@@ -99,6 +101,7 @@ async function send(client: LoadClient, label: string, method: string, path: str
 }
 
 async function run(client: LoadClient) {
+  if (client.startAfterMs) await Bun.sleep(client.startAfterMs)
   let i = 0
   while (performance.now() < end) {
     if (client.flow === 'cycle') {

@@ -44,14 +44,21 @@ export function cartAddCycle(variantId: string, itemId: string): LoadRequest[] {
   return [{ label: 'cart reset', method: 'PATCH', path: `/v1/cart/items/${itemId}`, body: { quantity: 1 } }, ...Array<LoadRequest>(MAX_LINE_QUANTITY - 2).fill(add)]
 }
 
-/** 30 stores x 3 clients: two shop fronts browsing, one customer buying; 100 ms between requests. */
+const THINK_MS = 100
+
+/**
+ * 30 stores x 3 clients: two shop fronts browsing, one customer buying; 100 ms between requests.
+ * Their first requests are spread evenly over the first 100 ms, as independent apps arrive: started
+ * in the same millisecond, closed loops with the same pause stay in step for the whole run, and each
+ * wave of 90 requests waits behind itself (bench/README.md, "The classroom mix's arrivals").
+ */
 export async function classroomClients(base: string, stores: SeededStore[]): Promise<LoadClient[]> {
-  const clients: LoadClient[] = []
+  const clients: Omit<LoadClient, 'startAfterMs'>[] = []
   for (const [s, store] of stores.entries()) {
     const [buyer] = await customers(base, store, 1, `mix${s}-`)
-    clients.push({ headers: key(store), flow: 'cycle', requests: browsing(store, 2 * s), thinkMs: 100 })
-    clients.push({ headers: key(store), flow: 'cycle', requests: browsing(store, 2 * s + 1), thinkMs: 100 })
-    clients.push({ headers: buyer!, flow: 'order', variantId: store.stockVariantId, thinkMs: 100 })
+    clients.push({ headers: key(store), flow: 'cycle', requests: browsing(store, 2 * s), thinkMs: THINK_MS })
+    clients.push({ headers: key(store), flow: 'cycle', requests: browsing(store, 2 * s + 1), thinkMs: THINK_MS })
+    clients.push({ headers: buyer!, flow: 'order', variantId: store.stockVariantId, thinkMs: THINK_MS })
   }
-  return clients
+  return clients.map((client, i) => ({ ...client, startAfterMs: (i * THINK_MS) / clients.length }))
 }
