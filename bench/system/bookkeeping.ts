@@ -34,8 +34,8 @@ export interface BookkeepingPlan {
   rounds: number
   pairs: number
   windowSeconds: number
-  /** `off` measures the noise: both sides the same. */
-  onMode: 'on' | 'off'
+  /** `off` measures the noise: both sides the same. A comma list of parts (variant-server.ts) measures those alone. */
+  onMode: string
 }
 
 const costOf = (on: number[], off: number[]) => {
@@ -108,8 +108,9 @@ async function alternate(servers: Helper[], work: string, request: Target, plan:
   return windows
 }
 
-// `bun bench/system/bookkeeping.ts <dataDir> <x-api-key> [rounds] [pairs] [aa]`: this measurement alone, on
-// a copy of a seeded classroom's data dir, with the list page of `npm run bench`; `aa` compares off with off.
+// `bun bench/system/bookkeeping.ts <dataDir> <x-api-key> [rounds] [pairs] [aa | <parts>]`: this measurement alone,
+// on a copy of a seeded classroom's data dir, with the list page of `npm run bench`; `aa` compares off with
+// off, and a comma list of parts (`limiter`, `inspector,activity`) compares those parts alone with off.
 // `bun bench/system/bookkeeping.ts headers [rounds] [pairs] [aa]`: the RateLimit-* headers alone, on bare servers.
 if (import.meta.main) {
   const { mkdtempSync, rmSync } = await import('node:fs')
@@ -118,7 +119,7 @@ if (import.meta.main) {
   const headersOnly = args[0] === 'headers'
   const [data, apiKey, rounds, pairs, aa] = headersOnly ? ['', '', ...args.slice(1)] : args
   const work = mkdtempSync(join(tmpdir(), 'storefront-bench-bookkeeping-'))
-  const plan = { rounds: Number(rounds ?? 3), pairs: Number(pairs ?? 100), windowSeconds: 0.3, onMode: aa === 'aa' ? ('off' as const) : ('on' as const) }
+  const plan = { rounds: Number(rounds ?? 3), pairs: Number(pairs ?? 100), windowSeconds: 0.3, onMode: aa === 'aa' ? 'off' : (aa ?? 'on') }
   const b = headersOnly ? await measureRateLimitHeaders(work, plan) : await measureBookkeeping(data!, work, { path: '/v1/products?page=1&pageSize=20', headers: { 'x-api-key': apiKey! } }, plan)
   const pct = (x: number) => (x * 100).toFixed(1)
   const mean = (xs: number[]) => Math.round(xs.reduce((a, x) => a + x, 0) / xs.length)
