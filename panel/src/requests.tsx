@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'preact/hooks'
+import { useEffect, useRef, useState } from 'preact/hooks'
 import type { ApiError, CallOptions, Page } from './api'
 import { CopyButton, ErrorNote, Field, Loaded, Pager, Section, Table, useLoad, when } from './ui'
 import type { RequestDetail, RequestEntry } from './request-types'
@@ -42,14 +42,17 @@ export function RequestList({ inspector }: { inspector: Inspector }) {
   const [filters, setFilters] = useState<Filters>({ status: '', method: '', path: '', rm: '' })
   const [page, setPage] = useState(1)
   const [live, setLive] = useState(true)
-  const [fresh, setFresh] = useState<RequestEntry[]>([])
+  // What the stream brought since the page shown loaded, kept with that page: a new load already has
+  // it, so rows kept for an older page are never shown (decided in render, not cleared after it).
+  const [streamed, setStreamed] = useState<{ after?: Page<RequestEntry>; rows: RequestEntry[] }>({ rows: [] })
   const [streamError, setStreamError] = useState<ApiError>()
   const list = useLoad(
     () => inspector.call<Page<RequestEntry>>('GET', inspector.api, { query: { ...filters, page, pageSize: PAGE_SIZE } }),
     [inspector.api, filters.status, filters.method, filters.path, filters.rm, page],
   )
-  // What the stream brought since the page loaded; a new load already has it.
-  useEffect(() => setFresh([]), [list.data])
+  const shown = useRef(list.data)
+  shown.current = list.data
+  const fresh = streamed.after === list.data ? streamed.rows : []
   const following = live && page === 1
   useEffect(() => {
     if (!following) return
@@ -59,7 +62,8 @@ export function RequestList({ inspector }: { inspector: Inspector }) {
       (event, data) => {
         if (event !== 'request') return
         const entry = JSON.parse(data) as RequestEntry
-        if (matches(entry, filters)) setFresh((rows) => [entry, ...rows].slice(0, PAGE_SIZE))
+        if (!matches(entry, filters)) return
+        setStreamed((s) => ({ after: shown.current, rows: [entry, ...(s.after === shown.current ? s.rows : [])].slice(0, PAGE_SIZE) }))
       },
       setStreamError,
     )
