@@ -255,7 +255,7 @@ describe('pagination', () => {
     expect(res.body.data).toHaveLength(20)
   })
 
-  test('pageSize above 100 is a 400 that says the maximum; page 0 is a 400 too', async () => {
+  test('pageSize above 100 is a 400 that says the maximum; page 0, a word or a fraction is a 400 that shows a good value', async () => {
     const { call } = setup()
     const big = await call('GET', '/v1/probes?pageSize=101')
     expect(big.status).toBe(400)
@@ -266,6 +266,11 @@ describe('pagination', () => {
     expect(zero.body.error.details[0].path).toBe('page')
     const word = await call('GET', '/v1/probes?page=two')
     expect(word.status).toBe(400)
+    expect(word.body.error.details).toEqual([{ path: 'page', message: 'page must be a whole number, 1 or more, e.g. page=2' }])
+    const notNumber = await call('GET', '/v1/probes?pageSize=abc')
+    expect(notNumber.body.error.details).toEqual([{ path: 'pageSize', message: 'pageSize must be a whole number from 1 to 100, e.g. pageSize=20' }])
+    const fraction = await call('GET', '/v1/probes?pageSize=2.5')
+    expect(fraction.body.error.details).toEqual([{ path: 'pageSize', message: 'pageSize must be a whole number from 1 to 100, e.g. pageSize=20' }])
     const ok = await call('GET', '/v1/probes?page=3&pageSize=100')
     expect([ok.body.page, ok.body.pageSize, ok.body.data.length]).toEqual([3, 100, 100])
   })

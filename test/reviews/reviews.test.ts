@@ -176,6 +176,8 @@ describe('moderation and lists', () => {
     expect((await expectOk(s.store('GET', `/v1/store/reviews?productId=${s.product.id}&rating=5`))).total).toBe(1)
     expect((await expectOk(s.store('GET', '/v1/store/reviews?productId=prod_other'))).total).toBe(0)
     expect((await s.store('GET', '/v1/store/reviews?rating=9')).status).toBe(400)
+    const stars = await s.store('GET', '/v1/store/reviews?rating=five')
+    expect([stars.status, stars.body.error.details]).toEqual([400, [{ path: 'rating', message: 'rating runs from 1 to 5, e.g. rating=5' }]])
     // The student token works in place of the key.
     expect((await expectOk(s.call('GET', '/v1/store/reviews', { headers: bearer(s.w.A.student) }))).total).toBe(3)
 
