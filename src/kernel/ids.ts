@@ -33,17 +33,20 @@ export interface Ids {
 
 const ALPHABET = '0123456789abcdefghijklmnopqrstuvwxyz'
 
+/** Bytes from the system's secure random source, drawn once each: one call refills them all. */
+const pool = new Uint8Array(4096)
+let drawn = pool.length
+
 /** `length` characters of [0-9a-z] from the system's secure random source (20 chars ≈ 103 bits). */
 export function randomToken(length: number): string {
-  const bytes = crypto.getRandomValues(new Uint8Array(length))
   let out = ''
-  // 252 is the largest multiple of 36 below 256: rejecting bytes above it keeps every character equally likely.
-  for (let i = 0; out.length < length; i++) {
-    if (i === bytes.length) {
-      crypto.getRandomValues(bytes)
-      i = 0
+  while (out.length < length) {
+    if (drawn === pool.length) {
+      crypto.getRandomValues(pool)
+      drawn = 0
     }
-    const b = bytes[i]!
+    const b = pool[drawn++]!
+    // 252 is the largest multiple of 36 below 256: rejecting bytes above it keeps every character equally likely.
     if (b < 252) out += ALPHABET[b % 36]
   }
   return out

@@ -1,5 +1,7 @@
 import { describe, expect, test } from 'bun:test'
 import fc from 'fast-check'
+import { createHash } from 'node:crypto'
+import { hashToken } from '../../src/kernel/auth/credentials'
 import { describeId, randomIds, randomToken, sequentialIds } from '../../src/kernel/ids'
 import { fromCents, hasAtMostTwoDecimals, MAX_CART_LINES, MAX_LINE_QUANTITY, MAX_PRICE, MAX_PRICE_CENTS, Money, toCents, totalCents } from '../../src/kernel/money'
 
@@ -53,6 +55,12 @@ describe('prefixed ids', () => {
     for (const ch of randomToken(36_000)) counts.set(ch, (counts.get(ch) ?? 0) + 1)
     expect(counts.size).toBe(36)
     for (const n of counts.values()) expect(n).toBeGreaterThan(700) // 1000 expected each
+  })
+
+  test('a credential hashes to the SHA-256 hex the tables already hold, for any text', () => {
+    // Keys and sessions stored by earlier versions were hashed with node:crypto; they must still match.
+    fc.assert(fc.property(fc.string({ unit: 'binary', maxLength: 200 }), (token) => hashToken(token) === createHash('sha256').update(token).digest('hex')))
+    expect(hashToken('sk_abcd1234_x')).toBe(createHash('sha256').update('sk_abcd1234_x').digest('hex'))
   })
 
   test('sequential ids count per prefix', () => {

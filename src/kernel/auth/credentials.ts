@@ -7,7 +7,8 @@ import type { ApiKeyKind } from './kinds'
 export const STUDENT_TOKEN_TTL_MS = 24 * 60 * 60 * 1000
 export const CUSTOMER_TOKEN_TTL_MS = 30 * 24 * 60 * 60 * 1000
 
-export const hashToken = (token: string) => createHash('sha256').update(token).digest('hex')
+/** The SHA-256 of a credential, in hex: what the tables keep. Bun's one-shot hash takes less than half the time of `node:crypto`'s, and every authenticated request hashes one or two. */
+export const hashToken = (token: string): string => Bun.SHA256.hash(token, 'hex')
 
 export const newStudentToken = () => `stu_${randomToken(40)}`
 export const newCustomerToken = () => `ctk_${randomToken(40)}`
