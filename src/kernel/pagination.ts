@@ -1,16 +1,15 @@
 import { z } from 'zod'
 
+/** A whole number in the query string; a word or a fraction is refused with `message`, which shows a good value. */
+export const wholeNumberQuery = (message: string) => z.coerce.number({ error: message }).int(message)
+
 /** `page` and `pageSize` of every list route: the same names, bounds and defaults everywhere. */
 export const PageQuery = z.object({
-  page: z.coerce
-    .number({ error: 'page must be a whole number, 1 or more, e.g. page=2' })
-    .int('page must be a whole number, 1 or more, e.g. page=2')
+  page: wholeNumberQuery('page must be a whole number, 1 or more, e.g. page=2')
     .min(1, 'page starts at 1')
     .default(1)
     .describe('1-based page number'),
-  pageSize: z.coerce
-    .number({ error: 'pageSize must be a whole number from 1 to 100, e.g. pageSize=20' })
-    .int('pageSize must be a whole number from 1 to 100, e.g. pageSize=20')
+  pageSize: wholeNumberQuery('pageSize must be a whole number from 1 to 100, e.g. pageSize=20')
     .min(1, 'pageSize must be at least 1')
     .max(100, 'pageSize can be at most 100; ask for the next page instead')
     .default(20)

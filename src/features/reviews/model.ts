@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { Page, PageQuery } from '../../kernel/pagination'
+import { Page, PageQuery, wholeNumberQuery } from '../../kernel/pagination'
 import { Rating } from '../catalog/model'
 
 // Reviews: what a customer sends and what the API answers.
@@ -58,7 +58,7 @@ const boolFlag = z.enum(['true', 'false'], 'hidden must be true or false').trans
 export const StoreReviewQuery = PageQuery.extend({
   productId: z.string().optional(),
   hidden: boolFlag.optional(),
-  rating: z.coerce.number({ error: 'rating runs from 1 to 5, e.g. rating=5' }).int('rating runs from 1 to 5, e.g. rating=5').min(1, 'rating runs from 1 to 5').max(5, 'rating runs from 1 to 5').optional(),
+  rating: wholeNumberQuery('rating runs from 1 to 5, e.g. rating=5').min(1, 'rating runs from 1 to 5').max(5, 'rating runs from 1 to 5').optional(),
 }).strict()
 
 export const ReviewListQuery = PageQuery.strict()
