@@ -53,7 +53,7 @@ const THINK_MS = 100
  * wave of 90 requests waits behind itself (bench/README.md, "The classroom mix's arrivals").
  */
 export async function classroomClients(base: string, stores: SeededStore[]): Promise<LoadClient[]> {
-  const clients: Omit<LoadClient, 'startAfterMs'>[] = []
+  const clients: LoadClient[] = []
   for (const [s, store] of stores.entries()) {
     const [buyer] = await customers(base, store, 1, `mix${s}-`)
     clients.push({ headers: key(store), flow: 'cycle', requests: browsing(store, 2 * s), thinkMs: THINK_MS })

@@ -23,8 +23,8 @@ import { memoryLog } from '../../src/kernel/log'
 import { ADMIN_TOKEN } from './seed'
 
 const PARTS = ['activity', 'limiter', 'inspector']
-const [dataDir, mode = ''] = process.argv.slice(2)
-if (!dataDir) throw new Error('usage: bun bench/system/variant-server.ts <dataDir> on|off|<parts>')
+const [dataDir, mode] = process.argv.slice(2)
+if (!dataDir || !mode) throw new Error('usage: bun bench/system/variant-server.ts <dataDir> on|off|<parts>')
 // `on` is all three parts, `off` none; a comma list (`limiter,inspector`) switches on those alone, to see what each costs.
 const on = new Set(mode === 'on' ? PARTS : mode === 'off' ? [] : mode.split(','))
 const unknown = [...on].filter((part) => !PARTS.includes(part))
