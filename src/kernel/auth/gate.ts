@@ -209,7 +209,7 @@ export function createGate(deps: GateDeps) {
       if (!p.bearer) throw unauthenticated("This route also needs the customer's token in Authorization: Bearer (from POST /v1/customers/login).")
       if (bearerKind !== 'ctk_') throw wrongKind(kind, 'Authorization holds a token that is not a customer token.')
       const c = customer(both?.session, key.storeId)
-      const actor: Actor = { type: 'customer', customerId: c.customerId, keyId: key.id, rm: attributedRm(key.groupId, p.studentRm) }
+      const actor: Actor = { type: 'customer', customerId: c.customerId, keyId: key.id, keyKind: key.kind, rm: attributedRm(key.groupId, p.studentRm) }
       return { storeId: key.storeId, groupId: key.groupId, actor }
     }
 

@@ -58,7 +58,15 @@ export type Actor =
   | { type: 'secretKey'; keyId: string; rm: string | null }
   | { type: 'publishableKey'; keyId: string; rm: string | null }
   | { type: 'student'; rm: string; mustChangePassword: boolean }
-  | { type: 'customer'; customerId: string; keyId: string; rm: string | null }
+  /** keyKind: the kind of the store key the customer's token came with (buyer routes take either). */
+  | { type: 'customer'; customerId: string; keyId: string; keyKind: ApiKeyKind; rm: string | null }
+
+/**
+ * Whether the call came with the publishable key, alone or with a customer's token. That key sits in
+ * a shop page, where anyone can copy it: what it reads is what the shop shows the public.
+ */
+export const withPublishableKey = (ctx: StoreCtx) =>
+  ctx.actor.type === 'publishableKey' || (ctx.actor.type === 'customer' && ctx.actor.keyKind === 'publishable')
 
 export type StudentCtx = StoreCtx & { actor: Extract<Actor, { type: 'student' }> }
 
