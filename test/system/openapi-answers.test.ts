@@ -67,14 +67,16 @@ describe('what each operation may answer', () => {
     expect(doc.components.headers['X-Request-Id'].description).toContain('Quote it')
   })
 
-  test('a secret operation declares 403 for SECRET_KEY_REQUIRED and PASSWORD_CHANGE_REQUIRED; a shop or panel operation for PASSWORD_CHANGE_REQUIRED', () => {
+  test('a secret operation declares 403 for SECRET_KEY_REQUIRED and PASSWORD_CHANGE_REQUIRED; a shop or panel operation for PASSWORD_CHANGE_REQUIRED, the product list for both', () => {
     const ref = (o: Op) => o.op.responses['403']?.$ref
     const secret = ops.filter((o) => o.auth === 'secret')
     expect(secret.length).toBeGreaterThan(30)
     expect(secret.filter((o) => ref(o) !== '#/components/responses/SecretKeyRequired').map((o) => o.at)).toEqual([])
     expect(doc.components.responses.SecretKeyRequired.description).toMatch(/^SECRET_KEY_REQUIRED: .*PASSWORD_CHANGE_REQUIRED/)
     const others = ops.filter((o) => o.auth === 'shop' || o.auth === 'student')
-    expect(others.filter((o) => ref(o) !== '#/components/responses/PasswordChangeRequired').map((o) => o.at)).toEqual([])
+    expect(others.filter((o) => ref(o) !== '#/components/responses/PasswordChangeRequired').map((o) => o.at)).toEqual(['GET /v1/products'])
+    // A publishable key asking the list for drafts is refused too.
+    expect(ref(ops.find((o) => o.at === 'GET /v1/products')!)).toBe('#/components/responses/SecretKeyRequired')
     // Who must change the password may still see who they are and change it.
     expect(doc.paths['/v1/store/auth/change-password'].post.responses['403']).toBeUndefined()
     // A buyer's 403 is the review feature's own.

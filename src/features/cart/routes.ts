@@ -33,7 +33,7 @@ export const cartRoutes = (deps: Deps) =>
         [GROUPED_WRITES_EXTENSION]: true,
         summary: 'Add a variant to the cart',
         description:
-          `Adding a variant already in the cart adds the quantities up. A product id where the variant id belongs is a 404 that says so. A product that is not PUBLISHED is 409 PRODUCT_UNAVAILABLE; more units than \`available\` is 409 INSUFFICIENT_STOCK. A line holds at most ${MAX_LINE_QUANTITY} units and a cart at most ${MAX_CART_LINES} lines, so that every total is exact: an add that would pass either is 409 CONFLICT naming the limit, and changes nothing. Answers with the whole cart.`,
+          `Adding a variant already in the cart adds the quantities up. A product id where the variant id belongs is a 404 that says so. A variant of a product that is not PUBLISHED is 409 PRODUCT_UNAVAILABLE with the secret key, and 404 NOT_FOUND with a publishable key (pk_...), which does not see such products (as an unknown variant id); a line already in the cart whose product was unpublished since stays 409 PRODUCT_UNAVAILABLE; more units than \`available\` is 409 INSUFFICIENT_STOCK. A line holds at most ${MAX_LINE_QUANTITY} units and a cart at most ${MAX_CART_LINES} lines, so that every total is exact: an add that would pass either is 409 CONFLICT naming the limit, and changes nothing. Answers with the whole cart.`,
       },
     })
     .patch('/items/:id', async ({ ctx, params, body, set }) => answer(await changeItem(deps, ctx, params.id, body.quantity), set), {

@@ -80,7 +80,9 @@ export function getCart(deps: Deps, ctx: StoreCtx): Cart {
  * Refuses a quantity the variant cannot supply now (409), a variant that is gone (404), or a product
  * that cannot be bought (also for a price above the limit). `variant` is the variant with its product,
  * from the cart's own line when it has one (the lines were read in this transaction), else as
- * `variantLine` reads it.
+ * `variantLine` reads it: with a publishable key a variant of a DRAFT or ARCHIVED product is not
+ * found (404, as an unknown id), so that a shop page never learns a draft exists; the line of a
+ * product unpublished after it entered the cart is the customer's own, and stays 409.
  */
 function assertCanHold(variantId: string, variant: VariantLine | undefined, quantity: number): VariantLine {
   if (!variant || variant.variantDeletedAt !== null) throw notFound('variant', variantId, VARIANTS_HINT)
@@ -119,7 +121,7 @@ export function addItem(deps: Deps, ctx: StoreCtx, input: { variantId: string; q
     if (!existing && lines.length >= MAX_CART_LINES) {
       throw tooManyLines(lines.length, 'Check out first (POST /v1/orders/checkout) or remove a line (DELETE /v1/cart/items/:id), then add this one.')
     }
-    const variant = assertCanHold(input.variantId, existing ?? variantLine(tx, ctx.storeId, input.variantId), quantity)
+    const variant = assertCanHold(input.variantId, existing ?? variantLine(tx, ctx, input.variantId), quantity)
     const now = deps.clock.now()
     if (existing) {
       q.setQuantity.run({ id: existing.id, storeId: ctx.storeId, quantity })

@@ -2,6 +2,8 @@ import { and, eq, isNull, sql, type SQLWrapper } from 'drizzle-orm'
 import type { Sql } from '../../kernel/db/database'
 import { perHandle } from '../../kernel/db/per-handle'
 import { withParams } from '../../kernel/db/prepared'
+import type { StoreCtx } from '../../kernel/auth/kinds'
+import { seesState } from './find'
 import { products, variants } from './tables'
 
 // What a cart reads of the catalog: a variant with its product, as a cart line shows it and an add
@@ -54,7 +56,14 @@ const prepared = perHandle((db: Sql) =>
   ),
 )
 
-/** A live variant of the store with its product, shaped as `lineColumns` shapes a line; undefined if none. */
-export const variantLine = (db: Sql, storeId: string, id: string) => prepared(db).get({ id, storeId })
+/**
+ * A live variant of the store with its product, shaped as `lineColumns` shapes a line, as the caller
+ * may see it (find.ts): with a publishable key, a variant of a DRAFT or ARCHIVED product is none, as
+ * an unknown id. Undefined if none.
+ */
+export function variantLine(db: Sql, ctx: StoreCtx, id: string) {
+  const line = prepared(db).get({ id, storeId: ctx.storeId })
+  return line && seesState(ctx, line.state) ? line : undefined
+}
 
 export type VariantLine = NonNullable<ReturnType<typeof variantLine>>

@@ -1,5 +1,5 @@
 import { and, asc, count, eq, gte, inArray, isNull, sql } from 'drizzle-orm'
-import type { StoreCtx } from '../../kernel/auth/kinds'
+import { withPublishableKey, type StoreCtx } from '../../kernel/auth/kinds'
 import { isUniqueViolation, type Sql } from '../../kernel/db/database'
 import { AppError, notFound } from '../../kernel/errors'
 import { products, variants } from './tables'
@@ -7,17 +7,33 @@ import { products, variants } from './tables'
 // Loading a live product or variant of the caller's store. Anything else (unknown, deleted, another
 // store's) is the same 404, which also says when the id is of another kind (a product id where a
 // variant id belongs).
+//
+// A publishable key sits in a shop page, where anyone can copy it: it sees PUBLISHED products only. A
+// DRAFT or ARCHIVED product, and its variants, reviews and images, read to it as an unknown id, with
+// the same 404, so that it never learns one exists. The secret key and student tokens see every state.
 
 export const PRODUCTS_HINT = 'GET /v1/products lists them'
 export const VARIANTS_HINT = "a product's variants are listed in GET /v1/products/:id"
 
+/**
+ * What of the catalog the caller sees: `published` with a publishable key, `all` otherwise. Every
+ * kept product read is keyed by it, so that an answer made for the secret key is never served to a
+ * publishable one.
+ */
+export type Visibility = 'published' | 'all'
+export const visibilityOf = (ctx: StoreCtx): Visibility => (withPublishableKey(ctx) ? 'published' : 'all')
+
+/** Whether the caller may see a product in `state`. */
+export const seesState = (ctx: StoreCtx, state: string) => state === 'PUBLISHED' || !withPublishableKey(ctx)
+
+/** A live product of the store that the caller may see (with a publishable key, a PUBLISHED one). */
 export function findProduct(db: Sql, ctx: StoreCtx, id: string) {
   const row = db
-    .select({ id: products.id })
+    .select({ id: products.id, state: products.state })
     .from(products)
     .where(and(eq(products.id, id), eq(products.storeId, ctx.storeId), isNull(products.deletedAt)))
     .get()
-  if (!row) throw notFound('product', id, PRODUCTS_HINT)
+  if (!row || !seesState(ctx, row.state)) throw notFound('product', id, PRODUCTS_HINT)
   return row
 }
 
@@ -44,6 +60,11 @@ export const variantsForSale = (db: Sql, storeId: string, units: number) =>
     .orderBy(asc(products.seq), asc(variants.position))
     .all()
 
+/**
+ * A live variant of the store whatever its product's state: what stock moves and the store's own
+ * routes load (an order releases the stock of a product archived since). A read for the caller takes
+ * `findShownVariant`.
+ */
 export function findVariant(db: Sql, ctx: StoreCtx, id: string) {
   const row = db
     .select()
@@ -51,6 +72,16 @@ export function findVariant(db: Sql, ctx: StoreCtx, id: string) {
     .where(and(eq(variants.id, id), eq(variants.storeId, ctx.storeId), isNull(variants.deletedAt)))
     .get()
   if (!row) throw notFound('variant', id, VARIANTS_HINT)
+  return row
+}
+
+/** A live variant the caller may see: with a publishable key, a variant of a PUBLISHED product only. */
+export function findShownVariant(db: Sql, ctx: StoreCtx, id: string) {
+  const row = findVariant(db, ctx, id)
+  if (withPublishableKey(ctx)) {
+    const product = db.select({ state: products.state }).from(products).where(eq(products.id, row.productId)).get()
+    if (!product || !seesState(ctx, product.state)) throw notFound('variant', id, VARIANTS_HINT)
+  }
   return row
 }
 

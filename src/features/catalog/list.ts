@@ -1,7 +1,8 @@
 import { and, asc, count, desc, eq, gte, isNull, lte, sql, sum, type SQL, type SQLWrapper } from 'drizzle-orm'
-import type { StoreCtx } from '../../kernel/auth/kinds'
+import { withPublishableKey, type StoreCtx } from '../../kernel/auth/kinds'
 import { readTransaction, type Sql } from '../../kernel/db/database'
 import type { Deps } from '../../kernel/deps'
+import { AppError } from '../../kernel/errors'
 import { toCents } from '../../kernel/money'
 import { pageWindow, toPage } from '../../kernel/pagination'
 import type { ProductListQuery, ProductSort } from './model'
@@ -59,6 +60,21 @@ function conditions(ctx: StoreCtx, query: ProductListQuery, way: Way) {
   return { filters, where: and(...scope, ...filters), expression, order: ORDER[query.sort](walking ? asIs : noIndex) }
 }
 
+/**
+ * The list the caller may ask for. A publishable key lists PUBLISHED products only (find.ts): without
+ * `state` it gets those, with `state=PUBLISHED` the same, and asking for another state is a 403 that
+ * says where drafts are read. What it returns decides the answer, so a kept list is keyed by it.
+ */
+export function shownQuery(ctx: StoreCtx, query: ProductListQuery): ProductListQuery {
+  if (!withPublishableKey(ctx) || query.state === 'PUBLISHED') return query
+  if (query.state === undefined) return { ...query, state: 'PUBLISHED' }
+  throw new AppError(
+    'SECRET_KEY_REQUIRED',
+    `The shop front lists PUBLISHED products only: state=${query.state} is not for a publishable key (pk_...), which any visitor of the page can copy. ` +
+      "Drafts and archived products are read with the secret key (sk_...) from your app's server; with this key leave `state` out or send state=PUBLISHED.",
+  )
+}
+
 /** Finds a page's rows (their seq) and the total; the caller may keep the answer (read-cache.ts `found`). */
 export type PageFinder = (find: () => FoundPage) => FoundPage
 export interface FoundPage {
@@ -66,7 +82,8 @@ export interface FoundPage {
   seqs: number[]
 }
 
-export function listProducts(deps: Deps, ctx: StoreCtx, query: ProductListQuery, urlBase: string, sortMatchesUpTo = SORT_MATCHES_UP_TO, remember: PageFinder = (find) => find()) {
+export function listProducts(deps: Deps, ctx: StoreCtx, asked: ProductListQuery, urlBase: string, sortMatchesUpTo = SORT_MATCHES_UP_TO, remember: PageFinder = (find) => find()) {
+  const query = shownQuery(ctx, asked)
   return readTransaction(deps.db, (db) => {
     const { total, seqs } = remember(() => findPage(db, ctx, query, sortMatchesUpTo))
     const position = new Map(seqs.map((seq, i) => [seq, i]))

@@ -149,7 +149,9 @@ export const ProductListQuery = PageQuery.extend({
   categoryId: z.string().optional(),
   brandId: z.string().optional(),
   collectionId: z.string().optional(),
-  state: ProductStateSchema.optional().describe('without it every state is listed; a shop front asks PUBLISHED'),
+  state: ProductStateSchema.optional().describe(
+    'without it the secret key and student tokens list every state; a publishable key (pk_...) lists PUBLISHED products only, and DRAFT or ARCHIVED with it is 403 SECRET_KEY_REQUIRED',
+  ),
   minPrice: PriceFilter.optional().describe('lowest product price (its cheapest variant), inclusive'),
   maxPrice: PriceFilter.optional().describe('highest product price (its cheapest variant), inclusive'),
   sort: z.enum(SORTS).default('-createdAt').describe('a leading - sorts descending; default -createdAt'),

@@ -4,7 +4,7 @@ import { writeTransaction, type Sql } from '../../kernel/db/database'
 import type { Deps } from '../../kernel/deps'
 import { AppError, notFound } from '../../kernel/errors'
 import { requireTerms } from '../taxonomy/service'
-import { findProduct, PRODUCTS_HINT, savingSku } from './find'
+import { findProduct, PRODUCTS_HINT, savingSku, seesState } from './find'
 import { DEFAULT_MIN_STOCK, type AddVariantBody, type CreateProductBody, type Product, type UpdateProductBody } from './model'
 import { insertVariant } from './variants'
 import { productCollections, products, variants } from './tables'
@@ -13,9 +13,10 @@ import { lookups, productViews } from './views'
 // Products: base data and state. Prices and stock live on the variants (variants.ts, stock.ts). An
 // answer's image URLs start with `urlBase` (kernel/http/url-base.ts).
 
+/** A product the caller may see (find.ts): with a publishable key, a DRAFT or ARCHIVED one is an unknown id. */
 export function getProduct(db: Sql, urlBase: string, ctx: StoreCtx, id: string): Product {
   const row = lookups(db).byId.get({ id, storeId: ctx.storeId })
-  if (!row) throw notFound('product', id, PRODUCTS_HINT)
+  if (!row || !seesState(ctx, row.state)) throw notFound('product', id, PRODUCTS_HINT)
   return productViews(db, urlBase, [row], true)[0]!
 }
 

@@ -1,6 +1,8 @@
 import { and, eq, isNull, sql } from 'drizzle-orm'
 import { perHandle } from '../../kernel/db/per-handle'
 import type { Sql, Tx } from '../../kernel/db/database'
+import type { StoreCtx } from '../../kernel/auth/kinds'
+import { seesState } from './find'
 import { productRatings, products } from './tables'
 
 /**
@@ -33,7 +35,7 @@ export function setProductRating(tx: Tx, storeId: string, productId: string, sta
 
 const byLiveProduct = perHandle((db: Sql) =>
   db
-    .select({ average: productRatings.average, count: productRatings.count, r1: productRatings.r1, r2: productRatings.r2, r3: productRatings.r3, r4: productRatings.r4, r5: productRatings.r5 })
+    .select({ state: products.state, average: productRatings.average, count: productRatings.count, r1: productRatings.r1, r2: productRatings.r2, r3: productRatings.r3, r4: productRatings.r4, r5: productRatings.r5 })
     .from(productRatings)
     .innerJoin(products, eq(products.id, productRatings.productId))
     .where(and(eq(products.id, sql.placeholder('productId')), eq(products.storeId, sql.placeholder('storeId')), isNull(products.deletedAt)))
@@ -41,11 +43,12 @@ const byLiveProduct = perHandle((db: Sql) =>
 )
 
 /**
- * The summary of a live product of the store as last written, or null when the store has no such
- * product: one statement for the review page, which needs both.
+ * The summary of a live product of the store that the caller may see (find.ts: with a publishable
+ * key, a PUBLISHED one) as last written, or null when there is no such product: one statement for the
+ * review page, which needs both.
  */
-export function liveProductRating(db: Sql, storeId: string, productId: string) {
-  const r = byLiveProduct(db).get({ storeId, productId })
-  if (!r) return null
+export function shownProductRating(db: Sql, ctx: StoreCtx, productId: string) {
+  const r = byLiveProduct(db).get({ storeId: ctx.storeId, productId })
+  if (!r || !seesState(ctx, r.state)) return null
   return { average: r.average, count: r.count, distribution: { 5: r.r5, 4: r.r4, 3: r.r3, 2: r.r2, 1: r.r1 } }
 }

@@ -3,7 +3,8 @@ import { authMacro } from '../../kernel/auth/macro'
 import type { Deps } from '../../kernel/deps'
 import { ErrorEnvelope } from '../../kernel/errors'
 import { Page, PageQuery } from '../../kernel/pagination'
-import { listProducts } from './list'
+import { visibilityOf } from './find'
+import { listProducts, shownQuery } from './list'
 import { AddVariantBody, AdjustBody, CreateProductBody, IdParams, MAX_VARIANTS_PER_CREATE, PatchVariantBody, Product, ProductListQuery, ProductPage, ReceiveBody, StockMovement, UpdateProductBody, Variant } from './model'
 import { createProduct, deleteProduct, getProduct, updateProduct } from './products'
 import { jsonResponse } from '../../kernel/http/json-response'
@@ -25,20 +26,23 @@ export const productRoutes = (deps: Deps) => {
     .use(authMacro)
     .get('/', ({ ctx, query, set, request }) => {
       const urlBase = urlBaseFor(deps, request)
-      const body = cache.read(ctx.storeId, urlBase, `list ${JSON.stringify(query)}`, (remember) => {
-        const page = ProductPage.parse(listProducts(deps, ctx, query, urlBase, undefined, remember))
+      // Kept per what the caller sees (find.ts) and the query it may ask: a list made for the secret
+      // key is never served to a publishable one.
+      const shown = shownQuery(ctx, query)
+      const body = cache.read(ctx.storeId, urlBase, `list ${visibilityOf(ctx)} ${JSON.stringify(shown)}`, (remember) => {
+        const page = ProductPage.parse(listProducts(deps, ctx, shown, urlBase, undefined, remember))
         return { body: page, shows: page.data.map((p) => p.id) }
       })
       return jsonResponse(body, set)
     }, {
       auth: 'shop',
       query: ProductListQuery,
-      response: { 200: ProductPage, 400: ErrorEnvelope },
+      response: { 200: ProductPage, 400: ErrorEnvelope, 403: ErrorEnvelope },
       detail: {
         tags,
         summary: 'List and search products',
         description:
-          'Every state is listed unless `state` is given (a shop front asks `state=PUBLISHED`). `search` finds words in name, sku and description, ignoring case and accents ("acai" finds "Açaí"; "cami" finds "Camiseta"). Prices filter and sort on the product price, its cheapest variant. Each item carries its variants, its cover image URL and its rating.',
+          'With the secret key or a student token every state is listed unless `state` is given. A publishable key (pk_...) lists PUBLISHED products only, and `total` counts only those: `state` may be left out or PUBLISHED; `state=DRAFT` or `ARCHIVED` with it is 403 SECRET_KEY_REQUIRED (drafts are read with the secret key, from your app\u2019s server). `search` finds words in name, sku and description, ignoring case and accents ("acai" finds "Açaí"; "cami" finds "Camiseta"). Prices filter and sort on the product price, its cheapest variant. Each item carries its variants, its cover image URL and its rating.',
       },
     })
     .post(
@@ -62,12 +66,18 @@ export const productRoutes = (deps: Deps) => {
     .get('/:id', ({ ctx, params, set, request }) => {
       const urlBase = urlBaseFor(deps, request)
       const find = () => readTransaction(deps.db, (tx) => getProduct(tx, urlBase, ctx, params.id))
-      return jsonResponse(cache.read(ctx.storeId, urlBase, `product ${params.id}`, () => ({ body: Product.parse(find()), shows: [params.id] })), set)
+      const key = `product ${visibilityOf(ctx)} ${params.id}`
+      return jsonResponse(cache.read(ctx.storeId, urlBase, key, () => ({ body: Product.parse(find()), shows: [params.id] })), set)
     }, {
       auth: 'shop',
       params: IdParams,
       response: { 200: Product, 404: ErrorEnvelope },
-      detail: { tags, summary: 'One product with its variants, images and rating' },
+      detail: {
+        tags,
+        summary: 'One product with its variants, images and rating',
+        description:
+          'With a publishable key (pk_...) only a PUBLISHED product is found: a DRAFT or ARCHIVED one is 404 NOT_FOUND, the same answer as an unknown id. The secret key and student tokens read every state.',
+      },
     })
     .put('/:id', ({ ctx, params, body, request }) => updateProduct(deps, ctx, params.id, body, urlBaseFor(deps, request)), {
       auth: 'secret',
@@ -125,7 +135,11 @@ export const variantRoutes = (deps: Deps) =>
       auth: 'shop',
       params: IdParams,
       response: { 200: Variant, 404: ErrorEnvelope },
-      detail: { tags, summary: 'One variant' },
+      detail: {
+        tags,
+        summary: 'One variant',
+        description: 'With a publishable key (pk_...) only a variant of a PUBLISHED product is found: one of a DRAFT or ARCHIVED product is 404 NOT_FOUND, as an unknown id.',
+      },
     })
     .patch('/:id', ({ ctx, params, body }) => patchVariant(deps, ctx, params.id, body), {
       auth: 'secret',

@@ -5,7 +5,7 @@ import type { Deps } from '../../kernel/deps'
 import { AppError } from '../../kernel/errors'
 import { toCents } from '../../kernel/money'
 import type { AddVariantBody, PatchVariantBody, Variant } from './model'
-import { findProduct, findVariant, savingSku } from './find'
+import { findProduct, findShownVariant, findVariant, savingSku } from './find'
 import { moveStock } from './stock'
 import { products, variants } from './tables'
 import { toVariant } from './views'
@@ -68,7 +68,7 @@ export function addVariant(deps: Deps, ctx: StoreCtx, productId: string, input: 
   )
 }
 
-export const getVariant = (deps: Deps, ctx: StoreCtx, id: string): Variant => toVariant(findVariant(deps.db, ctx, id))
+export const getVariant = (deps: Deps, ctx: StoreCtx, id: string): Variant => toVariant(findShownVariant(deps.db, ctx, id))
 
 export function patchVariant(deps: Deps, ctx: StoreCtx, id: string, input: PatchVariantBody): Variant {
   const { price, stock: _stock, ...rest } = input

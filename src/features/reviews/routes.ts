@@ -8,6 +8,7 @@ import { jsonResponse } from '../../kernel/http/json-response'
 import { noContent } from '../../kernel/http/no-content'
 import { urlBaseFor } from '../../kernel/http/url-base'
 import { reviewPageCache } from './page-cache'
+import { visibilityOf } from '../catalog/find'
 
 const tags = ['Reviews']
 
@@ -20,7 +21,9 @@ export const reviewRoutes = (deps: Deps) => {
     .use(authMacro)
     .get('/products/:id/reviews', ({ ctx, params, query, set, request }) => {
       const urlBase = urlBaseFor(deps, request)
-      const body = pages.read(ctx.storeId, urlBase, `${params.id} ${JSON.stringify(query)}`, () => ReviewPage.parse(listProductReviews(deps, ctx, params.id, query, urlBase)))
+      // Kept per what the caller sees: a DRAFT product's page, made for the secret key, is never served to a publishable one.
+      const key = `${visibilityOf(ctx)} ${params.id} ${JSON.stringify(query)}`
+      const body = pages.read(ctx.storeId, urlBase, key, () => ReviewPage.parse(listProductReviews(deps, ctx, params.id, query, urlBase)))
       return jsonResponse(body, set)
     }, {
       auth: 'shop',
@@ -30,7 +33,8 @@ export const reviewRoutes = (deps: Deps) => {
       detail: {
         tags,
         summary: "A product's reviews, with its summary",
-        description: 'Newest first. Hidden reviews are left out, of the list and of `summary` (average rounded to 2 decimals, 0 without reviews; the same summary as the product `rating`).',
+        description:
+          'Newest first. Hidden reviews are left out, of the list and of `summary` (average rounded to 2 decimals, 0 without reviews; the same summary as the product `rating`). With a publishable key (pk_...) only a PUBLISHED product has a review page: a DRAFT or ARCHIVED one is 404 NOT_FOUND, as an unknown id.',
       },
     })
     .get('/products/:id/reviews/can-review', ({ ctx, params }) => canReview(deps, ctx, params.id), {
@@ -40,7 +44,8 @@ export const reviewRoutes = (deps: Deps) => {
       detail: {
         tags,
         summary: 'Whether the customer may review the product',
-        description: '`reason` is null when they may, `ALREADY_REVIEWED` when they did, `NO_PAID_ORDER` without a paid, unrefunded order (PAID, SHIPPED or DELIVERED) containing the product.',
+        description:
+          '`reason` is null when they may, `ALREADY_REVIEWED` when they did, `NO_PAID_ORDER` without a paid, unrefunded order (PAID, SHIPPED or DELIVERED) containing the product. With a publishable key (pk_...) a DRAFT or ARCHIVED product is 404 NOT_FOUND, as an unknown id.',
       },
     })
     .post(
@@ -58,7 +63,7 @@ export const reviewRoutes = (deps: Deps) => {
           tags,
           summary: 'Review a bought product',
           description:
-            '`rating` 1 to 5, `title` up to 120 characters, `comment` up to 5000, `mediaIds` pictures of the store library. Only a buyer with a paid, unrefunded order containing the product may (403 REVIEW_NOT_ALLOWED), once (409 ALREADY_REVIEWED). Sends `review.created`.',
+            '`rating` 1 to 5, `title` up to 120 characters, `comment` up to 5000, `mediaIds` pictures of the store library. Only a buyer with a paid, unrefunded order containing the product may (403 REVIEW_NOT_ALLOWED), once (409 ALREADY_REVIEWED). With a publishable key (pk_...) a DRAFT or ARCHIVED product is 404 NOT_FOUND, as an unknown id. Sends `review.created`.',
         },
       },
     )

@@ -9,7 +9,7 @@ import type { Deps } from '../../kernel/deps'
 import { AppError, notFound } from '../../kernel/errors'
 import { pageWindow, toPage, type PageQuery } from '../../kernel/pagination'
 import { findProduct, PRODUCTS_HINT } from '../catalog/find'
-import { liveProductRating, setProductRating } from '../catalog/ratings'
+import { setProductRating, shownProductRating } from '../catalog/ratings'
 import { findMedia, mediaByIds, toMedia } from '../media/service'
 import { linksAsMediaUser, renumber } from '../media/users'
 import { hasPaidOrderWith } from '../orders/views'
@@ -143,7 +143,7 @@ function setPhotos(tx: Sql, ctx: StoreCtx, reviewId: string, mediaIds: string[])
 
 export function listProductReviews(deps: Deps, ctx: StoreCtx, productId: string, query: PageQuery, urlBase: string) {
   return readTransaction(deps.db, (db) => {
-    const summary = liveProductRating(db, ctx.storeId, productId)
+    const summary = shownProductRating(db, ctx, productId)
     if (!summary) throw notFound('product', productId, PRODUCTS_HINT)
     const q = statements(db)
     const { limit, offset } = pageWindow(query)

@@ -28,10 +28,13 @@ the same credentials as your app: open the browser's network tab to see a worked
 that runs in the browser holds only a publishable key. It opens the shop-front routes: catalog reads
 (products, variants, categories, brands, collections, a product's public reviews and summary), customer
 register, login and \`me\`, and with a customer token the cart, checkout, payment, the customer's own orders,
-\`can-review\` and the customer's own reviews. Every other route that the secret key opens (managing the
-catalog, stock, orders, refunds, customers' data, webhooks and their \`sign\` helper, media) answers a
-publishable key \`403 SECRET_KEY_REQUIRED\`: call it from your app's server, with the secret key. Neither
-kind of key opens the store panel's routes (settings, API keys, members), which take a student token.
+\`can-review\` and the customer's own reviews. It sees PUBLISHED products only: a DRAFT or ARCHIVED product
+(its variants, reviews and images too) is \`404\` as an unknown id, lists leave it out, and
+\`state=DRAFT\` or \`ARCHIVED\` on the product list is \`403 SECRET_KEY_REQUIRED\`. Every other route that
+the secret key opens (managing the catalog, stock, orders, refunds, customers' data, webhooks and their
+\`sign\` helper, media) answers a publishable key \`403 SECRET_KEY_REQUIRED\`: call it from your app's
+server, with the secret key. Neither kind of key opens the store panel's routes (settings, API keys,
+members), which take a student token.
 Each operation below lists the credentials it takes.
 
 Send \`X-Student-RM: <your RM>\` with either key so your calls count for you.
@@ -159,7 +162,7 @@ export const ERROR_RESPONSES = {
   SecretKeyRequired: {
     status: 403,
     description:
-      "SECRET_KEY_REQUIRED: a publishable key (pk_...) on an operation that takes the store's secret key: call it from your app's server with the secret key (sk_...). PASSWORD_CHANGE_REQUIRED: a student token whose first password was not changed yet (POST /v1/store/auth/change-password).",
+      "SECRET_KEY_REQUIRED: a publishable key (pk_...) on an operation that takes the store's secret key, or asking for what only the secret key reads (`state=DRAFT` or `ARCHIVED` on the product list): call it from your app's server with the secret key (sk_...). PASSWORD_CHANGE_REQUIRED: a student token whose first password was not changed yet (POST /v1/store/auth/change-password).",
   },
   PasswordChangeRequired: {
     status: 403,

@@ -81,14 +81,18 @@ function errorAnswers(route: RouteEntry, declared: Json, at: string): [string, E
   }
   const own = Object.keys(declared).filter((status) => Number(status) >= 400)
   const statuses = [...new Set([...fromKernel.keys(), ...own])]
-  return statuses.map((status) => [status, errorResponse(status, fromKernel.get(status) ?? [], own.includes(status), at)])
+  return statuses.map((status) => [status, errorResponse(route, status, fromKernel.get(status) ?? [], own.includes(status), at)])
 }
 
-function errorResponse(status: string, fromKernel: ErrorCode[], declared: boolean, at: string): ErrorResponseName {
+function errorResponse(route: RouteEntry, status: string, fromKernel: ErrorCode[], declared: boolean, at: string): ErrorResponseName {
   if (status === '403') {
     // A feature's own 403 (FORBIDDEN, REVIEW_NOT_ALLOWED) is described apart from the gate's refusals;
     // a route that had both would need one shared response that describes both.
     const gate = fromKernel.includes('SECRET_KEY_REQUIRED') ? 'SecretKeyRequired' : fromKernel.includes('PASSWORD_CHANGE_REQUIRED') ? 'PasswordChangeRequired' : undefined
+    // A shop route has no customer, so its own 403 can only refuse a publishable key what the secret
+    // key alone may read (drafts on the product list): SecretKeyRequired describes that and the gate's
+    // PASSWORD_CHANGE_REQUIRED both.
+    if (gate === 'PasswordChangeRequired' && declared && route.auth === 'shop') return 'SecretKeyRequired'
     if (gate && declared) throw new Error(`${at} declares a 403 of its own where the gate refuses with 403 too; describe both in one shared response`)
     return gate ?? 'Forbidden'
   }
