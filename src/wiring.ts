@@ -1,6 +1,7 @@
 import type { Config } from './config'
 import { ActivityRecorder } from './features/activity/recorder'
 import { RequestLog, type InspectorDeps } from './features/inspector/log'
+import { UploadsInFlight } from './features/media/in-flight'
 import type { MediaDeps } from './features/media/users'
 import { productImageUsers } from './features/product-images/service'
 import { reviewPhotoUsers } from './features/reviews/service'
@@ -65,5 +66,5 @@ export function createDeps(
   const orderExpiry = new OrderExpiry(deps)
   lifecycle.onStop(() => orderExpiry.stop())
   lifecycle.onStop(() => retention.stop())
-  return Object.assign(deps, { webhooks, orderExpiry, requestLog, mediaUsers: [productImageUsers, reviewPhotoUsers] })
+  return Object.assign(deps, { webhooks, orderExpiry, requestLog, mediaUsers: [productImageUsers, reviewPhotoUsers], uploads: new UploadsInFlight() })
 }

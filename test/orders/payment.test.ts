@@ -1,4 +1,5 @@
 import { describe, expect, test } from 'bun:test'
+import { storedKey, withIdempotency } from '../../src/features/orders/idempotency'
 import { idempotencyKeys, payments } from '../../src/features/orders/tables'
 import { eq } from 'drizzle-orm'
 import { apiKey, bearer, expectOk } from '../helpers/world'
@@ -140,7 +141,7 @@ describe('Idempotency-Key', () => {
     expect((await s.shop.pay(otherOrder.id, { method: 'PIX', simulate: 'decline' }, 'key-2')).status).toBe(422)
   })
 
-  test('a key is scoped to the store and lives 24 hours', async () => {
+  test('two stores never share a key, and a key lives 24 hours', async () => {
     const s = await shopSetup()
     const order = await s.shop.buy(s.variantId)
     await s.shop.pay(order.id, { method: 'PIX', simulate: 'decline' }, 'shared')
@@ -201,20 +202,92 @@ describe('Idempotency-Key', () => {
     expectLedgerConsistent(s.deps, s.variantId)
   })
 
-  test("a second customer reusing the first one's key in the same store is 422", async () => {
+  test('two customers of a store may use the same key: each pays their own order once and gets their own answer again', async () => {
+    const s = await shopSetup()
+    const other = await registerBuyer(s.call, s.w.A.key.apiKey, 'other@example.com')
+    const mine = await s.shop.buy(s.variantId)
+    const theirs = await other.buy(s.variantId)
+    const first = await s.shop.pay(mine.id, { method: 'PIX' }, 'order-1')
+    const second = await other.pay(theirs.id, { method: 'CREDIT_CARD', installments: 2 }, 'order-1')
+    expect([first.status, second.status]).toEqual([200, 200])
+    expect([first.body.id, first.body.status, first.body.payments.map((p: any) => p.method)]).toEqual([mine.id, 'PAID', ['PIX']])
+    expect([second.body.id, second.body.status, second.body.payments.map((p: any) => p.method)]).toEqual([theirs.id, 'PAID', ['CREDIT_CARD']])
+    expect(paymentsOf(s.deps, mine.id)).toHaveLength(1)
+    expect(paymentsOf(s.deps, theirs.id)).toHaveLength(1)
+    // Each repeat replays its own customer's answer, and pays nothing again.
+    const [myReplay, theirReplay] = [await s.shop.pay(mine.id, { method: 'PIX' }, 'order-1'), await other.pay(theirs.id, { method: 'CREDIT_CARD', installments: 2 }, 'order-1')]
+    expect([myReplay.status, myReplay.headers.get('idempotent-replayed'), myReplay.body]).toEqual([200, 'true', first.body])
+    expect([theirReplay.status, theirReplay.headers.get('idempotent-replayed'), theirReplay.body]).toEqual([200, 'true', second.body])
+    expect(paymentsOf(s.deps, mine.id)).toHaveLength(1)
+    expect(paymentsOf(s.deps, theirs.id)).toHaveLength(1)
+    // Within one customer the key is still bound to its first request.
+    const reused = await other.pay(theirs.id, { method: 'PIX' }, 'order-1')
+    expect([reused.status, reused.body.error.code]).toEqual([422, 'IDEMPOTENCY_KEY_REUSED'])
+    expect(reused.body.error.message).toBe('You already used this Idempotency-Key in the last 24 h for a different request (another order, method or options). Use a new key for a new payment.')
+    expect(s.deps.db.select({ key: idempotencyKeys.key }).from(idempotencyKeys).all().map((r) => r.key).sort()).toEqual(
+      [`${s.w.A.customer.id}\norder-1`, `${other.customer.id}\norder-1`].sort(),
+    )
+  })
+
+  test('a key stored before keys were per customer still answers its own customer for its 24 h, and no other', async () => {
     const s = await shopSetup()
     const order = await s.shop.buy(s.variantId)
-    await expectOk(s.shop.pay(order.id, { method: 'PIX' }, 'mine'))
+    const paid = await expectOk(s.shop.pay(order.id, { method: 'PIX' }))
+    // The row as an earlier build wrote it: the key as sent, the customer named in the fingerprint.
+    const fingerprint = JSON.stringify({ customer: s.w.A.customer.id, orderId: order.id, method: 'PIX', simulate: null, installments: 1 })
+    s.deps.db
+      .insert(idempotencyKeys)
+      .values({ storeId: s.w.A.group.storeId, key: 'before', fingerprint, responseStatus: 200, responseBody: JSON.stringify(paid), createdAt: s.clock.now() })
+      .run()
+    const replay = await s.shop.pay(order.id, { method: 'PIX' }, 'before')
+    expect([replay.status, replay.headers.get('idempotent-replayed'), replay.body]).toEqual([200, 'true', paid])
+    const mismatch = await s.shop.pay(order.id, { method: 'CREDIT_CARD' }, 'before')
+    expect([mismatch.status, mismatch.body.error.code]).toEqual([422, 'IDEMPOTENCY_KEY_REUSED'])
     const other = await registerBuyer(s.call, s.w.A.key.apiKey, 'other@example.com')
     const theirs = await other.buy(s.variantId)
-    expect((await other.pay(theirs.id, { method: 'PIX' }, 'mine')).status).toBe(422)
+    const own = await other.pay(theirs.id, { method: 'PIX' }, 'before')
+    expect([own.status, own.body.id, own.headers.get('idempotent-replayed')]).toEqual([200, theirs.id, null])
+    expect(paymentsOf(s.deps, order.id)).toHaveLength(1)
+    // Past its 24 h the old row is free like any other: the customer's key is then stored per customer.
+    s.clock.advance(24 * 60 * 60 * 1000 + 1)
+    const fresh = await s.shop.buy(s.variantId)
+    expect((await s.shop.pay(fresh.id, { method: 'PIX' }, 'before')).status).toBe(200)
+    expect(s.deps.db.select({ key: idempotencyKeys.key }).from(idempotencyKeys).all().map((r) => r.key).sort()).toEqual(
+      [`${s.w.A.customer.id}\nbefore`, `${other.customer.id}\nbefore`].sort(),
+    )
+  })
+
+  test('without a customer a key is the store\'s: it never meets a customer\'s key of the same text, nor another store\'s', async () => {
+    const s = await shopSetup()
+    const storeA = s.w.A.group.storeId
+    const storeB = s.w.B.group.storeId
+    let runs = 0
+    const answer = (body: unknown) => async () => (runs++, { status: 200, body })
+    const storeScope = { storeId: storeA, customerId: null }
+    const customerScope = { storeId: storeA, customerId: s.w.A.customer.id }
+    expect(await withIdempotency(s.deps, storeScope, 'k', { what: 1 }, answer('store'))).toEqual({ status: 200, body: 'store' })
+    expect(await withIdempotency(s.deps, customerScope, 'k', { what: 2 }, answer('customer'))).toEqual({ status: 200, body: 'customer' })
+    expect(await withIdempotency(s.deps, { storeId: storeB, customerId: null }, 'k', { what: 3 }, answer('store B'))).toEqual({ status: 200, body: 'store B' })
+    expect(runs).toBe(3)
+    const replayed = (await withIdempotency(s.deps, storeScope, 'k', { what: 1 }, answer('again'))) as Response
+    expect([replayed.status, replayed.headers.get('idempotent-replayed'), await replayed.json()]).toEqual([200, 'true', 'store'])
+    await expect(withIdempotency(s.deps, storeScope, 'k', { what: 2 }, answer('other'))).rejects.toMatchObject({ code: 'IDEMPOTENCY_KEY_REUSED' })
+    expect(runs).toBe(3)
+    expect(s.deps.db.select({ storeId: idempotencyKeys.storeId, key: idempotencyKeys.key }).from(idempotencyKeys).all()).toEqual(
+      expect.arrayContaining([
+        { storeId: storeA, key: 'k' },
+        { storeId: storeA, key: `${s.w.A.customer.id}\nk` },
+        { storeId: storeB, key: 'k' },
+      ]),
+    )
   })
 
   test('a claim left without an answer (a crash mid-payment) is 409 IDEMPOTENCY_IN_PROGRESS for a minute, then the request may run', async () => {
     const s = await shopSetup()
     const order = await s.shop.buy(s.variantId)
     const fingerprint = JSON.stringify({ customer: s.w.A.customer.id, orderId: order.id, method: 'PIX', simulate: null, installments: 1 })
-    s.deps.db.insert(idempotencyKeys).values({ storeId: s.w.A.group.storeId, key: 'crashed', fingerprint, createdAt: s.clock.now() }).run()
+    const key = storedKey({ storeId: s.w.A.group.storeId, customerId: s.w.A.customer.id }, 'crashed')
+    s.deps.db.insert(idempotencyKeys).values({ storeId: s.w.A.group.storeId, key, fingerprint, createdAt: s.clock.now() }).run()
     const running = await s.shop.pay(order.id, { method: 'PIX' }, 'crashed')
     expect(running.status).toBe(409)
     expect(running.body.error.code).toBe('IDEMPOTENCY_IN_PROGRESS')

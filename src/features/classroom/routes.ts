@@ -2,6 +2,7 @@ import { Elysia } from 'elysia'
 import { authMacro } from '../../kernel/auth/macro'
 import { ErrorEnvelope } from '../../kernel/errors'
 import { GroupIdParams } from '../groups/model'
+import type { UploadDeps } from '../media/in-flight'
 import type { OrdersDeps } from '../orders/expiry'
 import { ResetResult, SeedBody, SeedResult } from './model'
 import { resetStore } from './reset'
@@ -10,7 +11,7 @@ import { seedDemo } from './seed'
 const tags = ['Admin']
 
 /** The teacher's classroom operations on a store. */
-export const classroomRoutes = (deps: OrdersDeps) =>
+export const classroomRoutes = (deps: OrdersDeps & UploadDeps) =>
   new Elysia({ prefix: '/admin/groups/:id' })
     .use(authMacro)
     .post(

@@ -9,6 +9,7 @@ import { pay } from '../orders/payment'
 import { addVariant } from '../catalog/variants'
 import { register } from '../customers/service'
 import { getGroup } from '../groups/service'
+import type { UploadDeps } from '../media/in-flight'
 import { uploadMedia } from '../media/service'
 import { linkImage } from '../product-images/service'
 import { createReview } from '../reviews/service'
@@ -50,7 +51,7 @@ export const DEMO_PRODUCTS = 40
  * a picture each, and a few customers with paid orders and a review each, so a class can call the API in
  * its first minute. Everything goes through the same services as the API, so every rule and event holds.
  */
-export async function seedDemo(deps: OrdersDeps, groupId: string, seed = 1) {
+export async function seedDemo(deps: OrdersDeps & UploadDeps, groupId: string, seed = 1) {
   const group = getGroup(deps, groupId)
   const ctx: StoreCtx = { storeId: group.storeId, groupId: group.id, actor: { type: 'secretKey', keyId: 'seed-demo', rm: null } }
   const existing = countLiveProducts(deps.db, ctx.storeId)

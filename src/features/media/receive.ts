@@ -3,6 +3,7 @@ import { Readable } from 'node:stream'
 import type { ReadableStream as NodeWebStream } from 'node:stream/web'
 import { AppError } from '../../kernel/errors'
 import { ACCEPTED_LIST, FORMATS, isAccepted, LARGEST_FILE, SIZE_LIMIT, type AcceptedMime, type MediaKind } from './formats'
+import type { Upload } from './in-flight'
 
 /** Bytes file-type needs to recognise every accepted format. */
 const SNIFF_BYTES = 4100
@@ -48,7 +49,7 @@ const tooLarge = (kind: MediaKind) =>
 const quotaExceeded = (room: number) =>
   new AppError(
     'QUOTA_EXCEEDED',
-    `The store's media quota has ${Math.max(0, Math.floor(room / 1024))} KiB left, less than this file. Delete files you no longer use (DELETE /v1/media/:id; GET /v1/media/usage shows the space used).`,
+    `The store's media quota has ${Math.max(0, Math.floor(room / 1024))} KiB left, less than this file (the files of uploads still running count too). Delete files you no longer use (DELETE /v1/media/:id; GET /v1/media/usage shows the space used).`,
   )
 
 function notAccepted(head: Buffer, detected: string | undefined): AppError {
@@ -72,11 +73,13 @@ const displayName = (name: string | undefined) =>
 /**
  * Streams the `file` part of a multipart request to `path`, recognising its format from the first
  * bytes (before anything is written) and stopping as soon as it passes the size limit or the room left
- * in the store's quota. On any failure the partial file is removed and reading stops.
+ * in the store's quota. Each chunk is reserved in `upload` before it is written, so the bytes of every
+ * upload of the store still running count against the quota. On any failure (a client that went away
+ * too) the partial file is removed and reading stops; the caller ends `upload` after that.
  */
-export async function receiveFile(request: Request, path: string, room: number): Promise<ReceivedFile> {
-  if (room <= 0) throw quotaExceeded(0)
-  const contentType = checkEnvelope(request, room)
+export async function receiveFile(request: Request, path: string, upload: Upload): Promise<ReceivedFile> {
+  if (upload.room() <= 0) throw quotaExceeded(0)
+  const contentType = checkEnvelope(request, upload.room())
   if (!request.body) throw new AppError('VALIDATION_ERROR', `The request has no body. ${HOW}`)
 
   // Loaded on the first upload, not at start.
@@ -85,9 +88,10 @@ export async function receiveFile(request: Request, path: string, room: number):
   const parser = Busboy({ headers: { 'content-type': contentType }, limits: { files: 1, fields: 20, fieldSize: 10_000, parts: 40 } })
   const fields: Record<string, string> = {}
   let handle: FileHandle | undefined
+  let fileStream: Readable | undefined
+  let file: Promise<Omit<ReceivedFile, 'fields'>> | undefined
 
   const work = new Promise<ReceivedFile>((resolve, reject) => {
-    let file: Promise<Omit<ReceivedFile, 'fields'>> | undefined
     parser.on('field', (name, value) => {
       fields[name] = value
     })
@@ -101,30 +105,31 @@ export async function receiveFile(request: Request, path: string, room: number):
         )
         return
       }
+      fileStream = stream
       file = (async () => {
         let head = Buffer.alloc(0)
         let size = 0
         let format: (typeof FORMATS)[AcceptedMime] | undefined
         let mime: AcceptedMime | undefined
-        let limit = 0
         const start = async () => {
           const detected = await fileTypeFromBuffer(head)
           if (!isAccepted(detected?.mime)) throw notAccepted(head, detected?.mime)
           mime = detected.mime as AcceptedMime
           format = FORMATS[mime]
-          limit = Math.min(SIZE_LIMIT[format.kind], room)
-          if (size > limit) throw size > room ? quotaExceeded(room) : tooLarge(format.kind)
+          if (size > SIZE_LIMIT[format.kind]) throw tooLarge(format.kind)
           handle = await open(path, 'w')
           await handle.write(head)
         }
         for await (const chunk of stream as AsyncIterable<Buffer>) {
           size += chunk.length
+          if (format && size > SIZE_LIMIT[format.kind]) throw tooLarge(format.kind)
+          // Reserved before it is written (or held for the format check): a chunk that does not fit is refused.
+          if (!upload.reserve(chunk.length)) throw quotaExceeded(upload.room())
           if (!format) {
             head = Buffer.concat([head, chunk])
             if (head.length >= SNIFF_BYTES) await start()
             continue
           }
-          if (size > limit) throw size > room ? quotaExceeded(room) : tooLarge(format.kind)
           await handle!.write(chunk)
         }
         if (size === 0) throw new AppError('VALIDATION_ERROR', 'The file is empty. Check the path of the file you attach.')
@@ -140,12 +145,15 @@ export async function receiveFile(request: Request, path: string, room: number):
       if (!file) return reject(new AppError('VALIDATION_ERROR', `The form has no file. ${HOW}`, [{ path: 'file', message: 'required' }]))
       file.then((f) => resolve({ ...f, fields }), reject)
     })
-    source.on('error', () => reject(new AppError('VALIDATION_ERROR', 'The upload was interrupted before it ended. Try again.')))
+    const interrupted = () => reject(new AppError('VALIDATION_ERROR', 'The upload was interrupted before it ended. Try again.'))
+    source.on('error', interrupted)
+    request.signal.addEventListener('abort', interrupted, { once: true })
     // The whole body is bounded too, not only the file in it: a body that never reaches its first
     // boundary (or is all form fields) would otherwise be read for as long as the sender sends.
     let received = 0
     source.on('data', (chunk: Buffer) => {
       received += chunk.length
+      const room = upload.room()
       if (received > Math.min(LARGEST_FILE, room) + FRAMING) reject(received > room + FRAMING ? quotaExceeded(room) : tooLarge('VIDEO'))
     })
     source.pipe(parser)
@@ -156,6 +164,10 @@ export async function receiveFile(request: Request, path: string, room: number):
   } catch (e) {
     source.unpipe(parser)
     source.destroy()
+    // The file's writer may be between two awaits: it stops, and only then is its file closed and removed,
+    // so that it cannot open or write the file after the removal.
+    fileStream?.destroy()
+    await file?.catch(() => {})
     await handle?.close().catch(() => {})
     await rm(path, { force: true })
     if ((e as NodeJS.ErrnoException).code === 'ENOSPC') {

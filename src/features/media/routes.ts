@@ -3,6 +3,7 @@ import { authMacro, UPLOAD_EXTENSION } from '../../kernel/auth/macro'
 import { ErrorEnvelope } from '../../kernel/errors'
 import { Page } from '../../kernel/pagination'
 import { FILE_RESPONSES, serveFile } from './files'
+import { UPLOADS_RULE } from './in-flight'
 import { DeleteMediaQuery, FileHeaders, FileParams, Media, MediaIdParams, MediaListQuery, MediaUsage, uploadRequestBody } from './model'
 import { deleteMedia, listMedia, mediaUsage, uploadMedia } from './service'
 import type { MediaDeps } from './users'
@@ -23,12 +24,11 @@ export const mediaRoutes = (deps: MediaDeps) =>
       },
       {
         auth: 'secret',
-        response: { 201: Media, 400: ErrorEnvelope, 413: ErrorEnvelope, 415: ErrorEnvelope, 507: ErrorEnvelope },
+        response: { 201: Media, 400: ErrorEnvelope, 409: ErrorEnvelope, 413: ErrorEnvelope, 415: ErrorEnvelope, 507: ErrorEnvelope },
         detail: {
           tags,
           summary: 'Upload a file to the store library',
-          description:
-            "multipart/form-data with the file in the field `file` (curl: `-F file=@photo.jpg`). The format is recognised from the bytes, never from the name or declared type: JPEG, PNG, WebP, GIF, AVIF images up to 10 MiB, MP4 and WebM videos up to 100 MiB. SVG is refused (it can carry scripts). The store's quota (500 MiB by default) is checked too: 413 FILE_TOO_LARGE or QUOTA_EXCEEDED. The file only enters the library; link it to a product with POST /v1/products/:id/images.",
+          description: `multipart/form-data with the file in the field \`file\` (curl: \`-F file=@photo.jpg\`). The format is recognised from the bytes, never from the name or declared type: JPEG, PNG, WebP, GIF, AVIF images up to 10 MiB, MP4 and WebM videos up to 100 MiB. SVG is refused (it can carry scripts). The store's quota (500 MiB by default) is checked too, while the file arrives: 413 FILE_TOO_LARGE or QUOTA_EXCEEDED. ${UPLOADS_RULE} The file only enters the library; link it to a product with POST /v1/products/:id/images.`,
           requestBody: uploadRequestBody(),
           [UPLOAD_EXTENSION]: true,
         } as never,

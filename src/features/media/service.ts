@@ -13,6 +13,7 @@ import { urlBaseFor } from '../../kernel/http/url-base'
 import { pageWindow, toPage, type PageQuery } from '../../kernel/pagination'
 import { MiB, type MediaKind } from './formats'
 import type { Media } from './model'
+import type { Upload, UploadDeps } from './in-flight'
 import { receiveFile, type ReceivedFile } from './receive'
 import { media } from './tables'
 import type { MediaDeps } from './users'
@@ -55,16 +56,26 @@ async function dimensions(path: string, file: ReceivedFile) {
 }
 
 /**
- * Receives an upload into the store's library. The file is streamed to a temp name, renamed, then
- * recorded; the quota is checked again inside the write transaction, so concurrent uploads cannot pass it.
+ * Receives an upload into the store's library. The upload takes one of the store's slots first (409
+ * LIMIT_REACHED when it has none left), then its file is streamed to a temp name, each chunk reserved
+ * against the quota before it is written, renamed, then recorded. The slot and the reservation are
+ * given back on every way out: recorded, refused, failed or abandoned by the client.
  */
-export async function uploadMedia(deps: Deps, ctx: StoreCtx, request: Request): Promise<{ media: Media; fields: Record<string, string> }> {
+export async function uploadMedia(deps: UploadDeps, ctx: StoreCtx, request: Request): Promise<{ media: Media; fields: Record<string, string> }> {
+  const upload = deps.uploads.begin(ctx.storeId, quotaBytes(deps), () => usedBytes(deps.db, ctx.storeId))
+  try {
+    return await receiveIntoLibrary(deps, ctx, request, upload)
+  } finally {
+    upload.end()
+  }
+}
+
+async function receiveIntoLibrary(deps: Deps, ctx: StoreCtx, request: Request, upload: Upload) {
   const id = deps.ids.next('med')
   const dir = join(mediaRoot(deps), ctx.storeId)
   await mkdir(dir, { recursive: true })
   const temp = join(dir, `.tmp-${id}`)
-  const room = quotaBytes(deps) - usedBytes(deps.db, ctx.storeId)
-  const file = await receiveFile(request, temp, room)
+  const file = await receiveFile(request, temp, upload)
   const row: MediaRow = {
     id,
     storeId: ctx.storeId,
@@ -79,12 +90,15 @@ export async function uploadMedia(deps: Deps, ctx: StoreCtx, request: Request): 
   const final = filePath(deps, row)
   await rename(temp, final)
   try {
+    // The reservations keep the library within the quota; the check here holds it for files recorded
+    // by other means too (a restored database).
     writeTransaction(deps.db, (tx) => {
       if (usedBytes(tx, ctx.storeId) + row.sizeBytes > quotaBytes(deps)) {
         throw new AppError('QUOTA_EXCEEDED', "Another upload used the store's remaining media quota first. Delete files you no longer use and try again.")
       }
       tx.insert(media).values(row).run()
     })
+    upload.landed()
   } catch (e) {
     await rm(final, { force: true })
     throw e

@@ -1,7 +1,7 @@
 import { and, eq, type SQL } from 'drizzle-orm'
 import type { SQLiteColumn, SQLiteTable } from 'drizzle-orm/sqlite-core'
 import type { Sql } from '../../kernel/db/database'
-import type { Deps } from '../../kernel/deps'
+import type { UploadDeps } from './in-flight'
 
 /**
  * What may use a library file: product images and review photos. Each entry finds the
@@ -13,8 +13,8 @@ export interface MediaUser {
   unlink(tx: Sql, storeId: string, mediaId: string): void
 }
 
-/** What the media services need beyond the kernel: who may use a file, asked before it is deleted. */
-export type MediaDeps = Deps & { mediaUsers: MediaUser[] }
+/** What the media services need beyond the kernel: who may use a file, asked before it is deleted, and the uploads in flight. */
+export type MediaDeps = UploadDeps & { mediaUsers: MediaUser[] }
 
 /** A table of links from owners (a product, a review) to library files, each owner's at positions 0..n-1. */
 export interface MediaLinks {

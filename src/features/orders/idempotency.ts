@@ -1,4 +1,4 @@
-import { and, eq, lte, sql } from 'drizzle-orm'
+import { and, eq, inArray, lte, sql } from 'drizzle-orm'
 import { groupedWrite, writeTransaction, type Db, type Sql } from '../../kernel/db/database'
 import { perHandle } from '../../kernel/db/per-handle'
 import { withParams } from '../../kernel/db/prepared'
@@ -7,9 +7,11 @@ import { AppError, errorBody } from '../../kernel/errors'
 import { deleteBatch, type Pruner } from '../../kernel/retention'
 import { idempotencyKeys } from './tables'
 
-// The Idempotency-Key of a payment, scoped to the store: the first request claims the
+// The Idempotency-Key of a payment, scoped to the store and the customer: the first request claims the
 // key, and its answer is kept for 24 h and replayed to every repeat. The same key with a different
 // request is 422 IDEMPOTENCY_KEY_REUSED; a repeat while the first still runs is 409 IDEMPOTENCY_IN_PROGRESS.
+// Two customers of a store pick their keys without knowing each other's (`order-1` is a likely key for
+// both), so one customer's key never answers, or refuses, another's request.
 
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000
 export const MAX_KEY_LENGTH = 255
@@ -25,14 +27,39 @@ export interface Answer {
 const replay = (status: number, body: string) =>
   new Response(body, { status, headers: { 'content-type': 'application/json', 'idempotent-replayed': 'true' } })
 
+/** Whose keys these are: a customer's own within the store, or the store's when no customer is calling. */
+export interface KeyScope {
+  storeId: string
+  customerId: string | null
+}
+
+/**
+ * The key as stored, in the `key` column of the store's rows: the customer's id and the client's key
+ * joined by a line feed, which no header value can hold, so no key a client sends is ever stored
+ * under another scope's name. A store's own key is stored as sent, as every key was before keys were
+ * per customer.
+ */
+export const storedKey = (scope: KeyScope, key: string) => (scope.customerId === null ? key : `${scope.customerId}\n${key}`)
+
+/** What the key is bound to: the caller and the request. The same key with another one is 422. */
+const fingerprintOf = (scope: KeyScope, request: Record<string, unknown>) => JSON.stringify({ customer: scope.customerId, ...request })
+
 const p = sql.placeholder
 type Key = { storeId: string; key: string }
+type Row = typeof idempotencyKeys.$inferSelect
 
 /** Prepared once per handle: a payment with a key runs them on every request. */
 const statements = perHandle((db: Sql) => {
   const byKey = and(eq(idempotencyKeys.storeId, p('storeId')), eq(idempotencyKeys.key, p('key')))
   return {
-    find: withParams<Key>()(db.select().from(idempotencyKeys).where(byKey).prepare()),
+    /** The caller's row and the row under the key as sent (a store's key, or a customer's from before keys were per customer). */
+    find: withParams<Key & { sent: string }>()(
+      db
+        .select()
+        .from(idempotencyKeys)
+        .where(and(eq(idempotencyKeys.storeId, p('storeId')), inArray(idempotencyKeys.key, [p('key'), p('sent')])))
+        .prepare(),
+    ),
     claim: withParams<Key & { fingerprint: string; now: number }>()(
       db.insert(idempotencyKeys).values({ storeId: p('storeId'), key: p('key'), fingerprint: p('fingerprint'), createdAt: p('now') }).prepare(),
     ),
@@ -51,11 +78,26 @@ const statements = perHandle((db: Sql) => {
 const keep = (db: Db, id: Key, answer: Answer) =>
   groupedWrite(db, (tx) => statements(tx).answer.run({ ...id, status: answer.status, body: JSON.stringify(answer.body) }))
 
+/**
+ * The caller's row among those found. A row stored under the key as sent, by a customer's request
+ * before keys were per customer, still binds that customer's key for the rest of its 24 h: its
+ * fingerprint names the customer, so it is the caller's when that name is the caller's.
+ */
+function ownRow(rows: Row[], scope: KeyScope, key: string): Row | undefined {
+  const own = rows.find((r) => r.key === storedKey(scope, key))
+  if (own || scope.customerId === null) return own
+  return rows.find((r) => r.key === key && (JSON.parse(r.fingerprint) as { customer?: unknown }).customer === scope.customerId)
+}
+
+/**
+ * Runs `run` once per key within `scope`: a repeat with the same `request` gets the first answer again.
+ * `request` is what the key is bound to besides the caller (for a payment: the order, method, options).
+ */
 export async function withIdempotency(
   deps: Deps,
-  storeId: string,
+  scope: KeyScope,
   key: string | undefined,
-  fingerprint: string,
+  request: Record<string, unknown>,
   run: () => Promise<Answer>,
 ): Promise<Answer | Response> {
   if (key === undefined) return run()
@@ -64,16 +106,17 @@ export async function withIdempotency(
       { path: 'headers.idempotency-key', message: `1 to ${MAX_KEY_LENGTH} characters` },
     ])
   }
-  const id = { storeId, key }
+  const id = { storeId: scope.storeId, key: storedKey(scope, key) }
+  const fingerprint = fingerprintOf(scope, request)
   const stored = writeTransaction(deps.db, (tx) => {
     const q = statements(tx)
     const now = deps.clock.now()
-    const row = q.find.get(id)
+    const row = ownRow(q.find.all({ ...id, sent: key }), scope, key)
     if (row && row.createdAt > now - IDEMPOTENCY_TTL_MS) {
       if (row.fingerprint !== fingerprint) {
         throw new AppError(
           'IDEMPOTENCY_KEY_REUSED',
-          'This Idempotency-Key was already used for a different request (another order, method or options). Use a new key for a new payment.',
+          'You already used this Idempotency-Key in the last 24 h for a different request (another order, method or options). Use a new key for a new payment.',
         )
       }
       // A claim that never got its answer in time was left by a crash: the request may run again.
@@ -82,7 +125,7 @@ export async function withIdempotency(
       }
       if (row.responseStatus !== null) return row
     }
-    if (row) q.free.run(id)
+    if (row) q.free.run({ storeId: scope.storeId, key: row.key })
     q.claim.run({ ...id, fingerprint, now })
     return null
   })

@@ -35,7 +35,7 @@ export const PayHeaders = z.object({
     .min(1, 'Idempotency-Key must not be empty')
     .max(255, 'Idempotency-Key has at most 255 characters; a UUID is a good key')
     .optional()
-    .describe('Replays the first answer for 24 h instead of paying twice (per store).'),
+    .describe("Replays the first answer for 24 h instead of paying twice. Each customer\u2019s keys are their own: another customer of the store, or another store, may send the same key."),
 })
 
 export const TransitionBody = z

@@ -21,8 +21,8 @@ const processor = {
 
 /** POST /orders/:id/pay: approved by default; `simulate: "decline"` is 402 and the order stays PENDING. */
 export function pay(deps: Deps, ctx: StoreCtx, orderId: string, body: PayBody, idempotencyKey: string | undefined) {
-  const fingerprint = JSON.stringify({ customer: customerOf(ctx), orderId, method: body.method, simulate: body.simulate ?? null, installments: body.installments ?? 1 })
-  return withIdempotency(deps, ctx.storeId, idempotencyKey, fingerprint, async () => {
+  const request = { orderId, method: body.method, simulate: body.simulate ?? null, installments: body.installments ?? 1 }
+  return withIdempotency(deps, { storeId: ctx.storeId, customerId: customerOf(ctx) }, idempotencyKey, request, async () => {
     // Refuse early what cannot be paid; the transaction below checks again after the processor answered.
     const before = findOrder(deps.db, ctx, orderId)
     if (!canMove(before.status, 'PAID', 'pay')) {

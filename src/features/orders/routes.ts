@@ -64,7 +64,7 @@ export const orderRoutes = (deps: OrdersDeps) =>
           [GROUPED_WRITES_EXTENSION]: true,
           summary: 'Pay a pending order (simulated)',
           description:
-            'Approved by default: the order becomes PAID and its reservation a sale. `simulate: "decline"` records a DECLINED payment and answers 402 PAYMENT_DECLINED; the order stays PENDING. PIX payments carry a simulated copy-and-paste code (`pixCode`); CREDIT_CARD takes `installments` 1 to 12; PIX has none (leave it out or send 1: any other number is 400). With an `Idempotency-Key` header (up to 255 characters, per store) a repeat gets the first answer again for 24 h (header `Idempotent-Replayed: true`) instead of paying twice; the same key with a different request is 422 IDEMPOTENCY_KEY_REUSED, and a repeat while the first is still running is 409 IDEMPOTENCY_IN_PROGRESS.',
+            'Approved by default: the order becomes PAID and its reservation a sale. `simulate: "decline"` records a DECLINED payment and answers 402 PAYMENT_DECLINED; the order stays PENDING. PIX payments carry a simulated copy-and-paste code (`pixCode`); CREDIT_CARD takes `installments` 1 to 12; PIX has none (leave it out or send 1: any other number is 400). With an `Idempotency-Key` header (up to 255 characters) a repeat gets the first answer again for 24 h (header `Idempotent-Replayed: true`) instead of paying twice; the same key with a different request is 422 IDEMPOTENCY_KEY_REUSED, and a repeat while the first is still running is 409 IDEMPOTENCY_IN_PROGRESS. A key belongs to the customer of the token, in this store: another customer, or another store, may use the same key for their own payment without either one seeing the other\u2019s.',
         },
       },
     )

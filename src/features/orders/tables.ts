@@ -108,8 +108,9 @@ export const refunds = sqliteTable(
 )
 
 /**
- * Idempotency-Key of POST /orders/:id/pay, scoped to the store. A row is claimed
- * (responseStatus null) before the payment runs and holds the first answer afterwards, for 24 h.
+ * Idempotency-Key of POST /orders/:id/pay, scoped to the store and the customer (`key` holds both:
+ * storedKey in idempotency.ts). A row is claimed (responseStatus null) before the payment runs and
+ * holds the first answer afterwards, for 24 h.
  */
 export const idempotencyKeys = sqliteTable(
   'idempotency_keys',

@@ -1,9 +1,9 @@
 import { Elysia } from 'elysia'
 import { z } from 'zod'
 import { authMacro, UPLOAD_EXTENSION } from '../../kernel/auth/macro'
-import type { Deps } from '../../kernel/deps'
 import { ErrorEnvelope } from '../../kernel/errors'
 import { ProductImage } from '../catalog/model'
+import { UPLOADS_RULE, type UploadDeps } from '../media/in-flight'
 import { Media, uploadRequestBody } from '../media/model'
 import { ImageIdParams, LinkImageBody, ProductIdParams, UpdateImageBody } from './model'
 import { linkImage, unlinkImage, updateImage, uploadAndLink } from './service'
@@ -12,7 +12,7 @@ import { urlBaseFor } from '../../kernel/http/url-base'
 
 const tags = ['Media']
 
-export const productImageRoutes = (deps: Deps) =>
+export const productImageRoutes = (deps: UploadDeps) =>
   new Elysia()
     .use(authMacro)
     .post(
@@ -25,12 +25,11 @@ export const productImageRoutes = (deps: Deps) =>
       {
         auth: 'secret',
         params: ProductIdParams,
-        response: { 201: z.object({ image: ProductImage, media: Media }), 400: ErrorEnvelope, 404: ErrorEnvelope, 413: ErrorEnvelope, 415: ErrorEnvelope },
+        response: { 201: z.object({ image: ProductImage, media: Media }), 400: ErrorEnvelope, 404: ErrorEnvelope, 409: ErrorEnvelope, 413: ErrorEnvelope, 415: ErrorEnvelope },
         detail: {
           tags,
           summary: 'Upload a picture and link it to a product, in one call',
-          description:
-            'multipart/form-data with the picture in the field `file` and, optionally, the field `isPrimary` (true or false). The file enters the store library (the same rules as POST /v1/uploads) and becomes one of the product images; answers both. If the link cannot be made (e.g. the file is a video), nothing is kept.',
+          description: `multipart/form-data with the picture in the field \`file\` and, optionally, the field \`isPrimary\` (true or false). The file enters the store library (the same rules as POST /v1/uploads) and becomes one of the product images; answers both. If the link cannot be made (e.g. the file is a video), nothing is kept. ${UPLOADS_RULE}`,
           requestBody: uploadRequestBody({ isPrimary: { type: 'string', enum: ['true', 'false'], description: 'make it the cover' } }),
           [UPLOAD_EXTENSION]: true,
         } as never,

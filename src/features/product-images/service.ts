@@ -5,6 +5,7 @@ import type { Deps } from '../../kernel/deps'
 import { AppError, notFound } from '../../kernel/errors'
 import { urlBaseFor } from '../../kernel/http/url-base'
 import { findProduct, liveProducts } from '../catalog/find'
+import type { UploadDeps } from '../media/in-flight'
 import { discardUpload, findMedia, libraryPath, uploadMedia, type MediaRow } from '../media/service'
 import { linksAsMediaUser, renumber } from '../media/users'
 import { toImage, type ImageRow } from './images'
@@ -64,7 +65,7 @@ export function linkImage(deps: Deps, ctx: StoreCtx, productId: string, body: { 
 }
 
 /** Upload and link in one call; if the link cannot be made, the uploaded file does not stay. */
-export async function uploadAndLink(deps: Deps, ctx: StoreCtx, productId: string, request: Request) {
+export async function uploadAndLink(deps: UploadDeps, ctx: StoreCtx, productId: string, request: Request) {
   findProduct(deps.db, ctx, productId)
   const { media: uploaded, fields } = await uploadMedia(deps, ctx, request)
   try {
