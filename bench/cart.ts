@@ -51,7 +51,7 @@ async function seed(dataDir: string) {
   const clients: LoadClient[] = []
   for (let c = 0; c < CONCURRENCY; c++) {
     const session = await register(deps, ctx, { email: `cart${c}@run.bench`, password: 'bench-password', name: `Cart ${c}` })
-    const cart = await addItem(deps, { ...ctx, actor: { type: 'customer', customerId: session.customer.id, keyId: 'seed', rm: null } }, { variantId, quantity: 1 })
+    const cart = await addItem(deps, { ...ctx, actor: { type: 'customer', customerId: session.customer.id, keyId: 'seed', keyKind: 'secret', rm: null } }, { variantId, quantity: 1 })
     clients.push({ headers: { 'x-api-key': apiKey, authorization: `Bearer ${session.token}` }, flow: 'cycle', requests: cartAddCycle(variantId, cart.items[0]!.id) })
   }
   await deps.lifecycle.stop()

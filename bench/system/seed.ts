@@ -107,7 +107,7 @@ async function seedOne(
   const hot = Array.from({ length: size.hot }, (_, i) => product(`Popular ${i + 1}`, 10_000_000))
   for (let c = 0; c < size.customers; c++) {
     const session = await register(deps, keyCtx, { email: `c${c}@${rm}.bench`, password: 'bench-password', name: `Customer ${c}` })
-    const customer: StoreCtx = { ...ctx, actor: { type: 'customer', customerId: session.customer.id, keyId: 'seed', rm: null } }
+    const customer: StoreCtx = { ...ctx, actor: { type: 'customer', customerId: session.customer.id, keyId: 'seed', keyKind: 'secret', rm: null } }
     for (let o = 0; o < size.ordersEach; o++) {
       await addItem(deps, customer, { variantId: hot[(c + o) % hot.length]!.variantId, quantity: 1 + (o % 3) })
       if (o % 4 === 0) await addItem(deps, customer, { variantId: stock.variantId, quantity: 1 })

@@ -171,7 +171,7 @@ describe('a shop front that holds only a publishable key', () => {
     expect(pkRow.lastUsedAt).toBe(new Date(t.clock.now()).toISOString())
   })
 
-  test('a refused call still counts toward the store rate limit', async () => {
+  test("a refused call still counts toward the shop front's rate limit", async () => {
     const t = createTestApp({ settings: { rateLimitRps: '1', rateLimitBurst: '3' } })
     // The set-up runs at a calm pace (the clock moves between its calls), so it stays under the limit.
     const calm: typeof t.call = (method, path, options) => {

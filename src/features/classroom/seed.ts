@@ -106,7 +106,7 @@ export async function seedDemo(deps: OrdersDeps, groupId: string, seed = 1) {
     const { customer } = await register(deps, ctx, { email, password, name })
     customers.push({ email, password })
     // Each demo customer has bought something, so orders, stock movements and reviews have data.
-    const buyer: StoreCtx = { ...ctx, actor: { type: 'customer', customerId: customer.id, keyId: 'seed-demo', rm: null } }
+    const buyer: StoreCtx = { ...ctx, actor: { type: 'customer', customerId: customer.id, keyId: 'seed-demo', keyKind: 'secret', rm: null } }
     const forSale = variantsForSale(deps.db, ctx.storeId, 8)
     for (let k = 0; k < 2 && forSale.length > 0; k++) {
       const bought = rnd.pick(forSale)

@@ -58,7 +58,15 @@ export type Actor =
   | { type: 'secretKey'; keyId: string; rm: string | null }
   | { type: 'publishableKey'; keyId: string; rm: string | null }
   | { type: 'student'; rm: string; mustChangePassword: boolean }
-  | { type: 'customer'; customerId: string; keyId: string; rm: string | null }
+  /** keyKind: the kind of the X-API-Key sent with the customer's token. */
+  | { type: 'customer'; customerId: string; keyId: string; keyKind: ApiKeyKind; rm: string | null }
+
+/**
+ * A call of the store's shop front: made with its publishable key, alone or with a customer's token.
+ * Such calls have rate-limit buckets of their own (per client address), so that whoever copies the key
+ * from the page cannot shut the group out.
+ */
+export const isShopFront = (actor: Actor) => actor.type === 'publishableKey' || (actor.type === 'customer' && actor.keyKind === 'publishable')
 
 export type StudentCtx = StoreCtx & { actor: Extract<Actor, { type: 'student' }> }
 
