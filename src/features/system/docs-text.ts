@@ -34,7 +34,9 @@ publishable key \`403 SECRET_KEY_REQUIRED\`: call it from your app's server, wit
 kind of key opens the store panel's routes (settings, API keys, members), which take a student token.
 Each operation below lists the credentials it takes.
 
-Send \`X-Student-RM: <your RM>\` with either key so your calls count for you.
+Send \`X-Student-RM: <your RM>\` with the secret key so your calls count for you. Calls with the
+publishable key count for your group's shop front, never for a student, whatever \`X-Student-RM\` says:
+whoever opens your shop page can copy that key.
 
 ## Errors
 Every error has the same body, whatever the route:

@@ -210,12 +210,14 @@ export function createGate(deps: GateDeps) {
       if (!p.bearer) throw unauthenticated("This route also needs the customer's token in Authorization: Bearer (from POST /v1/customers/login).")
       if (bearerKind !== 'ctk_') throw wrongKind(kind, 'Authorization holds a token that is not a customer token.')
       const c = customer(both?.session, key.storeId)
+      // X-Student-RM names a student only beside the secret key: a publishable one any classmate can copy.
+      const publishable = key.kind === 'publishable'
       const actor: Actor = {
         type: 'customer',
         customerId: c.customerId,
         keyId: key.id,
-        keyKind: key.kind === 'publishable' ? 'publishable' : 'secret',
-        rm: attributedRm(key.groupId, p.studentRm),
+        keyKind: publishable ? 'publishable' : 'secret',
+        rm: publishable ? null : attributedRm(key.groupId, p.studentRm),
       }
       return { storeId: key.storeId, groupId: key.groupId, actor }
     }
@@ -223,8 +225,11 @@ export function createGate(deps: GateDeps) {
     if (kind === 'shop' || kind === 'secret') {
       if (p.apiKey) {
         const key = apiKey(p.apiKey)
-        const type = key.kind === 'publishable' ? 'publishableKey' : 'secretKey'
-        return { storeId: key.storeId, groupId: key.groupId, actor: { type, keyId: key.id, rm: attributedRm(key.groupId, p.studentRm) } }
+        const actor: Actor =
+          key.kind === 'publishable'
+            ? { type: 'publishableKey', keyId: key.id, rm: null }
+            : { type: 'secretKey', keyId: key.id, rm: attributedRm(key.groupId, p.studentRm) }
+        return { storeId: key.storeId, groupId: key.groupId, actor }
       }
       if (bearerKind === 'stu_') return studentCtx(p.bearer!)
       if (bearerKind === 'ctk_') throw wrongKind(kind, 'A customer token alone does not open store routes.')

@@ -56,15 +56,20 @@ export interface StoreCtx {
 export type Actor =
   /** rm: the member named by X-Student-RM, or null when absent or not a member of this group. */
   | { type: 'secretKey'; keyId: string; rm: string | null }
-  | { type: 'publishableKey'; keyId: string; rm: string | null }
+  /**
+   * Never a student's call: any classmate can copy a publishable key from the shop page and send any
+   * X-Student-RM with it, so its calls count for the group's shop front only.
+   */
+  | { type: 'publishableKey'; keyId: string; rm: null }
   | { type: 'student'; rm: string; mustChangePassword: boolean }
-  /** keyKind: the kind of the X-API-Key sent with the customer's token. */
+  /** keyKind: the kind of the X-API-Key sent with the customer's token; rm is null with a publishable one. */
   | { type: 'customer'; customerId: string; keyId: string; keyKind: ApiKeyKind; rm: string | null }
 
 /**
  * A call of the store's shop front: made with its publishable key, alone or with a customer's token.
- * Such calls have rate-limit buckets of their own (per client address), so that whoever copies the key
- * from the page cannot shut the group out.
+ * Such calls have rate-limit buckets of their own (per client address) and count for the group's shop
+ * front, never for a student, so that whoever copies the key from the page can neither shut the group
+ * out nor inflate a member's count.
  */
 export const isShopFront = (actor: Actor) => actor.type === 'publishableKey' || (actor.type === 'customer' && actor.keyKind === 'publishable')
 
