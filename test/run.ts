@@ -25,7 +25,7 @@ const TIMEOUT = '--timeout=30000'
  * a browser, servers starting), and the third process works meanwhile.
  */
 const WORKERS = 3
-const ALONE = ['drills/flood', 'drills/hostile-input', 'drills/crash', 'drills/login-timing'].map(
+const ALONE = ['drills/flood', 'drills/public-key-flood', 'drills/hostile-input', 'drills/crash', 'drills/login-timing'].map(
   (name) => relative(process.cwd(), join(import.meta.dir, `${name}.test.ts`)),
 )
 

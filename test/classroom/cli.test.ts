@@ -219,9 +219,11 @@ describe('the commands beside a running server', () => {
         'Azul,101,Bruno',
         'Azul,200,(no longer a member)', // the calls made as 200 while in Azul stay Azul's
         'Azul,,(unattributed)',
+        'Azul,,(shop front)',
         'Azul,,(group total)',
         'Verde,200,Carla',
         'Verde,,(unattributed)',
+        'Verde,,(shop front)',
         'Verde,,(group total)',
       ])
 

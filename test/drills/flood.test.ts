@@ -2,6 +2,7 @@ import { describe, expect, test } from 'bun:test'
 import { join } from 'node:path'
 import { buildExecutable, emptyDir, type Running, startExecutable } from '../helpers/executable'
 import { LONG } from './openapi-ops'
+import { call, p95, steadyLoad } from './steady-load'
 
 const bin = await buildExecutable()
 
@@ -17,12 +18,6 @@ const ADMIN = 'adm_flood_drill_token_0123456789'
 /** Below a few milliseconds, doubling is timer noise: the bound is never tighter than this. */
 const NOISE_FLOOR_MS = 5
 
-async function call(base: string, method: string, path: string, headers: Record<string, string>, body?: unknown): Promise<any> {
-  const res = await fetch(`${base}${path}`, { method, headers: { ...headers, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) })
-  if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${await res.text()}`)
-  return res.json()
-}
-
 async function storeKey(server: Running, n: number) {
   const rm = `f${1000 + n}`
   await call(server.base, 'POST', '/v1/admin/groups', { 'x-admin-token': ADMIN }, { name: `Flood ${n}`, members: [{ rm, name: `F ${n}` }] })
@@ -34,30 +29,6 @@ async function storeKey(server: Running, n: number) {
   return { key, variantId: product.variants[0].id as string }
 }
 
-/** A normal client: 10 requests/s (a fifth of the limit), reads and a stock write, for `seconds`. */
-async function normalLoad(base: string, store: Awaited<ReturnType<typeof storeKey>>, seconds: number) {
-  const latencies: number[] = []
-  const errors: string[] = []
-  const end = Date.now() + seconds * 1000
-  let i = 0
-  while (Date.now() < end) {
-    const started = performance.now()
-    const write = ++i % 5 === 0
-    const res = await fetch(`${base}${write ? `/v1/variants/${store.variantId}/stock/receive` : '/v1/products?pageSize=20'}`, {
-      method: write ? 'POST' : 'GET',
-      headers: { ...store.key, 'content-type': 'application/json' },
-      body: write ? JSON.stringify({ quantity: 1 }) : undefined,
-    })
-    await res.arrayBuffer()
-    latencies.push(performance.now() - started)
-    if (res.status >= 300) errors.push(String(res.status))
-    await Bun.sleep(Math.max(0, 100 - (performance.now() - started)))
-  }
-  return { latencies, errors }
-}
-
-const p95 = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length * 0.95)]!
-
 describe(`flood drill (${SECONDS} s${LONG ? ', long' : ''})`, () => {
   test('a store sending 20x its rate limit gets 429s while four others keep their quiet p95 within 2x', async () => {
     const dir = emptyDir()
@@ -67,13 +38,13 @@ describe(`flood drill (${SECONDS} s${LONG ? ', long' : ''})`, () => {
       for (let n = 0; n < 5; n++) stores.push(await storeKey(server, n))
       const [flooder, ...normal] = stores
       // Warm up (JIT, caches), then the quiet run.
-      await Promise.all(normal.map((s) => normalLoad(server.base, s, 0.5)))
-      const quiet = await Promise.all(normal.map((s) => normalLoad(server.base, s, SECONDS)))
+      await Promise.all(normal.map((s) => steadyLoad(server.base, s.key, s.variantId, 0.5)))
+      const quiet = await Promise.all(normal.map((s) => steadyLoad(server.base, s.key, s.variantId, SECONDS)))
       const flood = Bun.spawn([process.execPath, join(import.meta.dir, 'flooder.ts'), server.base, flooder!.key['x-api-key'], String(RATE * 20), String(SECONDS)], {
         stdout: 'pipe',
         stderr: 'pipe',
       })
-      const loud = await Promise.all(normal.map((s) => normalLoad(server.base, s, SECONDS)))
+      const loud = await Promise.all(normal.map((s) => steadyLoad(server.base, s.key, s.variantId, SECONDS)))
       const [code, out] = await Promise.all([flood.exited, new Response(flood.stdout).text()])
       expect(code).toBe(0)
       const statuses = JSON.parse(out) as Record<string, number>

@@ -61,6 +61,19 @@ export function createTestApp(options: { settings?: RawSettings; extraRoutes?: A
   return { ...t, app, call: caller(app) }
 }
 
+/** The test header that stands for the address a call comes from (see clientAddressesFromHeader). */
+export const CLIENT_ADDRESS_HEADER = 'x-test-client-address'
+
+/**
+ * Gives `app` a stand-in for Bun's server that answers requestIP from the CLIENT_ADDRESS_HEADER of each
+ * call ('local' without it): an in-process call has no connection, so no peer address of its own. The
+ * app reads the address exactly as it does from a listening server.
+ */
+export function clientAddressesFromHeader(app: { server: unknown }) {
+  const requestIP = (request: Request) => ({ address: request.headers.get(CLIENT_ADDRESS_HEADER) ?? 'local', family: 'IPv4', port: 40000 })
+  app.server = { requestIP }
+}
+
 export interface CallOptions {
   body?: unknown
   /** Sent as is (no JSON encoding, no content type added). */

@@ -37,7 +37,7 @@ export function expectDefusedActivityCsv(text: string) {
   expect(rows.every((r) => r.length === 7)).toBe(true)
   expect(rows.flat().filter((cell) => /^[=+\-@\t\r]/.test(cell))).toEqual([])
   const ours = rows.filter((r) => r[1] === `'${FORMULA_GROUP}`)
-  expect(ours).toHaveLength(FORMULA_MEMBERS.length + RAW_NAMES.length + 2) // plus unattributed and total
+  expect(ours).toHaveLength(FORMULA_MEMBERS.length + RAW_NAMES.length + 3) // plus unattributed, shop front and total
   const names = Object.fromEntries(ours.filter((r) => r[2] !== '').map((r) => [r[2], r[3]]))
   expect(names).toEqual({
     f1: `'=HYPERLINK("http://x","y")`,

@@ -134,9 +134,11 @@ describe('activity attribution: calls counted per group and per student', () => 
     expect(csv.headers.get('content-type')).toBe('text/csv; charset=utf-8')
     const lines = csv.text.trimEnd().split('\r\n')
     expect(lines[0]).toBe('group_id,group,rm,name,calls,errors,last_call_at')
-    expect(lines).toHaveLength(1 + 3 + 2)
+    expect(lines).toHaveLength(1 + 3 + 3)
     expect(lines[3]).toStartWith(`${A.group.id},Group A,${A.rms.spare},Spare a,1,0,`)
-    expect(lines[5]).toStartWith(`${A.group.id},Group A,,(group total),`)
+    expect(lines[4]).toStartWith(`${A.group.id},Group A,,(unattributed),`)
+    expect(lines[5]).toBe(`${A.group.id},Group A,,(shop front),0,0,`)
+    expect(lines[6]).toStartWith(`${A.group.id},Group A,,(group total),`)
   })
 })
 

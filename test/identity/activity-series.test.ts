@@ -43,6 +43,7 @@ describe('GET /v1/admin/activity/series', () => {
         calls: line(25, { 22: 3, 24: 4 }),
         errors: line(25, { 22: 1 }),
         unattributed: line(25, { 24: 4 }),
+        shopFront: { calls: line(25), errors: line(25) },
         students: [
           { rm: A.rms.active, name: 'Active a', calls: line(25), errors: line(25) },
           { rm: A.rms.fresh, name: 'Fresh a', calls: line(25), errors: line(25) },

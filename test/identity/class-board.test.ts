@@ -3,7 +3,7 @@ import { describe, expect, test } from 'bun:test'
 import { webhookDeliveries } from '../../src/features/webhooks/tables'
 import { createTestApp } from '../helpers/app'
 import { activityProbes } from '../helpers/probes'
-import { admin, apiKey, bearer, expectOk, twoStores } from '../helpers/world'
+import { admin, apiKey, bearer, createKey, expectOk, twoStores } from '../helpers/world'
 
 describe('GET /v1/admin/board', () => {
   test("per group: today's calls and errors, the error rate, the last call, who has not called today, and failing webhooks", async () => {
@@ -32,6 +32,7 @@ describe('GET /v1/admin/board', () => {
       callsToday: 5,
       errorsToday: 1,
       errorRate: 0.2,
+      shopFront: { callsToday: 0, errorsToday: 0, errorRate: 0 },
       lastCallAt: '2026-01-02T10:30:00.000Z',
       silentStudents: [{ rm: A.rms.fresh, name: `Fresh a` }],
       failingWebhooks: [],
@@ -42,5 +43,48 @@ describe('GET /v1/admin/board', () => {
     expect(b.failingWebhooks).toEqual([{ url: 'https://10.9.8.7/hook', failed: 1 }])
     // Only the teacher reads it.
     expect((await t.call('GET', '/v1/admin/board', { headers: apiKey(A.key.apiKey) })).status).toBe(401)
+  })
+
+  test("a flood of the publishable key, refused 429 by its own bucket, is the shop front's figure: the group's error rate stays its own and no student gets the calls", async () => {
+    const t = createTestApp({ extraRoutes: activityProbes, settings: { rateLimitRps: '1', rateLimitBurst: '5' } })
+    const calm: typeof t.call = (method, path, options) => {
+      t.clock.advance(10_000)
+      return t.call(method, path, options)
+    }
+    const { B } = await twoStores(calm, t.deps)
+    const pk = (await createKey(calm, B.student, 'shop front', 'publishable')).apiKey
+    t.deps.activity.flush()
+    t.clock.set(Date.parse('2026-01-02T09:00:00Z'))
+    // The group's own work: three calls and a failing one with the secret key for its spare member, one with a student token.
+    for (let i = 0; i < 3; i++) await expectOk(t.call('GET', '/v1/probe', { headers: { ...apiKey(B.key.apiKey), 'x-student-rm': B.rms.spare } }))
+    await t.call('GET', '/v1/probe/conflict', { headers: { ...apiKey(B.key.apiKey), 'x-student-rm': B.rms.spare } })
+    const fresh = await expectOk(t.call('POST', '/v1/store/auth/login', { body: { rm: B.rms.active, password: `pw-${B.rms.active}-secret` } }))
+    await expectOk(t.call('GET', '/v1/store/settings', { headers: bearer(fresh.token) }))
+    // A classmate floods the key copied from the shop page, naming a member who made no call.
+    const statuses: Record<number, number> = {}
+    for (let i = 0; i < 100; i++) {
+      const res = await t.call('GET', '/v1/probe', { headers: { ...apiKey(pk), 'x-student-rm': B.rms.fresh } })
+      statuses[res.status] = (statuses[res.status] ?? 0) + 1
+    }
+    expect(statuses).toEqual({ 200: 5, 429: 95 })
+
+    const board = await expectOk(t.call('GET', '/v1/admin/board', { headers: admin }))
+    const b = board.groups.find((g: any) => g.groupId === B.group.id)
+    expect(b).toMatchObject({
+      callsToday: 5,
+      errorsToday: 1,
+      errorRate: 0.2,
+      shopFront: { callsToday: 100, errorsToday: 95, errorRate: 0.95 },
+      lastCallAt: '2026-01-02T09:00:00.000Z',
+      silentStudents: [{ rm: B.rms.fresh, name: 'Fresh b' }],
+    })
+    // The report for the day holds the same calls: the group's 105, the shop front's 100, none for the named member.
+    const day = (await expectOk(t.call('GET', `/v1/admin/activity?groupId=${B.group.id}&from=2026-01-02&to=2026-01-02`, { headers: admin }))).groups[0]
+    expect([day.calls, day.errors, day.unattributed, day.shopFront.calls, day.shopFront.errors]).toEqual([105, 96, 0, 100, 95])
+    expect(day.students.map((s: any) => [s.rm, s.calls, s.errors])).toEqual([
+      [B.rms.active, 1, 0],
+      [B.rms.fresh, 0, 0],
+      [B.rms.spare, 4, 1],
+    ])
   })
 })

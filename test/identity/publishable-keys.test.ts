@@ -151,7 +151,7 @@ describe('a shop front that holds only a publishable key', () => {
     expect(res.body.error.message).toContain('X-API-Key')
   })
 
-  test('calls with either kind count for the group and for X-Student-RM, refused ones as errors; lastUsedAt follows', async () => {
+  test("a publishable key's calls count for the group's shop front, never for the student X-Student-RM names; the secret key's still do", async () => {
     const t = await setup()
     const { A } = t.w
     const report = async () => (await expectOk(t.call('GET', `/v1/admin/activity?groupId=${A.group.id}`, { headers: admin }))).groups[0]
@@ -159,19 +159,32 @@ describe('a shop front that holds only a publishable key', () => {
     const rm = { 'x-student-rm': A.rms.spare }
     t.clock.advance(60_000)
     for (let i = 0; i < 3; i++) await expectOk(t.call('GET', '/v1/products', { headers: { ...apiKey(t.pk), ...rm } }))
-    await t.call('GET', '/v1/store/orders', { headers: { ...apiKey(t.pk), ...rm } }) // refused: still the group's call
+    await t.call('GET', '/v1/store/orders', { headers: { ...apiKey(t.pk), ...rm } }) // refused: still the shop front's call
+    await expectOk(t.call('GET', '/v1/cart', { headers: { ...apiKey(t.pk), ...bearer(A.customer.token), ...rm } })) // a buyer route
+    const shopAt = new Date(t.clock.now()).toISOString()
+    t.clock.advance(60_000)
     await expectOk(t.call('GET', '/v1/products', { headers: { ...apiKey(A.key.apiKey), ...rm } }))
+    await expectOk(t.call('GET', '/v1/cart', { headers: { ...apiKey(A.key.apiKey), ...bearer(A.customer.token), ...rm } }))
     const after = await report()
-    const spare = after.students.find((s: any) => s.rm === A.rms.spare)
-    expect(after.calls - before.calls).toBe(5)
-    expect(after.errors - before.errors).toBe(1)
-    expect(spare).toMatchObject({ calls: 5, errors: 1 })
+    const spare = (r: any) => r.students.find((s: any) => s.rm === A.rms.spare)
+    // Only the two secret-key calls are the student's; the five publishable ones are the shop front's.
+    expect(spare(before)).toMatchObject({ calls: 0, errors: 0 })
+    expect(spare(after)).toEqual({ rm: A.rms.spare, name: 'Spare a', calls: 2, errors: 0, lastCallAt: new Date(t.clock.now()).toISOString() })
+    expect(before.shopFront).toEqual({ calls: 0, errors: 0, lastCallAt: null })
+    expect(after.shopFront).toEqual({ calls: 5, errors: 1, lastCallAt: shopAt })
+    // The group counts all seven; none of them is unattributed.
+    expect([after.calls - before.calls, after.errors - before.errors, after.unattributed - before.unattributed]).toEqual([7, 1, 0])
+    const csv = (await t.call('GET', `/v1/admin/activity?groupId=${A.group.id}&format=csv`, { headers: admin })).text.split('\r\n')
+    expect(csv).toContain(`${A.group.id},Group A,,(shop front),5,1,${shopAt}`)
+    const series = (await expectOk(t.call('GET', `/v1/admin/activity/series?groupId=${A.group.id}`, { headers: admin }))).groups[0]
+    const total = (xs: number[]) => xs.reduce((a, b) => a + b, 0)
+    expect([total(series.shopFront.calls), total(series.shopFront.errors), total(spare(series).calls)]).toEqual([5, 1, 2])
     const keys = (await expectOk(t.call('GET', '/v1/store/api-keys', { headers: bearer(A.student) }))).data
     const pkRow = keys.find((k: any) => k.kind === 'publishable')
-    expect(pkRow.lastUsedAt).toBe(new Date(t.clock.now()).toISOString())
+    expect(pkRow.lastUsedAt).toBe(shopAt)
   })
 
-  test('a refused call still counts toward the store rate limit', async () => {
+  test("a refused call still counts toward the shop front's rate limit", async () => {
     const t = createTestApp({ settings: { rateLimitRps: '1', rateLimitBurst: '3' } })
     // The set-up runs at a calm pace (the clock moves between its calls), so it stays under the limit.
     const calm: typeof t.call = (method, path, options) => {

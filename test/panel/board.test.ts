@@ -5,6 +5,7 @@ import { eventually, noBrowser, signInAsTeacher, usePanel } from './browser'
 const panel = usePanel()
 const admin = () => ({ 'x-admin-token': panel.adminToken })
 let key: string
+let pk: string
 let groups: { id: string; name: string }[]
 
 beforeAll(async () => {
@@ -15,6 +16,7 @@ beforeAll(async () => {
   ]
   const token = await activeStudent(panel.call, '7001')
   key = (await createKey(panel.call, token)).apiKey
+  pk = (await createKey(panel.call, token, 'shop front', 'publishable')).apiKey
   for (let i = 0; i < 3; i++) await expectOk(panel.call('GET', '/v1/products', { headers: apiKey(key) }))
 })
 
@@ -40,6 +42,13 @@ describe.skipIf(noBrowser)('the class board', () => {
       await eventually(async () => expect(await n.getByTestId('calls').textContent()).toBe(`${north.callsToday + 1} calls today`), 15_000)
       expect(await n.getByTestId('errors').textContent()).toBe(`1 (${Math.round(100 / (north.callsToday + 1))} %)`)
       await n.getByText('needs a look').waitFor()
+
+      // The shop front's calls (its publishable key) get a line of their own; the group's figures stay as they were.
+      expect(await n.getByTestId('shop-front').count()).toBe(0)
+      expect((await panel.call('GET', '/v1/products', { headers: apiKey(pk) })).status).toBe(200)
+      expect((await panel.call('GET', '/v1/products/prod_missing', { headers: apiKey(pk) })).status).toBe(404)
+      await eventually(async () => expect(await n.getByTestId('shop-front').textContent()).toBe('2 calls, 1 error (50 %)'), 15_000)
+      expect(await n.getByTestId('calls').textContent()).toBe(`${north.callsToday + 1} calls today`)
     })
   })
 

@@ -6,7 +6,7 @@ import { eventually, noBrowser, PHONE, signInAsTeacher, usePanel } from './brows
 
 const panel = usePanel()
 
-/** The totals row of a group on the Activity screen, as its cells read: [calls, errors, unattributed, last call, students with no calls]. */
+/** The totals row of a group on the Activity screen, as its cells read: [calls, errors, unattributed, shop front, last call, students with no calls]. */
 async function totalsOf(page: Page, group: string): Promise<string[]> {
   const row = page.getByRole('table', { name: 'Calls per group' }).getByRole('row', { name: new RegExp(`^${group}\\b`) })
   return (await row.getByRole('cell').allTextContents()).map((c) => c.trim())
@@ -34,7 +34,7 @@ describe.skipIf(noBrowser)('the teacher side of the panel', () => {
       await page.getByRole('link', { name: 'Activity' }).click()
       await page.getByRole('img', { name: /^Calls per hour/ }).waitFor()
       expect(await chartLabel(page, 'Calls')).toContain('Alpha 0. Total 0.')
-      expect(await totalsOf(page, 'Alpha')).toEqual(['0', '0', '0', '—', '2'])
+      expect(await totalsOf(page, 'Alpha')).toEqual(['0', '0', '0', '0', '—', '2'])
 
       // The student works on their store: the password change and four calls, one of them a 404.
       const token = await activeStudent(panel.call, 'a1001')
@@ -45,9 +45,9 @@ describe.skipIf(noBrowser)('the teacher side of the panel', () => {
       await eventually(async () => expect(await chartLabel(page, 'Calls')).toContain('Alpha 5. Total 5.'))
       expect(await chartLabel(page, 'Errors')).toContain('Alpha 1. Total 1.')
       const totals = await totalsOf(page, 'Alpha')
-      expect(totals.slice(0, 3)).toEqual(['5', '1', '0'])
-      expect(totals[3]).not.toBe('—')
-      expect(totals[4]).toBe('1')
+      expect(totals.slice(0, 4)).toEqual(['5', '1', '0', '0'])
+      expect(totals[4]).not.toBe('—')
+      expect(totals[5]).toBe('1')
 
       // Ana worked; Bruno made no call and is marked with words, not colour alone.
       const ana = await studentOf(page, 'Alpha', 'Ana Souza')

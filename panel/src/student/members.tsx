@@ -24,7 +24,7 @@ export function MembersPage() {
     }, `${m.name} left the group.`)
   return (
     <Section title="Members">
-      <p>The teacher counts each member's API calls. Send <code>X-Student-RM</code> with your RM so your calls count for you.</p>
+      <p>The teacher counts each member's API calls. Send <code>X-Student-RM</code> with your RM beside the secret key so your calls count for you; calls with the publishable key count for the group's shop front.</p>
       <AddMemberForm onSubmit={add} busy={action.busy} />
       <ErrorNote error={action.error} />
       <Done message={action.done} />

@@ -88,8 +88,8 @@ export function ActivityPage({ route }: { route: string }) {
     <>
       <h1>Activity</h1>
       <p>
-        Calls to the API per group and per student. A call counts for a student when made with their token or with the header <code>X-Student-RM</code>; errors are answers with status
-        400 or above.
+        Calls to the API per group and per student. A call counts for a student when made with their token or with the secret key and the header <code>X-Student-RM</code>; calls with the
+        publishable key (anyone who opens a shop page can copy it) count for the group's shop front. Errors are answers with status 400 or above.
       </p>
       <div class="t-toolbar">
         <fieldset class="t-choice">
@@ -164,6 +164,11 @@ function Charts({ series, group, during, unit }: { series: ActivitySeries; group
   if (chosen) {
     calls = chosen.students.map((s) => ({ label: s.name, values: s.calls }))
     errors = chosen.students.map((s) => ({ label: s.name, values: s.errors }))
+    // The shop front right after the students in both charts, so that it has the same colour in each.
+    if (sum(chosen.shopFront.calls) > 0) {
+      calls.push({ label: 'Shop front', values: chosen.shopFront.calls })
+      errors.push({ label: 'Shop front', values: chosen.shopFront.errors })
+    }
     if (sum(chosen.unattributed) > 0) calls.push({ label: 'Unattributed', values: chosen.unattributed })
   } else {
     calls = series.groups.map((g) => ({ label: g.name, values: g.calls }))
@@ -230,7 +235,7 @@ function Totals({ groups, during }: { groups: ActivityReport['groups']; during: 
     <Section title={`Totals ${during}`}>
       <Table
         caption={{ text: 'Calls per group', hidden: true }}
-        columns={['Group', { label: 'Calls', num: true }, { label: 'Errors', num: true }, { label: 'Unattributed', num: true }, 'Last call', { label: 'Students with no calls', num: true }]}
+        columns={['Group', { label: 'Calls', num: true }, { label: 'Errors', num: true }, { label: 'Unattributed', num: true }, { label: 'Shop front', num: true }, 'Last call', { label: 'Students with no calls', num: true }]}
       >
         {groups.map((g) => {
           const idle = g.students.filter((s) => s.calls === 0).length
@@ -242,6 +247,7 @@ function Totals({ groups, during }: { groups: ActivityReport['groups']; during: 
               <td class="num">{g.calls}</td>
               <td class="num">{g.errors}</td>
               <td class="num">{g.unattributed}</td>
+              <td class="num">{g.shopFront.calls}</td>
               <td>{when(g.lastCallAt)}</td>
               <td class="num">{idle}</td>
             </tr>

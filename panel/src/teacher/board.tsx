@@ -7,6 +7,7 @@ import type { ClassBoard } from './types'
 const REFRESH_MS = 5000
 
 const percent = (rate: number) => `${Math.round(rate * 100)} %`
+const count = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`
 
 /** The class on the projector: GET /v1/admin/board, a tile per group, read again every few seconds. */
 export function BoardPage() {
@@ -51,6 +52,14 @@ export function BoardPage() {
                 <dd data-testid="errors">
                   {g.errorsToday} ({percent(g.errorRate)})
                 </dd>
+                {g.shopFront.callsToday > 0 && (
+                  <>
+                    <dt>Shop front</dt>
+                    <dd data-testid="shop-front">
+                      {count(g.shopFront.callsToday, 'call')}, {count(g.shopFront.errorsToday, 'error')} ({percent(g.shopFront.errorRate)})
+                    </dd>
+                  </>
+                )}
                 <dt>Last call</dt>
                 <dd>{g.lastCallAt ? new Date(g.lastCallAt).toLocaleTimeString() : 'none today'}</dd>
                 <dt>No calls yet</dt>

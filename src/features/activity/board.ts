@@ -6,10 +6,16 @@ import type { ClassBoard } from './model'
 import { activityReport } from './report'
 import { DAY, FORMER_MEMBER } from './scope'
 
+const rate = (errors: number, calls: number) => (calls === 0 ? 0 : Math.round((errors / calls) * 1000) / 1000)
+
 /**
  * The class at a glance, for the projector: per group, today's calls and errors (the current UTC day,
  * as the report counts), its last call today, the members who have made none today, and its webhook
  * endpoints with failed attempts in the last 24 hours.
+ *
+ * The group's own figures (secret key, students' tokens) and its shop front's (publishable key) are
+ * apart: anyone who opens the shop page can copy its key and flood it, and the 429s its own bucket
+ * answers must not paint the group's work as failing.
  */
 export function classBoard(deps: Deps): ClassBoard {
   const now = deps.clock.now()
@@ -21,12 +27,15 @@ export function classBoard(deps: Deps): ClassBoard {
     at: isoTime(now),
     groups: report.groups.map((g) => {
       const storeId = storeOf.get(g.groupId)
+      const calls = g.calls - g.shopFront.calls
+      const errors = g.errors - g.shopFront.errors
       return {
         groupId: g.groupId,
         name: g.name,
-        callsToday: g.calls,
-        errorsToday: g.errors,
-        errorRate: g.calls === 0 ? 0 : Math.round((g.errors / g.calls) * 1000) / 1000,
+        callsToday: calls,
+        errorsToday: errors,
+        errorRate: rate(errors, calls),
+        shopFront: { callsToday: g.shopFront.calls, errorsToday: g.shopFront.errors, errorRate: rate(g.shopFront.errors, g.shopFront.calls) },
         lastCallAt: g.lastCallAt,
         silentStudents: g.students.filter((s) => s.calls === 0 && s.name !== FORMER_MEMBER).map(({ rm, name }) => ({ rm, name })),
         failingWebhooks: storeId ? failingEndpoints(deps, { storeId }, now - DAY).map(({ url, failed }) => ({ url, failed })) : [],

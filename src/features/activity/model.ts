@@ -31,7 +31,12 @@ export const ActivityReport = z.object({
       groupId: z.string(),
       name: z.string(),
       ...Counts,
-      unattributed: z.number().int().describe('calls with no X-Student-RM of a member of this group'),
+      unattributed: z.number().int().describe('calls with the secret key and no X-Student-RM of a member of this group'),
+      shopFront: z
+        .object(Counts)
+        .describe(
+          'calls made with the publishable key (alone or with a customer token), whatever X-Student-RM says: the shop front in a browser page, which anyone who opens the page can copy the key from. Included in the group\u2019s calls, errors and lastCallAt; never in a student\u2019s',
+        ),
       students: z.array(z.object({ rm: z.string(), name: z.string(), ...Counts })),
     }),
   ),
@@ -66,7 +71,10 @@ export const ActivitySeries = z
         name: z.string(),
         calls: series('every call of the group'),
         errors: series('responses with status >= 400'),
-        unattributed: series('calls with no X-Student-RM of a member of this group'),
+        unattributed: series('calls with the secret key and no X-Student-RM of a member of this group'),
+        shopFront: z
+          .object({ calls: series('calls with the publishable key, whatever X-Student-RM says'), errors: series('their responses with status >= 400') })
+          .describe('the shop front: calls with the publishable key, included in the group\u2019s calls and errors, never in a student\u2019s'),
         students: z
           .array(z.object({ rm: z.string(), name: z.string(), calls: series('calls of this student'), errors: series('their responses with status >= 400') }))
           .describe('every current member, even with no calls; former members with calls in the window are named "(no longer a member)"'),
@@ -84,10 +92,17 @@ export const ClassBoard = z
       z.object({
         groupId: z.string(),
         name: z.string(),
-        callsToday: z.number().int(),
-        errorsToday: z.number().int().describe('answers with status >= 400'),
+        callsToday: z.number().int().describe("the group's own calls today: with its secret key or its students' tokens (its shop front's are in shopFront)"),
+        errorsToday: z.number().int().describe('answers with status >= 400 to those calls'),
         errorRate: z.number().describe('errorsToday / callsToday, 0 to 1 (0 with no calls)'),
-        lastCallAt: z.string().nullable().describe('the last call today, or null'),
+        shopFront: z
+          .object({
+            callsToday: z.number().int().describe('calls with the publishable key today'),
+            errorsToday: z.number().int().describe('answers with status >= 400 to those calls, 429s of their own rate limit included'),
+            errorRate: z.number().describe('errorsToday / callsToday, 0 to 1 (0 with no calls)'),
+          })
+          .describe("the group's shop front, counted apart: anyone who opens its page can copy the publishable key"),
+        lastCallAt: z.string().nullable().describe('the last call today, its shop front\u2019s included, or null'),
         silentStudents: z.array(z.object({ rm: z.string(), name: z.string() })).describe('current members with no call today'),
         failingWebhooks: z.array(z.object({ url: z.string(), failed: z.number().int() })).describe('endpoints with FAILED attempts in the last 24 hours'),
       }),

@@ -2,11 +2,11 @@ import { eq, sql } from 'drizzle-orm'
 import type { CallRecorder } from '../../kernel/auth/gate'
 import { apiKeys } from '../../kernel/auth/tables'
 import type { Clock } from '../../kernel/clock'
-import type { StoreCtx } from '../../kernel/auth/kinds'
+import { isShopFront, type StoreCtx } from '../../kernel/auth/kinds'
 import { writeTransaction, type Db } from '../../kernel/db/database'
 import type { Lifecycle } from '../../kernel/lifecycle'
 import type { Log } from '../../kernel/log'
-import { activityCounts } from './tables'
+import { activityCounts, SHOP_FRONT_RM } from './tables'
 
 const HOUR = 60 * 60 * 1000
 /** Buffered counts reach the database at least this often, and at shutdown. */
@@ -40,7 +40,8 @@ export class ActivityRecorder implements CallRecorder {
 
   private entry(caller: StoreCtx, now: number): Pending {
     const hourStart = now - (now % HOUR)
-    const rm = caller.actor.rm ?? ''
+    // A publishable key's call is the shop front's whatever X-Student-RM says (the gate drops it too).
+    const rm = isShopFront(caller.actor) ? SHOP_FRONT_RM : (caller.actor.rm ?? '')
     let byRm = this.latest.get(caller.groupId)
     if (!byRm) this.latest.set(caller.groupId, (byRm = new Map()))
     let entry = byRm.get(rm)

@@ -4,7 +4,7 @@ import { csvText, type CsvValue } from '../../kernel/csv'
 import type { Deps } from '../../kernel/deps'
 import type { ActivityQuery, ActivityReport } from './model'
 import { activityWindow, firstGroupCreatedAt, groupsInScope, HOUR, studentsOf } from './scope'
-import { activityCounts } from './tables'
+import { activityCounts, SHOP_FRONT_RM } from './tables'
 
 /**
  * Calls per group and per student. Counts are kept per hour, so `from` and `to` select
@@ -41,6 +41,7 @@ export function activityReport(deps: Deps, query: ActivityQuery): ActivityReport
     groups: groupRows.map((g) => {
       const mine = counts.filter((c) => c.groupId === g.id)
       const byRm = new Map(mine.map((c) => [c.rm, c]))
+      const shopFront = byRm.get(SHOP_FRONT_RM)
       const lastCall = mine.reduce<number | null>((acc, c) => (c.lastCallAt !== null && (acc === null || c.lastCallAt > acc) ? c.lastCallAt : acc), null)
       return {
         groupId: g.id,
@@ -49,6 +50,7 @@ export function activityReport(deps: Deps, query: ActivityQuery): ActivityReport
         errors: mine.reduce((n, c) => n + c.errors, 0),
         lastCallAt: at(lastCall),
         unattributed: byRm.get('')?.calls ?? 0,
+        shopFront: { calls: shopFront?.calls ?? 0, errors: shopFront?.errors ?? 0, lastCallAt: at(shopFront?.lastCallAt ?? null) },
         students: studentsOf(g, byRm.keys()).map((m) => {
           const c = byRm.get(m.rm)
           return { rm: m.rm, name: m.name, calls: c?.calls ?? 0, errors: c?.errors ?? 0, lastCallAt: at(c?.lastCallAt ?? null) }
@@ -58,12 +60,13 @@ export function activityReport(deps: Deps, query: ActivityQuery): ActivityReport
   }
 }
 
-/** One row per student, plus an unattributed row and a total row per group. */
+/** One row per student, plus an unattributed, a shop-front and a total row per group. */
 export function activityCsv(report: ActivityReport): string {
   const rows: CsvValue[][] = [['group_id', 'group', 'rm', 'name', 'calls', 'errors', 'last_call_at']]
   for (const g of report.groups) {
     for (const s of g.students) rows.push([g.groupId, g.name, s.rm, s.name, s.calls, s.errors, s.lastCallAt])
     rows.push([g.groupId, g.name, '', '(unattributed)', g.unattributed, null, null])
+    rows.push([g.groupId, g.name, '', '(shop front)', g.shopFront.calls, g.shopFront.errors, g.shopFront.lastCallAt])
     rows.push([g.groupId, g.name, '', '(group total)', g.calls, g.errors, g.lastCallAt])
   }
   return csvText(rows)

@@ -27,12 +27,12 @@ export const activityRoutes = (deps: Deps) =>
           200: {
             description: 'The report: JSON, or with format=csv a spreadsheet to save.',
             headers: { 'Content-Disposition': { $ref: '#/components/headers/Content-Disposition' } },
-            content: { 'text/csv': { schema: { type: 'string', description: 'One row per student, plus an unattributed and a total row per group.' } } },
+            content: { 'text/csv': { schema: { type: 'string', description: 'One row per student, plus an unattributed, a shop-front and a total row per group.' } } },
           },
         },
         summary: 'Calls per group and per student',
         description:
-          'Every authenticated call counts for its group; it counts for a student when made with that student\u2019s token, or with the header X-Student-RM naming a member of the same group (any other RM counts as unattributed). `errors` counts responses with status 400 or above. Every current member is listed, even with zero calls; former members who made calls in the window are listed as "(no longer a member)". Counts are kept per hour. `format=csv` returns a spreadsheet with one row per student plus an unattributed and a total row per group. So that a name cannot become a spreadsheet formula, every CSV cell that starts with =, +, -, @, a tab or a carriage return is written with a leading apostrophe (=SUM(A1) arrives as \'=SUM(A1)); the rule holds for every cell alike, and the report has no negative numbers. Cells with a comma, a double quote or a line break are quoted, with double quotes doubled; lines end with CRLF.',
+          'Every authenticated call counts for its group; it counts for a student when made with that student\u2019s token, or with the secret key and the header X-Student-RM naming a member of the same group (any other RM counts as unattributed). A call with the publishable key (alone or with a customer token) counts for the group\u2019s `shopFront`, never for a student, whatever X-Student-RM says: anyone who opens the shop page can copy that key. A group\u2019s `calls` and `errors` are its students\u2019, its unattributed calls and its shop front\u2019s together. `errors` counts responses with status 400 or above. Every current member is listed, even with zero calls; former members who made calls in the window are listed as "(no longer a member)". Counts are kept per hour. `format=csv` returns a spreadsheet with one row per student plus an unattributed, a shop-front ("(shop front)") and a total row per group. So that a name cannot become a spreadsheet formula, every CSV cell that starts with =, +, -, @, a tab or a carriage return is written with a leading apostrophe (=SUM(A1) arrives as \'=SUM(A1)); the rule holds for every cell alike, and the report has no negative numbers. Cells with a comma, a double quote or a line break are quoted, with double quotes doubled; lines end with CRLF.',
       },
     },
    )
@@ -43,7 +43,7 @@ export const activityRoutes = (deps: Deps) =>
       detail: {
         tags: ['Admin'],
         summary: 'Calls per group and per student over time, for a chart',
-        description: `The counts of GET /v1/admin/activity per hour (default) or per UTC day (bucket=day), including the calls of the last second. The window defaults to the last 24 hours; it is widened to whole buckets, and \`times\` lists the start of each one, ascending, zero buckets included. Every array of counts has one number per entry of \`times\`. Every group (or only \`groupId\`, 404 NOT_FOUND when unknown) and every current member is listed even with all zeros. More than ${MAX_BUCKETS} buckets is 400 VALIDATION_ERROR: use bucket=day or a shorter window.`,
+        description: `The counts of GET /v1/admin/activity per hour (default) or per UTC day (bucket=day), including the calls of the last second, with the shop front's (calls with the publishable key) apart in \`shopFront\` as there. The window defaults to the last 24 hours; it is widened to whole buckets, and \`times\` lists the start of each one, ascending, zero buckets included. Every array of counts has one number per entry of \`times\`. Every group (or only \`groupId\`, 404 NOT_FOUND when unknown) and every current member is listed even with all zeros. More than ${MAX_BUCKETS} buckets is 400 VALIDATION_ERROR: use bucket=day or a shorter window.`,
       },
     })
     .get('/board', () => classBoard(deps), {
@@ -53,6 +53,6 @@ export const activityRoutes = (deps: Deps) =>
         tags: ['Admin'],
         summary: 'The class at a glance',
         description:
-          "One entry per group, by name, for the projector: today's calls and errors (the current UTC day, counted as GET /v1/admin/activity counts them, so a call shows within a second), the error rate, the last call today, the members with no call today, and the store's webhook endpoints with FAILED attempts in the last 24 hours. The panel's Class board polls it every few seconds.",
+          "One entry per group, by name, for the projector: today's calls and errors (the current UTC day, counted as GET /v1/admin/activity counts them, so a call shows within a second), the error rate, the last call today, the members with no call today, and the store's webhook endpoints with FAILED attempts in the last 24 hours. The panel's Class board polls it every few seconds. `callsToday`, `errorsToday` and `errorRate` are the group's own: calls with its secret key or its students' tokens. Calls with its publishable key are its shop front's, counted apart in `shopFront` with their own error rate: anyone who opens the shop page can copy that key, so a flood of it, answered 429 by the shop front's own rate limit, leaves the group's figures as they were. `callsToday + shopFront.callsToday` is the group's `calls` in the activity report for the day.",
       },
     })

@@ -3,6 +3,7 @@ import { groups, students } from '../../kernel/auth/tables'
 import type { Deps } from '../../kernel/deps'
 import { AppError } from '../../kernel/errors'
 import { isDateOnly } from './model'
+import { SHOP_FRONT_RM } from './tables'
 
 // What the report and the series share: the time window, the groups and members they cover.
 
@@ -44,9 +45,14 @@ export function groupsInScope(deps: Deps, groupId: string | undefined): ScopeGro
   return rows.map((g) => ({ ...g, members: members.filter((m) => m.groupId === g.id).map(({ rm, name }) => ({ rm, name })) }))
 }
 
-/** The current members, then the former members ('' is unattributed, not a member) who have counts in the window. */
+/**
+ * The current members, then the former members who have counts in the window ('' is unattributed and
+ * SHOP_FRONT_RM the shop front: neither is a member).
+ */
 export function studentsOf(group: ScopeGroup, countedRms: Iterable<string>) {
   const current = new Set(group.members.map((m) => m.rm))
-  const former = [...new Set(countedRms)].filter((rm) => rm !== '' && !current.has(rm)).map((rm) => ({ rm, name: FORMER_MEMBER }))
+  const former = [...new Set(countedRms)]
+    .filter((rm) => rm !== '' && rm !== SHOP_FRONT_RM && !current.has(rm))
+    .map((rm) => ({ rm, name: FORMER_MEMBER }))
   return [...group.members, ...former]
 }

@@ -4,7 +4,7 @@ import type { Deps } from '../../kernel/deps'
 import { AppError } from '../../kernel/errors'
 import { MAX_BUCKETS, type ActivitySeries, type ActivitySeriesQuery } from './model'
 import { activityWindow, DAY, groupsInScope, HOUR, studentsOf } from './scope'
-import { activityCounts } from './tables'
+import { activityCounts, SHOP_FRONT_RM } from './tables'
 
 const SIZE = { hour: HOUR, day: DAY }
 
@@ -61,6 +61,7 @@ export function activitySeries(deps: Deps, query: ActivitySeriesQuery): Activity
         name: g.name,
         ...total,
         unattributed: byRm.get('')?.calls ?? zeros(),
+        shopFront: byRm.get(SHOP_FRONT_RM) ?? { calls: zeros(), errors: zeros() },
         students: studentsOf(g, byRm.keys()).map((m) => ({ rm: m.rm, name: m.name, ...(byRm.get(m.rm) ?? { calls: zeros(), errors: zeros() }) })),
       }
     }),

@@ -1,5 +1,5 @@
 import { and, asc, count, eq, gte, inArray, isNull, sql } from 'drizzle-orm'
-import { withPublishableKey, type StoreCtx } from '../../kernel/auth/kinds'
+import { isShopFront, type StoreCtx } from '../../kernel/auth/kinds'
 import { isUniqueViolation, type Sql } from '../../kernel/db/database'
 import { AppError, notFound } from '../../kernel/errors'
 import { products, variants } from './tables'
@@ -21,10 +21,10 @@ export const VARIANTS_HINT = "a product's variants are listed in GET /v1/product
  * publishable one.
  */
 export type Visibility = 'published' | 'all'
-export const visibilityOf = (ctx: StoreCtx): Visibility => (withPublishableKey(ctx) ? 'published' : 'all')
+export const visibilityOf = (ctx: StoreCtx): Visibility => (isShopFront(ctx.actor) ? 'published' : 'all')
 
 /** Whether the caller may see a product in `state`. */
-export const seesState = (ctx: StoreCtx, state: string) => state === 'PUBLISHED' || !withPublishableKey(ctx)
+export const seesState = (ctx: StoreCtx, state: string) => state === 'PUBLISHED' || !isShopFront(ctx.actor)
 
 /** A live product of the store that the caller may see (with a publishable key, a PUBLISHED one). */
 export function findProduct(db: Sql, ctx: StoreCtx, id: string) {
@@ -78,7 +78,7 @@ export function findVariant(db: Sql, ctx: StoreCtx, id: string) {
 /** A live variant the caller may see: with a publishable key, a variant of a PUBLISHED product only. */
 export function findShownVariant(db: Sql, ctx: StoreCtx, id: string) {
   const row = findVariant(db, ctx, id)
-  if (withPublishableKey(ctx)) {
+  if (isShopFront(ctx.actor)) {
     const product = db.select({ state: products.state }).from(products).where(eq(products.id, row.productId)).get()
     if (!product || !seesState(ctx, product.state)) throw notFound('variant', id, VARIANTS_HINT)
   }

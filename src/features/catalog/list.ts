@@ -1,5 +1,5 @@
 import { and, asc, count, desc, eq, gte, isNull, lte, sql, sum, type SQL, type SQLWrapper } from 'drizzle-orm'
-import { withPublishableKey, type StoreCtx } from '../../kernel/auth/kinds'
+import { isShopFront, type StoreCtx } from '../../kernel/auth/kinds'
 import { readTransaction, type Sql } from '../../kernel/db/database'
 import type { Deps } from '../../kernel/deps'
 import { AppError } from '../../kernel/errors'
@@ -66,7 +66,7 @@ function conditions(ctx: StoreCtx, query: ProductListQuery, way: Way) {
  * says where drafts are read. What it returns decides the answer, so a kept list is keyed by it.
  */
 export function shownQuery(ctx: StoreCtx, query: ProductListQuery): ProductListQuery {
-  if (!withPublishableKey(ctx) || query.state === 'PUBLISHED') return query
+  if (!isShopFront(ctx.actor) || query.state === 'PUBLISHED') return query
   if (query.state === undefined) return { ...query, state: 'PUBLISHED' }
   throw new AppError(
     'SECRET_KEY_REQUIRED',

@@ -2,6 +2,7 @@ import { Elysia } from 'elysia'
 import { authMacro } from '../../kernel/auth/macro'
 import type { Deps } from '../../kernel/deps'
 import { ErrorEnvelope } from '../../kernel/errors'
+import { clientAddress } from '../../kernel/http/client-address'
 import { LoginThrottle } from '../store-auth/login-throttle'
 import { Customer, CustomerLoginBody, CustomerSession, RegisterBody } from './model'
 import { login, me, register } from './service'
@@ -31,7 +32,7 @@ export const customerRoutes = (deps: Deps) => {
         },
       },
     )
-    .post('/login', ({ ctx, body, server, request }) => login(deps, ctx, throttle, body, server?.requestIP(request)?.address ?? 'local'), {
+    .post('/login', ({ ctx, body, server, request }) => login(deps, ctx, throttle, body, clientAddress(server, request)), {
       auth: 'shop',
       body: CustomerLoginBody,
       response: { 200: CustomerSession, 401: ErrorEnvelope, 429: ErrorEnvelope },

@@ -3,6 +3,7 @@ import { asStudent } from '../../kernel/auth/kinds'
 import { authMacro } from '../../kernel/auth/macro'
 import type { Deps } from '../../kernel/deps'
 import { ErrorEnvelope } from '../../kernel/errors'
+import { clientAddress } from '../../kernel/http/client-address'
 import { LoginThrottle } from './login-throttle'
 import { ChangePasswordBody, ChangePasswordResponse, LoginBody, LoginResponse, MeResponse } from './model'
 import { changePassword, login, me } from './service'
@@ -14,7 +15,7 @@ export const storeAuthRoutes = (deps: Deps) => {
   const throttle = new LoginThrottle(deps.clock, 'RM')
   return new Elysia({ prefix: '/store/auth' })
     .use(authMacro)
-    .post('/login', ({ body, server, request }) => login(deps, throttle, body, server?.requestIP(request)?.address ?? 'local'), {
+    .post('/login', ({ body, server, request }) => login(deps, throttle, body, clientAddress(server, request)), {
       body: LoginBody,
       response: { 200: LoginResponse, 401: ErrorEnvelope, 429: ErrorEnvelope },
       detail: {

@@ -37,7 +37,9 @@ server, with the secret key. Neither kind of key opens the store panel's routes 
 members), which take a student token.
 Each operation below lists the credentials it takes.
 
-Send \`X-Student-RM: <your RM>\` with either key so your calls count for you.
+Send \`X-Student-RM: <your RM>\` with the secret key so your calls count for you. Calls with the
+publishable key count for your group's shop front, never for a student, whatever \`X-Student-RM\` says:
+whoever opens your shop page can copy that key.
 
 ## Errors
 Every error has the same body, whatever the route:
@@ -52,7 +54,9 @@ from what every request goes through, in this order:
 - \`401\` where the operation takes a credential and it is missing, unknown, revoked, expired or of
   another kind. Such a request is not counted for your group and not held against your rate limit.
 - \`429 RATE_LIMITED\` where it takes a store credential (not the teacher's), when your store sent more
-  than its limit; wait \`Retry-After\` seconds. The teacher may turn the limit off.
+  than its limit; wait \`Retry-After\` seconds. The teacher may turn the limit off. Calls with the
+  publishable key have a limit of their own for each client address (the same size), so a shop page
+  flooded from one browser slows neither its other visitors nor your server's secret key and the panel.
 - \`403 PASSWORD_CHANGE_REQUIRED\` where a student token is taken (until the first password is changed),
   and \`403 SECRET_KEY_REQUIRED\` for a publishable key where the secret key is needed.
 - \`400\`, \`413\` and \`415\` where it takes a body; \`400\` where its query has rules.
@@ -199,7 +203,7 @@ export const ERROR_RESPONSES = {
   },
   RateLimited: {
     status: 429,
-    description: 'RATE_LIMITED: your store (or, on a login, this account or address) sent more requests than its limit allows; other stores are not slowed. Wait Retry-After seconds, then slow your loop down.',
+    description: 'RATE_LIMITED: your store (with the publishable key: this client address of its shop front; on a login: this account or address) sent more requests than its limit allows; other stores are not slowed. Wait Retry-After seconds, then slow your loop down.',
     headers: ['Retry-After'],
   },
   InternalError: {
@@ -237,15 +241,15 @@ export const RESPONSE_HEADERS = {
   },
   'RateLimit-Limit': {
     description:
-      "How many requests your store may send at once. Sent on every answer to a store credential once the credential is known (so not on a 401 about the credential), while the teacher's rate limit is on.",
+      "How many requests your store may send at once (with the publishable key: this client address of its shop front, which has a limit of its own). Sent on every answer to a store credential once the credential is known (so not on a 401 about the credential), while the teacher's rate limit is on.",
     schema: integer,
   },
   'RateLimit-Remaining': {
-    description: 'How many more requests your store may send right now before a 429; sent with RateLimit-Limit.',
+    description: 'How many more requests your store (or this shop-front client) may send right now before a 429; sent with RateLimit-Limit.',
     schema: integer,
   },
   'RateLimit-Reset': {
-    description: "Seconds until your store's allowance is full again; sent with RateLimit-Limit.",
+    description: "Seconds until your store's (or this shop-front client's) allowance is full again; sent with RateLimit-Limit.",
     schema: integer,
   },
   'Retry-After': { description: 'Seconds to wait before sending again.', schema: { type: 'integer', minimum: 1 } },

@@ -4,9 +4,10 @@ import { untilChanged, type ChangeStamp } from '../db/change-stamp'
 import type { Db } from '../db/database'
 import { withParams } from '../db/prepared'
 import { AppError } from '../errors'
+import { clientAddress, type AddressSource } from '../http/client-address'
 import { rememberRefused, type NamedStore } from '../http/inspection'
 import { API_KEY_FORMAT, constantTimeEqual, hashToken } from './credentials'
-import { AUTH_KINDS, type Actor, type AuthKind, type StoreCtx } from './kinds'
+import { AUTH_KINDS, isShopFront, type Actor, type AuthKind, type StoreCtx } from './kinds'
 import { rememberCaller } from './macro'
 import type { RateLimiter } from './rate-limiter'
 import { apiKeys, customerSessions, stores, studentSessions, students } from './tables'
@@ -209,15 +210,26 @@ export function createGate(deps: GateDeps) {
       if (!p.bearer) throw unauthenticated("This route also needs the customer's token in Authorization: Bearer (from POST /v1/customers/login).")
       if (bearerKind !== 'ctk_') throw wrongKind(kind, 'Authorization holds a token that is not a customer token.')
       const c = customer(both?.session, key.storeId)
-      const actor: Actor = { type: 'customer', customerId: c.customerId, keyId: key.id, keyKind: key.kind, rm: attributedRm(key.groupId, p.studentRm) }
+      // X-Student-RM names a student only beside the secret key: a publishable one any classmate can copy.
+      const publishable = key.kind === 'publishable'
+      const actor: Actor = {
+        type: 'customer',
+        customerId: c.customerId,
+        keyId: key.id,
+        keyKind: key.kind,
+        rm: publishable ? null : attributedRm(key.groupId, p.studentRm),
+      }
       return { storeId: key.storeId, groupId: key.groupId, actor }
     }
 
     if (kind === 'shop' || kind === 'secret') {
       if (p.apiKey) {
         const key = apiKey(p.apiKey)
-        const type = key.kind === 'publishable' ? 'publishableKey' : 'secretKey'
-        return { storeId: key.storeId, groupId: key.groupId, actor: { type, keyId: key.id, rm: attributedRm(key.groupId, p.studentRm) } }
+        const actor: Actor =
+          key.kind === 'publishable'
+            ? { type: 'publishableKey', keyId: key.id, rm: null }
+            : { type: 'secretKey', keyId: key.id, rm: attributedRm(key.groupId, p.studentRm) }
+        return { storeId: key.storeId, groupId: key.groupId, actor }
       }
       if (bearerKind === 'stu_') return studentCtx(p.bearer!)
       if (bearerKind === 'ctk_') throw wrongKind(kind, 'A customer token alone does not open store routes.')
@@ -235,9 +247,20 @@ export function createGate(deps: GateDeps) {
     throw unauthenticated(`This route needs ${AUTH_KINDS[kind].expects}.`)
   }
 
-  /** Applies the store's rate limit and sets the RateLimit-* headers on the response. */
-  function limit(ctx: StoreCtx, headers: Record<string, unknown>) {
-    if (!deps.limiter.enabled || deps.limiter.take(ctx.storeId, headers)) return
+  /**
+   * Applies the rate limit and sets the RateLimit-* headers on the response: the store's bucket, or for
+   * its shop front (a publishable key) the bucket of this client address, which never drains the store's.
+   */
+  function limit(ctx: StoreCtx, request: Request, server: AddressSource | null, headers: Record<string, unknown>) {
+    if (!deps.limiter.enabled) return
+    if (isShopFront(ctx.actor)) {
+      if (deps.limiter.takeShopFront(ctx.storeId, clientAddress(server, request), headers)) return
+      throw new AppError(
+        'RATE_LIMITED',
+        `This shop-front client sent more requests with the publishable key than its limit allows (each client address has its own). Wait ${headers['retry-after']} s (Retry-After) and slow down; the store's server (secret key), its panel and other clients of the shop are not affected.`,
+      )
+    }
+    if (deps.limiter.take(ctx.storeId, headers)) return
     throw new AppError(
       'RATE_LIMITED',
       `Your store sent more requests than its limit allows. Wait ${headers['retry-after']} s (Retry-After) and slow your loop down; other stores are not affected.`,
@@ -264,10 +287,11 @@ export function createGate(deps: GateDeps) {
   return {
     /**
      * Authenticates, remembers the caller for the route's handler, counts the call and applies the
-     * store's rate limit (setting the RateLimit-* headers), all before any refusal, so that a refused
-     * call of a known caller counts and is limited too. Returns null for teacher routes.
+     * rate limit (setting the RateLimit-* headers), all before any refusal, so that a refused call of a
+     * known caller counts and is limited too. `server` tells a shop-front call's client address.
+     * Returns null for teacher routes.
      */
-    admit(kind: AuthKind, request: Request, headers: Record<string, unknown>): StoreCtx | null {
+    admit(kind: AuthKind, request: Request, server: AddressSource | null, headers: Record<string, unknown>): StoreCtx | null {
       namedStore = undefined
       let ctx: StoreCtx | null
       try {
@@ -279,7 +303,7 @@ export function createGate(deps: GateDeps) {
       if (!ctx) return null
       rememberCaller(request, ctx)
       deps.activity.count(ctx)
-      limit(ctx, headers)
+      limit(ctx, request, server, headers)
       refuse(kind, ctx)
       return ctx
     },

@@ -56,17 +56,23 @@ export interface StoreCtx {
 export type Actor =
   /** rm: the member named by X-Student-RM, or null when absent or not a member of this group. */
   | { type: 'secretKey'; keyId: string; rm: string | null }
-  | { type: 'publishableKey'; keyId: string; rm: string | null }
+  /**
+   * Never a student's call: any classmate can copy a publishable key from the shop page and send any
+   * X-Student-RM with it, so its calls count for the group's shop front only.
+   */
+  | { type: 'publishableKey'; keyId: string; rm: null }
   | { type: 'student'; rm: string; mustChangePassword: boolean }
-  /** keyKind: the kind of the store key the customer's token came with (buyer routes take either). */
+  /** keyKind: the kind of the X-API-Key sent with the customer's token; rm is null with a publishable one. */
   | { type: 'customer'; customerId: string; keyId: string; keyKind: ApiKeyKind; rm: string | null }
 
 /**
- * Whether the call came with the publishable key, alone or with a customer's token. That key sits in
- * a shop page, where anyone can copy it: what it reads is what the shop shows the public.
+ * A call of the store's shop front: made with its publishable key, alone or with a customer's token.
+ * That key sits in a shop page, where anyone can copy it, so such calls read what the shop shows the
+ * public (PUBLISHED products only), have rate-limit buckets of their own (per client address) and count
+ * for the group's shop front, never for a student: whoever copies the key can neither see drafts, nor
+ * shut the group out, nor inflate a member's count.
  */
-export const withPublishableKey = (ctx: StoreCtx) =>
-  ctx.actor.type === 'publishableKey' || (ctx.actor.type === 'customer' && ctx.actor.keyKind === 'publishable')
+export const isShopFront = (actor: Actor) => actor.type === 'publishableKey' || (actor.type === 'customer' && actor.keyKind === 'publishable')
 
 export type StudentCtx = StoreCtx & { actor: Extract<Actor, { type: 'student' }> }
 

@@ -1,12 +1,28 @@
 import type { Clock } from '../clock'
 
+interface Bucket {
+  tokens: number
+  at: number
+}
+
+/** Shop-front buckets kept at most: past it, the least recently used go first (see takeShopFront). */
+export const MAX_SHOP_FRONT_BUCKETS = 10_000
+
 /**
- * A token bucket per store: `rps` tokens a second, up to `burst` saved. One group's
- * runaway loop empties its own bucket only, so the others are not slowed.
+ * Token buckets, `rps` tokens a second, up to `burst` saved:
+ * - one per store, shared by its secret keys and its students' tokens. One group's runaway loop empties
+ *   its own bucket only, so the others are not slowed.
+ * - one per store and client address for its shop front (calls with the publishable key). That key sits
+ *   in a page anyone can open, so whoever floods with it empties only the bucket of their own address:
+ *   the store's own bucket, its other shop-front clients and the other stores are not touched.
  */
 export class RateLimiter {
-  private buckets = new Map<string, { tokens: number; at: number }>()
+  private stores = new Map<string, Bucket>()
+  /** Keyed by store and address; in the order of last use, the stalest first. */
+  private shopFronts = new Map<string, Bucket>()
   private readonly limitHeader: string
+  /** After this long unused, a bucket is full again: exactly as a new one would be. */
+  private readonly refillMs: number
 
   constructor(
     private clock: Clock,
@@ -14,20 +30,58 @@ export class RateLimiter {
     private burst: number,
   ) {
     this.limitHeader = String(burst)
+    this.refillMs = rps > 0 ? Math.ceil((burst / rps) * 1000) : 0
   }
 
   get enabled() {
     return this.rps > 0
   }
 
+  /** How many shop-front buckets are kept now. */
+  get shopFrontBuckets() {
+    return this.shopFronts.size
+  }
+
   /**
    * Takes one request from the store's bucket and writes the RateLimit-* headers (and Retry-After when
    * refused) into `headers`, the response's own, so no object is made per request. True when allowed.
    */
-  take(key: string, headers: Record<string, unknown>): boolean {
+  take(storeId: string, headers: Record<string, unknown>): boolean {
     const now = this.clock.now()
-    let bucket = this.buckets.get(key)
-    if (!bucket) this.buckets.set(key, (bucket = { tokens: this.burst, at: now }))
+    let bucket = this.stores.get(storeId)
+    if (!bucket) this.stores.set(storeId, (bucket = { tokens: this.burst, at: now }))
+    return this.takeFrom(bucket, now, headers)
+  }
+
+  /**
+   * The same, from the bucket of this store's shop front at this client address.
+   *
+   * Memory stays bounded however many addresses call: a bucket unused for as long as it takes to fill
+   * up again is dropped (a new one for that address starts full, so no answer changes), and past
+   * MAX_SHOP_FRONT_BUCKETS the least recently used are dropped too. The map is kept in the order of last
+   * use, so both drops take from its front and each call costs constant work. Under a flood from more
+   * addresses than that, a client dropped early gets a full burst again: that costs only shop-front
+   * buckets, never the store's own, and bounded memory matters more.
+   */
+  takeShopFront(storeId: string, address: string, headers: Record<string, unknown>): boolean {
+    const now = this.clock.now()
+    const key = `${storeId} ${address}`
+    let bucket = this.shopFronts.get(key)
+    if (bucket) this.shopFronts.delete(key)
+    else bucket = { tokens: this.burst, at: now }
+    this.forgetIdle(now)
+    this.shopFronts.set(key, bucket)
+    return this.takeFrom(bucket, now, headers)
+  }
+
+  private forgetIdle(now: number) {
+    for (const [key, bucket] of this.shopFronts) {
+      if (this.shopFronts.size >= MAX_SHOP_FRONT_BUCKETS || bucket.at <= now - this.refillMs) this.shopFronts.delete(key)
+      else break
+    }
+  }
+
+  private takeFrom(bucket: Bucket, now: number, headers: Record<string, unknown>): boolean {
     bucket.tokens = Math.min(this.burst, bucket.tokens + ((now - bucket.at) / 1000) * this.rps)
     bucket.at = now
     const allowed = bucket.tokens >= 1

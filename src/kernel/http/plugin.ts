@@ -9,6 +9,7 @@ import { errorsPlugin, uncommittedAnswer } from './errors-plugin'
 import { namedStoreOf, refusedStoreOf, rememberSentBody, sentBodyOf } from './inspection'
 import { targetOf } from './target'
 import { isJsonType, parseJson, readLimitedText, wrongBodyType } from './json-body'
+import type { AddressSource } from './client-address'
 import type { RouteEntry, RouteTable } from './route-table'
 import { readTextBody } from './text-body'
 import { TakeTurns } from './take-turns'
@@ -33,8 +34,8 @@ export const httpKernel = (routes: RouteTable, deps: Deps) => {
   const gate = createGate(deps)
   const largeBodies = new TakeTurns()
   // Authentication comes first, before the body is read: an unknown caller learns nothing else.
-  const admit = (route: RouteEntry | undefined, request: Request, headers: Record<string, unknown>) => {
-    if (route?.auth) gate.admit(route.auth, request, headers)
+  const admit = (route: RouteEntry | undefined, request: Request, server: AddressSource | null, headers: Record<string, unknown>) => {
+    if (route?.auth) gate.admit(route.auth, request, server, headers)
   }
   /**
    * An answer made while a commit group is open may rest on what the group wrote (a read after an
@@ -78,7 +79,7 @@ export const httpKernel = (routes: RouteTable, deps: Deps) => {
       const answer = handle(request) as unknown as Response | Promise<Response>
       return answer instanceof Promise ? answer.then((response) => answered(request, response, started)) : answered(request, answer, started)
     })
-    .onRequest(({ request, set }) => {
+    .onRequest(({ request, set, server }) => {
       const given = request.headers.get('x-request-id')
       const requestId = given && incomingRequestId.test(given) ? given : `req_${randomToken(16)}`
       const unread = bodyIsNeverRead(request)
@@ -90,8 +91,8 @@ export const httpKernel = (routes: RouteTable, deps: Deps) => {
       if (route?.notInspected) uninspected.add(request)
       // A request that does not join the open commit group starts once it has committed, so that it
       // reads nothing the group could still undo (groupedWrite, kernel/db/database.ts).
-      if (!route?.groupedWrites && groupOpen(deps.db)) return groupsSettled(deps.db).then(() => admit(route, request, set.headers))
-      admit(route, request, set.headers)
+      if (!route?.groupedWrites && groupOpen(deps.db)) return groupsSettled(deps.db).then(() => admit(route, request, server, set.headers))
+      admit(route, request, server, set.headers)
     })
     .use(errorsPlugin(routes, deps.log, (request) => {
       const caller = callerOf(request)
