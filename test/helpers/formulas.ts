@@ -10,6 +10,8 @@ export const FORMULA_MEMBERS = [
   { rm: 'f3', name: '-2+3' },
   { rm: 'f4', name: '@SUM(A1)' },
   { rm: 'f5', name: 'Silva, "Bia"\nsecond line' },
+  // A pt-BR spreadsheet splits on semicolons: unquoted, the second of three cells would be a formula.
+  { rm: 'f8', name: 'Ana;=1+1;' },
 ]
 
 /**
@@ -47,5 +49,8 @@ export function expectDefusedActivityCsv(text: string) {
     f5: 'Silva, "Bia"\nsecond line',
     f6: "'\t=1+1",
     f7: "'\r=1+1",
+    f8: 'Ana;=1+1;',
   })
+  // Quoted, so that it stays one cell where a spreadsheet splits on semicolons.
+  expect(text).toContain(',f8,"Ana;=1+1;",')
 }
