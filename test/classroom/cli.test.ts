@@ -3,7 +3,7 @@ import { describe, expect, test } from 'bun:test'
 import { existsSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { buildExecutable, emptyDir, runExecutable, startExecutable } from '../helpers/executable'
-import { expectDefusedActivityCsv, formulaClassList, RAW_NAMES } from '../helpers/formulas'
+import { expectDefusedActivityCsv, formulaClassList, RAW_NAMES, rawControlBytes, TERMINAL_ESCAPE } from '../helpers/formulas'
 
 const bin = await buildExecutable()
 
@@ -178,6 +178,17 @@ describe('storefront activity', () => {
     const csv = await cli(['activity', '--csv', '--data', 'data'], dir)
     expect([csv.code, csv.stderr]).toEqual([0, ''])
     expectDefusedActivityCsv(csv.stdout)
+  })
+
+  test('a class list with a control character in a name is refused by line, and the problem printed holds no raw control byte', async () => {
+    const dir = emptyDir()
+    writeFileSync(join(dir, 'class.csv'), `Azul,100,Ana\nAzul,101,"${TERMINAL_ESCAPE}"\n`)
+    const res = await cli(['groups', 'import', 'class.csv', '--data', 'data'], dir)
+    expect([res.code, res.stdout, rawControlBytes(res.stderr)]).toEqual([1, '', []])
+    expect(res.stderr.trim().split('\n')).toEqual([
+      'storefront: 1 problem in the class list; nothing was imported',
+      'storefront:   line 2: name holds a control character (U+001B at position 4); remove control characters, newlines and tabs included',
+    ])
   })
 })
 

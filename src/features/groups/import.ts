@@ -3,7 +3,9 @@ import { groups, stores, students } from '../../kernel/auth/tables'
 import { writeTransaction } from '../../kernel/db/database'
 import type { Deps } from '../../kernel/deps'
 import { AppError } from '../../kernel/errors'
+import { nameText } from '../../kernel/control-characters'
 import { MemberInput } from '../members/model'
+import { GROUP_NAME_MAX } from './model'
 import { insertMembers, listMembers, moveMembers } from '../members/service'
 import { pluralize } from '../../kernel/plural'
 
@@ -28,7 +30,8 @@ export class ImportError extends Error {
   }
 }
 
-const GROUP_NAME_MAX = 80
+/** The group column: the same rules as a group's name in POST /v1/admin/groups. */
+const GroupColumn = nameText('group', GROUP_NAME_MAX)
 
 /** Reads a class list `group,rm,name` (a header line is optional), reporting every bad row by line. */
 export async function parseClassList(text: string): Promise<ImportRow[]> {
@@ -46,7 +49,8 @@ export async function parseClassList(text: string): Promise<ImportRow[]> {
     if (index === 0 && record.map((c) => c.toLowerCase()).join(',') === 'group,rm,name') return
     if (record.length !== 3) return problems.push(`line ${line}: expected 3 columns (group,rm,name), found ${record.length}`)
     const [group, rm, name] = record as [string, string, string]
-    if (!group || group.length > GROUP_NAME_MAX) problems.push(`line ${line}: the group name must have 1 to ${GROUP_NAME_MAX} characters`)
+    const groupName = GroupColumn.safeParse(group)
+    if (!groupName.success) for (const issue of groupName.error.issues) problems.push(`line ${line}: ${issue.message}`)
     const member = MemberInput.safeParse({ rm, name })
     if (!member.success) for (const issue of member.error.issues) problems.push(`line ${line}: ${issue.message}`)
     rows.push({ line, group, rm, name })

@@ -1,9 +1,12 @@
 import { z } from 'zod'
+import { nameText } from '../../kernel/control-characters'
 import { Member, MemberInput } from '../members/model'
+
+export const GROUP_NAME_MAX = 80
 
 export const CreateGroupBody = z
   .object({
-    name: z.string().trim().min(1, 'name is required').max(80),
+    name: nameText('name', GROUP_NAME_MAX),
     members: z.array(MemberInput).max(50).default([]).describe('Students of the group; each logs in with the RM as first password.'),
   })
   .strict()

@@ -32,7 +32,7 @@ export const memberRoutes = (deps: Deps) =>
         detail: {
           tags,
           summary: 'Add a member',
-          description: 'The new member logs in with the RM as password and must change it. 409 ALREADY_MEMBER if already here, 409 RM_IN_OTHER_GROUP if in another group.',
+          description: `The new member logs in with the RM as password and must change it. 409 ALREADY_MEMBER if already here, 409 RM_IN_OTHER_GROUP if in another group. The name is one line of text: control characters (newlines and tabs included) are 400 VALIDATION_ERROR.`,
         },
       },
     )
