@@ -31,6 +31,9 @@ export const RAW_NAMES = [
  */
 export const TERMINAL_ESCAPE = 'Zed\u001b[2J\u001b[H\u001b[31mALL GROUPS: 0 calls\u001b]0;owned\u0007\u009b2J'
 
+/** The same name as the CLI prints it: every control character escaped. */
+export const TERMINAL_ESCAPE_PRINTED = 'Zed\\x1b[2J\\x1b[H\\x1b[31mALL GROUPS: 0 calls\\x1b]0;owned\\x07\\x9b2J'
+
 /** Any control character (C0, DEL, C1) but the line ends `\n` and `\r\n` that the program writes itself. */
 export const rawControlBytes = (output: string) => [...output.replace(/\r?\n/g, '').matchAll(/[\u0000-\u001f\u007f-\u009f]/g)].map((m) => m[0])
 
@@ -42,9 +45,10 @@ export const formulaClassList = () =>
 
 /**
  * The activity CSV still parses with 7 columns a row, no cell starts a formula, and each hostile name
- * (and the group's name) arrives whole behind one apostrophe.
+ * (and the group's name) arrives whole behind one apostrophe. The API writes RAW_NAMES as stored;
+ * the CLI (`printed`) writes their control characters escaped, which then start no formula.
  */
-export function expectDefusedActivityCsv(text: string) {
+export function expectDefusedActivityCsv(text: string, printed = false) {
   const rows: string[][] = parse(text, { relax_column_count: true })
   expect(rows[0]).toEqual(['group_id', 'group', 'rm', 'name', 'calls', 'errors', 'last_call_at'])
   expect(rows.every((r) => r.length === 7)).toBe(true)
@@ -59,9 +63,7 @@ export function expectDefusedActivityCsv(text: string) {
     f4: "'@SUM(A1)",
     f5: 'Silva, "Bia"',
     f8: 'Ana;=1+1;',
-    f6: "'\t=1+1",
-    f7: "'\r=1+1",
-    f9: 'two\nlines',
+    ...(printed ? { f6: '\\x09=1+1', f7: '\\x0d=1+1', f9: 'two\\x0alines' } : { f6: "'\t=1+1", f7: "'\r=1+1", f9: 'two\nlines' }),
   })
   // Quoted, so that it stays one cell where a spreadsheet splits on semicolons.
   expect(text).toContain(',f8,"Ana;=1+1;",')

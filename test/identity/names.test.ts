@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'bun:test'
-import { nameText } from '../../src/kernel/control-characters'
+import { nameText, printable, printableValues } from '../../src/kernel/control-characters'
 import { createTestApp } from '../helpers/app'
-import { TERMINAL_ESCAPE } from '../helpers/formulas'
+import { TERMINAL_ESCAPE, TERMINAL_ESCAPE_PRINTED } from '../helpers/formulas'
 import { activeStudent, admin, apiKey, bearer, createGroup, createKey, expectOk } from '../helpers/world'
 
 /** One control character of each kind, inside a name (the surrounding whitespace is trimmed first). */
@@ -109,5 +109,12 @@ describe('the kernel helpers', () => {
     const accepted = (c: string) => name.safeParse(`a${c}b`).success
     expect(['\u0000', '\u001f', '\u007f', '\u0080', '\u009f'].map(accepted)).toEqual([false, false, false, false, false])
     expect([' ', '~', '\u00a0', 'é'].map(accepted)).toEqual([true, true, true, true])
+  })
+
+  test('printable writes every control character as a visible \\x escape, and leaves other text alone', () => {
+    expect(printable(TERMINAL_ESCAPE)).toBe(TERMINAL_ESCAPE_PRINTED)
+    expect(printable('a\nb\tc\rd\u0000e\u007ff\u0085g\u009b2J\u009f')).toBe('a\\x0ab\\x09c\\x0dd\\x00e\\x7ff\\x85g\\x9b2J\\x9f')
+    expect(printable('João 🚀 \u00a0 \\x1b')).toBe('João 🚀 \u00a0 \\x1b')
+    expect(printableValues({ n: 1, ok: true, none: null, list: [{ name: 'a\u001bb' }], text: '\n' })).toEqual({ n: 1, ok: true, none: null, list: [{ name: 'a\\x1bb' }], text: '\\x0a' })
   })
 })
