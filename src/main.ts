@@ -3,6 +3,7 @@ import { Command, CommanderError, Option } from 'commander'
 import { addTeacherCommands } from './cli/commands'
 import { CliFailure } from './cli/jobs'
 import { ConfigError, loadConfig, SETTINGS, SWITCHES, type RawSettings, type SettingName } from './config'
+import { printable } from './kernel/control-characters'
 import { createPrivately } from './kernel/private-files'
 import { serve } from './server'
 import { VERSION } from './version'
@@ -11,7 +12,7 @@ import { VERSION } from './version'
 const EXIT_USAGE = 2
 
 function fail(message: string): never {
-  process.stderr.write(`storefront: ${message}\n`)
+  process.stderr.write(`storefront: ${printable(message)}\n`)
   process.exit(EXIT_USAGE)
 }
 
@@ -53,7 +54,8 @@ function onFailure(e: unknown): never {
   }
   if (e instanceof ConfigError) fail(e.message)
   if (e instanceof CliFailure) {
-    process.stderr.write(e.lines.map((l) => `storefront: ${l}`).join('\n') + '\n')
+    // A failure may quote what it was given (a class list's line, a backup's entry): escaped, as every printed value.
+    process.stderr.write(e.lines.map((l) => `storefront: ${printable(l)}`).join('\n') + '\n')
     process.exit(1)
   }
   throw e

@@ -7,6 +7,7 @@ import { ActivityQuery } from '../features/activity/model'
 import { activityCsv } from '../features/activity/report'
 import { BackupError, restore } from '../features/backup/service'
 import { parseClassList } from '../features/groups/import'
+import { printableValues } from '../kernel/control-characters'
 import { platform } from '../kernel/platform'
 import { asCliFailure, CliFailure, endProgress, jobOnDataDir, type Job } from './jobs'
 import { pluralize } from '../kernel/plural'
@@ -105,11 +106,16 @@ async function parsed(text: string) {
   }
 }
 
-/** The job done by the server running on the folder, or here on the folder opened (cli/jobs.ts). */
+/**
+ * The job done by the server running on the folder, or here on the folder opened (cli/jobs.ts), ready
+ * to print: its result holds what students typed, which a database an older version wrote may hold
+ * with control characters, so every string in it has them escaped (the CSV too: it goes to a terminal
+ * as often as to a file).
+ */
 async function onDataDir<K extends Job['kind']>(data: string | undefined, job: Extract<Job, { kind: K }>) {
   const { dataDir } = loadConfig({ dataDir: data }, process.env)
   try {
-    return await jobOnDataDir(dataDir, job)
+    return printableValues(await jobOnDataDir(dataDir, job))
   } finally {
     endProgress()
   }

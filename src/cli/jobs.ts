@@ -11,6 +11,7 @@ import { controlSocketPath, openDataDatabase, prepareDataDir, serverRunning } fr
 import { DatabaseInUse } from '../kernel/db/database'
 import { AppError } from '../kernel/errors'
 import { randomIds } from '../kernel/ids'
+import { printable } from '../kernel/control-characters'
 import { consoleLog } from '../kernel/log'
 import { platform, type Platform } from '../kernel/platform'
 import { keepPrivate } from '../kernel/private-files'
@@ -168,7 +169,7 @@ function openDataDir(dataDir: string): DataDirHandle & { close(): Promise<void> 
 
 /** Progress lines on a terminal; nothing when the output goes to a file or a pipe. */
 const progressLine = (message: string) => {
-  if (process.stderr.isTTY) process.stderr.write(`\r\x1b[2K${message}`)
+  if (process.stderr.isTTY) process.stderr.write(`\r\x1b[2K${printable(message)}`)
 }
 export const endProgress = () => {
   if (process.stderr.isTTY) process.stderr.write('\r\x1b[2K')

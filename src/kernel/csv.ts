@@ -5,13 +5,18 @@
 // `=HYPERLINK(...)` would become a link on the teacher's machine. Such a cell gets a leading `'`, which
 // spreadsheets take as "this is text". The rule is the same for every cell, numbers included: the
 // program writes no negative numbers, and a rule without exceptions cannot pick the wrong one.
+//
+// A spreadsheet set to a language that writes decimals with a comma (pt-BR) splits a CSV line on `;`,
+// and some split on tabs: an unquoted `Ana;=1+1;` would be three cells there, the second a formula.
+// So a cell holding any separator a spreadsheet may use (`,` `;` tab), a quote or a line break is
+// quoted, with its quotes doubled (RFC 4180): it is one cell whichever separator the reader picks.
 
 export type CsvValue = string | number | null
 
 const FORMULA_START = /^[=+\-@\t\r]/
-const NEEDS_QUOTES = /[",\r\n]/
+const NEEDS_QUOTES = /[",;\t\r\n]/
 
-/** One cell: `null` is empty; a formula start is defused; commas, quotes and line breaks are quoted. */
+/** One cell: `null` is empty; a formula start is defused; separators, quotes and line breaks are quoted. */
 export function csvCell(value: CsvValue): string {
   const text = value === null ? '' : String(value)
   const safe = FORMULA_START.test(text) ? `'${text}` : text

@@ -1,6 +1,9 @@
+import { printable } from './control-characters'
+
 /**
  * A line-per-event logger. It never receives request bodies, headers or credentials: what it prints
- * is safe to paste in a class forum.
+ * is safe to paste in a class forum. A line is one line on the teacher's terminal, whatever a message
+ * quotes: its control characters are escaped (JSON leaves DEL and C1 ones as they are).
  */
 export interface Log {
   info(message: string, fields?: Record<string, unknown>): void
@@ -8,7 +11,7 @@ export interface Log {
 }
 
 const line = (level: string, message: string, fields?: Record<string, unknown>) =>
-  `${new Date().toISOString()} ${level} ${message}${fields ? ' ' + JSON.stringify(fields) : ''}\n`
+  `${new Date().toISOString()} ${level} ${printable(`${message}${fields ? ' ' + JSON.stringify(fields) : ''}`)}\n`
 
 export const consoleLog: Log = {
   info: (m, f) => process.stdout.write(line('info', m, f)),

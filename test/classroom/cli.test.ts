@@ -2,8 +2,9 @@ import { Database } from 'bun:sqlite'
 import { describe, expect, test } from 'bun:test'
 import { existsSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
+import { parse } from 'csv-parse/sync'
 import { buildExecutable, emptyDir, runExecutable, startExecutable } from '../helpers/executable'
-import { expectDefusedActivityCsv, formulaClassList, RAW_NAMES } from '../helpers/formulas'
+import { expectDefusedActivityCsv, formulaClassList, RAW_NAMES, rawControlBytes, TERMINAL_ESCAPE, TERMINAL_ESCAPE_PRINTED } from '../helpers/formulas'
 
 const bin = await buildExecutable()
 
@@ -177,7 +178,54 @@ describe('storefront activity', () => {
     }
     const csv = await cli(['activity', '--csv', '--data', 'data'], dir)
     expect([csv.code, csv.stderr]).toEqual([0, ''])
-    expectDefusedActivityCsv(csv.stdout)
+    expectDefusedActivityCsv(csv.stdout, true)
+  })
+
+  test('names an older version stored with control characters print escaped: the table, the CSV and the import report hold no raw control byte', async () => {
+    const dir = emptyDir()
+    writeFileSync(join(dir, 'class.csv'), 'Azul,100,Ana\nAzul,101,Bruno\n')
+    await cli(['groups', 'import', 'class.csv', '--data', 'data'], dir)
+    // Written straight into the database, as a version that took any name could have stored them.
+    const db = new Database(join(dir, 'data', 'storefront.db'))
+    try {
+      db.query("update groups set name = ? where name = 'Azul'").run(TERMINAL_ESCAPE)
+      db.query("update students set name = ? where rm = '100'").run(TERMINAL_ESCAPE)
+      db.query("update students set name = ? where rm = '101'").run('Bruno\n(group total) 999\r\u0085')
+    } finally {
+      db.close()
+    }
+    const table = await cli(['activity', '--data', 'data'], dir)
+    expect([table.code, table.stderr, rawControlBytes(table.stdout)]).toEqual([0, '', []])
+    const rows = table.stdout.trimEnd().split('\n')
+    expect(rows).toHaveLength(6) // the window, the header, two students, unattributed and total: no forged line
+    expect(rows.slice(2, 4).map((r) => r.split(/  +/))).toEqual([
+      [TERMINAL_ESCAPE_PRINTED, '100', TERMINAL_ESCAPE_PRINTED, '0', '0', '-'],
+      [TERMINAL_ESCAPE_PRINTED, '101', 'Bruno\\x0a(group total) 999\\x0d\\x85', '0', '0', '-'],
+    ])
+
+    const csv = await cli(['activity', '--csv', '--data', 'data'], dir)
+    expect([csv.code, csv.stderr, rawControlBytes(csv.stdout)]).toEqual([0, '', []])
+    expect((parse(csv.stdout) as string[][]).slice(1, 3).map((r) => r.slice(1, 4))).toEqual([
+      [TERMINAL_ESCAPE_PRINTED, '100', TERMINAL_ESCAPE_PRINTED],
+      [TERMINAL_ESCAPE_PRINTED, '101', 'Bruno\\x0a(group total) 999\\x0d\\x85'],
+    ])
+
+    // The report of a move names the group the student leaves, as stored.
+    writeFileSync(join(dir, 'move.csv'), 'Verde,101,Bruno\n')
+    const moved = await cli(['groups', 'import', 'move.csv', '--data', 'data'], dir)
+    expect([moved.code, moved.stderr, rawControlBytes(moved.stdout)]).toEqual([0, '', []])
+    expect(moved.stdout).toContain(`line 1: moved RM 101 from group '${TERMINAL_ESCAPE_PRINTED}' to 'Verde'`)
+  })
+
+  test('a class list with a control character in a name is refused by line, and the problem printed holds no raw control byte', async () => {
+    const dir = emptyDir()
+    writeFileSync(join(dir, 'class.csv'), `Azul,100,Ana\nAzul,101,"${TERMINAL_ESCAPE}"\n`)
+    const res = await cli(['groups', 'import', 'class.csv', '--data', 'data'], dir)
+    expect([res.code, res.stdout, rawControlBytes(res.stderr)]).toEqual([1, '', []])
+    expect(res.stderr.trim().split('\n')).toEqual([
+      'storefront: 1 problem in the class list; nothing was imported',
+      'storefront:   line 2: name holds a control character (U+001B at position 4); remove control characters, newlines and tabs included',
+    ])
   })
 })
 

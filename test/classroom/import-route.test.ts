@@ -129,7 +129,7 @@ describe('POST /v1/admin/groups/import (a class list as text/csv)', () => {
     const doc = (await t.call('GET', '/openapi.json')).body
     const op = doc.paths['/v1/admin/groups/import'].post
     expect(Object.keys(op.requestBody.content)).toEqual(['text/csv'])
-    expect(Object.keys(op.responses).sort()).toEqual(['200', '400', '401', '413', '415', '500', '507'])
+    expect(Object.keys(op.responses).sort()).toEqual(['200', '400', '401', '409', '413', '415', '500', '507'])
     expect(Object.keys(doc.components.schemas.ImportSummary.properties)).toEqual(['rows', 'groupsCreated', 'studentsAdded', 'studentsMoved', 'alreadyThere', 'moved', 'groupsLeftEmpty'])
     expect(doc.components.schemas.ImportSummary.properties.studentsAdded.description).toContain('RM as first password')
   })

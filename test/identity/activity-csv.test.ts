@@ -17,9 +17,9 @@ describe('the activity CSV and spreadsheet formulas', () => {
     expect(res.text).toContain(`,"'=HYPERLINK(""http://x"",""y"")",`)
   })
 
-  test('a cell is defused for =, +, -, @, tab and CR starts only, then quoted when it holds a comma, a quote or a line break', () => {
-    expect(['=1', '+1', '-1', '@A1', '\t=1', '\r=1'].map(csvCell)).toEqual(["'=1", "'+1", "'-1", "'@A1", "'\t=1", `"'\r=1"`])
-    expect(['a=1', ' =1', 'a,b', 'say "hi"', 'two\nlines', ''].map(csvCell)).toEqual(['a=1', ' =1', '"a,b"', '"say ""hi"""', '"two\nlines"', ''])
+  test('a cell is defused for =, +, -, @, tab and CR starts only, then quoted when it holds a comma, a semicolon, a tab, a quote or a line break', () => {
+    expect(['=1', '+1', '-1', '@A1', '\t=1', '\r=1'].map(csvCell)).toEqual(["'=1", "'+1", "'-1", "'@A1", `"'\t=1"`, `"'\r=1"`])
+    expect(['a=1', ' =1', 'a,b', 'a;b', 'say "hi"', 'two\nlines', ''].map(csvCell)).toEqual(['a=1', ' =1', '"a,b"', '"a;b"', '"say ""hi"""', '"two\nlines"', ''])
     expect([csvCell(-5), csvCell(7), csvCell(null)]).toEqual(["'-5", '7', ''])
     expect(csvText([['a', '=b'], [1, null]])).toBe("a,'=b\r\n1,\r\n")
   })

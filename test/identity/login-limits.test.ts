@@ -1,7 +1,8 @@
 import { describe, expect, spyOn, test } from 'bun:test'
 import { LoginThrottle, MAX_KEYS } from '../../src/features/store-auth/login-throttle'
+import { AppError } from '../../src/kernel/errors'
 import { ManualClock } from '../../src/kernel/clock'
-import { createTestApp, type CallResult } from '../helpers/app'
+import { CLIENT_ADDRESS_HEADER, clientAddressesFromHeader, createTestApp, type CallResult } from '../helpers/app'
 import { activeStudent, apiKey, createGroup, createKey, expectOk } from '../helpers/world'
 
 /** `total` calls, `parallel` at a time (each wave sent at once, as a student's Promise.all would). */
@@ -96,13 +97,13 @@ describe('login throttle bookkeeping', () => {
       if (i % 1000 === 0) clock.advance(100)
     }
     expect(throttle.size).toBe(MAX_KEYS)
-    // Still counting what it keeps: the newest RM is refused after its 10 failures.
+    // Still counting what it keeps: the newest RM is refused from an address after its 10 failures there.
     const last = `rm${MAX_KEYS * 3 - 1}`
-    for (let i = 0; i < 9; i++) throttle.begin(last, last, 'elsewhere')
-    expect(() => throttle.begin(last, last, 'elsewhere')).toThrow('Too many failed logins for RM')
+    for (let i = 0; i < 10; i++) throttle.begin(last, last, 'elsewhere')
+    expect(() => throttle.begin(last, last, 'elsewhere')).toThrow(`Too many failed logins for RM ${last} from this network address`)
     clock.advance(60_000)
     throttle.begin('someone', 'someone', 'somewhere')
-    expect(throttle.size).toBe(2)
+    expect(throttle.size).toBe(3) // the RM from that address, the RM, the address
   })
 })
 
@@ -130,5 +131,149 @@ describe('every failed login costs one verification', () => {
     verify.mockClear()
     expect((await t.studentLogin('222', '222')).status).toBe(200)
     expect(verify.mock.calls.length).toBe(1)
+  })
+})
+
+/** The 429 a throttle answers: its message and Retry-After. */
+function refusal(attempt: () => unknown): { code: string; message: string; retryAfter?: string } | 'let in' {
+  try {
+    attempt()
+  } catch (e) {
+    if (e instanceof AppError) return { code: e.code, message: e.message, retryAfter: e.headers?.['retry-after'] }
+    throw e
+  }
+  return 'let in'
+}
+
+const wait = (s: number) => `Wait ${s} s and try again;`
+
+describe('a classmate cannot lock someone else out', () => {
+  test('10 failures for an RM from one address lock that RM from that address only; it counts down to the end of the minute', () => {
+    const clock = new ManualClock()
+    const throttle = new LoginThrottle(clock, 'RM')
+    for (let i = 0; i < 10; i++) throttle.begin('222', '222', '10.0.0.2')
+    expect(refusal(() => throttle.begin('222', '222', '10.0.0.2'))).toEqual({
+      code: 'RATE_LIMITED',
+      message: `Too many failed logins for RM 222 from this network address in the last minute (10 at most). ${wait(60)} the teacher can reset a forgotten password.`,
+      retryAfter: '60',
+    })
+    // The owner, at another desk, is let in; so is the classmate for another RM.
+    expect(refusal(() => throttle.begin('222', '222', '10.0.0.3').succeeded())).toBe('let in')
+    expect(refusal(() => throttle.begin('333', '333', '10.0.0.2'))).toBe('let in')
+    clock.advance(20_000)
+    expect(refusal(() => throttle.begin('222', '222', '10.0.0.2'))).toMatchObject({ message: expect.stringContaining(wait(40)), retryAfter: '40' })
+    clock.advance(40_000)
+    expect(refusal(() => throttle.begin('222', '222', '10.0.0.2'))).toBe('let in')
+  })
+
+  test('50 failures for an RM from all addresses together stop guessing from many machines, everywhere, for the rest of the minute', () => {
+    const clock = new ManualClock()
+    const throttle = new LoginThrottle(clock, 'RM')
+    for (let machine = 1; machine <= 5; machine++) {
+      for (let i = 0; i < 10; i++) throttle.begin('222', '222', `10.0.1.${machine}`)
+      clock.advance(1_000)
+    }
+    const several = {
+      code: 'RATE_LIMITED',
+      message: `Too many failed logins for RM 222 from several network addresses in the last minute (50 at most). ${wait(55)} if they were not yours, tell the teacher.`,
+      retryAfter: '55',
+    }
+    expect(refusal(() => throttle.begin('222', '222', '10.0.1.6'))).toEqual(several)
+    expect(refusal(() => throttle.begin('222', '222', '10.0.0.3'))).toEqual(several)
+    // Another RM is not affected; once the first machine's failures are a minute old, the RM is let in again.
+    expect(refusal(() => throttle.begin('333', '333', '10.0.1.6'))).toBe('let in')
+    clock.advance(54_999)
+    expect(refusal(() => throttle.begin('222', '222', '10.0.0.3'))).toMatchObject({ retryAfter: '1' })
+    clock.advance(1)
+    expect(refusal(() => throttle.begin('222', '222', '10.0.0.3'))).toBe('let in')
+  })
+
+  test('60 failures from one address, whatever the RM, still lock that address', () => {
+    const clock = new ManualClock()
+    const throttle = new LoginThrottle(clock, 'RM')
+    for (let i = 0; i < 60; i++) throttle.begin(`guess${i}`, `guess${i}`, '10.0.0.2')
+    expect(refusal(() => throttle.begin('222', '222', '10.0.0.2'))).toEqual({
+      code: 'RATE_LIMITED',
+      message: `Too many failed logins from your network address in the last minute (60 at most). ${wait(60)} the teacher can reset a forgotten password.`,
+      retryAfter: '60',
+    })
+    expect(refusal(() => throttle.begin('222', '222', '10.0.0.3'))).toBe('let in')
+  })
+
+  test("a success clears the RM's failures from its own address only: those from elsewhere still count", () => {
+    const clock = new ManualClock()
+    const throttle = new LoginThrottle(clock, 'RM')
+    for (let machine = 1; machine <= 4; machine++) for (let i = 0; i < 10; i++) throttle.begin('222', '222', `10.0.1.${machine}`)
+    for (let i = 0; i < 9; i++) throttle.begin('222', '222', '10.0.0.3')
+    throttle.begin('222', '222', '10.0.0.3').succeeded() // 49 failures stand, the success is not counted
+    expect(refusal(() => throttle.begin('222', '222', '10.0.1.1'))).toMatchObject({ message: expect.stringContaining('from this network address') })
+    expect(refusal(() => throttle.begin('222', '222', '10.0.0.3'))).toBe('let in') // the 50th
+    expect(refusal(() => throttle.begin('222', '222', '10.0.0.3'))).toMatchObject({ message: expect.stringContaining('from several network addresses') })
+  })
+
+  test('waves of a thousand logins for random RMs, from one address or from random ones, keep the throttle within MAX_KEYS', () => {
+    const clock = new ManualClock()
+    const throttle = new LoginThrottle(clock, 'RM')
+    const random = () => Math.random().toString(36).slice(2, 10)
+    const sizes: number[] = []
+    const wave = (address: () => string) => {
+      for (let i = 0; i < 1000; i++) {
+        const rm = random()
+        try {
+          throttle.begin(rm, rm, address())
+        } catch {
+          // refused: nothing is recorded
+        }
+        sizes.push(throttle.size)
+      }
+    }
+    // From one address, the 60 let in are all that is kept: 60 RMs from that address, 60 RMs, the address.
+    wave(() => '10.0.0.2')
+    expect(Math.max(...sizes)).toBe(121)
+    for (let n = 0; n < 15; n++) wave(() => `10.${n}.${Math.floor(Math.random() * 256)}.${Math.floor(Math.random() * 256)}`)
+    expect(Math.max(...sizes)).toBe(MAX_KEYS)
+    clock.advance(60_000)
+    throttle.begin('someone', 'someone', 'somewhere')
+    expect(throttle.size).toBe(3)
+  })
+})
+
+/**
+ * A login sent from `address`. The stand-in server of clientAddressesFromHeader gives each call the
+ * address it names, the way Bun's server gives a connection's peer (distinct loopback addresses such
+ * as 127.0.0.2 exist on Linux only, and a student's laptop runs this suite too).
+ */
+async function loginFrom(t: Awaited<ReturnType<typeof classWithCustomer>>, address: string, rm: string, password: string) {
+  const answer = await t.call('POST', '/v1/store/auth/login', { headers: { [CLIENT_ADDRESS_HEADER]: address }, body: { rm, password } })
+  const retryAfter = answer.headers.get('retry-after')
+  return { status: answer.status, message: answer.body.error?.message as string | undefined, ...(retryAfter ? { retryAfter } : {}) }
+}
+
+describe('the client address is what counts', () => {
+  test('a classmate at 10.0.0.2 typing wrong passwords for RM 222 locks it there only; its owner at 10.0.0.3 logs in; five machines lock it everywhere', async () => {
+    const t = await classWithCustomer()
+    clientAddressesFromHeader(t.app)
+    const classmate = await Promise.all(Array.from({ length: 30 }, () => loginFrom(t, '10.0.0.2', '222', 'wrong')))
+    expect(classmate.filter((a) => a.status === 401)).toHaveLength(10)
+    expect(classmate.filter((a) => a.status === 429)).toHaveLength(20)
+    expect(classmate.find((a) => a.status === 429)).toEqual({
+      status: 429,
+      message: `Too many failed logins for RM 222 from this network address in the last minute (10 at most). ${wait(60)} the teacher can reset a forgotten password.`,
+      retryAfter: '60',
+    })
+    expect((await loginFrom(t, '10.0.0.3', '222', '222')).status).toBe(200)
+    expect((await loginFrom(t, '10.0.0.2', '222', '222')).status).toBe(429)
+    for (const machine of [4, 5, 6, 7]) {
+      const answers = await Promise.all(Array.from({ length: 12 }, () => loginFrom(t, `10.0.0.${machine}`, '222', 'wrong')))
+      expect(answers.map((a) => a.status).filter((s) => s === 401)).toHaveLength(10)
+    }
+    const everywhere = await loginFrom(t, '10.0.0.3', '222', '222')
+    expect(everywhere).toEqual({
+      status: 429,
+      message: `Too many failed logins for RM 222 from several network addresses in the last minute (50 at most). ${wait(60)} if they were not yours, tell the teacher.`,
+      retryAfter: '60',
+    })
+    t.clock.advance(60_000)
+    expect((await loginFrom(t, '10.0.0.3', '222', '222')).status).toBe(200)
   })
 })

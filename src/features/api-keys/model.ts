@@ -1,5 +1,6 @@
 import { API_KEY_KINDS } from '../../kernel/auth/kinds'
 import { z } from 'zod'
+import { nameText } from '../../kernel/control-characters'
 
 const KeyKind = z
   .enum(API_KEY_KINDS)
@@ -9,7 +10,7 @@ const KeyKind = z
 
 export const CreateKeyBody = z
   .object({
-    name: z.string().trim().min(1, 'name is required').max(80),
+    name: nameText('name', 80),
     kind: KeyKind.default('secret'),
   })
   .strict()

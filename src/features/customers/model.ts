@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { nameText } from '../../kernel/control-characters'
 
 const Email = z
   .email('email must be an e-mail address, e.g. ana@example.com')
@@ -9,7 +10,7 @@ export const RegisterBody = z
   .object({
     email: Email,
     password: z.string().min(8, 'password needs at least 8 characters').max(256),
-    name: z.string().trim().min(1, 'name is required').max(120),
+    name: nameText('name', 120),
   })
   .strict()
 

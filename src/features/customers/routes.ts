@@ -3,7 +3,7 @@ import { authMacro } from '../../kernel/auth/macro'
 import type { Deps } from '../../kernel/deps'
 import { ErrorEnvelope } from '../../kernel/errors'
 import { clientAddress } from '../../kernel/http/client-address'
-import { LoginThrottle } from '../store-auth/login-throttle'
+import { LoginThrottle, MAX_FAILURES_PER_ACCOUNT, MAX_FAILURES_PER_ACCOUNT_AND_ADDRESS, MAX_FAILURES_PER_ADDRESS } from '../store-auth/login-throttle'
 import { Customer, CustomerLoginBody, CustomerSession, RegisterBody } from './model'
 import { login, me, register } from './service'
 
@@ -39,7 +39,7 @@ export const customerRoutes = (deps: Deps) => {
       detail: {
         tags,
         summary: 'Log a customer in',
-        description: "Returns a customer token. Buyer routes (cart, orders, own reviews) take it as Authorization: Bearer together with the store's X-API-Key; it works only with its own store's key. An unknown e-mail and a wrong password get the same 401 in the same time. After 10 failures in a minute for one e-mail (or 60 from one address) the answer is 429 with Retry-After; a login counts as failed until its password is found right, so parallel attempts get no more.",
+        description: `Returns a customer token. Buyer routes (cart, orders, own reviews) take it as Authorization: Bearer together with the store's X-API-Key; it works only with its own store's key. An unknown e-mail and a wrong password get the same 401 in the same time. After ${MAX_FAILURES_PER_ACCOUNT_AND_ADDRESS} failures in a minute for one e-mail from one client address, that e-mail is refused from that address only (429 RATE_LIMITED with Retry-After; the message says how many seconds to wait); ${MAX_FAILURES_PER_ACCOUNT} for one e-mail from all addresses together, or ${MAX_FAILURES_PER_ADDRESS} from one address, are 429 too. A login counts as failed until its password is found right, so parallel attempts get no more.`,
       },
     })
     .get('/me', ({ ctx }) => me(deps, ctx), {

@@ -1,9 +1,11 @@
-import { eq, inArray, sql } from 'drizzle-orm'
+import { count, eq, inArray, sql } from 'drizzle-orm'
 import { groups, stores, students } from '../../kernel/auth/tables'
-import { writeTransaction } from '../../kernel/db/database'
+import { writeTransaction, type Sql } from '../../kernel/db/database'
 import type { Deps } from '../../kernel/deps'
 import { AppError } from '../../kernel/errors'
-import { MemberInput } from '../members/model'
+import { nameText } from '../../kernel/control-characters'
+import { MAX_MEMBERS_PER_GROUP, MemberInput } from '../members/model'
+import { GROUP_NAME_MAX } from './model'
 import { insertMembers, listMembers, moveMembers } from '../members/service'
 import { pluralize } from '../../kernel/plural'
 
@@ -28,7 +30,8 @@ export class ImportError extends Error {
   }
 }
 
-const GROUP_NAME_MAX = 80
+/** The group column: the same rules as a group's name in POST /v1/admin/groups. */
+const GroupColumn = nameText('group', GROUP_NAME_MAX)
 
 /** Reads a class list `group,rm,name` (a header line is optional), reporting every bad row by line. */
 export async function parseClassList(text: string): Promise<ImportRow[]> {
@@ -46,7 +49,8 @@ export async function parseClassList(text: string): Promise<ImportRow[]> {
     if (index === 0 && record.map((c) => c.toLowerCase()).join(',') === 'group,rm,name') return
     if (record.length !== 3) return problems.push(`line ${line}: expected 3 columns (group,rm,name), found ${record.length}`)
     const [group, rm, name] = record as [string, string, string]
-    if (!group || group.length > GROUP_NAME_MAX) problems.push(`line ${line}: the group name must have 1 to ${GROUP_NAME_MAX} characters`)
+    const groupName = GroupColumn.safeParse(group)
+    if (!groupName.success) for (const issue of groupName.error.issues) problems.push(`line ${line}: ${issue.message}`)
     const member = MemberInput.safeParse({ rm, name })
     if (!member.success) for (const issue of member.error.issues) problems.push(`line ${line}: ${issue.message}`)
     rows.push({ line, group, rm, name })
@@ -80,7 +84,9 @@ export interface ImportMove {
  * The teacher's list wins over a group that holds an RM already (a student may have added a classmate
  * to their own group first, to squat the RM): the student moves to the group the list names, with the
  * list's name, the RM as password again and every session ended, since whoever held the RM may have
- * set the password. A group left with no members is kept, and named in the answer.
+ * set the password. A group left with no members is kept, and named in the answer. A group the list
+ * would take past MAX_MEMBERS_PER_GROUP (its members counted after the moves) is 409 LIMIT_REACHED,
+ * and nothing is imported.
  */
 export function importClassList(deps: Deps, rows: ImportRow[], progress: (message: string) => void = () => {}) {
   const now = deps.clock.now()
@@ -103,6 +109,7 @@ export function importClassList(deps: Deps, rows: ImportRow[], progress: (messag
     let studentsAdded = 0
     const moved: ImportMove[] = []
     const movedFrom = new Map<string, string>()
+    const listed = new Map<string, string>()
     for (const members of byGroup.values()) {
       const name = members[0]!.group
       let group = tx.select({ id: groups.id, name: groups.name }).from(groups).where(sql`lower(${groups.name}) = ${name.toLowerCase()}`).get()
@@ -112,6 +119,7 @@ export function importClassList(deps: Deps, rows: ImportRow[], progress: (messag
         tx.insert(stores).values({ id: deps.ids.next('str'), groupId: group.id, storeName: name, createdAt: now, updatedAt: now }).run()
         groupsCreated++
       }
+      listed.set(group.id, group.name)
       const seen = new Set<string>()
       const unique = members.filter((m) => !seen.has(m.rm) && seen.add(m.rm)) // a repeated line changes nothing
       const fresh = unique.filter((m) => !existing.has(m.rm))
@@ -126,6 +134,7 @@ export function importClassList(deps: Deps, rows: ImportRow[], progress: (messag
       studentsAdded += fresh.length
       progress(`${group.name}: ${pluralize(fresh.length, 'new member')}${elsewhere.length ? `, ${elsewhere.length} moved from another group` : ''}`)
     }
+    assertGroupsFit(tx, listed)
     const groupsLeftEmpty = [...movedFrom].filter(([id]) => listMembers(tx, id).length === 0).map(([, groupName]) => groupName)
     return {
       groupsCreated,
@@ -136,6 +145,25 @@ export function importClassList(deps: Deps, rows: ImportRow[], progress: (messag
       groupsLeftEmpty,
     }
   })
+}
+
+/** Counted once the list's rows are in: a move out of a group makes room for one coming in. */
+function assertGroupsFit(tx: Sql, listed: Map<string, string>) {
+  const crowded = tx
+    .select({ groupId: students.groupId, n: count() })
+    .from(students)
+    .where(inArray(students.groupId, [...listed.keys()]))
+    .groupBy(students.groupId)
+    .having(sql`count(*) > ${MAX_MEMBERS_PER_GROUP}`)
+    .all()
+    .map((c) => ({ group: listed.get(c.groupId)!, members: c.n }))
+  if (crowded.length === 0) return
+  const which = crowded.map((c) => `'${c.group}' would have ${c.members}`).join(', ')
+  throw new AppError(
+    'LIMIT_REACHED',
+    `A group has at most ${MAX_MEMBERS_PER_GROUP} members, and with this list ${which}; nothing was imported. Put the extra students in a second group (another group name on their lines), then import the list again.`,
+    crowded.map((c) => ({ ...c, limit: MAX_MEMBERS_PER_GROUP })),
+  )
 }
 
 /**

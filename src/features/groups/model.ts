@@ -1,10 +1,16 @@
 import { z } from 'zod'
-import { Member, MemberInput } from '../members/model'
+import { nameText } from '../../kernel/control-characters'
+import { MAX_MEMBERS_PER_GROUP, Member, MemberInput } from '../members/model'
+
+export const GROUP_NAME_MAX = 80
 
 export const CreateGroupBody = z
   .object({
-    name: z.string().trim().min(1, 'name is required').max(80),
-    members: z.array(MemberInput).max(50).default([]).describe('Students of the group; each logs in with the RM as first password.'),
+    name: nameText('name', GROUP_NAME_MAX),
+    members: z
+      .array(MemberInput)
+      .default([])
+      .describe(`Students of the group; each logs in with the RM as first password. At most ${MAX_MEMBERS_PER_GROUP} (409 LIMIT_REACHED beyond).`),
   })
   .strict()
   .refine((g) => new Set(g.members.map((m) => m.rm)).size === g.members.length, {

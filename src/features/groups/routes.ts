@@ -4,7 +4,7 @@ import type { Deps } from '../../kernel/deps'
 import { ErrorEnvelope } from '../../kernel/errors'
 import { textBodyDetail, textOf } from '../../kernel/http/text-body'
 import { Page, PageQuery } from '../../kernel/pagination'
-import { Member, MemberInput } from '../members/model'
+import { MAX_MEMBERS_PER_GROUP, Member, MemberInput } from '../members/model'
 import { importClassListText } from './import'
 import { CreateGroupBody, Group, GroupIdParams, ImportSummary, PasswordReset, RmParams } from './model'
 import { addGroupMember, createGroup, getGroup, listGroups, resetStudentPassword } from './service'
@@ -28,18 +28,18 @@ export const groupRoutes = (deps: Deps) =>
         detail: {
           tags,
           summary: 'Create a group and its store',
-          description: 'Members log in with their RM as user name and first password, and must change it. Group names are unique ignoring case (409 CONFLICT); an RM already in another group is 409 RM_IN_OTHER_GROUP.',
+          description: `Members log in with their RM as user name and first password, and must change it. Group names are unique ignoring case (409 CONFLICT); an RM already in another group is 409 RM_IN_OTHER_GROUP. A group has at most ${MAX_MEMBERS_PER_GROUP} members: more is 409 LIMIT_REACHED (make a second group for the others). Names are one line of text: control characters (newlines and tabs included) are 400 VALIDATION_ERROR.`,
         },
       },
     )
     .post('/groups/import', ({ body }) => importClassListText(deps, textOf(body)), {
       admin: true,
-      response: { 200: ImportSummary, 400: ErrorEnvelope, 413: ErrorEnvelope, 415: ErrorEnvelope },
+      response: { 200: ImportSummary, 400: ErrorEnvelope, 409: ErrorEnvelope, 413: ErrorEnvelope, 415: ErrorEnvelope },
       detail: {
         tags,
         summary: 'Create groups and members from a class list (CSV)',
         description:
-          "The class list as the raw body with Content-Type: text/csv, the same file as the CLI's `groups import`: lines `group,rm,name`, a header line optional, up to 1 MiB (curl: `--data-binary @class.csv -H 'Content-Type: text/csv'`). Groups are matched by name ignoring case and created with their store when new; students start with the RM as password. A student another group already holds is moved to the group the list names (the list wins): their sessions end at once, their password is the RM again, and `moved` lists each move; a group left with no members is kept and named in `groupsLeftEmpty`. Importing the same list twice changes nothing. Any bad line (wrong column count, bad RM or name, an RM in two groups of the list) is 400 VALIDATION_ERROR with one entry per problem in details (`line`, `message`), and nothing is imported. JSON or any other content type is 415; an empty body is 400.",
+          "The class list as the raw body with Content-Type: text/csv, the same file as the CLI's `groups import`: lines `group,rm,name`, a header line optional, up to 1 MiB (curl: `--data-binary @class.csv -H 'Content-Type: text/csv'`). Groups are matched by name ignoring case and created with their store when new; students start with the RM as password. A student another group already holds is moved to the group the list names (the list wins): their sessions end at once, their password is the RM again, and `moved` lists each move; a group left with no members is kept and named in `groupsLeftEmpty`. Importing the same list twice changes nothing. Any bad line (wrong column count, bad RM or name, a name holding a control character such as a tab or an escape, an RM in two groups of the list) is 400 VALIDATION_ERROR with one entry per problem in details (`line`, `message`), and nothing is imported. A group the list would take past " + MAX_MEMBERS_PER_GROUP + " members (counted after the moves) is 409 LIMIT_REACHED naming it, and nothing is imported. JSON or any other content type is 415; an empty body is 400.",
         ...textBodyDetail({ mediaType: 'text/csv', file: 'class.csv' }, 'lines group,rm,name; a header line is optional'),
       } as never,
     })
@@ -69,7 +69,7 @@ export const groupRoutes = (deps: Deps) =>
         detail: {
           tags,
           summary: 'Add a student to a group',
-          description: 'The same rules as the panel: 409 ALREADY_MEMBER or RM_IN_OTHER_GROUP. The password starts as the RM.',
+          description: `The same rules as the panel: 409 ALREADY_MEMBER or RM_IN_OTHER_GROUP, and 409 LIMIT_REACHED past ${MAX_MEMBERS_PER_GROUP} members. The password starts as the RM.`,
         },
       },
     )

@@ -5,7 +5,7 @@ import { isUniqueViolation, writeTransaction, type Sql } from '../../kernel/db/d
 import type { Deps } from '../../kernel/deps'
 import { AppError } from '../../kernel/errors'
 import { pageWindow, toPage, type PageQuery } from '../../kernel/pagination'
-import { addMember, assertRmsFree, insertMembers, listMembers } from '../members/service'
+import { addMember, assertRmsFree, assertRoomFor, insertMembers, listMembers } from '../members/service'
 import type { MemberInput } from '../members/model'
 import type { CreateGroupBody, Group } from './model'
 
@@ -17,6 +17,7 @@ export function createGroup(deps: Deps, input: CreateGroupBody): Group {
   const storeId = deps.ids.next('str')
   try {
     writeTransaction(deps.db, (tx) => {
+      assertRoomFor(tx, null, input.members.length)
       assertRmsFree(tx, null, input.members.map((m) => m.rm), true)
       tx.insert(groups).values({ id: groupId, name: input.name, createdAt: now }).run()
       tx.insert(stores).values({ id: storeId, groupId, storeName: input.name, createdAt: now, updatedAt: now }).run()

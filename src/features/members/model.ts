@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { nameText } from '../../kernel/control-characters'
 
 export const Rm = z
   .string()
@@ -8,7 +9,10 @@ export const Rm = z
   .regex(/^[A-Za-z0-9._-]+$/, 'rm may hold letters, digits, dot, dash and underscore only')
   .describe("The student's registration number (RM); also the login name and the initial password.")
 
-export const PersonName = z.string().trim().min(1, 'name is required').max(120)
+/** A group holds at most this many students: the teacher grades from the list, and a class is split into groups. */
+export const MAX_MEMBERS_PER_GROUP = 50
+
+export const PersonName = nameText('name', 120)
 
 export const MemberInput = z.object({ rm: Rm, name: PersonName }).strict()
 export type MemberInput = z.infer<typeof MemberInput>

@@ -5,7 +5,7 @@ import { writeTransaction } from '../../kernel/db/database'
 import type { Deps } from '../../kernel/deps'
 import { ErrorEnvelope } from '../../kernel/errors'
 import { RmParams } from '../groups/model'
-import { Member, MemberInput, MemberList } from './model'
+import { MAX_MEMBERS_PER_GROUP, Member, MemberInput, MemberList } from './model'
 import { addMember, listMembers, removeMember } from './service'
 import { noContent } from '../../kernel/http/no-content'
 
@@ -32,7 +32,7 @@ export const memberRoutes = (deps: Deps) =>
         detail: {
           tags,
           summary: 'Add a member',
-          description: 'The new member logs in with the RM as password and must change it. 409 ALREADY_MEMBER if already here, 409 RM_IN_OTHER_GROUP if in another group.',
+          description: `The new member logs in with the RM as password and must change it. 409 ALREADY_MEMBER if already here, 409 RM_IN_OTHER_GROUP if in another group. A group has at most ${MAX_MEMBERS_PER_GROUP} members: adding one more is 409 LIMIT_REACHED (remove a member who left, or ask the teacher for a second group). The name is one line of text: control characters (newlines and tabs included) are 400 VALIDATION_ERROR.`,
         },
       },
     )

@@ -3,11 +3,11 @@ import type { StoreCtx } from '../../kernel/auth/kinds'
 import { groups, studentSessions, students } from '../../kernel/auth/tables'
 import type { Sql } from '../../kernel/db/database'
 import { AppError } from '../../kernel/errors'
-import type { Member, MemberInput } from './model'
+import { MAX_MEMBERS_PER_GROUP, type Member, type MemberInput } from './model'
 
 // Group membership, shared by the teacher's routes and the store panel. The member list is what the
 // teacher grades from, so its rules (a student in one group only, no group left empty, no removing
-// oneself) are enforced here, in one place.
+// oneself, at most MAX_MEMBERS_PER_GROUP) are enforced here, in one place.
 
 export const listMembers = (db: Sql, groupId: string): Member[] =>
   db.select({ rm: students.rm, name: students.name }).from(students).where(eq(students.groupId, groupId)).orderBy(asc(students.rm)).all()
@@ -57,8 +57,25 @@ export function moveMembers(db: Sql, groupId: string, members: MemberInput[]) {
   if (members.length) db.delete(studentSessions).where(inArray(studentSessions.rm, members.map((m) => m.rm))).run()
 }
 
+/**
+ * 409 LIMIT_REACHED when `adding` more members would take the group (null: a group being created)
+ * past MAX_MEMBERS_PER_GROUP. Called in the transaction of the insert: two additions at once cannot
+ * both take the last place.
+ */
+export function assertRoomFor(db: Sql, groupId: string | null, adding: number) {
+  const [{ n }] = groupId ? (db.select({ n: count() }).from(students).where(eq(students.groupId, groupId)).all() as [{ n: number }]) : [{ n: 0 }]
+  if (n + adding <= MAX_MEMBERS_PER_GROUP) return
+  const [state, next] = groupId
+    ? [`this group has ${n} already`, 'A member of the group can remove one who left (DELETE /v1/store/members/:rm); or make a second group for the others.']
+    : [`${adding} were listed`, `Create the group with ${MAX_MEMBERS_PER_GROUP} at most, and a second group for the others.`]
+  throw new AppError('LIMIT_REACHED', `A group has at most ${MAX_MEMBERS_PER_GROUP} members, and ${state}. ${next}`, [
+    { limit: MAX_MEMBERS_PER_GROUP, members: n, adding },
+  ])
+}
+
 export function addMember(db: Sql, groupId: string, member: MemberInput, now: number, revealGroup: boolean): Member {
   assertRmsFree(db, groupId, [member.rm], revealGroup)
+  assertRoomFor(db, groupId, 1)
   insertMembers(db, groupId, [member], now)
   return { rm: member.rm, name: member.name }
 }

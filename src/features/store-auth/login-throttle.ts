@@ -2,9 +2,13 @@ import type { Clock } from '../../kernel/clock'
 import { AppError } from '../../kernel/errors'
 
 const WINDOW_MS = 60_000
-export const MAX_FAILURES_PER_ACCOUNT = 10
+/** Failures a minute for one account from one client address: what locks a classmate's guessing. */
+export const MAX_FAILURES_PER_ACCOUNT_AND_ADDRESS = 10
+/** Failures a minute for one account from every address together: guessing from many machines. */
+export const MAX_FAILURES_PER_ACCOUNT = 50
+/** Failures a minute from one client address, whatever the account: guessing many accounts. */
 export const MAX_FAILURES_PER_ADDRESS = 60
-/** Accounts and addresses remembered at most; past it the least recently tried are forgotten first. */
+/** Keys (account and address pairs, accounts, addresses) remembered at most; past it the least recently tried are forgotten first. */
 export const MAX_KEYS = 10_000
 
 /** An attempt that passed the throttle: counted as a failure unless it says it succeeded. */
@@ -13,8 +17,13 @@ export interface LoginAttempt {
 }
 
 /**
- * Failed logins in the last minute, per account (an RM, a store's customer e-mail) and per client
- * address. A lab shares few addresses behind NAT, so the address limit is the higher one.
+ * Failed logins in the last minute, counted three ways: per account (an RM, a store's customer e-mail)
+ * from one client address, per account from everywhere, and per client address.
+ *
+ * The tight limit is the first: a classmate at the next desk who types wrong passwords for someone
+ * else's RM locks that RM from their own address only, and its owner still logs in from theirs. The
+ * per-account limit is higher, so that guessing from many machines at once still stops; the address
+ * limit is the highest, since a lab may share few addresses behind NAT.
  *
  * An attempt counts as failed from the moment it is let in, before its password is checked: the check
  * takes tens of milliseconds, and a burst sent in parallel would otherwise all pass before the first
@@ -41,32 +50,39 @@ export class LoginThrottle {
   begin(account: string, shown: string, address: string): LoginAttempt {
     const now = this.clock.now()
     this.forgetStale(now)
+    const who = `${this.accountWord} ${shown}`
+    // An address holds no '|', so a pair's key cannot be mistaken for another pair's.
+    const pairKey = `pair:${address}|${account}`
     const accountKey = `account:${account}`
     const addressKey = `address:${address}`
-    for (const [key, max, what] of [
-      [accountKey, MAX_FAILURES_PER_ACCOUNT, `for ${this.accountWord} ${shown}`],
-      [addressKey, MAX_FAILURES_PER_ADDRESS, 'from your network address'],
+    for (const [key, max, what, next] of [
+      [pairKey, MAX_FAILURES_PER_ACCOUNT_AND_ADDRESS, `for ${who} from this network address`, 'the teacher can reset a forgotten password.'],
+      [accountKey, MAX_FAILURES_PER_ACCOUNT, `for ${who} from several network addresses`, 'if they were not yours, tell the teacher.'],
+      [addressKey, MAX_FAILURES_PER_ADDRESS, 'from your network address', 'the teacher can reset a forgotten password.'],
     ] as const) {
       const recent = this.recent(key, now)
       if (recent.length >= max) {
         const retryAfter = Math.max(1, Math.ceil((recent[0]! + WINDOW_MS - now) / 1000))
         throw new AppError(
           'RATE_LIMITED',
-          `Too many failed logins ${what} in the last minute. Wait ${retryAfter} s and try again; the teacher can reset a forgotten password.`,
+          `Too many failed logins ${what} in the last minute (${max} at most). Wait ${retryAfter} s and try again; ${next}`,
           undefined,
           { 'retry-after': String(retryAfter) },
         )
       }
     }
-    for (const key of [accountKey, addressKey]) this.record(key, [...this.recent(key, now), now])
+    for (const key of [pairKey, accountKey, addressKey]) this.record(key, [...this.recent(key, now), now])
     return {
-      // A success wipes the account's failures and takes back its own count from the address.
+      // A success wipes the account's failures from this address, and takes back its own count from the
+      // account's and the address's: failures from elsewhere still count.
       succeeded: () => {
-        this.attempts.delete(accountKey)
-        const times = this.attempts.get(addressKey) ?? []
-        const mine = times.indexOf(now)
-        if (mine >= 0) times.splice(mine, 1)
-        if (times.length === 0) this.attempts.delete(addressKey)
+        this.attempts.delete(pairKey)
+        for (const key of [accountKey, addressKey]) {
+          const times = this.attempts.get(key) ?? []
+          const mine = times.indexOf(now)
+          if (mine >= 0) times.splice(mine, 1)
+          if (times.length === 0) this.attempts.delete(key)
+        }
       },
     }
   }
@@ -83,11 +99,12 @@ export class LoginThrottle {
 
   /**
    * Keys whose last attempt is over a minute old go, from the front (the stalest); then, if a flood of
-   * accounts or addresses still fills the map past MAX_KEYS, the least recently tried go too.
+   * accounts or addresses still fills the map, the least recently tried go too, leaving room for the
+   * three keys an attempt records.
    */
   private forgetStale(now: number) {
     for (const [key, times] of this.attempts) {
-      if (this.attempts.size > MAX_KEYS - 2 || (times.at(-1) ?? 0) <= now - WINDOW_MS) this.attempts.delete(key)
+      if (this.attempts.size > MAX_KEYS - 3 || (times.at(-1) ?? 0) <= now - WINDOW_MS) this.attempts.delete(key)
       else break
     }
   }

@@ -4,7 +4,7 @@ import { authMacro } from '../../kernel/auth/macro'
 import type { Deps } from '../../kernel/deps'
 import { ErrorEnvelope } from '../../kernel/errors'
 import { clientAddress } from '../../kernel/http/client-address'
-import { LoginThrottle } from './login-throttle'
+import { LoginThrottle, MAX_FAILURES_PER_ACCOUNT, MAX_FAILURES_PER_ACCOUNT_AND_ADDRESS, MAX_FAILURES_PER_ADDRESS } from './login-throttle'
 import { ChangePasswordBody, ChangePasswordResponse, LoginBody, LoginResponse, MeResponse } from './model'
 import { changePassword, login, me } from './service'
 
@@ -21,7 +21,7 @@ export const storeAuthRoutes = (deps: Deps) => {
       detail: {
         tags,
         summary: 'Log in with RM and password',
-        description: 'No credential needed. The first password is the RM; then `mustChangePassword` is true and every other panel route answers 403 PASSWORD_CHANGE_REQUIRED until the password is changed. After 10 failures in a minute for one RM (or 60 from one address) the answer is 429 with Retry-After; a login counts as failed until its password is found right, so parallel attempts get no more. A wrong password takes as long whether the RM exists or not, and whether its password was changed or not.',
+        description: `No credential needed. The first password is the RM; then \`mustChangePassword\` is true and every other panel route answers 403 PASSWORD_CHANGE_REQUIRED until the password is changed. After ${MAX_FAILURES_PER_ACCOUNT_AND_ADDRESS} failures in a minute for one RM from one client address, that RM is refused from that address only, with 429 RATE_LIMITED and Retry-After (the message says how many seconds to wait): a classmate typing wrong passwords for your RM does not lock you out of your own machine. ${MAX_FAILURES_PER_ACCOUNT} failures in a minute for one RM from all addresses together, or ${MAX_FAILURES_PER_ADDRESS} from one address whatever the RM, are 429 too. A login counts as failed until its password is found right, so parallel attempts get no more; a success clears its RM's failures from its address. A wrong password takes as long whether the RM exists or not, and whether its password was changed or not.`,
       },
     })
     .get('/me', ({ ctx }) => me(deps, asStudent(ctx)), {

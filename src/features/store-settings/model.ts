@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { nameText } from '../../kernel/control-characters'
 
 const CURRENCIES = new Set(Intl.supportedValuesOf('currency'))
 
@@ -24,7 +25,7 @@ export type Settings = z.infer<typeof Settings>
 /** Any subset of the settings; each field checked for real. */
 export const SettingsUpdate = z
   .object({
-    storeName: z.string().trim().min(1, 'storeName cannot be empty').max(80),
+    storeName: nameText('storeName', 80),
     primaryColor: z
       .string()
       .regex(/^#[0-9a-fA-F]{6}$/, 'primaryColor must look like #rrggbb, e.g. #1f6feb')

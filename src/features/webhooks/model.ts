@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { withoutControlCharacters } from '../../kernel/control-characters'
 import { EVENT_TYPES, type EventType } from '../../kernel/events'
 import { Page, PageQuery } from '../../kernel/pagination'
 import { DELIVERY_STATUSES } from './tables'
@@ -10,18 +11,14 @@ const unknownEvent = (issue: { input?: unknown }) =>
 
 export const RegisterWebhookBody = z
   .object({
-    url: z
-      .string()
-      .trim()
-      .min(1, 'url is required')
-      .max(2048)
+    url: withoutControlCharacters(z.string().trim().min(1, 'url is required').max(2048), 'url')
       .describe('Where to POST events: https:// (http:// on the LAN only when the server allows insecure webhooks; loopback only when it allows loopback webhooks).'),
     events: z
       .array(z.enum(['*', ...EVENT_NAMES], { error: unknownEvent }))
       .min(1, 'list at least one event name, or ["*"] for all events')
       .max(EVENT_NAMES.length + 1)
       .describe('Event names to receive, or ["*"] for all of them.'),
-    description: z.string().trim().max(200).optional(),
+    description: withoutControlCharacters(z.string().trim().max(200, 'description has at most 200 characters'), 'description').optional(),
   })
   .strict()
 export type RegisterWebhookBody = z.infer<typeof RegisterWebhookBody>

@@ -1,0 +1,57 @@
+import { z } from 'zod'
+
+// Control characters: C0 (U+0000 to U+001F, newline, carriage return and tab included), DEL (U+007F)
+// and C1 (U+0080 to U+009F).
+//
+// Names that students type reach the teacher's terminal (`storefront activity`, the import's report)
+// and the teacher's spreadsheets. On a terminal, ESC (U+001B) and its one-character C1 forms (CSI,
+// U+009B; OSC, U+009D) start sequences that clear the screen, move the cursor over rows already
+// printed, recolour them or set the window title; a line break or a carriage return forges a row.
+// So a name refuses them when it is typed (`nameText`), and whatever the program prints on a terminal
+// escapes them (`printable`): a database an older version wrote may hold them still.
+
+const CONTROL = /[\u0000-\u001f\u007f-\u009f]/
+const CONTROLS = /[\u0000-\u001f\u007f-\u009f]/g
+
+const codePoint = (c: string) => `U+${c.charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')}`
+
+/**
+ * A zod check that refuses control characters in `field`, naming the first one found, where, and what
+ * to do.
+ */
+export function withoutControlCharacters<S extends z.ZodString>(schema: S, field: string): S {
+  return schema.refine((text) => !CONTROL.test(text), {
+    error: (issue) => {
+      const text = String(issue.input)
+      const at = text.search(CONTROL)
+      return `${field} holds a control character (${codePoint(text[at]!)} at position ${at + 1}); remove control characters, newlines and tabs included`
+    },
+  }) as S
+}
+
+/**
+ * A name a person types (a group, a member, a customer, an API key, a store): trimmed, 1 to `max`
+ * characters, no control characters. The surrounding whitespace, line breaks included, is trimmed
+ * away first; one inside the name is refused.
+ */
+export const nameText = (field: string, max: number) =>
+  withoutControlCharacters(z.string().trim().min(1, `${field} is required`).max(max, `${field} has at most ${max} characters`), field).describe(
+    `1 to ${max} characters on one line: control characters (line breaks, tabs, escapes) are refused.`,
+  )
+
+/**
+ * `text` with every control character written as a visible escape (ESC as `\x1b`, a newline as
+ * `\x0a`), for printing on a terminal: the one way the program escapes what it prints.
+ */
+export const printable = (text: string): string =>
+  CONTROL.test(text) ? text.replace(CONTROLS, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`) : text
+
+/** `value` with `printable` applied to every string in it (a report, an import's summary). */
+export function printableValues<T>(value: T): T {
+  if (typeof value === 'string') return printable(value) as T
+  if (Array.isArray(value)) return value.map(printableValues) as T
+  if (value !== null && typeof value === 'object') {
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, printableValues(v)])) as T
+  }
+  return value
+}
