@@ -17,8 +17,10 @@ export const BODY_LIMIT = 8 * 1024
 export const DETAIL_BUDGET = 512 * 1024
 /** Path and query are kept up to this many characters each. */
 const TARGET_LIMIT = 512
-/** Open live streams per store (the student's tabs, their app, the teacher). */
+/** Open live streams per store (the students' tabs, their app). */
 export const MAX_STREAMS = 5
+/** Open live streams of the teacher's per group, apart from the store's (the projector, the teacher's laptop, a reload). */
+export const MAX_TEACHER_STREAMS = 3
 
 interface Failure {
   requestHeaders: Record<string, string>
@@ -73,7 +75,9 @@ class StoreLog {
   /** The entries holding a failure's details, oldest first, and their total size. */
   readonly detailed: Kept[] = []
   detailSize = 0
+  /** The store's own streams and the teacher's. */
   readonly listeners = new Set<(entry: RequestEntry) => void>()
+  readonly teacherListeners = new Set<(entry: RequestEntry) => void>()
 
   add(item: Kept) {
     if (this.kept.length < CAPACITY) this.kept.push(item)
@@ -88,9 +92,10 @@ class StoreLog {
       this.detailSize += item.failure.size
       while (this.detailSize > DETAIL_BUDGET && this.detailed.length > 1) this.drop(0)
     }
-    if (this.listeners.size > 0) {
+    if (this.listeners.size > 0 || this.teacherListeners.size > 0) {
       const entry = entryOf(item)
       for (const listener of this.listeners) listener(entry)
+      for (const listener of this.teacherListeners) listener(entry)
     }
   }
 
@@ -135,6 +140,9 @@ function matcher(query: RequestQuery): (item: Kept) => boolean {
 
 /** The app's deps with the request log its routes read. */
 export type InspectorDeps = Deps & { requestLog: RequestLog }
+
+/** Whose streams a stream takes a place among. */
+export type StreamSlots = 'store' | 'teacher'
 
 export class RequestLog implements RequestInspector {
   private stores = new Map<string, StoreLog>()
@@ -201,16 +209,26 @@ export class RequestLog implements RequestInspector {
     )
   }
 
-  /** Calls `listener` with each new entry of the store until the returned function is called. */
-  subscribe(storeId: string, listener: (entry: RequestEntry) => void): () => void {
+  /**
+   * Calls `listener` with each new entry of the store until the returned function is called. The
+   * store's streams and the teacher's have places of their own.
+   */
+  subscribe(storeId: string, slots: StreamSlots, listener: (entry: RequestEntry) => void): () => void {
     const log = this.of(storeId)
-    if (log.listeners.size >= MAX_STREAMS) {
+    const listeners = slots === 'teacher' ? log.teacherListeners : log.listeners
+    if (slots === 'teacher' && listeners.size >= MAX_TEACHER_STREAMS) {
+      throw new AppError(
+        'LIMIT_REACHED',
+        `You already have ${MAX_TEACHER_STREAMS} live request streams of this group open. Close a tab showing this group's requests, then try again; the group's own streams do not take your places.`,
+      )
+    }
+    if (slots === 'store' && listeners.size >= MAX_STREAMS) {
       throw new AppError(
         'LIMIT_REACHED',
         `This store already has ${MAX_STREAMS} live request streams open. Close a panel tab or a stream your app left open, then try again.`,
       )
     }
-    log.listeners.add(listener)
-    return () => log.listeners.delete(listener)
+    listeners.add(listener)
+    return () => listeners.delete(listener)
   }
 }
