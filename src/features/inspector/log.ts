@@ -2,7 +2,8 @@ import { isoTime, type Clock } from '../../kernel/clock'
 import type { Deps } from '../../kernel/deps'
 import { AppError, clip } from '../../kernel/errors'
 import type { InspectedCall, RequestInspector } from '../../kernel/http/inspection'
-import { targetOf } from '../../kernel/http/target'
+import { pathStart, targetOf } from '../../kernel/http/target'
+import { copyOf, cut, cutCopy } from './cut'
 import type { RequestDetail, RequestEntry, RequestQuery } from './model'
 import { redactHeaders, redactQuery, redactText } from './redact'
 
@@ -15,8 +16,14 @@ export const CAPACITY = 1000
 export const BODY_LIMIT = 8 * 1024
 /** A store's failure details (headers and bodies) together stay under this many characters; the oldest go first. */
 export const DETAIL_BUDGET = 512 * 1024
-/** Path and query are kept up to this many characters each. */
-const TARGET_LIMIT = 512
+/** Path and query are shown up to this many characters each. */
+export const TARGET_LIMIT = 512
+/** Each request header's value is kept up to this many characters. */
+export const HEADER_LIMIT = 1024
+/** An error message is kept up to this many characters. */
+const MESSAGE_LIMIT = 1024
+/** A URL is kept whole up to this length; a longer one is cut (storedUrl). */
+export const URL_LIMIT = 256 + 2 * (TARGET_LIMIT + 1) + 1
 /** Open live streams per store (the students' tabs, their app). */
 export const MAX_STREAMS = 5
 /** Open live streams of the teacher's per group, apart from the store's (the projector, the teacher's laptop, a reload). */
@@ -32,14 +39,15 @@ interface Failure {
 }
 
 /**
- * A call as recorded: the raw fields only. The answer's shape (times as text, the query redacted, the
- * path cut) is made when the call is read, so that recording costs a call that succeeds one object.
+ * A call as recorded: the raw fields only, each already within its bound. The answer's shape (times as
+ * text, the query redacted, path and query cut to what is shown) is made when the call is read, so that
+ * recording costs a call that succeeds one object.
  */
 interface Kept {
   id: string
   at: number
   method: string
-  /** request.url, split into path and query when read. */
+  /** request.url (within URL_LIMIT), split into path and query when read. */
   url: string
   status: number
   durationMs: number
@@ -49,6 +57,20 @@ interface Kept {
   error: RequestEntry['error']
   /** For an answer >= 400, until the store's detail budget lets it go. */
   failure?: Failure
+}
+
+/**
+ * request.url within URL_LIMIT: a longer one keeps its origin (cut at 256), and its path and query cut
+ * one character past TARGET_LIMIT each, enough for the "…" that says they were cut when shown.
+ */
+function storedUrl(url: string): string {
+  if (url.length <= URL_LIMIT) return url
+  const start = pathStart(url)
+  if (start < 0) return cut(url, 256)
+  const q = url.indexOf('?', start)
+  const path = url.slice(start, q < 0 ? url.length : q).slice(0, TARGET_LIMIT + 1)
+  const query = q < 0 ? '' : `?${url.slice(q + 1, q + 2 + TARGET_LIMIT)}`
+  return copyOf(`${url.slice(0, Math.min(start, 256))}${path}${query}`)
 }
 
 /** The entry a client reads. */
@@ -112,14 +134,17 @@ class StoreLog {
   }
 }
 
-const cut = (text: string | undefined, limit: number) =>
-  text === undefined || text === '' ? { text: null, truncated: false } : { text: redactText(text.slice(0, limit)), truncated: text.length > limit }
+function kept(text: string | undefined, limit: number) {
+  if (text === undefined || text === '') return { text: null, truncated: false }
+  const body = cutCopy(text, limit)
+  return { text: redactText(body.text), truncated: body.truncated }
+}
 
 /** The error code and message of an answer in the error envelope; the status alone for anything else. */
 function errorOf(status: number, body: string | undefined): RequestEntry['error'] {
   try {
     const { error } = JSON.parse(body ?? '') as { error?: { code?: unknown; message?: unknown } }
-    if (typeof error?.code === 'string' && typeof error.message === 'string') return { code: error.code, message: redactText(error.message) }
+    if (typeof error?.code === 'string' && typeof error.message === 'string') return { code: cut(error.code, 64), message: redactText(cut(error.message, MESSAGE_LIMIT)) }
   } catch {
     // not the envelope
   }
@@ -161,7 +186,7 @@ export class RequestLog implements RequestInspector {
       id: call.requestId,
       at: this.clock.now(),
       method: call.request.method,
-      url: call.request.url,
+      url: storedUrl(call.request.url),
       status: call.status,
       durationMs: call.durationMs,
       credential: call.store.credential,
@@ -172,9 +197,9 @@ export class RequestLog implements RequestInspector {
   }
 
   private failure(call: InspectedCall): Failure {
-    const requestHeaders = redactHeaders(call.request.headers)
-    const sent = cut(call.sentBody, BODY_LIMIT)
-    const answer = cut(call.answerBody, BODY_LIMIT)
+    const requestHeaders = redactHeaders(call.request.headers, HEADER_LIMIT)
+    const sent = kept(call.sentBody, BODY_LIMIT)
+    const answer = kept(call.answerBody, BODY_LIMIT)
     const size = (sent.text?.length ?? 0) + (answer.text?.length ?? 0) + JSON.stringify(requestHeaders).length
     return { requestHeaders, requestBody: sent.text, responseBody: answer.text, requestBodyTruncated: sent.truncated, responseBodyTruncated: answer.truncated, size }
   }

@@ -1,3 +1,5 @@
+import { cut } from './cut'
+
 // Secrets never reach the inspector: passwords, tokens, API keys and signing secrets become
 // "[redacted]" in bodies, headers, queries and messages. The work is done on text, so a body keeps
 // its exact shape (spacing, key order) and a body cut short, or not JSON at all, is redacted too.
@@ -25,10 +27,11 @@ export const redactText = (text: string): string =>
     .replace(SECRET_MEMBER, (member, head: string, name: string) => (SECRET_NAME.test(name) ? `${head}"${REDACTED}"` : member))
     .replace(CREDENTIAL, REDACTED)
 
-export function redactHeaders(headers: Headers): Record<string, string> {
+/** Request headers as a record, each value cut at `limit` (a copy). */
+export function redactHeaders(headers: Headers, limit: number): Record<string, string> {
   const kept: Record<string, string> = {}
   headers.forEach((value, name) => {
-    kept[name] = CREDENTIAL_HEADERS.has(name) ? REDACTED : value.replace(CREDENTIAL, REDACTED)
+    kept[name] = CREDENTIAL_HEADERS.has(name) ? REDACTED : cut(value.replace(CREDENTIAL, REDACTED), limit)
   })
   return kept
 }
