@@ -5,12 +5,12 @@ import type { InspectedCall, RequestInspector } from '../../kernel/http/inspecti
 import { pathStart, targetOf } from '../../kernel/http/target'
 import { copyOf, cut, cutCopy } from './cut'
 import type { RequestDetail, RequestEntry, RequestQuery } from './model'
-import { redactHeaders, redactQuery, redactText } from './redact'
+import { Redactor } from './redact'
 
 // Each store's recent calls, in memory: what a student opens to see what their app sent and got back.
 // The bounds are per store, so one store's flood pushes out only its own entries. docs/inspector.md.
 
-/** Entries kept per store: the newest this many calls. */
+/** Entries kept per store: the newest this many. */
 export const CAPACITY = 1000
 /** Each body (sent and answered) is kept up to this many characters. */
 export const BODY_LIMIT = 8 * 1024
@@ -40,8 +40,8 @@ interface Failure {
 
 /**
  * A call as recorded: the raw fields only, each already within its bound. The answer's shape (times as
- * text, the query redacted, path and query cut to what is shown) is made when the call is read, so that
- * recording costs a call that succeeds one object.
+ * text, path and query redacted and cut) is made when the call is read, so that recording costs a call
+ * that succeeds one object.
  */
 interface Kept {
   id: string
@@ -56,7 +56,7 @@ interface Kept {
   /** For an answer >= 400. */
   error: RequestEntry['error']
   /** For an answer >= 400, until the store's detail budget lets it go. */
-  failure?: Failure
+  failure: Failure | undefined
 }
 
 /**
@@ -73,23 +73,6 @@ function storedUrl(url: string): string {
   return copyOf(`${url.slice(0, Math.min(start, 256))}${path}${query}`)
 }
 
-/** The entry a client reads. */
-function entryOf(k: Kept): RequestEntry {
-  const { path, query } = targetOf(k.url)
-  return {
-    id: k.id,
-    time: isoTime(k.at),
-    method: k.method,
-    path: clip(path, TARGET_LIMIT),
-    query: query === '' ? '' : redactQuery(clip(query, TARGET_LIMIT)),
-    status: k.status,
-    durationMs: Math.round(k.durationMs),
-    credential: k.credential,
-    rm: k.rm,
-    error: k.error,
-  }
-}
-
 class StoreLog {
   /** A ring: `next` is where the next entry goes once it is full. */
   readonly kept: Kept[] = []
@@ -100,6 +83,8 @@ class StoreLog {
   /** The store's own streams and the teacher's. */
   readonly listeners = new Set<(entry: RequestEntry) => void>()
   readonly teacherListeners = new Set<(entry: RequestEntry) => void>()
+
+  constructor(private readonly entryOf: (k: Kept) => RequestEntry) {}
 
   add(item: Kept) {
     if (this.kept.length < CAPACITY) this.kept.push(item)
@@ -114,11 +99,14 @@ class StoreLog {
       this.detailSize += item.failure.size
       while (this.detailSize > DETAIL_BUDGET && this.detailed.length > 1) this.drop(0)
     }
-    if (this.listeners.size > 0 || this.teacherListeners.size > 0) {
-      const entry = entryOf(item)
-      for (const listener of this.listeners) listener(entry)
-      for (const listener of this.teacherListeners) listener(entry)
-    }
+    this.send(item)
+  }
+
+  private send(item: Kept) {
+    if (this.listeners.size === 0 && this.teacherListeners.size === 0) return
+    const entry = this.entryOf(item)
+    for (const listener of this.listeners) listener(entry)
+    for (const listener of this.teacherListeners) listener(entry)
   }
 
   private drop(index: number) {
@@ -134,35 +122,6 @@ class StoreLog {
   }
 }
 
-function kept(text: string | undefined, limit: number) {
-  if (text === undefined || text === '') return { text: null, truncated: false }
-  const body = cutCopy(text, limit)
-  return { text: redactText(body.text), truncated: body.truncated }
-}
-
-/** The error code and message of an answer in the error envelope; the status alone for anything else. */
-function errorOf(status: number, body: string | undefined): RequestEntry['error'] {
-  try {
-    const { error } = JSON.parse(body ?? '') as { error?: { code?: unknown; message?: unknown } }
-    if (typeof error?.code === 'string' && typeof error.message === 'string') return { code: cut(error.code, 64), message: redactText(cut(error.message, MESSAGE_LIMIT)) }
-  } catch {
-    // not the envelope
-  }
-  return { code: 'HTTP', message: `The server answered ${status}.` }
-}
-
-function matcher(query: RequestQuery): (item: Kept) => boolean {
-  const { status, method, path, rm } = query
-  const since = query.since === undefined ? undefined : Date.parse(query.since)
-  const cls = status?.endsWith('xx') ? status[0] : undefined
-  return (k) =>
-    (status === undefined || (cls ? String(k.status)[0] === cls : String(k.status) === status)) &&
-    (method === undefined || k.method === method) &&
-    (path === undefined || targetOf(k.url).path.startsWith(path)) &&
-    (rm === undefined || k.rm === rm) &&
-    (since === undefined || k.at >= since)
-}
-
 /** The app's deps with the request log its routes read. */
 export type InspectorDeps = Deps & { requestLog: RequestLog }
 
@@ -171,45 +130,123 @@ export type StreamSlots = 'store' | 'teacher'
 
 export class RequestLog implements RequestInspector {
   private stores = new Map<string, StoreLog>()
+  private readonly redact: Redactor
 
-  constructor(private clock: Clock) {}
+  /** `adminToken`: the teacher's token, hidden wherever a call shows it like any credential. */
+  constructor(
+    private clock: Clock,
+    adminToken = '',
+  ) {
+    this.redact = new Redactor(adminToken)
+  }
 
   private of(storeId: string): StoreLog {
     let log = this.stores.get(storeId)
-    if (!log) this.stores.set(storeId, (log = new StoreLog()))
+    if (!log) this.stores.set(storeId, (log = new StoreLog((k) => this.entryOf(k))))
     return log
   }
 
   record(call: InspectedCall) {
-    const failed = call.status >= 400
-    this.of(call.store.storeId).add({
+    const log = this.of(call.store.storeId)
+    const at = this.clock.now()
+    if (call.status < 400) {
+      log.add({
+        id: call.requestId,
+        at,
+        method: call.request.method,
+        url: storedUrl(call.request.url),
+        status: call.status,
+        durationMs: call.durationMs,
+        credential: call.store.credential,
+        rm: call.store.rm,
+        error: null,
+        failure: undefined,
+      })
+      return
+    }
+    log.add({
       id: call.requestId,
-      at: this.clock.now(),
+      at,
       method: call.request.method,
       url: storedUrl(call.request.url),
       status: call.status,
       durationMs: call.durationMs,
       credential: call.store.credential,
       rm: call.store.rm,
-      error: failed ? errorOf(call.status, call.answerBody) : null,
-      failure: failed ? this.failure(call) : undefined,
+      error: this.errorOf(call.status, call.answerBody),
+      failure: this.failure(call),
     })
   }
 
+  /** The error code and message of an answer in the error envelope; the status alone for anything else. */
+  private errorOf(status: number, body: string | undefined): NonNullable<RequestEntry['error']> {
+    try {
+      const { error } = JSON.parse(body ?? '') as { error?: { code?: unknown; message?: unknown } }
+      if (typeof error?.code === 'string' && typeof error.message === 'string') {
+        return { code: cut(error.code, 64), message: this.redact.text(cut(error.message, MESSAGE_LIMIT)) }
+      }
+    } catch {
+      // not the envelope
+    }
+    return { code: 'HTTP', message: `The server answered ${status}.` }
+  }
+
   private failure(call: InspectedCall): Failure {
-    const requestHeaders = redactHeaders(call.request.headers, HEADER_LIMIT)
-    const sent = kept(call.sentBody, BODY_LIMIT)
-    const answer = kept(call.answerBody, BODY_LIMIT)
+    const requestHeaders = this.redact.headers(call.request.headers, HEADER_LIMIT)
+    const sent = this.body(call.sentBody)
+    const answer = this.body(call.answerBody)
     const size = (sent.text?.length ?? 0) + (answer.text?.length ?? 0) + JSON.stringify(requestHeaders).length
     return { requestHeaders, requestBody: sent.text, responseBody: answer.text, requestBodyTruncated: sent.truncated, responseBodyTruncated: answer.truncated, size }
+  }
+
+  private body(text: string | undefined) {
+    if (text === undefined || text === '') return { text: null, truncated: false }
+    const kept = cutCopy(text, BODY_LIMIT)
+    return { text: this.redact.text(kept.text), truncated: kept.truncated }
+  }
+
+  /** The entry a client reads. */
+  private entryOf(k: Kept): RequestEntry {
+    const { path, query } = this.shownTarget(k)
+    return {
+      id: k.id,
+      time: isoTime(k.at),
+      method: k.method,
+      path,
+      query,
+      status: k.status,
+      durationMs: Math.round(k.durationMs),
+      credential: k.credential,
+      rm: k.rm,
+      error: k.error,
+    }
+  }
+
+  /** Path and query as shown: cut, then redacted. */
+  private shownTarget(k: Kept) {
+    const { path, query } = targetOf(k.url)
+    return { path: this.redact.text(clip(path, TARGET_LIMIT)), query: query === '' ? '' : this.redact.query(clip(query, TARGET_LIMIT)) }
+  }
+
+  private matcher(query: RequestQuery): (item: Kept) => boolean {
+    const { status, method, path, rm } = query
+    const since = query.since === undefined ? undefined : Date.parse(query.since)
+    const cls = status?.endsWith('xx') ? status[0] : undefined
+    return (k) =>
+      (status === undefined || (cls ? String(k.status)[0] === cls : String(k.status) === status)) &&
+      (method === undefined || k.method === method) &&
+      // The path as shown: a prefix filter on the raw one would tell, a character at a time, what redaction hides.
+      (path === undefined || this.shownTarget(k).path.startsWith(path)) &&
+      (rm === undefined || k.rm === rm) &&
+      (since === undefined || k.at >= since)
   }
 
   /** A page of the store's calls, newest first. */
   list(storeId: string, query: RequestQuery) {
     const log = this.stores.get(storeId)
-    const matches = log ? [...log.newest()].filter(matcher(query)) : []
+    const matches = log ? [...log.newest()].filter(this.matcher(query)) : []
     const start = (query.page - 1) * query.pageSize
-    return { data: matches.slice(start, start + query.pageSize).map(entryOf), page: query.page, pageSize: query.pageSize, total: matches.length }
+    return { data: matches.slice(start, start + query.pageSize).map((k) => this.entryOf(k)), page: query.page, pageSize: query.pageSize, total: matches.length }
   }
 
   /** One call with its details (the newest with this id). */
@@ -219,7 +256,7 @@ export class RequestLog implements RequestInspector {
       if (item.id !== requestId) continue
       const f = item.failure
       return {
-        ...entryOf(item),
+        ...this.entryOf(item),
         requestHeaders: f?.requestHeaders ?? {},
         requestBody: f?.requestBody ?? null,
         responseBody: f?.responseBody ?? null,

@@ -30,7 +30,7 @@ export const RequestEntry = z
     id: z.string().describe('the X-Request-Id of the answer (your own, if the request sent one)'),
     time: z.string().describe('when the answer was made'),
     method: z.string(),
-    path: z.string().describe('as sent, cut at 512 characters'),
+    path: z.string().describe('as sent, cut at 512 characters; secrets redacted'),
     query: z.string().describe('the query string without "?", "" for none; secrets redacted'),
     status: z.number().int(),
     durationMs: z.number().int().describe('from the request arriving to the answer being ready'),
