@@ -19,6 +19,7 @@ function call(storeId: string, id: string, failedWith?: string): InspectedCall {
     durationMs: 1.4,
     sentBody: failedWith,
     answerBody: failedWith === undefined ? undefined : JSON.stringify({ error: { code: 'VALIDATION_ERROR', message: 'price is required' } }),
+    source: undefined,
   }
 }
 

@@ -67,7 +67,7 @@ describe('the live stream of a store’s calls', () => {
     await other.close()
 
     await t.call('POST', '/v1/products', { headers: { ...apiKey(t.w.A.key.apiKey), 'x-request-id': 'seen-by-all' }, body: {} })
-    for (const s of [...group, ...teacher]) expect((await s.next()).data).toMatchObject({ id: 'seen-by-all', status: 400 })
+    for (const s of [...group, ...teacher]) expect((await s.next()).data).toMatchObject({ id: 'seen-by-all', status: 400, count: 1 })
     await teacher.pop()!.close()
     const again = await open(t, `/v1/admin/groups/${t.w.A.group.id}/requests/stream`, admin)
     expect(again.response.status).toBe(200)

@@ -8,7 +8,8 @@ import type { RequestDetail, RequestEntry, RequestQuery } from './model'
 import { Redactor } from './redact'
 
 // Each store's recent calls, in memory: what a student opens to see what their app sent and got back.
-// The bounds are per store, so one store's flood pushes out only its own entries. docs/inspector.md.
+// The bounds are per store, so one store's flood pushes out only its own entries, and a flood of
+// refusals takes one entry per source and minute. docs/inspector.md.
 
 /** Entries kept per store: the newest this many. */
 export const CAPACITY = 1000
@@ -28,6 +29,10 @@ export const URL_LIMIT = 256 + 2 * (TARGET_LIMIT + 1) + 1
 export const MAX_STREAMS = 5
 /** Open live streams of the teacher's per group, apart from the store's (the projector, the teacher's laptop, a reload). */
 export const MAX_TEACHER_STREAMS = 3
+/** Refusals from one source in one minute of the clock are one entry. */
+const MINUTE = 60_000
+/** A counted entry that grows is sent again on the live streams at most this often (ms of the clock). */
+export const STREAM_UPDATE_MS = 1000
 
 interface Failure {
   requestHeaders: Record<string, string>
@@ -36,6 +41,18 @@ interface Failure {
   requestBodyTruncated: boolean
   responseBodyTruncated: boolean
   size: number
+}
+
+/** What a counted entry adds to its first call: how many calls it stands for, and the newest. */
+interface Repeats {
+  /** Source, minute, status and error code: what a repeat must share to be counted here. */
+  key: string
+  count: number
+  lastAt: number
+  /** The newest call's request id: the entry is found by it too. */
+  lastId: string
+  /** When the live streams were last sent this entry. */
+  sentAt: number
 }
 
 /**
@@ -57,6 +74,8 @@ interface Kept {
   error: RequestEntry['error']
   /** For an answer >= 400, until the store's detail budget lets it go. */
   failure: Failure | undefined
+  /** For a refusal a flood repeats (InspectedCall.source). */
+  repeats: Repeats | undefined
 }
 
 /**
@@ -80,6 +99,8 @@ class StoreLog {
   /** The entries holding a failure's details, oldest first, and their total size. */
   readonly detailed: Kept[] = []
   detailSize = 0
+  /** The counted entries still in the ring, by their key (so never more than the ring holds). */
+  readonly counted = new Map<string, Kept>()
   /** The store's own streams and the teacher's. */
   readonly listeners = new Set<(entry: RequestEntry) => void>()
   readonly teacherListeners = new Set<(entry: RequestEntry) => void>()
@@ -91,6 +112,7 @@ class StoreLog {
     else {
       const gone = this.kept[this.next]!
       if (gone.failure) this.drop(this.detailed.indexOf(gone))
+      if (gone.repeats && this.counted.get(gone.repeats.key) === gone) this.counted.delete(gone.repeats.key)
       this.kept[this.next] = item
       this.next = (this.next + 1) % CAPACITY
     }
@@ -99,7 +121,23 @@ class StoreLog {
       this.detailSize += item.failure.size
       while (this.detailSize > DETAIL_BUDGET && this.detailed.length > 1) this.drop(0)
     }
+    if (item.repeats) this.counted.set(item.repeats.key, item)
     this.send(item)
+  }
+
+  /** Counts a repeat into its entry, if the entry is still kept; false when the repeat needs an entry of its own. */
+  repeat(key: string, id: string, at: number): boolean {
+    const item = this.counted.get(key)
+    if (!item) return false
+    const r = item.repeats!
+    r.count++
+    r.lastAt = at
+    r.lastId = id
+    if (at - r.sentAt >= STREAM_UPDATE_MS) {
+      r.sentAt = at
+      this.send(item)
+    }
+    return true
   }
 
   private send(item: Kept) {
@@ -115,7 +153,7 @@ class StoreLog {
     item!.failure = undefined
   }
 
-  /** Newest first. */
+  /** Newest first (by each entry's first call). */
   *newest(): Generator<Kept> {
     const n = this.kept.length
     for (let i = 1; i <= n; i++) yield this.kept[(this.next - i + n) % n]!
@@ -161,8 +199,16 @@ export class RequestLog implements RequestInspector {
         rm: call.store.rm,
         error: null,
         failure: undefined,
+        repeats: undefined,
       })
       return
+    }
+    const error = this.errorOf(call.status, call.answerBody)
+    let repeats: Repeats | undefined
+    if (call.source !== undefined) {
+      const key = `${Math.floor(at / MINUTE)} ${call.status} ${error.code} ${call.source}`
+      if (log.repeat(key, call.requestId, at)) return
+      repeats = { key, count: 1, lastAt: at, lastId: call.requestId, sentAt: at }
     }
     log.add({
       id: call.requestId,
@@ -173,8 +219,9 @@ export class RequestLog implements RequestInspector {
       durationMs: call.durationMs,
       credential: call.store.credential,
       rm: call.store.rm,
-      error: this.errorOf(call.status, call.answerBody),
+      error,
       failure: this.failure(call),
+      repeats,
     })
   }
 
@@ -211,6 +258,8 @@ export class RequestLog implements RequestInspector {
     return {
       id: k.id,
       time: isoTime(k.at),
+      lastTime: isoTime(k.repeats?.lastAt ?? k.at),
+      count: k.repeats?.count ?? 1,
       method: k.method,
       path,
       query,
@@ -238,7 +287,7 @@ export class RequestLog implements RequestInspector {
       // The path as shown: a prefix filter on the raw one would tell, a character at a time, what redaction hides.
       (path === undefined || this.shownTarget(k).path.startsWith(path)) &&
       (rm === undefined || k.rm === rm) &&
-      (since === undefined || k.at >= since)
+      (since === undefined || (k.repeats?.lastAt ?? k.at) >= since)
   }
 
   /** A page of the store's calls, newest first. */
@@ -249,11 +298,11 @@ export class RequestLog implements RequestInspector {
     return { data: matches.slice(start, start + query.pageSize).map((k) => this.entryOf(k)), page: query.page, pageSize: query.pageSize, total: matches.length }
   }
 
-  /** One call with its details (the newest with this id). */
+  /** One call with its details: the newest entry with this id (a counted entry's first call's, or its newest's). */
   find(storeId: string, requestId: string): RequestDetail {
     const log = this.stores.get(storeId)
     for (const item of log?.newest() ?? []) {
-      if (item.id !== requestId) continue
+      if (item.id !== requestId && item.repeats?.lastId !== requestId) continue
       const f = item.failure
       return {
         ...this.entryOf(item),
@@ -272,8 +321,8 @@ export class RequestLog implements RequestInspector {
   }
 
   /**
-   * Calls `listener` with each new entry of the store until the returned function is called. The
-   * store's streams and the teacher's have places of their own.
+   * Calls `listener` with each new entry of the store (and a counted entry again as it grows) until the
+   * returned function is called. The store's streams and the teacher's have places of their own.
    */
   subscribe(storeId: string, slots: StreamSlots, listener: (entry: RequestEntry) => void): () => void {
     const log = this.of(storeId)
