@@ -37,7 +37,7 @@ export function createDeps(
   const lifecycle = new Lifecycle()
   const activity = new ActivityRecorder(db, clock, log)
   activity.start(lifecycle)
-  const requestLog = new RequestLog(clock)
+  const requestLog = new RequestLog(clock, options.adminToken)
   const retention = new Retention({ clock, log, config }, [...webhookPruners(db), ...expiredSessionPruners(db), idempotencyPruner(db)])
   const deps: Deps = {
     config,

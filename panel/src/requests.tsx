@@ -34,6 +34,19 @@ function matches(entry: RequestEntry, f: Filters): boolean {
   return status && (!f.method || entry.method === f.method) && entry.path.startsWith(f.path) && (!f.rm || entry.rm === f.rm)
 }
 
+interface Streamed {
+  after?: Page<RequestEntry>
+  rows: RequestEntry[]
+  updated: Record<string, RequestEntry>
+}
+
+/** What the stream brought, with one more entry: a counted entry that comes again replaces its row, where the page shows it. */
+function withStreamed(s: Streamed, page: Page<RequestEntry> | undefined, entry: RequestEntry): Streamed {
+  if (s.rows.some((r) => r.id === entry.id)) return { after: page, rows: s.rows.map((r) => (r.id === entry.id ? entry : r)), updated: s.updated }
+  if (page?.data.some((r) => r.id === entry.id)) return { after: page, rows: s.rows, updated: { ...s.updated, [entry.id]: entry } }
+  return { after: page, rows: [entry, ...s.rows].slice(0, PAGE_SIZE), updated: s.updated }
+}
+
 export const statusTone = (status: number) => (status >= 500 ? 'bad' : status >= 400 ? 'warn' : 'good')
 
 const who = (e: RequestEntry) => `${e.credential}${e.rm ? ` · ${e.rm}` : ''}`
@@ -44,7 +57,8 @@ export function RequestList({ inspector }: { inspector: Inspector }) {
   const [live, setLive] = useState(true)
   // What the stream brought since the page shown loaded, kept with that page: a new load already has
   // it, so rows kept for an older page are never shown (decided in render, not cleared after it).
-  const [streamed, setStreamed] = useState<{ after?: Page<RequestEntry>; rows: RequestEntry[] }>({ rows: [] })
+  // `updated`: counted entries of the loaded page that came again with a higher count.
+  const [streamed, setStreamed] = useState<Streamed>({ rows: [], updated: {} })
   const [streamError, setStreamError] = useState<ApiError>()
   const list = useLoad(
     () => inspector.call<Page<RequestEntry>>('GET', inspector.api, { query: { ...filters, page, pageSize: PAGE_SIZE } }),
@@ -52,7 +66,9 @@ export function RequestList({ inspector }: { inspector: Inspector }) {
   )
   const shown = useRef(list.data)
   shown.current = list.data
-  const fresh = streamed.after === list.data ? streamed.rows : []
+  const current = streamed.after === list.data
+  const fresh = current ? streamed.rows : []
+  const updated = current ? streamed.updated : {}
   const following = live && page === 1
   useEffect(() => {
     if (!following) return
@@ -63,7 +79,7 @@ export function RequestList({ inspector }: { inspector: Inspector }) {
         if (event !== 'request') return
         const entry = JSON.parse(data) as RequestEntry
         if (!matches(entry, filters)) return
-        setStreamed((s) => ({ after: shown.current, rows: [entry, ...(s.after === shown.current ? s.rows : [])].slice(0, PAGE_SIZE) }))
+        setStreamed((s) => withStreamed(s.after === shown.current ? s : { rows: [], updated: {} }, shown.current, entry))
       },
       setStreamError,
     )
@@ -76,7 +92,8 @@ export function RequestList({ inspector }: { inspector: Inspector }) {
     <Section title="Requests">
       <p>
         Every call made with this store's keys and tokens, newest first, including the ones the server refused. Open one to see what the app sent and what came back. Failed requests keep
-        both bodies; passwords, tokens and keys show as <code>[redacted]</code>. The server keeps the last 1,000 calls in memory, so a restart empties this list.
+        both bodies; passwords, tokens and keys show as <code>[redacted]</code>. The server keeps the last 1,000 entries in memory, so a restart empties this list. Calls refused by the rate
+        limit, or for a key or token that did not pass, are one entry per sender and minute, with how many there were.
       </p>
       <form class="inline" onSubmit={(e) => e.preventDefault()} aria-label="filters">
         <Field label="Status">
@@ -112,7 +129,7 @@ export function RequestList({ inspector }: { inspector: Inspector }) {
       <ErrorNote error={streamError} />
       <Loaded state={list}>
         {(loaded) => {
-          const rows = [...fresh, ...loaded.data].slice(0, PAGE_SIZE)
+          const rows = [...fresh, ...loaded.data.map((e) => updated[e.id] ?? e)].slice(0, PAGE_SIZE)
           if (rows.length === 0) return <p class="muted">No requests{filters.status || filters.method || filters.path || filters.rm ? ' match these filters' : ' yet: they appear here as soon as an app calls the API with this store\'s key'}.</p>
           return (
             <>
@@ -130,6 +147,7 @@ export function RequestList({ inspector }: { inspector: Inspector }) {
                     <td>
                       <span class={`badge ${statusTone(e.status)}`}>{e.status}</span>
                       {e.error && <small>{e.error.code}</small>}
+                      {e.count > 1 && <small>{`${e.count} calls, the last ${when(e.lastTime)}`}</small>}
                     </td>
                     <td class="num">{e.durationMs}</td>
                     <td>{who(e)}</td>
@@ -162,6 +180,14 @@ export function RequestView({ inspector, id }: { inspector: Inspector; id: strin
               </dd>
               <dt>Time</dt>
               <dd>{when(e.time)}</dd>
+              {e.count > 1 && (
+                <>
+                  <dt>Calls</dt>
+                  <dd>
+                    {`${e.count} like this one from the same sender within the minute, the last ${when(e.lastTime)}. What follows is the first one.`}
+                  </dd>
+                </>
+              )}
               <dt>Duration</dt>
               <dd>{e.durationMs} ms</dd>
               <dt>Credential</dt>

@@ -1,7 +1,8 @@
 import { describe, expect, test } from 'bun:test'
+import { heapStats } from 'bun:jsc'
 import { ManualClock } from '../../src/kernel/clock'
 import type { InspectedCall } from '../../src/kernel/http/inspection'
-import { BODY_LIMIT, CAPACITY, DETAIL_BUDGET, RequestLog } from '../../src/features/inspector/log'
+import { BODY_LIMIT, CAPACITY, DETAIL_BUDGET, HEADER_LIMIT, RequestLog } from '../../src/features/inspector/log'
 import { RequestQuery } from '../../src/features/inspector/model'
 import { createTestApp } from '../helpers/app'
 import { activeStudent, apiKey, bearer, createGroup, createKey, expectOk } from '../helpers/world'
@@ -18,6 +19,7 @@ function call(storeId: string, id: string, failedWith?: string): InspectedCall {
     durationMs: 1.4,
     sentBody: failedWith,
     answerBody: failedWith === undefined ? undefined : JSON.stringify({ error: { code: 'VALIDATION_ERROR', message: 'price is required' } }),
+    source: undefined,
   }
 }
 
@@ -75,5 +77,37 @@ describe('the inspector stays within its bounds', () => {
     expect(d.requestBody).toBe(JSON.stringify({ name: 'Mug', description }).slice(0, BODY_LIMIT))
     expect([d.requestBodyTruncated, d.responseBodyTruncated]).toEqual([true, false])
     expect(JSON.parse(d.responseBody)).toEqual(r.body)
+  })
+
+  test('a 100 KB URL and a 50 KB header are kept cut when the call is recorded: the entry shows 512 characters of path and query, 1 KB of the header', async () => {
+    const t = createTestApp({ settings: { rateLimitRps: '0' } })
+    await createGroup(t.call, 'Loja', [{ rm: '1001', name: 'Ana' }])
+    const student = await activeStudent(t.call, '1001')
+    const key = (await createKey(t.call, student)).apiKey
+    const id = 'p'.repeat(50_000)
+    const r = await t.call('GET', `/v1/products/${id}?q=${'q'.repeat(50_000)}`, { headers: { ...apiKey(key), 'x-request-id': 'long-url', 'x-note': 'n'.repeat(50_000) } })
+    expect(r.status).toBe(404)
+    const d = await expectOk(t.call('GET', '/v1/store/requests/long-url', { headers: bearer(student) }))
+    expect(d.path).toBe(`${`/v1/products/${id}`.slice(0, 512)}\u2026`)
+    expect(d.query).toBe(`${`q=${'q'.repeat(50_000)}`.slice(0, 512)}\u2026`)
+    expect(d.requestHeaders['x-note']).toBe('n'.repeat(HEADER_LIMIT))
+  })
+
+  test('what the ring holds of a long URL is the cut copy, not the URL: 300 calls of 100 KB URLs hold well under 3 MB', () => {
+    const log = new RequestLog(new ManualClock())
+    // The ring is full first, so that its own growth is not measured.
+    for (let i = 0; i < CAPACITY; i++) log.record(call('s1', `w${i}`))
+    const held = () => {
+      Bun.gc(true)
+      return heapStats().heapSize
+    }
+    const before = held()
+    for (let i = 0; i < 300; i++) {
+      const long = new Request(`http://localhost/v1/products/${i}-${'p'.repeat(100_000)}?q=${'q'.repeat(1000)}`)
+      log.record({ ...call('s1', `long-${i}`, i % 2 ? undefined : '{}'), request: long })
+    }
+    // 300 URLs of 100 KB kept whole, or kept as slices of the whole, would be 30 MB.
+    expect(held() - before).toBeLessThan(3_000_000)
+    expect(log.find('s1', 'long-299').path).toBe(`/v1/products/299-${'p'.repeat(512 - '/v1/products/299-'.length)}\u2026`)
   })
 })

@@ -26,6 +26,8 @@ describe('the request inspector keeps what each store sent and got back', () => 
     expect(list.data[0]).toEqual({
       id: 'my-register-1',
       time: new Date(t.clock.now()).toISOString(),
+      lastTime: new Date(t.clock.now()).toISOString(),
+      count: 1,
       method: 'POST',
       path: '/v1/customers/register',
       query: '',

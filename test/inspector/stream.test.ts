@@ -1,43 +1,15 @@
 import { describe, expect, test } from 'bun:test'
-import { MAX_STREAMS } from '../../src/features/inspector/log'
+import { MAX_STREAMS, MAX_TEACHER_STREAMS } from '../../src/features/inspector/log'
 import { createTestApp } from '../helpers/app'
 import { admin, apiKey, bearer, twoStores } from '../helpers/world'
+import { openStream } from './sse'
 
 async function setup() {
   const t = createTestApp({ settings: { rateLimitRps: '0' } })
   return { ...t, w: await twoStores(t.call, t.deps) }
 }
 
-/** Opens a stream through app.handle and reads its events as they come. */
-async function open(t: Awaited<ReturnType<typeof setup>>, path: string, headers: Record<string, string>) {
-  const abort = new AbortController()
-  const response = await t.app.handle(new Request(`http://localhost:3000${path}`, { headers, signal: abort.signal }))
-  const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader()
-  let buffered = ''
-  return {
-    response,
-    /** The next `event: request`, parsed. */
-    async next(): Promise<{ id: string; data: any }> {
-      for (;;) {
-        const end = buffered.indexOf('\n\n')
-        if (end >= 0) {
-          const block = buffered.slice(0, end)
-          buffered = buffered.slice(end + 2)
-          if (!block.startsWith('event: request')) continue
-          const lines = Object.fromEntries(block.split('\n').map((l) => [l.slice(0, l.indexOf(':')), l.slice(l.indexOf(':') + 2)]))
-          return { id: lines.id!, data: JSON.parse(lines.data!) }
-        }
-        const { value, done } = await reader.read()
-        if (done) throw new Error('the stream ended')
-        buffered += value
-      }
-    },
-    close: async () => {
-      await reader.cancel()
-      abort.abort()
-    },
-  }
-}
+const open = (t: Awaited<ReturnType<typeof setup>>, path: string, headers: Record<string, string>) => openStream(t.app, path, headers)
 
 describe('the live stream of a store’s calls', () => {
   test('delivers a call made after connecting, as a RequestEntry, and nothing of another store', async () => {
@@ -53,13 +25,13 @@ describe('the live stream of a store’s calls', () => {
     await stream.close()
   })
 
-  test(`the teacher's stream of a group; at most ${MAX_STREAMS} open per store, and a closed one frees its place`, async () => {
+  test(`at most ${MAX_STREAMS} streams per store; a closed one frees its place, and another store is not affected`, async () => {
     const t = await setup()
-    const streams = [await open(t, `/v1/admin/groups/${t.w.A.group.id}/requests/stream`, admin)]
+    const streams = [await open(t, '/v1/store/requests/stream', bearer(t.w.A.student))]
     for (let i = 1; i < MAX_STREAMS; i++) streams.push(await open(t, '/v1/store/requests/stream', apiKey(t.w.A.key.apiKey)))
     const refused = await t.call('GET', '/v1/store/requests/stream', { headers: bearer(t.w.A.student) })
     expect([refused.status, refused.body.error.code]).toEqual([409, 'LIMIT_REACHED'])
-    expect(refused.body.error.message).toContain('Close a panel tab')
+    expect(refused.body.error.message).toBe(`This store already has ${MAX_STREAMS} live request streams open. Close a panel tab or a stream your app left open, then try again.`)
     // B is not affected by A's streams.
     const b = await open(t, '/v1/store/requests/stream', bearer(t.w.B.student))
     expect(b.response.status).toBe(200)
@@ -71,5 +43,34 @@ describe('the live stream of a store’s calls', () => {
     const again = await open(t, '/v1/store/requests/stream', bearer(t.w.A.student))
     expect(again.response.status).toBe(200)
     for (const s of [...streams, again]) await s.close()
+  })
+
+  test(`the teacher's stream of a group opens while the group's ${MAX_STREAMS} are open; the teacher has ${MAX_TEACHER_STREAMS} places of their own`, async () => {
+    const t = await setup()
+    const group = []
+    for (let i = 0; i < MAX_STREAMS; i++) group.push(await open(t, '/v1/store/requests/stream', bearer(t.w.A.student)))
+    const teacher = []
+    for (let i = 0; i < MAX_TEACHER_STREAMS; i++) {
+      const s = await open(t, `/v1/admin/groups/${t.w.A.group.id}/requests/stream`, admin)
+      expect(s.response.status).toBe(200)
+      teacher.push(s)
+    }
+    const refused = await t.call('GET', `/v1/admin/groups/${t.w.A.group.id}/requests/stream`, { headers: admin })
+    expect([refused.status, refused.body.error.code]).toEqual([409, 'LIMIT_REACHED'])
+    expect(refused.body.error.message).toBe(
+      `You already have ${MAX_TEACHER_STREAMS} live request streams of this group open. Close a tab showing this group's requests, then try again; the group's own streams do not take your places.`,
+    )
+    // The teacher's streams took none of the group's places, nor of another group's.
+    expect((await t.call('GET', '/v1/store/requests/stream', { headers: bearer(t.w.A.student) })).status).toBe(409)
+    const other = await open(t, `/v1/admin/groups/${t.w.B.group.id}/requests/stream`, admin)
+    expect(other.response.status).toBe(200)
+    await other.close()
+
+    await t.call('POST', '/v1/products', { headers: { ...apiKey(t.w.A.key.apiKey), 'x-request-id': 'seen-by-all' }, body: {} })
+    for (const s of [...group, ...teacher]) expect((await s.next()).data).toMatchObject({ id: 'seen-by-all', status: 400, count: 1 })
+    await teacher.pop()!.close()
+    const again = await open(t, `/v1/admin/groups/${t.w.A.group.id}/requests/stream`, admin)
+    expect(again.response.status).toBe(200)
+    for (const s of [...group, ...teacher, again]) await s.close()
   })
 })

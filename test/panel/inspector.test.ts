@@ -86,6 +86,26 @@ describe.skipIf(noBrowser)('the request inspector in the panel', () => {
     })
   })
 
+  test('refusals from one sender are one row with their count, which the live view raises in place', async () => {
+    // The server runs on the real clock: a counted entry is one per minute, so this starts early in one.
+    const second = new Date().getSeconds()
+    if (second > 50) await Bun.sleep((61 - second) * 1000)
+    const refuse = () => panel.call('GET', '/v1/cart', { headers: apiKey(key) })
+    const first = Date.now()
+    for (let i = 0; i < 3; i++) expect((await refuse()).status).toBe(401)
+    await panel.withPage('inspector counted refusals', async (page) => {
+      await signInAsStudent(page, panel, RM, PASSWORD, '/store/requests')
+      const row = rowOf(page, '/v1/cart')
+      await row.waitFor()
+      expect(await row.getByRole('cell').nth(3).textContent()).toStartWith('401UNAUTHENTICATED3 calls, the last')
+      // The stream sends a counted entry again at most once a second: the next refusal comes after one.
+      await Bun.sleep(Math.max(0, 1100 - (Date.now() - first)))
+      expect((await refuse()).status).toBe(401)
+      await eventually(async () => expect(await row.getByRole('cell').nth(3).textContent()).toStartWith('401UNAUTHENTICATED4 calls, the last'))
+      expect(await row.count()).toBe(1)
+    })
+  })
+
   test("the teacher opens a group's requests from its page and sees the same entries", async () => {
     const own = await expectOk(panel.call('GET', `/v1/admin/groups/${groupId}/requests?status=4xx`, { headers: { 'x-admin-token': panel.adminToken } }))
     expect(own.total).toBeGreaterThan(0)

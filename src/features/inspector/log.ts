@@ -2,23 +2,37 @@ import { isoTime, type Clock } from '../../kernel/clock'
 import type { Deps } from '../../kernel/deps'
 import { AppError, clip } from '../../kernel/errors'
 import type { InspectedCall, RequestInspector } from '../../kernel/http/inspection'
-import { targetOf } from '../../kernel/http/target'
+import { pathStart, targetOf } from '../../kernel/http/target'
+import { copyOf, cut, cutCopy } from './cut'
 import type { RequestDetail, RequestEntry, RequestQuery } from './model'
-import { redactHeaders, redactQuery, redactText } from './redact'
+import { Redactor } from './redact'
 
 // Each store's recent calls, in memory: what a student opens to see what their app sent and got back.
-// The bounds are per store, so one store's flood pushes out only its own entries. docs/inspector.md.
+// The bounds are per store, so one store's flood pushes out only its own entries, and a flood of
+// refusals takes one entry per source and minute. docs/inspector.md.
 
-/** Entries kept per store: the newest this many calls. */
+/** Entries kept per store: the newest this many. */
 export const CAPACITY = 1000
 /** Each body (sent and answered) is kept up to this many characters. */
 export const BODY_LIMIT = 8 * 1024
 /** A store's failure details (headers and bodies) together stay under this many characters; the oldest go first. */
 export const DETAIL_BUDGET = 512 * 1024
-/** Path and query are kept up to this many characters each. */
-const TARGET_LIMIT = 512
-/** Open live streams per store (the student's tabs, their app, the teacher). */
+/** Path and query are shown up to this many characters each. */
+export const TARGET_LIMIT = 512
+/** Each request header's value is kept up to this many characters. */
+export const HEADER_LIMIT = 1024
+/** An error message is kept up to this many characters. */
+const MESSAGE_LIMIT = 1024
+/** A URL is kept whole up to this length; a longer one is cut (storedUrl). */
+export const URL_LIMIT = 256 + 2 * (TARGET_LIMIT + 1) + 1
+/** Open live streams per store (the students' tabs, their app). */
 export const MAX_STREAMS = 5
+/** Open live streams of the teacher's per group, apart from the store's (the projector, the teacher's laptop, a reload). */
+export const MAX_TEACHER_STREAMS = 3
+/** Refusals from one source in one minute of the clock are one entry. */
+const MINUTE = 60_000
+/** A counted entry that grows is sent again on the live streams at most this often (ms of the clock). */
+export const STREAM_UPDATE_MS = 1000
 
 interface Failure {
   requestHeaders: Record<string, string>
@@ -29,15 +43,28 @@ interface Failure {
   size: number
 }
 
+/** What a counted entry adds to its first call: how many calls it stands for, and the newest. */
+interface Repeats {
+  /** Source, minute, status and error code: what a repeat must share to be counted here. */
+  key: string
+  count: number
+  lastAt: number
+  /** The newest call's request id: the entry is found by it too. */
+  lastId: string
+  /** When the live streams were last sent this entry. */
+  sentAt: number
+}
+
 /**
- * A call as recorded: the raw fields only. The answer's shape (times as text, the query redacted, the
- * path cut) is made when the call is read, so that recording costs a call that succeeds one object.
+ * A call as recorded: the raw fields only, each already within its bound. The answer's shape (times as
+ * text, path and query redacted and cut) is made when the call is read, so that recording costs a call
+ * that succeeds one object.
  */
 interface Kept {
   id: string
   at: number
   method: string
-  /** request.url, split into path and query when read. */
+  /** request.url (within URL_LIMIT), split into path and query when read. */
   url: string
   status: number
   durationMs: number
@@ -46,24 +73,23 @@ interface Kept {
   /** For an answer >= 400. */
   error: RequestEntry['error']
   /** For an answer >= 400, until the store's detail budget lets it go. */
-  failure?: Failure
+  failure: Failure | undefined
+  /** For a refusal a flood repeats (InspectedCall.source). */
+  repeats: Repeats | undefined
 }
 
-/** The entry a client reads. */
-function entryOf(k: Kept): RequestEntry {
-  const { path, query } = targetOf(k.url)
-  return {
-    id: k.id,
-    time: isoTime(k.at),
-    method: k.method,
-    path: clip(path, TARGET_LIMIT),
-    query: query === '' ? '' : redactQuery(clip(query, TARGET_LIMIT)),
-    status: k.status,
-    durationMs: Math.round(k.durationMs),
-    credential: k.credential,
-    rm: k.rm,
-    error: k.error,
-  }
+/**
+ * request.url within URL_LIMIT: a longer one keeps its origin (cut at 256), and its path and query cut
+ * one character past TARGET_LIMIT each, enough for the "…" that says they were cut when shown.
+ */
+function storedUrl(url: string): string {
+  if (url.length <= URL_LIMIT) return url
+  const start = pathStart(url)
+  if (start < 0) return cut(url, 256)
+  const q = url.indexOf('?', start)
+  const path = url.slice(start, q < 0 ? url.length : q).slice(0, TARGET_LIMIT + 1)
+  const query = q < 0 ? '' : `?${url.slice(q + 1, q + 2 + TARGET_LIMIT)}`
+  return copyOf(`${url.slice(0, Math.min(start, 256))}${path}${query}`)
 }
 
 class StoreLog {
@@ -73,13 +99,20 @@ class StoreLog {
   /** The entries holding a failure's details, oldest first, and their total size. */
   readonly detailed: Kept[] = []
   detailSize = 0
+  /** The counted entries still in the ring, by their key (so never more than the ring holds). */
+  readonly counted = new Map<string, Kept>()
+  /** The store's own streams and the teacher's. */
   readonly listeners = new Set<(entry: RequestEntry) => void>()
+  readonly teacherListeners = new Set<(entry: RequestEntry) => void>()
+
+  constructor(private readonly entryOf: (k: Kept) => RequestEntry) {}
 
   add(item: Kept) {
     if (this.kept.length < CAPACITY) this.kept.push(item)
     else {
       const gone = this.kept[this.next]!
       if (gone.failure) this.drop(this.detailed.indexOf(gone))
+      if (gone.repeats && this.counted.get(gone.repeats.key) === gone) this.counted.delete(gone.repeats.key)
       this.kept[this.next] = item
       this.next = (this.next + 1) % CAPACITY
     }
@@ -88,10 +121,30 @@ class StoreLog {
       this.detailSize += item.failure.size
       while (this.detailSize > DETAIL_BUDGET && this.detailed.length > 1) this.drop(0)
     }
-    if (this.listeners.size > 0) {
-      const entry = entryOf(item)
-      for (const listener of this.listeners) listener(entry)
+    if (item.repeats) this.counted.set(item.repeats.key, item)
+    this.send(item)
+  }
+
+  /** Counts a repeat into its entry, if the entry is still kept; false when the repeat needs an entry of its own. */
+  repeat(key: string, id: string, at: number): boolean {
+    const item = this.counted.get(key)
+    if (!item) return false
+    const r = item.repeats!
+    r.count++
+    r.lastAt = at
+    r.lastId = id
+    if (at - r.sentAt >= STREAM_UPDATE_MS) {
+      r.sentAt = at
+      this.send(item)
     }
+    return true
+  }
+
+  private send(item: Kept) {
+    if (this.listeners.size === 0 && this.teacherListeners.size === 0) return
+    const entry = this.entryOf(item)
+    for (const listener of this.listeners) listener(entry)
+    for (const listener of this.teacherListeners) listener(entry)
   }
 
   private drop(index: number) {
@@ -100,93 +153,159 @@ class StoreLog {
     item!.failure = undefined
   }
 
-  /** Newest first. */
+  /** Newest first (by each entry's first call). */
   *newest(): Generator<Kept> {
     const n = this.kept.length
     for (let i = 1; i <= n; i++) yield this.kept[(this.next - i + n) % n]!
   }
 }
 
-const cut = (text: string | undefined, limit: number) =>
-  text === undefined || text === '' ? { text: null, truncated: false } : { text: redactText(text.slice(0, limit)), truncated: text.length > limit }
-
-/** The error code and message of an answer in the error envelope; the status alone for anything else. */
-function errorOf(status: number, body: string | undefined): RequestEntry['error'] {
-  try {
-    const { error } = JSON.parse(body ?? '') as { error?: { code?: unknown; message?: unknown } }
-    if (typeof error?.code === 'string' && typeof error.message === 'string') return { code: error.code, message: redactText(error.message) }
-  } catch {
-    // not the envelope
-  }
-  return { code: 'HTTP', message: `The server answered ${status}.` }
-}
-
-function matcher(query: RequestQuery): (item: Kept) => boolean {
-  const { status, method, path, rm } = query
-  const since = query.since === undefined ? undefined : Date.parse(query.since)
-  const cls = status?.endsWith('xx') ? status[0] : undefined
-  return (k) =>
-    (status === undefined || (cls ? String(k.status)[0] === cls : String(k.status) === status)) &&
-    (method === undefined || k.method === method) &&
-    (path === undefined || targetOf(k.url).path.startsWith(path)) &&
-    (rm === undefined || k.rm === rm) &&
-    (since === undefined || k.at >= since)
-}
-
 /** The app's deps with the request log its routes read. */
 export type InspectorDeps = Deps & { requestLog: RequestLog }
 
+/** Whose streams a stream takes a place among. */
+export type StreamSlots = 'store' | 'teacher'
+
 export class RequestLog implements RequestInspector {
   private stores = new Map<string, StoreLog>()
+  private readonly redact: Redactor
 
-  constructor(private clock: Clock) {}
+  /** `adminToken`: the teacher's token, hidden wherever a call shows it like any credential. */
+  constructor(
+    private clock: Clock,
+    adminToken = '',
+  ) {
+    this.redact = new Redactor(adminToken)
+  }
 
   private of(storeId: string): StoreLog {
     let log = this.stores.get(storeId)
-    if (!log) this.stores.set(storeId, (log = new StoreLog()))
+    if (!log) this.stores.set(storeId, (log = new StoreLog((k) => this.entryOf(k))))
     return log
   }
 
   record(call: InspectedCall) {
-    const failed = call.status >= 400
-    this.of(call.store.storeId).add({
+    const log = this.of(call.store.storeId)
+    const at = this.clock.now()
+    if (call.status < 400) {
+      log.add({
+        id: call.requestId,
+        at,
+        method: call.request.method,
+        url: storedUrl(call.request.url),
+        status: call.status,
+        durationMs: call.durationMs,
+        credential: call.store.credential,
+        rm: call.store.rm,
+        error: null,
+        failure: undefined,
+        repeats: undefined,
+      })
+      return
+    }
+    const error = this.errorOf(call.status, call.answerBody)
+    let repeats: Repeats | undefined
+    if (call.source !== undefined) {
+      const key = `${Math.floor(at / MINUTE)} ${call.status} ${error.code} ${call.source}`
+      if (log.repeat(key, call.requestId, at)) return
+      repeats = { key, count: 1, lastAt: at, lastId: call.requestId, sentAt: at }
+    }
+    log.add({
       id: call.requestId,
-      at: this.clock.now(),
+      at,
       method: call.request.method,
-      url: call.request.url,
+      url: storedUrl(call.request.url),
       status: call.status,
       durationMs: call.durationMs,
       credential: call.store.credential,
       rm: call.store.rm,
-      error: failed ? errorOf(call.status, call.answerBody) : null,
-      failure: failed ? this.failure(call) : undefined,
+      error,
+      failure: this.failure(call),
+      repeats,
     })
   }
 
+  /** The error code and message of an answer in the error envelope; the status alone for anything else. */
+  private errorOf(status: number, body: string | undefined): NonNullable<RequestEntry['error']> {
+    try {
+      const { error } = JSON.parse(body ?? '') as { error?: { code?: unknown; message?: unknown } }
+      if (typeof error?.code === 'string' && typeof error.message === 'string') {
+        return { code: cut(error.code, 64), message: this.redact.text(cut(error.message, MESSAGE_LIMIT)) }
+      }
+    } catch {
+      // not the envelope
+    }
+    return { code: 'HTTP', message: `The server answered ${status}.` }
+  }
+
   private failure(call: InspectedCall): Failure {
-    const requestHeaders = redactHeaders(call.request.headers)
-    const sent = cut(call.sentBody, BODY_LIMIT)
-    const answer = cut(call.answerBody, BODY_LIMIT)
+    const requestHeaders = this.redact.headers(call.request.headers, HEADER_LIMIT)
+    const sent = this.body(call.sentBody)
+    const answer = this.body(call.answerBody)
     const size = (sent.text?.length ?? 0) + (answer.text?.length ?? 0) + JSON.stringify(requestHeaders).length
     return { requestHeaders, requestBody: sent.text, responseBody: answer.text, requestBodyTruncated: sent.truncated, responseBodyTruncated: answer.truncated, size }
+  }
+
+  private body(text: string | undefined) {
+    if (text === undefined || text === '') return { text: null, truncated: false }
+    const kept = cutCopy(text, BODY_LIMIT)
+    return { text: this.redact.text(kept.text), truncated: kept.truncated }
+  }
+
+  /** The entry a client reads. */
+  private entryOf(k: Kept): RequestEntry {
+    const { path, query } = this.shownTarget(k)
+    return {
+      id: k.id,
+      time: isoTime(k.at),
+      lastTime: isoTime(k.repeats?.lastAt ?? k.at),
+      count: k.repeats?.count ?? 1,
+      method: k.method,
+      path,
+      query,
+      status: k.status,
+      durationMs: Math.round(k.durationMs),
+      credential: k.credential,
+      rm: k.rm,
+      error: k.error,
+    }
+  }
+
+  /** Path and query as shown: cut, then redacted. */
+  private shownTarget(k: Kept) {
+    const { path, query } = targetOf(k.url)
+    return { path: this.redact.text(clip(path, TARGET_LIMIT)), query: query === '' ? '' : this.redact.query(clip(query, TARGET_LIMIT)) }
+  }
+
+  private matcher(query: RequestQuery): (item: Kept) => boolean {
+    const { status, method, path, rm } = query
+    const since = query.since === undefined ? undefined : Date.parse(query.since)
+    const cls = status?.endsWith('xx') ? status[0] : undefined
+    return (k) =>
+      (status === undefined || (cls ? String(k.status)[0] === cls : String(k.status) === status)) &&
+      (method === undefined || k.method === method) &&
+      // The path as shown: a prefix filter on the raw one would tell, a character at a time, what redaction hides.
+      (path === undefined || this.shownTarget(k).path.startsWith(path)) &&
+      (rm === undefined || k.rm === rm) &&
+      (since === undefined || (k.repeats?.lastAt ?? k.at) >= since)
   }
 
   /** A page of the store's calls, newest first. */
   list(storeId: string, query: RequestQuery) {
     const log = this.stores.get(storeId)
-    const matches = log ? [...log.newest()].filter(matcher(query)) : []
+    const matches = log ? [...log.newest()].filter(this.matcher(query)) : []
     const start = (query.page - 1) * query.pageSize
-    return { data: matches.slice(start, start + query.pageSize).map(entryOf), page: query.page, pageSize: query.pageSize, total: matches.length }
+    return { data: matches.slice(start, start + query.pageSize).map((k) => this.entryOf(k)), page: query.page, pageSize: query.pageSize, total: matches.length }
   }
 
-  /** One call with its details (the newest with this id). */
+  /** One call with its details: the newest entry with this id (a counted entry's first call's, or its newest's). */
   find(storeId: string, requestId: string): RequestDetail {
     const log = this.stores.get(storeId)
     for (const item of log?.newest() ?? []) {
-      if (item.id !== requestId) continue
+      if (item.id !== requestId && item.repeats?.lastId !== requestId) continue
       const f = item.failure
       return {
-        ...entryOf(item),
+        ...this.entryOf(item),
         requestHeaders: f?.requestHeaders ?? {},
         requestBody: f?.requestBody ?? null,
         responseBody: f?.responseBody ?? null,
@@ -201,16 +320,26 @@ export class RequestLog implements RequestInspector {
     )
   }
 
-  /** Calls `listener` with each new entry of the store until the returned function is called. */
-  subscribe(storeId: string, listener: (entry: RequestEntry) => void): () => void {
+  /**
+   * Calls `listener` with each new entry of the store (and a counted entry again as it grows) until the
+   * returned function is called. The store's streams and the teacher's have places of their own.
+   */
+  subscribe(storeId: string, slots: StreamSlots, listener: (entry: RequestEntry) => void): () => void {
     const log = this.of(storeId)
-    if (log.listeners.size >= MAX_STREAMS) {
+    const listeners = slots === 'teacher' ? log.teacherListeners : log.listeners
+    if (slots === 'teacher' && listeners.size >= MAX_TEACHER_STREAMS) {
+      throw new AppError(
+        'LIMIT_REACHED',
+        `You already have ${MAX_TEACHER_STREAMS} live request streams of this group open. Close a tab showing this group's requests, then try again; the group's own streams do not take your places.`,
+      )
+    }
+    if (slots === 'store' && listeners.size >= MAX_STREAMS) {
       throw new AppError(
         'LIMIT_REACHED',
         `This store already has ${MAX_STREAMS} live request streams open. Close a panel tab or a stream your app left open, then try again.`,
       )
     }
-    log.listeners.add(listener)
-    return () => log.listeners.delete(listener)
+    listeners.add(listener)
+    return () => listeners.delete(listener)
   }
 }

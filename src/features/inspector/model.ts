@@ -27,10 +27,18 @@ export type RequestQuery = z.infer<typeof RequestQuery>
 
 export const RequestEntry = z
   .object({
-    id: z.string().describe('the X-Request-Id of the answer (your own, if the request sent one)'),
-    time: z.string().describe('when the answer was made'),
+    id: z.string().describe('the X-Request-Id of the answer (your own, if the request sent one); of a counted entry, its first call\u2019s'),
+    time: z.string().describe('when the answer was made; of a counted entry, its first call\u2019s'),
+    lastTime: z.string().describe('when the newest call this entry counts was answered: time itself when count is 1'),
+    count: z
+      .number()
+      .int()
+      .min(1)
+      .describe(
+        'how many calls this entry stands for: 1, or for refusals a flood repeats (429, and 401 for a credential that named the store) the calls of one source in one minute; status, path and error are the first call\u2019s',
+      ),
     method: z.string(),
-    path: z.string().describe('as sent, cut at 512 characters'),
+    path: z.string().describe('as sent, cut at 512 characters; secrets redacted'),
     query: z.string().describe('the query string without "?", "" for none; secrets redacted'),
     status: z.number().int(),
     durationMs: z.number().int().describe('from the request arriving to the answer being ready'),

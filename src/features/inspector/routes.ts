@@ -4,13 +4,17 @@ import type { Deps } from '../../kernel/deps'
 import { ErrorEnvelope } from '../../kernel/errors'
 import { NOT_INSPECTED_EXTENSION } from '../../kernel/http/inspection'
 import { getGroup } from '../groups/service'
-import { CAPACITY, MAX_STREAMS, type InspectorDeps } from './log'
+import { CAPACITY, MAX_STREAMS, MAX_TEACHER_STREAMS, type InspectorDeps } from './log'
 import { GroupParams, GroupRequestParams, RequestDetail, RequestList, RequestParams, RequestQuery } from './model'
 import { liveStream } from './stream'
 
-const ABOUT = `The server keeps each store's last ${CAPACITY} calls made with its keys and tokens, in memory (a restart empties it), including calls it refused with 401, 403 or 429 when the credential still named the store (a revoked key, a publishable key on a secret route, the rate limit). Failed calls (status >= 400) also keep the headers and both bodies, each cut at 8 KB, with passwords, tokens, API keys and signing secrets replaced by "[redacted]". Reading the inspector is not itself kept.`
+const ABOUT = `The server keeps each store's last ${CAPACITY} entries of calls made with its keys and tokens, in memory (a restart empties it), including calls it refused with 401, 403 or 429 when the credential still named the store (a revoked key, a publishable key on a secret route, the rate limit). A flood cannot push your app's calls out: the rate limit's 429s, and the 401s of a credential that named the store without passing (a publishable key on a buyer route with no valid customer token, a revoked key, an expired session), are kept as one entry per source and minute of the server's clock, whose \`count\` says how many calls it stands for, from \`time\` to \`lastTime\`, with the first call's id, status, path and error (the newest call's id finds it too). A source is the credential's kind, which credential (an API key's public prefix such as pk_1a2b3c4d, or a student's RM) and the client's address. Failed calls (status >= 400) also keep the headers (each cut at 1 KB) and both bodies (each cut at 8 KB); path and query are cut at 512 characters. Secrets become "[redacted]" wherever they are written, as they are or percent-encoded: keys (sk_, pk_), tokens (stu_, ctk_), signing secrets (whsec_) and the teacher's token in the path, the query, any header and both bodies, and the value of any body field (at any depth), query parameter or header whose name contains pass, senha, pwd, secret, token, apikey, authorization, credential or cookie, or is key, in any case. Reading the inspector is not itself kept.`
 
-const STREAM_ABOUT = `Server-Sent Events: one \`event: request\` per new call, its data a RequestEntry as JSON, and a \`: heartbeat\` comment every 15 s. A browser's EventSource cannot send X-API-Key or Authorization, so read it with fetch() and the body's stream reader (the panel's Requests page does). At most ${MAX_STREAMS} streams per store are open at once (409 LIMIT_REACHED beyond); a stream whose reader falls 256 KB behind is closed: list the calls again, then reconnect.`
+const STREAM_ABOUT = `Server-Sent Events: one \`event: request\` per new entry, its data a RequestEntry as JSON, and a \`: heartbeat\` comment every 15 s. A counted entry (count > 1, see the list) is sent again with the same id and its new count at most once a second of the server's clock while calls keep being counted: the list has the exact count. A browser's EventSource cannot send X-API-Key or Authorization, so read it with fetch() and the body's stream reader (the panel's Requests page does). A stream whose reader falls 256 KB behind is closed: list the calls again, then reconnect.`
+
+const STORE_SLOTS = `At most ${MAX_STREAMS} streams per store are open at once (409 LIMIT_REACHED beyond); the teacher's streams do not take these places.`
+
+const TEACHER_SLOTS = `The teacher's streams of a group have ${MAX_TEACHER_STREAMS} places of their own: the group's ${MAX_STREAMS} streams never make this one a 409, and a ${MAX_TEACHER_STREAMS + 1}th stream of the teacher's on the same group is a 409 LIMIT_REACHED.`
 
 const streamAnswer = {
   description: 'The live stream (text/event-stream); it stays open until the client closes it.',
@@ -38,10 +42,10 @@ export const inspectorRoutes = (deps: InspectorDeps, log = deps.requestLog) =>
       response: { 200: RequestList, 400: ErrorEnvelope },
       detail: hooks("The store's recent calls, newest first", `${ABOUT} Filters: status (2xx, 4xx, 5xx or an exact code), method, path (a prefix), rm, since.`),
     })
-    .get('/store/requests/stream', ({ ctx, request, server }) => liveStream(log, ctx.storeId, request, server), {
+    .get('/store/requests/stream', ({ ctx, request, server }) => liveStream(log, ctx.storeId, 'store', request, server), {
       auth: 'secret',
       response: { 409: ErrorEnvelope },
-      detail: hooks("The store's calls, live", STREAM_ABOUT, { responses: { 200: streamAnswer } }),
+      detail: hooks("The store's calls, live", `${STREAM_ABOUT} ${STORE_SLOTS}`, { responses: { 200: streamAnswer } }),
     })
     .get('/store/requests/:requestId', ({ ctx, params }) => log.find(ctx.storeId, params.requestId), {
       auth: 'secret',
@@ -54,13 +58,13 @@ export const inspectorRoutes = (deps: InspectorDeps, log = deps.requestLog) =>
       params: GroupParams,
       query: RequestQuery,
       response: { 200: RequestList, 400: ErrorEnvelope, 404: ErrorEnvelope },
-      detail: hooks("A group's recent calls, newest first", 'What the group sees in GET /v1/store/requests, with the same filters.', { tags: ['Admin'] }),
+      detail: hooks("A group's recent calls, newest first", `What the group sees in GET /v1/store/requests, with the same filters and the same counted entries. ${ABOUT}`, { tags: ['Admin'] }),
     })
-    .get('/admin/groups/:id/requests/stream', ({ params, request, server }) => liveStream(log, storeOfGroup(deps, params.id), request, server), {
+    .get('/admin/groups/:id/requests/stream', ({ params, request, server }) => liveStream(log, storeOfGroup(deps, params.id), 'teacher', request, server), {
       admin: true,
       params: GroupParams,
       response: { 404: ErrorEnvelope, 409: ErrorEnvelope },
-      detail: hooks("A group's calls, live", `What the group sees in GET /v1/store/requests/stream. ${STREAM_ABOUT}`, { tags: ['Admin'], responses: { 200: streamAnswer } }),
+      detail: hooks("A group's calls, live", `What the group sees in GET /v1/store/requests/stream. ${STREAM_ABOUT} ${TEACHER_SLOTS}`, { tags: ['Admin'], responses: { 200: streamAnswer } }),
     })
     .get('/admin/groups/:id/requests/:requestId', ({ params }) => log.find(storeOfGroup(deps, params.id), params.requestId), {
       admin: true,

@@ -1,5 +1,5 @@
 import type { Server } from 'bun'
-import type { RequestLog } from './log'
+import type { RequestLog, StreamSlots } from './log'
 
 /** A comment line every so often keeps proxies and the client's own timeouts from closing a quiet stream. */
 const HEARTBEAT_MS = 15_000
@@ -9,10 +9,10 @@ const MAX_BEHIND = 256 * 1024
 const encoder = new TextEncoder()
 
 /**
- * The store's new calls as Server-Sent Events until the client goes. Subscribing first makes a store
- * with too many streams a 409 before anything is sent.
+ * The store's new calls as Server-Sent Events until the client goes, taking a place among the store's
+ * streams or the teacher's. Subscribing first makes one too many a 409 before anything is sent.
  */
-export function liveStream(log: RequestLog, storeId: string, request: Request, server: Server<unknown> | null): Response {
+export function liveStream(log: RequestLog, storeId: string, slots: StreamSlots, request: Request, server: Server<unknown> | null): Response {
   let controller!: ReadableStreamDefaultController<Uint8Array>
   let heartbeat: ReturnType<typeof setInterval> | undefined
   let open = true
@@ -25,7 +25,7 @@ export function liveStream(log: RequestLog, storeId: string, request: Request, s
       end(false)
     }
   }
-  const unsubscribe = log.subscribe(storeId, (entry) => send(`event: request\nid: ${entry.id}\ndata: ${JSON.stringify(entry)}\n\n`))
+  const unsubscribe = log.subscribe(storeId, slots, (entry) => send(`event: request\nid: ${entry.id}\ndata: ${JSON.stringify(entry)}\n\n`))
   const end = (closeStream: boolean) => {
     if (!open) return
     open = false

@@ -1,3 +1,4 @@
+import type { Server } from 'bun'
 import { Elysia, ValidationError } from 'elysia'
 import { AppError, clip, errorBody } from '../errors'
 import type { Log } from '../log'
@@ -9,11 +10,11 @@ import { toValidationError } from './validation'
  * The one place where failures become responses: every error, whatever threw it, leaves as the
  * one error envelope. Unknown errors are logged with the request id and never shown.
  */
-export const errorsPlugin = (routes: RouteTable, log: Log, onFailure: (request: Request) => void) =>
-  new Elysia().onError({ as: 'global' }, ({ code, error, set, request, path }) => {
+export const errorsPlugin = (routes: RouteTable, log: Log, onFailure: (request: Request, status: number, server: Server<unknown> | null) => void) =>
+  new Elysia().onError({ as: 'global' }, ({ code, error, set, request, path, server }) => {
     const requestId = String(set.headers['x-request-id'] ?? '')
     const appError = toAppError(code, error, request.method, path, routes)
-    onFailure(request)
+    onFailure(request, appError.status, server)
     if (appError.status >= 500) {
       log.error('request failed', {
         requestId,

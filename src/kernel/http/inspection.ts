@@ -26,6 +26,11 @@ export interface InspectedCall {
   sentBody: string | undefined
   /** For an answer >= 400: the answer's body text. */
   answerBody: string | undefined
+  /**
+   * For a refusal that a flood repeats (refusalSource below): who sent it. The inspector keeps these
+   * as one counted entry per source and minute. Undefined for every other call.
+   */
+  source: string | undefined
 }
 
 export interface RequestInspector {
@@ -58,3 +63,27 @@ export const refusedStoreOf = (request: Request) => refused.get(request)
 const sent = new WeakMap<Request, string>()
 export const rememberSentBody = (request: Request, text: string) => sent.set(request, text)
 export const sentBodyOf = (request: Request) => sent.get(request)
+
+/** The public part of an API key (`pk_` + 8 characters, what the panel lists), never the secret rest. */
+const KEY_PREFIX = /^[sp]k_[0-9a-z]{8}(?=_)/
+
+/**
+ * The source of a refusal a flood is made of, or undefined for any other failure: a 429 of the rate
+ * limit, and a 401 for a credential that named the store but did not pass (a publishable key on a buyer
+ * route without a valid customer token, a revoked key, an expired student session), which no limit
+ * counts since the caller is not known. The source is the credential's kind, which credential (an API
+ * key's public prefix, a student's RM; never a secret) and the client's address. Called on the failed
+ * path only.
+ */
+export function refusalSource(request: Request, status: number, caller: StoreCtx | undefined, address: () => string | undefined): string | undefined {
+  const store = status === 429 && caller ? namedStoreOf(caller) : status === 401 && !caller ? refusedStoreOf(request) : undefined
+  if (!store) return undefined
+  const which = store.credential === 'student' ? `rm ${store.rm ?? '?'}` : (request.headers.get('x-api-key')?.trim().match(KEY_PREFIX)?.[0] ?? 'key ?')
+  return `${store.credential} ${which} from ${address() ?? 'local'}`
+}
+
+// The source of a refusal, found by the error hook (which knows the client's address) and read when
+// the call is handed to the inspector.
+const sources = new WeakMap<Request, string>()
+export const rememberSource = (request: Request, source: string) => sources.set(request, source)
+export const sourceOf = (request: Request) => sources.get(request)

@@ -6,7 +6,7 @@ import { groupOpen, groupsSettled } from '../db/database'
 import type { Deps } from '../deps'
 import { corsHeaders, isPreflight, preflightResponse } from './cors'
 import { errorsPlugin, uncommittedAnswer } from './errors-plugin'
-import { namedStoreOf, refusedStoreOf, rememberSentBody, sentBodyOf } from './inspection'
+import { namedStoreOf, refusalSource, refusedStoreOf, rememberSentBody, rememberSource, sentBodyOf, sourceOf } from './inspection'
 import { targetOf } from './target'
 import { isJsonType, parseJson, readLimitedText, wrongBodyType } from './json-body'
 import type { AddressSource } from './client-address'
@@ -56,7 +56,7 @@ export const httpKernel = (routes: RouteTable, deps: Deps) => {
     const caller = callerOf(request)
     const store = caller ? namedStoreOf(caller) : refusedStoreOf(request)
     if (!store || uninspected.has(request)) return response
-    const call = { store, request, requestId: response.headers.get('x-request-id') ?? '', status: response.status, durationMs: performance.now() - started, sentBody: undefined, answerBody: undefined }
+    const call = { store, request, requestId: response.headers.get('x-request-id') ?? '', status: response.status, durationMs: performance.now() - started, sentBody: undefined, answerBody: undefined, source: undefined }
     if (response.status < 400) {
       deps.inspector.record(call)
       return response
@@ -65,7 +65,7 @@ export const httpKernel = (routes: RouteTable, deps: Deps) => {
       .clone()
       .text()
       .then((answerBody) => {
-        deps.inspector.record({ ...call, sentBody: sentBodyOf(request), answerBody })
+        deps.inspector.record({ ...call, sentBody: sentBodyOf(request), answerBody, source: sourceOf(request) })
         return response
       })
   }
@@ -94,9 +94,12 @@ export const httpKernel = (routes: RouteTable, deps: Deps) => {
       if (!route?.groupedWrites && groupOpen(deps.db)) return groupsSettled(deps.db).then(() => admit(route, request, server, set.headers))
       admit(route, request, server, set.headers)
     })
-    .use(errorsPlugin(routes, deps.log, (request) => {
+    .use(errorsPlugin(routes, deps.log, (request, status, server) => {
       const caller = callerOf(request)
       if (caller) deps.activity.countError(caller)
+      // The client's address is known here, on the failed path: a flood's refusals are counted per source.
+      const source = refusalSource(request, status, caller, () => server?.requestIP(request)?.address)
+      if (source) rememberSource(request, source)
     }))
     .onParse({ as: 'global' }, async ({ request, contentType, route, set }) => {
       const entry = routes.get(request.method, route)

@@ -3,7 +3,7 @@
  * from the Host header: a valid host gives an absolute URL, already normalized, but any other leaves
  * the URL as sent (`Host: x:99999`) or the path alone (`Host: a b`), which `new URL` refuses.
  */
-const pathStart = (url: string) => (url.startsWith('/') ? 0 : url.indexOf('/', url.indexOf('://') + 3))
+export const pathStart = (url: string) => (url.startsWith('/') ? 0 : url.indexOf('/', url.indexOf('://') + 3))
 
 /** The path and the query string (without "?", "" for none) of a request.url. */
 export function targetOf(url: string) {

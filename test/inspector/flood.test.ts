@@ -1,0 +1,211 @@
+import { describe, expect, test } from 'bun:test'
+import { connect } from 'node:net'
+import { CAPACITY, STREAM_UPDATE_MS } from '../../src/features/inspector/log'
+import { createTestApp } from '../helpers/app'
+import { admin, apiKey, bearer, createKey, expectOk, oneStore } from '../helpers/world'
+import { openStream } from './sse'
+
+/** 10:00:00.000 UTC, the morning of the test clock's day (the student's session lasts): the minute's first millisecond. */
+const TEN = Date.UTC(2026, 0, 1, 10, 0, 0)
+
+/** A store with a student, a secret key, a revoked key and a publishable key, the clock at TEN and the default rate limit. */
+async function setup() {
+  const t = createTestApp()
+  const w = await oneStore(t.call, t.deps, 'a')
+  const pk = (await createKey(t.call, w.student, 'browser', 'publishable')).apiKey
+  t.clock.set(TEN)
+  const list = async (query = '', who: Record<string, string> = bearer(w.student)) => expectOk(t.call('GET', `/v1/store/requests${query}`, { headers: who }))
+  return { ...t, w, pk, list }
+}
+
+const iso = (ms: number) => new Date(ms).toISOString()
+
+/**
+ * A GET to the listening server from the loopback address `from` (127.0.0.0/8 is all loopback on
+ * Linux): a second client machine, as far as the server can tell. Answers the status.
+ */
+function getFrom(port: number, from: string, path: string, headers: Record<string, string>) {
+  const head = [`GET ${path} HTTP/1.1`, 'Host: 127.0.0.1', ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`), 'Connection: close', '', ''].join('\r\n')
+  return new Promise<number>((resolve, reject) => {
+    let reply = ''
+    const socket = connect({ host: '127.0.0.1', port, localAddress: from }, () => socket.write(head))
+    socket.on('data', (d) => (reply += d))
+    socket.on('end', () => resolve(Number(reply.split(' ')[1])))
+    socket.on('error', reject)
+  })
+}
+
+describe('a flood of refusals is one counted entry per source and minute', () => {
+  test(`2,000 refused calls (401 and 429) leave the store's earlier calls in view: one entry per source, each with its count`, async () => {
+    const t = await setup()
+    const sk = apiKey(t.w.key.apiKey)
+    // The app's real calls, before the flood: a failure to debug and a success.
+    const missing = await t.call('GET', '/v1/products/prod_missing', { headers: { ...sk, 'x-request-id': 'real-404' } })
+    expect(missing.status).toBe(404)
+    await expectOk(t.call('GET', '/v1/products', { headers: { ...sk, 'x-request-id': 'real-200' } }))
+    const before = (await t.list()).total
+
+    // 1,000 buyer calls with the publishable key and no customer token, over 10 s of the clock: 401s.
+    let message401 = ''
+    for (let i = 0; i < 1000; i++) {
+      if (i > 0 && i % 100 === 0) t.clock.advance(1000)
+      const r = await t.call('GET', '/v1/cart', { headers: { ...apiKey(t.pk), 'x-request-id': `flood-401-${i}` } })
+      expect(r.status).toBe(401)
+      message401 = r.body.error.message
+    }
+    const last401 = t.clock.now()
+    // Then shop-front calls with the same key until 1,000 were refused by the rate limit (the clock
+    // stands still, so once the bucket is empty every call is a 429).
+    let limited = 0
+    let passed = 0
+    let message429 = ''
+    let first429 = ''
+    for (let i = 0; limited < 1000; i++) {
+      const r = await t.call('GET', '/v1/products', { headers: { ...apiKey(t.pk), 'x-request-id': `flood-pk-${i}` } })
+      if (r.status === 429) {
+        if (limited++ === 0) first429 = `flood-pk-${i}`
+        message429 = r.body.error.message
+      } else {
+        expect(r.status).toBe(200)
+        passed++
+      }
+    }
+    expect(passed).toBeLessThanOrEqual(100)
+    // The store's bucket fills again before the inspector is read (it may be the bucket the student's token takes).
+    t.clock.advance(3000)
+
+    const all = await t.list('?pageSize=100')
+    // The 2,000 refusals took two entries; the calls that passed took one each, as always.
+    expect(all.total).toBe(before + 2 + passed)
+    expect(all.total).toBeLessThan(CAPACITY)
+    // The app's earlier calls are still there, whole.
+    expect((await t.list('?status=404')).data.map((e: any) => e.id)).toEqual(['real-404'])
+    const real = await expectOk(t.call('GET', '/v1/store/requests/real-404', { headers: bearer(t.w.student) }))
+    expect(real).toMatchObject({ status: 404, count: 1, error: { code: 'NOT_FOUND', message: missing.body.error.message } })
+    expect(JSON.parse(real.responseBody)).toEqual(missing.body)
+    expect(await expectOk(t.call('GET', '/v1/store/requests/real-200', { headers: bearer(t.w.student) }))).toMatchObject({ status: 200, path: '/v1/products', count: 1, credential: 'secret' })
+
+    const [unauthenticated] = (await t.list('?status=401')).data
+    expect(unauthenticated).toEqual({
+      id: 'flood-401-0',
+      time: iso(TEN),
+      lastTime: iso(last401),
+      count: 1000,
+      method: 'GET',
+      path: '/v1/cart',
+      query: '',
+      status: 401,
+      durationMs: expect.any(Number),
+      credential: 'customer',
+      rm: null,
+      error: { code: 'UNAUTHENTICATED', message: message401 },
+    })
+    expect(last401).toBe(TEN + 9000)
+    const [limitedEntry] = (await t.list('?status=429')).data
+    expect(limitedEntry).toMatchObject({ id: first429, count: 1000, status: 429, path: '/v1/products', credential: 'publishable', error: { code: 'RATE_LIMITED', message: message429 } })
+    expect([limitedEntry.time, limitedEntry.lastTime]).toEqual([iso(last401), iso(last401)])
+
+    // The single entry says the same, found by its first call's id or its newest's; so does the teacher's view.
+    for (const id of ['flood-401-0', 'flood-401-999']) {
+      const one = await expectOk(t.call('GET', `/v1/store/requests/${id}`, { headers: bearer(t.w.student) }))
+      expect(one).toMatchObject({ ...unauthenticated, durationMs: expect.any(Number) })
+      expect(one.requestHeaders['x-api-key']).toBe('[redacted]')
+    }
+    expect((await t.call('GET', '/v1/store/requests/flood-401-500', { headers: bearer(t.w.student) })).status).toBe(404)
+    const teacher = await expectOk(t.call('GET', `/v1/admin/groups/${t.w.group.id}/requests?status=401`, { headers: admin }))
+    expect(teacher.data).toEqual([unauthenticated])
+    const teacherOne = await expectOk(t.call('GET', `/v1/admin/groups/${t.w.group.id}/requests/flood-401-0`, { headers: admin }))
+    expect([teacherOne.count, teacherOne.lastTime]).toEqual([1000, iso(last401)])
+  })
+
+  test('each source has its own entry: the credential kind, which key or student, and the client address', async () => {
+    const t = await setup()
+    for (let i = 0; i < 3; i++) await t.call('GET', '/v1/cart', { headers: apiKey(t.pk) })
+    for (let i = 0; i < 2; i++) await t.call('GET', '/v1/products', { headers: apiKey(t.w.revoked.apiKey) })
+    const spare = (await createKey(t.call, t.w.student, 'second browser', 'publishable')).apiKey
+    await t.call('GET', '/v1/cart', { headers: apiKey(spare) })
+    const rows = (await t.list('?status=401')).data.map((e: any) => [e.credential, e.path, e.count])
+    expect(rows).toEqual([
+      ['customer', '/v1/cart', 1],
+      ['secret', '/v1/products', 2],
+      ['customer', '/v1/cart', 3],
+    ])
+  })
+
+  test('the same key from two client addresses is two sources', async () => {
+    const t = await setup()
+    const server = t.app.listen({ hostname: '127.0.0.1', port: 0 })
+    try {
+      const port = server.server!.port!
+      for (const [from, times] of [['127.0.0.2', 3], ['127.0.0.3', 2], ['127.0.0.2', 1]] as const) {
+        for (let i = 0; i < times; i++) expect(await getFrom(port, from, '/v1/cart', { 'x-api-key': t.pk, 'x-request-id': `${from}-${i}` })).toBe(401)
+      }
+    } finally {
+      await server.stop()
+    }
+    const rows = (await t.list('?status=401')).data.map((e: any) => [e.id, e.count])
+    expect(rows).toEqual([
+      ['127.0.0.3-0', 2],
+      ['127.0.0.2-0', 4],
+    ])
+  })
+
+  test('a new minute of the clock starts a new entry; the same minute, to its last millisecond, counts into the same', async () => {
+    const t = await setup()
+    const refuse = (id: string) => t.call('GET', '/v1/cart', { headers: { ...apiKey(t.pk), 'x-request-id': id } })
+    await refuse('m0-a')
+    t.clock.set(TEN + 59_999)
+    await refuse('m0-b')
+    await refuse('m0-c')
+    t.clock.set(TEN + 60_000)
+    await refuse('m1-a')
+    await refuse('m1-b')
+    t.clock.advance(60_000)
+    await refuse('m2-a')
+    const rows = (await t.list('?status=401')).data.map((e: any) => [e.id, e.count, e.time, e.lastTime])
+    expect(rows).toEqual([
+      ['m2-a', 1, iso(TEN + 120_000), iso(TEN + 120_000)],
+      ['m1-a', 2, iso(TEN + 60_000), iso(TEN + 60_000)],
+      ['m0-a', 3, iso(TEN), iso(TEN + 59_999)],
+    ])
+    // `since` reads a counted entry's newest call: the first minute's entry had a call at :59.999.
+    expect((await t.list(`?status=401&since=${iso(TEN + 30_000)}`)).data.map((e: any) => e.id)).toEqual(['m2-a', 'm1-a', 'm0-a'])
+  })
+
+  test(`the live stream sends a counted entry when made, then again with its count at most once per ${STREAM_UPDATE_MS} ms of the clock`, async () => {
+    const t = await setup()
+    const stream = await openStream(t.app, '/v1/store/requests/stream', bearer(t.w.student))
+    const teacher = await openStream(t.app, `/v1/admin/groups/${t.w.group.id}/requests/stream`, admin)
+    const refuse = (id: string) => t.call('GET', '/v1/cart', { headers: { ...apiKey(t.pk), 'x-request-id': id } })
+    for (let i = 0; i < 50; i++) await refuse(`s-${i}`)
+    t.clock.advance(STREAM_UPDATE_MS - 1)
+    await refuse('s-50')
+    t.clock.advance(1)
+    await refuse('s-51')
+    await refuse('s-52')
+    await t.call('GET', '/v1/products/prod_missing', { headers: { ...apiKey(t.w.key.apiKey), 'x-request-id': 'after' } })
+    for (const s of [stream, teacher]) {
+      const events = [await s.next(), await s.next(), await s.next()]
+      expect(events.map((e) => [e.id, e.data.count, e.data.lastTime])).toEqual([
+        ['s-0', 1, iso(TEN)],
+        ['s-0', 52, iso(TEN + STREAM_UPDATE_MS)],
+        ['after', 1, iso(TEN + STREAM_UPDATE_MS)],
+      ])
+      await s.close()
+    }
+    // The list has the exact count, which the stream may be behind.
+    expect((await t.list('?status=401')).data[0].count).toBe(53)
+  })
+
+  test('calls that pass, and failures after the caller is known, are still one entry each', async () => {
+    const t = await setup()
+    const sk = apiKey(t.w.key.apiKey)
+    for (let i = 0; i < 3; i++) await t.call('GET', '/v1/products/prod_missing', { headers: sk })
+    for (let i = 0; i < 2; i++) await t.call('POST', '/v1/products', { headers: apiKey(t.pk), body: {} })
+    expect((await t.list('?status=404')).data.map((e: any) => e.count)).toEqual([1, 1, 1])
+    expect((await t.list('?status=403')).data.map((e: any) => [e.error.code, e.count])).toEqual([
+      ['SECRET_KEY_REQUIRED', 1],
+      ['SECRET_KEY_REQUIRED', 1],
+    ])
+  })
+})

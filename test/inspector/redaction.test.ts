@@ -1,0 +1,174 @@
+import { describe, expect, test } from 'bun:test'
+import fc from 'fast-check'
+import { ADMIN_TOKEN, createTestApp } from '../helpers/app'
+import { apiKey, bearer, expectOk, oneStore } from '../helpers/world'
+
+// The inspector is read by every member of the group and by the teacher: what one member's app sent
+// must not hand another member's token (or the teacher's) to them.
+
+async function setup() {
+  const t = createTestApp({ settings: { rateLimitRps: '0' } })
+  const w = await oneStore(t.call, t.deps, 'a')
+  const detail = async (id: string) => {
+    const r = await t.call('GET', `/v1/store/requests/${encodeURIComponent(id)}`, { headers: bearer(w.student) })
+    expect(r.status).toBe(200)
+    return r
+  }
+  return { ...t, w, detail }
+}
+
+/** A text with its percent-escapes decoded, as far as they decode. */
+const decoded = (text: string) => {
+  try {
+    return decodeURIComponent(text)
+  } catch {
+    return text.replace(/%([0-9A-Fa-f]{2})/g, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)))
+  }
+}
+
+const ALNUM = 'abcdefghijklmnopqrstuvwxyz0123456789'
+const random = (n: number) => fc.string({ unit: fc.constantFrom(...ALNUM), minLength: n, maxLength: n })
+
+/** A credential of every kind this server makes, and the part of it that must never show. */
+const credential = fc.oneof(
+  fc.tuple(fc.constantFrom('sk_', 'pk_'), random(8), random(40)).map(([kind, prefix, rest]) => ({ token: `${kind}${prefix}_${rest}`, secret: rest })),
+  fc.tuple(fc.constantFrom('stu_', 'ctk_'), random(40)).map(([kind, rest]) => ({ token: `${kind}${rest}`, secret: rest })),
+  random(32).map((rest) => ({ token: `whsec_${rest}`, secret: rest })),
+  random(32).map((rest) => ({ token: `adm_${rest}`, secret: rest })),
+  fc.constant({ token: ADMIN_TOKEN, secret: ADMIN_TOKEN }),
+)
+
+/** Text around the credential: any printable ASCII (what can go in a header), letters and digits glued on included. */
+const around = fc.string({ unit: fc.constantFrom(...`${ALNUM}ABC _-.:/=&%+"'\\{}[],;\n`.split('')), maxLength: 12 })
+const headerSafe = (text: string) => text.replace(/[\n"\\]/g, ' ')
+
+/** Where the credential goes: each builds a request of the store's secret key that fails, so headers and bodies are kept. */
+type Place = 'path' | 'query' | 'query encoded' | 'query bearer' | 'header' | 'header encoded' | 'json value' | 'json member name' | 'not json'
+const PLACES: Place[] = ['path', 'query', 'query encoded', 'query bearer', 'header', 'header encoded', 'json value', 'json member name', 'not json']
+
+function request(place: Place, text: string, sk: string, id: string) {
+  let path = '/v1/products/prod_missing'
+  let query = 'page=1'
+  const headers: Record<string, string> = { 'x-api-key': sk, 'x-request-id': id, 'content-type': 'application/json' }
+  let body = JSON.stringify({ name: 'Mug', notes: [{ at: 1, say: 'fine' }] })
+  if (place === 'path') path = `/v1/products/${encodeURIComponent(text)}`
+  if (place === 'query') query = `note=${text.replace(/[^\w.~-]/g, (c) => encodeURIComponent(c))}`
+  if (place === 'query encoded') query = `note=${[...text].map((c) => `%${c.charCodeAt(0).toString(16).padStart(2, '0')}`).join('')}`
+  if (place === 'query bearer') query = `auth=${encodeURIComponent(`Bearer ${text}`)}`
+  if (place === 'header') headers['x-debug-note'] = headerSafe(text)
+  if (place === 'header encoded') headers['x-forwarded-uri'] = `/callback?c=${encodeURIComponent(text)}`
+  if (place === 'json value') body = JSON.stringify({ name: 'Mug', notes: [{ at: 1, say: [null, { deep: text }] }] })
+  if (place === 'json member name') body = JSON.stringify({ name: 'Mug', extra: { [text]: true } })
+  if (place === 'not json') body = `{"name": "Mug", ${text}`
+  return { path: `${path}?${query}`, init: { method: 'PUT', headers, body } }
+}
+
+describe('no credential reaches the inspector', () => {
+  test('property: a credential of any kind, anywhere in the path, query, a header or the body, never appears in the entry as served (nor decoded)', async () => {
+    const t = await setup()
+    let n = 0
+    await fc.assert(
+      fc.asyncProperty(credential, fc.constantFrom(...PLACES), around, around, async ({ token, secret }, place, before, after) => {
+        const id = `prop-${n++}`
+        const { path, init } = request(place, `${before}${token}${after}`, t.w.key.apiKey, id)
+        const sent = await t.app.handle(new Request(`http://localhost:3000${path}`, init))
+        expect(sent.status).toBeGreaterThanOrEqual(400)
+        const { text: served, body: entry } = await t.detail(id)
+        // The credential was kept, redacted, where it was sent: nothing passes for lack of being kept.
+        const where = { path: entry.path, header: entry.requestHeaders['x-debug-note'], 'header encoded': entry.requestHeaders['x-forwarded-uri'] }[place as string] ?? (place.startsWith('query') ? entry.query : entry.requestBody)
+        expect(decoded(where)).toContain('[redacted]')
+        expect(served).not.toContain(secret)
+        expect(decoded(served)).not.toContain(secret)
+        const listed = await t.call('GET', `/v1/store/requests?pageSize=1`, { headers: bearer(t.w.student) })
+        expect(listed.body.data[0].id).toBe(id)
+        expect(decoded(listed.text)).not.toContain(secret)
+      }),
+      { numRuns: 150 },
+    )
+  })
+
+  test('a query auth=Bearer%20stu_… shows auth=Bearer%20[redacted], encoded', async () => {
+    const t = await setup()
+    const r = await t.call('GET', `/v1/products/prod_missing?auth=Bearer%20${t.w.student}&page=2`, { headers: { ...apiKey(t.w.key.apiKey), 'x-request-id': 'q1' } })
+    expect(r.status).toBe(404)
+    const entry = (await t.detail('q1')).body
+    expect(entry.query).toBe('auth=Bearer%20%5Bredacted%5D&page=2')
+    // With the underscore percent-encoded too.
+    const encoded = t.w.student.replace('_', '%5F')
+    await t.call('GET', `/v1/products/prod_missing?next=${encoded}`, { headers: { ...apiKey(t.w.key.apiKey), 'x-request-id': 'q2' } })
+    expect((await t.detail('q2')).body.query).toBe('next=%5Bredacted%5D')
+  })
+
+  test('body fields named like a password or token lose their value in any case and nesting: senha, SENHA, newPassword, apiToken, pwd, passwd, clientSecret', async () => {
+    const t = await setup()
+    const sent = {
+      name: 'Bia',
+      email: 'not-an-email',
+      senha: 'segredo-1',
+      perfil: { SENHA: 'segredo-2', contatos: [{ newPassword: 'segredo-3', apiToken: 42, pwd: true }] },
+      passwd: { nested: 'segredo-4', list: ['segredo-5'] },
+      clientSecret: null,
+      nota: 'kept',
+    }
+    const r = await t.call('POST', '/v1/customers/register', { headers: { ...apiKey(t.w.key.apiKey), 'x-request-id': 'senha' }, body: sent })
+    expect(r.status).toBe(400)
+    const d = await t.detail('senha')
+    expect(JSON.parse(d.body.requestBody)).toEqual({
+      name: 'Bia',
+      email: 'not-an-email',
+      senha: '[redacted]',
+      perfil: { SENHA: '[redacted]', contatos: [{ newPassword: '[redacted]', apiToken: '[redacted]', pwd: '[redacted]' }] },
+      passwd: '[redacted]',
+      clientSecret: '[redacted]',
+      nota: 'kept',
+    })
+    expect(d.text).not.toContain('segredo')
+  })
+
+  test("a whsec_ signing secret in the answer's body is redacted there too", async () => {
+    const t = await setup()
+    const secret = 'whsec_0123456789abcdef0123456789abcdef'
+    // An unknown field is named back in the 400's details: the secret is in the answer as well as in the request.
+    const r = await t.call('POST', '/v1/products', { headers: { ...apiKey(t.w.key.apiKey), 'x-request-id': 'wh' }, body: { name: 'Mug', sku: 'M-1', price: 5, stock: 1, [secret]: 1, [`my_${secret}`]: 2 } })
+    expect(r.status).toBe(400)
+    expect(r.text).toContain(secret)
+    const d = (await t.detail('wh')).body
+    expect(d.responseBody).not.toContain('0123456789abcdef')
+    expect(JSON.parse(d.responseBody).error.details.map((x: any) => x.path)).toEqual(['[redacted]', 'my_[redacted]'])
+    expect(d.requestBody).not.toContain('0123456789abcdef')
+  })
+
+  test('a custom header: a ctk_ in any header is redacted, and a header named like a secret loses its whole value', async () => {
+    const t = await setup()
+    const { token } = t.w.customer
+    await t.call('GET', '/v1/products/prod_missing', {
+      headers: {
+        ...apiKey(t.w.key.apiKey),
+        'x-request-id': 'h1',
+        'x-customer': token,
+        'x-session-note': `last=${token.replace('_', '%5F')}`,
+        'x-auth-token': 'hunter2',
+        'x-kept': 'plain value',
+      },
+    })
+    const h = (await t.detail('h1')).body.requestHeaders
+    expect([h['x-customer'], h['x-session-note'], h['x-auth-token'], h['x-kept']]).toEqual(['[redacted]', 'last=%5Bredacted%5D', '[redacted]', 'plain value'])
+  })
+
+  test("the teacher's token is redacted wherever it is written", async () => {
+    const t = await setup()
+    await t.call('POST', `/v1/products?note=${ADMIN_TOKEN}`, { headers: { ...apiKey(t.w.key.apiKey), 'x-request-id': 'adm', 'x-note': ADMIN_TOKEN }, body: { name: 'x', note: `is ${ADMIN_TOKEN}` } })
+    const d = await t.detail('adm')
+    expect(d.text).not.toContain(ADMIN_TOKEN)
+    expect(d.body.query).toBe('note=[redacted]')
+    expect(JSON.parse(d.body.requestBody).note).toBe('is [redacted]')
+  })
+
+  test('the path filter matches the path as shown, so it cannot find a redacted token a character at a time', async () => {
+    const t = await setup()
+    await t.call('GET', `/v1/products/${t.w.student}`, { headers: apiKey(t.w.key.apiKey) })
+    const count = async (prefix: string) => (await expectOk(t.call('GET', `/v1/store/requests?path=${encodeURIComponent(prefix)}`, { headers: bearer(t.w.student) }))).total
+    expect(await count(`/v1/products/${t.w.student.slice(0, 12)}`)).toBe(0)
+    expect(await count('/v1/products/[redacted]')).toBe(1)
+  })
+})
