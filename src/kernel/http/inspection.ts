@@ -75,11 +75,11 @@ const KEY_PREFIX = /^[sp]k_[0-9a-z]{8}(?=_)/
  * key's public prefix, a student's RM; never a secret) and the client's address. Called on the failed
  * path only.
  */
-export function refusalSource(request: Request, status: number, caller: StoreCtx | undefined, address: () => string | undefined): string | undefined {
+export function refusalSource(request: Request, status: number, caller: StoreCtx | undefined, address: () => string): string | undefined {
   const store = status === 429 && caller ? namedStoreOf(caller) : status === 401 && !caller ? refusedStoreOf(request) : undefined
   if (!store) return undefined
   const which = store.credential === 'student' ? `rm ${store.rm ?? '?'}` : (request.headers.get('x-api-key')?.trim().match(KEY_PREFIX)?.[0] ?? 'key ?')
-  return `${store.credential} ${which} from ${address() ?? 'local'}`
+  return `${store.credential} ${which} from ${address()}`
 }
 
 // The source of a refusal, found by the error hook (which knows the client's address) and read when

@@ -9,7 +9,7 @@ import { errorsPlugin, uncommittedAnswer } from './errors-plugin'
 import { namedStoreOf, refusalSource, refusedStoreOf, rememberSentBody, rememberSource, sentBodyOf, sourceOf } from './inspection'
 import { targetOf } from './target'
 import { isJsonType, parseJson, readLimitedText, wrongBodyType } from './json-body'
-import type { AddressSource } from './client-address'
+import { clientAddress, type AddressSource } from './client-address'
 import type { RouteEntry, RouteTable } from './route-table'
 import { readTextBody } from './text-body'
 import { TakeTurns } from './take-turns'
@@ -98,7 +98,7 @@ export const httpKernel = (routes: RouteTable, deps: Deps) => {
       const caller = callerOf(request)
       if (caller) deps.activity.countError(caller)
       // The client's address is known here, on the failed path: a flood's refusals are counted per source.
-      const source = refusalSource(request, status, caller, () => server?.requestIP(request)?.address)
+      const source = refusalSource(request, status, caller, () => clientAddress(server, request))
       if (source) rememberSource(request, source)
     }))
     .onParse({ as: 'global' }, async ({ request, contentType, route, set }) => {
