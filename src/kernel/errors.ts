@@ -29,7 +29,7 @@ export const ERROR_STATUS = {
   INVALID_TRANSITION: 409,
   PRODUCT_UNAVAILABLE: 409,
   IDEMPOTENCY_IN_PROGRESS: 409,
-  /** A store already has as many of something as a store may have (webhook endpoints); the message names the limit. */
+  /** A store or group already has as many of something as it may (webhook endpoints, members, live streams, uploads at once); the message names the limit. */
   LIMIT_REACHED: 409,
   PAYLOAD_TOO_LARGE: 413,
   FILE_TOO_LARGE: 413,

@@ -182,7 +182,7 @@ export const ERROR_RESPONSES = {
   },
   Conflict: {
     status: 409,
-    description: 'The request is well formed but clashes with what is stored now (a code such as CONFLICT, INSUFFICIENT_STOCK, INVALID_TRANSITION; the operation\'s description lists them). The message says what to do instead.',
+    description: 'The request is well formed but clashes with what is stored now (a code such as CONFLICT, INSUFFICIENT_STOCK, INVALID_TRANSITION; LIMIT_REACHED when a store or group already has as many of something as it may: webhook endpoints, members, live streams, uploads at once; the operation\'s description lists them). The message says what to do instead.',
   },
   PayloadTooLarge: {
     status: 413,
