@@ -16,7 +16,7 @@ export const RequestQuery = PageQuery.extend({
     .optional()
     .describe('GET, POST, PUT, PATCH or DELETE (any case)'),
   path: z.string().max(512, 'path is a prefix of at most 512 characters, e.g. /v1/orders').optional().describe('only paths starting with this, e.g. /v1/orders'),
-  rm: z.string().max(32, 'rm is a student number of at most 32 characters').optional().describe('only calls counted for this student (their token, or X-Student-RM with a key)'),
+  rm: z.string().max(32, 'rm is a student number of at most 32 characters').optional().describe('only calls counted for this student (their token, or X-Student-RM with the secret key)'),
   since: z
     .string()
     .refine((v) => !Number.isNaN(Date.parse(v)), 'since must be an ISO date-time such as 2026-11-24T14:00:00Z')
