@@ -2,27 +2,27 @@ import { and, eq } from 'drizzle-orm'
 import type { Deps } from '../../kernel/deps'
 import { AppError } from '../../kernel/errors'
 import { FORMATS, MIME_BY_EXTENSION } from './formats'
-import { filePath } from './service'
+import { libraryFileName } from './service'
+import { closeFile, fileBytes, openLibraryFile } from './stored'
 import { media } from './tables'
 import { pluralize } from '../../kernel/plural'
-
-const NAME = /^(med_[0-9a-z]+)\.([a-z0-9]+)$/
 
 /** Files never change under their id, so they may be cached for a year and their id is their ETag. */
 const CACHE = 'public, max-age=31536000, immutable'
 
+const noSuchFile = () => new AppError('NOT_FOUND', 'No such file. Media URLs come from GET /v1/media or an upload response.')
+
 /**
  * `GET /v1/files/:storeId/:name`: the public file behind a media URL, with its real type, `nosniff`,
- * caching headers, ETag and single byte ranges (so a browser can scrub a video).
+ * caching headers, ETag and single byte ranges (so a browser can scrub a video). What is on disk is
+ * served only when it is a plain file (stored.ts): a link there is a 404, never what it points to.
  */
-export function serveFile(deps: Deps, request: Request, storeId: string, name: string): Response {
-  const match = NAME.exec(name)
-  const row = match
-    ? deps.db.select().from(media).where(and(eq(media.id, match[1]!), eq(media.storeId, storeId))).get()
-    : undefined
-  if (!row || row.extension !== match![2] || MIME_BY_EXTENSION[row.extension] !== row.mimeType) {
-    throw new AppError('NOT_FOUND', 'No such file. Media URLs come from GET /v1/media or an upload response.')
-  }
+export async function serveFile(deps: Deps, request: Request, storeId: string, name: string): Promise<Response> {
+  const named = libraryFileName(name)
+  const row = named ? deps.db.select().from(media).where(and(eq(media.id, named.id), eq(media.storeId, storeId))).get() : undefined
+  if (!row || row.extension !== named!.extension || MIME_BY_EXTENSION[row.extension] !== row.mimeType) throw noSuchFile()
+  const file = await openLibraryFile(deps, row)
+  if (!file) throw noSuchFile()
   const etag = `"${row.id}"`
   const headers: Record<string, string> = {
     'content-type': row.mimeType,
@@ -33,15 +33,22 @@ export function serveFile(deps: Deps, request: Request, storeId: string, name: s
     'accept-ranges': 'bytes',
   }
   if (request.headers.get('if-none-match')?.split(',').some((t) => t.trim() === etag)) {
+    closeFile(file)
     return new Response(null, { status: 304, headers })
   }
-  const file = Bun.file(filePath(deps, row))
   const range = request.headers.get('range')
-  if (!range) return new Response(file, { headers: { ...headers, 'content-length': String(row.sizeBytes) } })
-  const [start, end] = parseRange(range, row.sizeBytes)
-  return new Response(file.slice(start, end + 1), {
+  if (!range) return new Response(fileBytes(file, 0, file.size - 1), { headers: { ...headers, 'content-length': String(file.size) } })
+  let start: number
+  let end: number
+  try {
+    ;[start, end] = parseRange(range, file.size)
+  } catch (e) {
+    closeFile(file)
+    throw e
+  }
+  return new Response(fileBytes(file, start, end), {
     status: 206,
-    headers: { ...headers, 'content-range': `bytes ${start}-${end}/${row.sizeBytes}`, 'content-length': String(end - start + 1) },
+    headers: { ...headers, 'content-range': `bytes ${start}-${end}/${file.size}`, 'content-length': String(end - start + 1) },
   })
 }
 
