@@ -54,7 +54,7 @@ function onFailure(e: unknown): never {
   if (e instanceof ConfigError) fail(e.message)
   if (e instanceof CliFailure) {
     process.stderr.write(e.lines.map((l) => `storefront: ${l}`).join('\n') + '\n')
-    process.exit(1)
+    process.exit(e.exitCode)
   }
   throw e
 }
