@@ -1,11 +1,12 @@
 import { Database } from 'bun:sqlite'
 import { describe, expect, test } from 'bun:test'
 import { createHash } from 'node:crypto'
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join, relative } from 'node:path'
 import { backup, BackupError, RefusedBackup, restore } from '../../src/features/backup/service'
+import { loadMigrations } from '../../src/kernel/db/migrate'
 import { createTestApp } from '../helpers/app'
-import { entriesOf, file, folder, hardlink, symlink, tarGz, type TarEntry } from '../helpers/archives'
+import { entriesOf, file, folder, hardlink, symlink, tarGz, withSql, type TarEntry } from '../helpers/archives'
 import { tempDir } from '../helpers/temp'
 import { twoStores } from '../helpers/world'
 
@@ -151,4 +152,83 @@ describe('restore takes only what a backup writes', () => {
     expect((error as Error).message).toStartWith(`${junk} is not a Storefront backup (`)
     expect(existsSync(data)).toBe(false)
   })
+})
+
+/** The first object of a kind in a backup's database, as sqlite_master holds it. */
+function firstOf(entries: TarEntry[], type: 'trigger' | 'index') {
+  const path = join(tempDir('schema'), 'storefront.db')
+  writeFileSync(path, entries.find((e) => e.path === 'storefront.db')!.body!)
+  const db = new Database(path, { readonly: true })
+  try {
+    return db.query('SELECT name, sql FROM sqlite_master WHERE type = ? AND sql IS NOT NULL ORDER BY name LIMIT 1').get(type) as { name: string; sql: string }
+  } finally {
+    db.close()
+  }
+}
+
+const FIXTURES = join(import.meta.dir, '..', 'fixtures', 'data-folders')
+
+describe("restore takes only a database whose schema is the migrations'", () => {
+  const changes: [string, (entries: TarEntry[]) => string, string][] = [
+    [
+      "an extra trigger (one that copies each new webhook's signing secret into another store's product)",
+      () => "CREATE TRIGGER steal AFTER INSERT ON webhook_endpoints BEGIN UPDATE products SET description = NEW.secret WHERE store_id = 'str_thief'; END",
+      "it has a trigger 'steal' that they do not make",
+    ],
+    ['an extra view', () => 'CREATE VIEW secrets AS SELECT secret FROM webhook_endpoints', "it has a view 'secrets' that they do not make"],
+    ['an extra table', () => 'CREATE TABLE notes (text TEXT)', "it has a table 'notes' that they do not make"],
+    ['an extra index', () => 'CREATE INDEX by_description ON products (description)', "it has an index 'by_description' that they do not make"],
+    [
+      'a trigger of its own under the name of one of ours',
+      (entries) => {
+        const ours = firstOf(entries, 'trigger')
+        return `DROP TRIGGER "${ours.name}"; ${ours.sql.replace(/\bBEGIN\b/i, 'BEGIN DELETE FROM api_keys;')}`
+      },
+      '',
+    ],
+    ['a missing index', (entries) => `DROP INDEX "${firstOf(entries, 'index').name}"`, ''],
+    ['a migration it does not record', () => 'DELETE FROM __drizzle_migrations WHERE rowid = (SELECT min(rowid) FROM __drizzle_migrations)', ''],
+  ]
+  for (const [what, sql, named] of changes) {
+    test(`a database with ${what} is refused whole, naming it, and the data folder is left as it was`, async () => {
+      const { entries } = await backedUp()
+      const trigger = firstOf(entries, 'trigger').name
+      const index = firstOf(entries, 'index').name
+      const recorded = loadMigrations().length - 1
+      const expected =
+        named ||
+        {
+          'a trigger of its own under the name of one of ours': `its trigger '${trigger}' differs from the one they make`,
+          'a missing index': `it lacks the index '${index}' that they make`,
+          'a migration it does not record': `it records ${recorded} migrations that are not this build's first ${recorded}`,
+        }[what]
+      const { error, archive, unchanged } = await refusal(withSql(entries, sql(entries)))
+      expect(error).toBeInstanceOf(RefusedBackup)
+      expect(error.message).toBe(`the database in ${archive} is not as Storefront's migrations make it: ${expected}; nothing was changed. Restore a backup that storefront backup wrote`)
+      expect(unchanged).toBe(true)
+    })
+  }
+
+  test('several differences are counted after the first', async () => {
+    const { entries } = await backedUp()
+    const { error, archive } = await refusal(withSql(entries, 'CREATE TABLE a (x); CREATE TABLE b (x); CREATE VIEW c AS SELECT 1'))
+    expect(error.message).toBe(
+      `the database in ${archive} is not as Storefront's migrations make it: it has a table 'a' that they do not make (and 2 other differences); nothing was changed. Restore a backup that storefront backup wrote`,
+    )
+  })
+
+  for (const name of readdirSync(FIXTURES).filter((n) => !n.endsWith('.md'))) {
+    test(`a backup of a data folder an earlier build wrote (${name}) restores, its database and media as they were`, async () => {
+      const tar = await import('tar')
+      const folderCopy = join(tempDir('older'), 'data')
+      cpSync(join(FIXTURES, name), folderCopy, { recursive: true })
+      const archive = join(tempDir('older-backup'), 'older.tgz')
+      await tar.create({ gzip: true, file: archive, cwd: folderCopy, portable: true }, ['storefront.db', 'media'])
+      const data = teacherFolder()
+      await restore(archive, data)
+      const restored = contents(data)
+      const original = contents(folderCopy)
+      for (const path of ['storefront.db', ...Object.keys(original).filter((p) => p.startsWith('media'))]) expect([path, restored[path]]).toEqual([path, original[path]])
+    })
+  }
 })

@@ -1,3 +1,8 @@
+import { Database } from 'bun:sqlite'
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { tempDir } from './temp'
+
 /**
  * One entry of a tar archive, written as is: `type` is the header's type flag ('0' a file, '5' a
  * folder, '1' a hard link, '2' a symbolic link, '3'/'4' devices, '6' a fifo, or any other byte).
@@ -76,4 +81,16 @@ export async function entriesOf(archive: string): Promise<TarEntry[]> {
     },
   })
   return entries
+}
+
+/** The database of an archive's entries, changed by `sql`: written to a file, run, read back. */
+export function withSql(entries: TarEntry[], sql: string): TarEntry[] {
+  const dir = tempDir('crafted-db')
+  mkdirSync(dir, { recursive: true })
+  const path = join(dir, 'storefront.db')
+  writeFileSync(path, entries.find((e) => e.path === 'storefront.db')!.body!)
+  const db = new Database(path)
+  db.exec(sql)
+  db.close()
+  return entries.map((e) => (e.path === 'storefront.db' ? file(e.path, readFileSync(path)) : e))
 }

@@ -4,9 +4,11 @@ import { mkdir, mkdtemp, rename, rm, rmdir } from 'node:fs/promises'
 import { basename, dirname, join, resolve } from 'node:path'
 import { asideName, DATA_NAMES, DATABASE_FILES, databaseHeld, dataPath, removeStaleWork, serverRunning, workPrefix } from '../../kernel/data-dir'
 import { commitGroup } from '../../kernel/db/database'
+import { schemaDifferences, type SchemaDifference } from '../../kernel/db/expected-schema'
 import { buildName, NewerDataFolder, refuseNewer } from '../../kernel/db/migrate'
+import { pluralize } from '../../kernel/plural'
 import { extractArchive, inspectArchive, isBackupEntry } from './archive'
-import { BackupError, printable, RefusedBackup } from './errors'
+import { BackupError, printable, quoted, RefusedBackup } from './errors'
 
 export { BackupError, RefusedBackup }
 
@@ -88,7 +90,8 @@ const isPacked = (path: string, stat: Stats) => (stat.isFile() || stat.isDirecto
  * A backup file is passed around (a shared drive, a student's USB stick), so it is trusted no further
  * than a backup can be: every entry is read before anything is written, and an archive holding anything
  * but the files and folders a backup writes (a link, a device, another name) is refused whole
- * (RefusedBackup), and the data folder is left as it was.
+ * (RefusedBackup), as is a database whose schema is not exactly the one its migrations make (an extra
+ * trigger would run on the server's own writes). Either way the data folder is left as it was.
  */
 export async function restore(file: string, dataDir: string, now = Date.now()) {
   if (databaseHeld(dataDir)) {
@@ -129,6 +132,14 @@ function checkRestorable(file: string, db: string) {
     const ok = (check.query('PRAGMA integrity_check').get() as { integrity_check: string }).integrity_check
     if (ok !== 'ok') throw new BackupError(`the database in ${file} is damaged (${printable(ok)}); nothing was changed`)
     refuseNewer(check)
+    const differences = schemaDifferences(check)
+    if (differences.length) {
+      const [first, ...more] = differences.map(described)
+      const others = more.length ? ` (and ${pluralize(more.length, 'other difference')})` : ''
+      throw new RefusedBackup(
+        `the database in ${file} is not as Storefront's migrations make it: ${first}${others}; nothing was changed. Restore a backup that storefront backup wrote`,
+      )
+    }
   } catch (e) {
     if (e instanceof NewerDataFolder) {
       throw new BackupError(`${file} was taken from ${buildName(e.writtenBy)}, newer than this ${buildName(e.thisBuild)}; nothing was changed. Restore it with that build or a later one`)
@@ -138,5 +149,18 @@ function checkRestorable(file: string, db: string) {
     throw new BackupError(`the database in ${file} cannot be read (${printable((e as Error).message)}); nothing was changed`)
   } finally {
     check?.close()
+  }
+}
+
+function described(d: SchemaDifference): string {
+  switch (d.kind) {
+    case 'extra':
+      return `it has ${/^[aeiou]/.test(d.object.type) ? 'an' : 'a'} ${d.object.type} ${quoted(d.object.name)} that they do not make`
+    case 'changed':
+      return `its ${d.object.type} ${quoted(d.object.name)} differs from the one they make`
+    case 'missing':
+      return `it lacks the ${d.object.type} ${quoted(d.object.name)} that they make`
+    case 'history':
+      return `it records ${pluralize(d.recorded, 'migration')} that are not this build's first ${d.recorded}`
   }
 }
