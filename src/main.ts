@@ -56,7 +56,7 @@ function onFailure(e: unknown): never {
   if (e instanceof CliFailure) {
     // A failure may quote what it was given (a class list's line, a backup's entry): escaped, as every printed value.
     process.stderr.write(e.lines.map((l) => `storefront: ${printable(l)}`).join('\n') + '\n')
-    process.exit(1)
+    process.exit(e.exitCode)
   }
   throw e
 }

@@ -29,7 +29,8 @@ export async function serve(config: Config, log: Log = consoleLog) {
     publicUrl: config.publicUrl ?? '',
   })
   const swept = await sweepMediaFolder(deps)
-  if (swept > 0) log.info(`removed ${pluralize(swept, 'media file')} left by an interrupted upload or deletion`)
+  if (swept.files > 0) log.info(`removed ${pluralize(swept.files, 'media file')} left by an interrupted upload or deletion`)
+  if (swept.links > 0) log.info(`removed ${pluralize(swept.links, 'link')} from the media folder, without following them: media files are served from plain folders only`)
   const app = createApp(deps)
   try {
     // Bodies are limited by the routes themselves (1 MiB of JSON, 100 MiB a video), which answer with

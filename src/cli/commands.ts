@@ -5,7 +5,7 @@ import { resolve } from 'node:path'
 import { loadConfig } from '../config'
 import { ActivityQuery } from '../features/activity/model'
 import { activityCsv } from '../features/activity/report'
-import { BackupError, restore } from '../features/backup/service'
+import { BackupError, RefusedBackup, restore } from '../features/backup/service'
 import { parseClassList } from '../features/groups/import'
 import { printableValues } from '../kernel/control-characters'
 import { platform } from '../kernel/platform'
@@ -48,7 +48,7 @@ export function addTeacherCommands(program: Command) {
 
   program
     .command('restore <file>')
-    .description('replace the data folder with a backup (stop the server first); the old data is kept aside')
+    .description('replace the data folder with a backup (stop the server first); the old data is kept aside. A file holding anything a backup does not write is refused whole (exit code 2)')
     .option(...dataOption)
     .action(async (file: string, options: { data?: string }) => {
       const { dataDir } = loadConfig({ dataDir: options.data }, process.env)
@@ -57,6 +57,7 @@ export function addTeacherCommands(program: Command) {
         const result = await restore(file, dataDir)
         console.log(`restored ${file} into ${dataDir}${result.aside ? `; the previous data is in ${result.aside}` : ''}`)
       } catch (e) {
+        if (e instanceof RefusedBackup) throw new CliFailure([e.message], 2)
         if (e instanceof BackupError) throw new CliFailure([e.message])
         throw e
       }

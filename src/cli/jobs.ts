@@ -17,9 +17,15 @@ import { platform, type Platform } from '../kernel/platform'
 import { keepPrivate } from '../kernel/private-files'
 import { createDeps } from '../wiring'
 
-/** A failure the user can fix: its lines go to stderr and the exit code is 1. */
+/**
+ * A failure the user can fix: its lines go to stderr and the exit code is 1, or 2 when what the
+ * command was given is refused as it is (a backup holding what no backup writes).
+ */
 export class CliFailure extends Error {
-  constructor(readonly lines: string[]) {
+  constructor(
+    readonly lines: string[],
+    readonly exitCode: 1 | 2 = 1,
+  ) {
     super(lines.join('\n'))
   }
 }

@@ -11,7 +11,6 @@ import { z } from 'zod'
 // escapes them (`printable`): a database an older version wrote may hold them still.
 
 const CONTROL = /[\u0000-\u001f\u007f-\u009f]/
-const CONTROLS = /[\u0000-\u001f\u007f-\u009f]/g
 
 const codePoint = (c: string) => `U+${c.charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')}`
 
@@ -39,12 +38,23 @@ export const nameText = (field: string, max: number) =>
     `1 to ${max} characters on one line: control characters (line breaks, tabs, escapes) are refused.`,
   )
 
+// What a terminal prints but should not obey: the control characters, and the ones that reorder text
+// (left-to-right and right-to-left marks, embeddings, overrides and isolates), with which a printed
+// name could pass for another or drag the rest of its row around.
+const UNPRINTABLE = /[\u0000-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069]/
+const UNPRINTABLES = new RegExp(UNPRINTABLE.source, 'g')
+
+const escape = (c: string) => {
+  const code = c.charCodeAt(0)
+  return code <= 0xff ? `\\x${code.toString(16).padStart(2, '0')}` : `\\u${code.toString(16).padStart(4, '0')}`
+}
+
 /**
- * `text` with every control character written as a visible escape (ESC as `\x1b`, a newline as
- * `\x0a`), for printing on a terminal: the one way the program escapes what it prints.
+ * `text` with every control or reordering character written as a visible escape (ESC as `\x1b`, a
+ * newline as `\x0a`, a right-to-left override as `\u202e`), for printing on a terminal: the one way
+ * the program escapes what it prints.
  */
-export const printable = (text: string): string =>
-  CONTROL.test(text) ? text.replace(CONTROLS, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`) : text
+export const printable = (text: string): string => (UNPRINTABLE.test(text) ? text.replace(UNPRINTABLES, escape) : text)
 
 /** `value` with `printable` applied to every string in it (a report, an import's summary). */
 export function printableValues<T>(value: T): T {

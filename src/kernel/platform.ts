@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto'
+import { constants } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 
@@ -26,6 +27,11 @@ export interface Platform {
    * which on Windows is the console window closing; Ctrl-Break is SIGBREAK there).
    */
   readonly stopSignals: readonly NodeJS.Signals[]
+  /**
+   * The flags that open a file for reading and fail when its last part is a link (O_NOFOLLOW). Windows
+   * has no such flag: there the caller's own lstat is what keeps a link from being followed.
+   */
+  readonly readNoFollow: number
 }
 
 /**
@@ -42,6 +48,7 @@ export function platformFor(name: NodeJS.Platform): Platform {
       controlSocket: () => undefined,
       // SIGTERM is never delivered there: `kill` ends a process without a word.
       stopSignals: ['SIGINT', 'SIGBREAK', 'SIGHUP'],
+      readNoFollow: constants.O_RDONLY,
     }
   }
   return {
@@ -53,6 +60,7 @@ export function platformFor(name: NodeJS.Platform): Platform {
       return join(tmpdir(), `storefront-${createHash('sha256').update(resolve(dataDir)).digest('hex').slice(0, 16)}.sock`)
     },
     stopSignals: ['SIGINT', 'SIGTERM', 'SIGHUP'],
+    readNoFollow: constants.O_RDONLY | constants.O_NOFOLLOW,
   }
 }
 

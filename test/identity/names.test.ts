@@ -115,6 +115,8 @@ describe('the kernel helpers', () => {
     expect(printable(TERMINAL_ESCAPE)).toBe(TERMINAL_ESCAPE_PRINTED)
     expect(printable('a\nb\tc\rd\u0000e\u007ff\u0085g\u009b2J\u009f')).toBe('a\\x0ab\\x09c\\x0dd\\x00e\\x7ff\\x85g\\x9b2J\\x9f')
     expect(printable('João 🚀 \u00a0 \\x1b')).toBe('João 🚀 \u00a0 \\x1b')
+    // Characters that reorder text: a name that would print as another, or drag its row around.
+    expect(printable('Ana\u202egnp.exe\u2066x\u2069\u200f')).toBe('Ana\\u202egnp.exe\\u2066x\\u2069\\u200f')
     expect(printableValues({ n: 1, ok: true, none: null, list: [{ name: 'a\u001bb' }], text: '\n' })).toEqual({ n: 1, ok: true, none: null, list: [{ name: 'a\\x1bb' }], text: '\\x0a' })
   })
 })

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'bun:test'
-import { chmodSync, existsSync, mkdirSync, statSync, writeFileSync } from 'node:fs'
+import { chmodSync, constants, existsSync, mkdirSync, openSync, statSync, symlinkSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { CliFailure, jobOnDataDir, serveJobs } from '../../src/cli/jobs'
@@ -33,6 +33,16 @@ describe('what each system is told', () => {
     expect(windows.fileModes).toBe(false)
     expect(windows.controlSocket('C:\\Users\\ana\\data', 'control.sock')).toBeUndefined()
     expect(windows.stopSignals).toEqual(['SIGINT', 'SIGBREAK', 'SIGHUP'])
+  })
+
+  test('a file is opened for reading without following a link where the system can (O_NOFOLLOW), and plainly on Windows, which has no such flag', () => {
+    for (const name of ['linux', 'darwin'] as const) expect(platformFor(name).readNoFollow).toBe(constants.O_RDONLY | constants.O_NOFOLLOW)
+    expect(constants.O_NOFOLLOW).toBeGreaterThan(0)
+    expect(windows.readNoFollow).toBe(constants.O_RDONLY)
+    const dir = tempDir('nofollow')
+    writeFileSync(join(dir, 'secret'), 'adm_x')
+    symlinkSync(join(dir, 'secret'), join(dir, 'link'))
+    expect(() => openSync(join(dir, 'link'), platformFor('linux').readNoFollow)).toThrow(expect.objectContaining({ code: 'ELOOP' }))
   })
 
   test('a pid is ours, another user\'s, or gone', () => {

@@ -202,6 +202,42 @@ describe('public files', () => {
     expect(beyond.headers.get('content-range')).toBe(`bytes */${bytes.length}`)
   })
 
+  test('a Range in another unit, with several ranges or not well formed is ignored: 200 with the whole file; the unit is case-insensitive', async () => {
+    const t = await setup()
+    const video = await upload(t.call, t.keyA, 'sample.mp4')
+    const bytes = readFileSync(join(FIXTURES, 'sample.mp4'))
+    const path = new URL(video.url).pathname
+    for (const range of ['items=0-5', 'bytes=abc', 'bytes=5-2', 'bytes=0-1,5-6', 'bytes 0-5', 'bytes=', 'bytes=--5', 'bytes=0x10-', '=0-5']) {
+      const res = await t.app.handle(new Request(`http://localhost${path}`, { headers: { range } }))
+      expect([range, res.status, res.headers.get('content-range'), res.headers.get('content-length')]).toEqual([range, 200, null, String(bytes.length)])
+      expect(Buffer.from(await res.arrayBuffer()).equals(bytes)).toBe(true)
+    }
+    const upper = await t.app.handle(new Request(`http://localhost${path}`, { headers: { range: 'Bytes=0-9' } }))
+    expect([upper.status, upper.headers.get('content-range')]).toEqual([206, `bytes 0-9/${bytes.length}`])
+  })
+
+  test('a well-formed range that asks for nothing in the file is 416, quoting the header cut short', async () => {
+    const t = await setup()
+    const video = await upload(t.call, t.keyA, 'sample.mp4')
+    const size = readFileSync(join(FIXTURES, 'sample.mp4')).length
+    const empty = await fetchUrl(t, video.url, { range: 'bytes=-0' })
+    expect([empty.status, empty.body.error.message]).toEqual([416, `The Range 'bytes=-0' does not fit the file (${size} bytes). Ask for bytes=0-${size - 1} or less.`])
+    const huge = `bytes=${'9'.repeat(500)}-`
+    const far = await fetchUrl(t, video.url, { range: huge })
+    expect([far.status, far.headers.get('content-range')]).toEqual([416, `bytes */${size}`])
+    expect(far.body.error.message).toBe(`The Range '${huge.slice(0, 80)}…' does not fit the file (${size} bytes). Ask for bytes=0-${size - 1} or less.`)
+  })
+
+  test('If-None-Match with * or the ETag, weak or strong, anywhere in its list is 304; another tag is 200', async () => {
+    const t = await setup()
+    const png = t.world.A.media
+    for (const tag of ['*', ` * `, `W/"${png.id}"`, `"other", W/"${png.id}"`, `"a,b", "${png.id}"`]) {
+      const res = await fetchUrl(t, png.url, { 'if-none-match': tag })
+      expect([tag, res.status, res.text, res.headers.get('etag')]).toEqual([tag, 304, '', `"${png.id}"`])
+    }
+    for (const tag of ['"other"', `W/"other"`, png.id, `"${png.id}x"`]) expect([tag, (await fetchUrl(t, png.url, { 'if-none-match': tag })).status]).toEqual([tag, 200])
+  })
+
   test('a file is found only under its own store, id and extension', async () => {
     const t = await setup()
     const { A, B } = t.world

@@ -1,12 +1,16 @@
 import { Database } from 'bun:sqlite'
-import { existsSync, rmSync } from 'node:fs'
-import { mkdir, mkdtemp, rename, rm } from 'node:fs/promises'
+import { existsSync, rmSync, type Stats } from 'node:fs'
+import { mkdir, mkdtemp, rename, rm, rmdir } from 'node:fs/promises'
 import { basename, dirname, join, resolve } from 'node:path'
 import { asideName, DATA_NAMES, DATABASE_FILES, databaseHeld, dataPath, removeStaleWork, serverRunning, workPrefix } from '../../kernel/data-dir'
 import { commitGroup } from '../../kernel/db/database'
+import { schemaDifferences, type SchemaDifference } from '../../kernel/db/expected-schema'
 import { buildName, NewerDataFolder, refuseNewer } from '../../kernel/db/migrate'
+import { pluralize } from '../../kernel/plural'
+import { extractArchive, inspectArchive, isBackupEntry } from './archive'
+import { BackupError, printable, quoted, RefusedBackup } from './errors'
 
-export class BackupError extends Error {}
+export { BackupError, RefusedBackup }
 
 const { database: DB, media: MEDIA } = DATA_NAMES
 
@@ -36,7 +40,8 @@ async function withWork<T>(paths: string[], work: () => Promise<T>): Promise<T> 
  * holds it (a running server's own, which answers no request until the copy is written), then the
  * snapshot and the media folder are packed into one .tar.gz, readable by its owner only. Files uploaded
  * after the snapshot may be in it too; the next start removes those. The snapshot is made inside the
- * data folder, which is private.
+ * data folder, which is private. Only what a restore accepts is packed (archive.ts): a link, or a file
+ * someone put in the media folder by hand, is left out.
  */
 export async function backup(sqlite: Database, dataDir: string, file: string, progress: (m: string) => void = () => {}) {
   const tar = await import('tar') // loaded by the backup command only, not by the server
@@ -61,7 +66,7 @@ export async function backup(sqlite: Database, dataDir: string, file: string, pr
         mode: 0o600,
         cwd: dataDir,
         portable: true,
-        filter: (path) => !path.split('/').pop()!.startsWith('.tmp-'),
+        filter: (path, stat) => path === snapshot || isPacked(path, stat as Stats),
         onWriteEntry: (entry) => {
           if (entry.path === snapshot) entry.path = DB
           if (++files % 100 === 0) progress(`packed ${files} files`)
@@ -74,10 +79,19 @@ export async function backup(sqlite: Database, dataDir: string, file: string, pr
   })
 }
 
+/** What a backup packs from the data folder: the plain files and folders a restore accepts. */
+const isPacked = (path: string, stat: Stats) => (stat.isFile() || stat.isDirectory()) && isBackupEntry(path, stat.isFile() ? 'file' : 'folder')
+
 /**
  * Replaces the data dir's database and media with a backup's. The server must be stopped. What was
  * there is kept aside in `before-restore-<time>/`, and the backup is checked before anything moves: a
  * damaged database, or one a newer build wrote (this build could not open it), changes nothing.
+ *
+ * A backup file is passed around (a shared drive, a student's USB stick), so it is trusted no further
+ * than a backup can be: every entry is read before anything is written, and an archive holding anything
+ * but the files and folders a backup writes (a link, a device, another name) is refused whole
+ * (RefusedBackup), as is a database whose schema is not exactly the one its migrations make (an extra
+ * trigger would run on the server's own writes). Either way the data folder is left as it was.
  */
 export async function restore(file: string, dataDir: string, now = Date.now()) {
   if (databaseHeld(dataDir)) {
@@ -85,39 +99,68 @@ export async function restore(file: string, dataDir: string, now = Date.now()) {
     throw new BackupError(`the server is running on this data dir${pid ? ` (pid ${pid})` : ''}; stop it first, then restore`)
   }
   if (!existsSync(file)) throw new BackupError(`no backup file at ${file}`)
+  await inspectArchive(file)
+  const created = !existsSync(dataDir)
   await mkdir(dataDir, { recursive: true })
   removeStaleWork(dataDir)
-  const tar = await import('tar')
   const work = await mkdtemp(join(dataDir, workPrefix('restore')))
-  return withWork([work], async () => {
-    await tar
-      .extract({ file, cwd: work, strict: true, filter: (path) => path === DB || path.startsWith(`${MEDIA}/`) || path === MEDIA })
-      .catch((e) => {
-        throw new BackupError(`${file} is not a Storefront backup (${(e as Error).message})`)
-      })
-    if (!existsSync(dataPath(work, 'database'))) throw new BackupError(`${file} holds no ${DB}: it is not a Storefront backup`)
-    checkRestorable(file, dataPath(work, 'database'))
-    const present = [...DATABASE_FILES, MEDIA].filter((name) => existsSync(join(dataDir, name)))
-    const aside = present.length ? join(dataDir, asideName(now)) : null
-    if (aside) await mkdir(aside)
-    for (const name of present) await rename(join(dataDir, name), join(aside!, name))
-    await rename(dataPath(work, 'database'), dataPath(dataDir, 'database'))
-    if (existsSync(dataPath(work, 'media'))) await rename(dataPath(work, 'media'), dataPath(dataDir, 'media'))
-    else await mkdir(dataPath(dataDir, 'media'))
-    return { aside }
-  })
+  try {
+    return await withWork([work], async () => {
+      await extractArchive(file, work)
+      if (!existsSync(dataPath(work, 'database'))) throw new BackupError(`${file} holds no ${DB}: it is not a Storefront backup`)
+      checkRestorable(file, dataPath(work, 'database'))
+      const present = [...DATABASE_FILES, MEDIA].filter((name) => existsSync(join(dataDir, name)))
+      const aside = present.length ? join(dataDir, asideName(now)) : null
+      if (aside) await mkdir(aside)
+      for (const name of present) await rename(join(dataDir, name), join(aside!, name))
+      await rename(dataPath(work, 'database'), dataPath(dataDir, 'database'))
+      if (existsSync(dataPath(work, 'media'))) await rename(dataPath(work, 'media'), dataPath(dataDir, 'media'))
+      else await mkdir(dataPath(dataDir, 'media'))
+      return { aside }
+    })
+  } catch (e) {
+    // A folder made for this restore goes with it, once empty.
+    if (created) await rmdir(dataDir).catch(() => {})
+    throw e
+  }
 }
 
 function checkRestorable(file: string, db: string) {
-  const check = new Database(db, { readonly: true })
+  let check: Database | undefined
   try {
+    check = new Database(db, { readonly: true })
     const ok = (check.query('PRAGMA integrity_check').get() as { integrity_check: string }).integrity_check
-    if (ok !== 'ok') throw new BackupError(`the database in ${file} is damaged (${ok}); nothing was changed`)
+    if (ok !== 'ok') throw new BackupError(`the database in ${file} is damaged (${printable(ok)}); nothing was changed`)
     refuseNewer(check)
+    const differences = schemaDifferences(check)
+    if (differences.length) {
+      const [first, ...more] = differences.map(described)
+      const others = more.length ? ` (and ${pluralize(more.length, 'other difference')})` : ''
+      throw new RefusedBackup(
+        `the database in ${file} is not as Storefront's migrations make it: ${first}${others}; nothing was changed. Restore a backup that storefront backup wrote`,
+      )
+    }
   } catch (e) {
-    if (!(e instanceof NewerDataFolder)) throw e
-    throw new BackupError(`${file} was taken from ${buildName(e.writtenBy)}, newer than this ${buildName(e.thisBuild)}; nothing was changed. Restore it with that build or a later one`)
+    if (e instanceof NewerDataFolder) {
+      throw new BackupError(`${file} was taken from ${buildName(e.writtenBy)}, newer than this ${buildName(e.thisBuild)}; nothing was changed. Restore it with that build or a later one`)
+    }
+    // SQLite could not read it: not a database, or one damaged past its own check.
+    if (!(e as { code?: string }).code?.startsWith('SQLITE_')) throw e
+    throw new BackupError(`the database in ${file} cannot be read (${printable((e as Error).message)}); nothing was changed`)
   } finally {
-    check.close()
+    check?.close()
+  }
+}
+
+function described(d: SchemaDifference): string {
+  switch (d.kind) {
+    case 'extra':
+      return `it has ${/^[aeiou]/.test(d.object.type) ? 'an' : 'a'} ${d.object.type} ${quoted(d.object.name)} that they do not make`
+    case 'changed':
+      return `its ${d.object.type} ${quoted(d.object.name)} differs from the one they make`
+    case 'missing':
+      return `it lacks the ${d.object.type} ${quoted(d.object.name)} that they make`
+    case 'history':
+      return `it records ${pluralize(d.recorded, 'migration')} that are not this build's first ${d.recorded}`
   }
 }

@@ -1,28 +1,28 @@
 import { and, eq } from 'drizzle-orm'
 import type { Deps } from '../../kernel/deps'
-import { AppError } from '../../kernel/errors'
-import { FORMATS, MIME_BY_EXTENSION } from './formats'
-import { filePath } from './service'
-import { media } from './tables'
+import { AppError, clip } from '../../kernel/errors'
 import { pluralize } from '../../kernel/plural'
-
-const NAME = /^(med_[0-9a-z]+)\.([a-z0-9]+)$/
+import { FORMATS, MIME_BY_EXTENSION } from './formats'
+import { libraryFileName } from './service'
+import { closeFile, fileBytes, openLibraryFile } from './stored'
+import { media } from './tables'
 
 /** Files never change under their id, so they may be cached for a year and their id is their ETag. */
 const CACHE = 'public, max-age=31536000, immutable'
 
+const noSuchFile = () => new AppError('NOT_FOUND', 'No such file. Media URLs come from GET /v1/media or an upload response.')
+
 /**
  * `GET /v1/files/:storeId/:name`: the public file behind a media URL, with its real type, `nosniff`,
- * caching headers, ETag and single byte ranges (so a browser can scrub a video).
+ * caching headers, ETag and single byte ranges (so a browser can scrub a video). What is on disk is
+ * served only when it is a plain file (stored.ts): a link there is a 404, never what it points to.
  */
-export function serveFile(deps: Deps, request: Request, storeId: string, name: string): Response {
-  const match = NAME.exec(name)
-  const row = match
-    ? deps.db.select().from(media).where(and(eq(media.id, match[1]!), eq(media.storeId, storeId))).get()
-    : undefined
-  if (!row || row.extension !== match![2] || MIME_BY_EXTENSION[row.extension] !== row.mimeType) {
-    throw new AppError('NOT_FOUND', 'No such file. Media URLs come from GET /v1/media or an upload response.')
-  }
+export async function serveFile(deps: Deps, request: Request, storeId: string, name: string): Promise<Response> {
+  const named = libraryFileName(name)
+  const row = named ? deps.db.select().from(media).where(and(eq(media.id, named.id), eq(media.storeId, storeId))).get() : undefined
+  if (!row || row.extension !== named!.extension || MIME_BY_EXTENSION[row.extension] !== row.mimeType) throw noSuchFile()
+  const file = await openLibraryFile(deps, row)
+  if (!file) throw noSuchFile()
   const etag = `"${row.id}"`
   const headers: Record<string, string> = {
     'content-type': row.mimeType,
@@ -32,16 +32,23 @@ export function serveFile(deps: Deps, request: Request, storeId: string, name: s
     etag,
     'accept-ranges': 'bytes',
   }
-  if (request.headers.get('if-none-match')?.split(',').some((t) => t.trim() === etag)) {
+  if (matchesAny(request.headers.get('if-none-match'), etag)) {
+    closeFile(file)
     return new Response(null, { status: 304, headers })
   }
-  const file = Bun.file(filePath(deps, row))
   const range = request.headers.get('range')
-  if (!range) return new Response(file, { headers: { ...headers, 'content-length': String(row.sizeBytes) } })
-  const [start, end] = parseRange(range, row.sizeBytes)
-  return new Response(file.slice(start, end + 1), {
+  const wanted = range === null ? undefined : byteRange(range, file.size)
+  if (wanted === 'unsatisfiable') {
+    closeFile(file)
+    throw new AppError('RANGE_NOT_SATISFIABLE', `The Range '${clip(range!)}' does not fit the file (${pluralize(file.size, 'byte')}). Ask for bytes=0-${file.size - 1} or less.`, undefined, {
+      'content-range': `bytes */${file.size}`,
+    })
+  }
+  if (!wanted) return new Response(fileBytes(file, 0, file.size - 1), { headers: { ...headers, 'content-length': String(file.size) } })
+  const [start, end] = wanted
+  return new Response(fileBytes(file, start, end), {
     status: 206,
-    headers: { ...headers, 'content-range': `bytes ${start}-${end}/${row.sizeBytes}`, 'content-length': String(end - start + 1) },
+    headers: { ...headers, 'content-range': `bytes ${start}-${end}/${file.size}`, 'content-length': String(end - start + 1) },
   })
 }
 
@@ -51,33 +58,45 @@ const BYTES = Object.fromEntries(Object.keys(FORMATS).map((type) => [type, { sch
 
 /** What serveFile answers, for the OpenAPI document; the 404 and 416 are the shared error answers. */
 export const FILE_RESPONSES = {
-  200: { description: 'The whole file, with its real type.', headers: SERVED_WITH, content: BYTES },
+  200: { description: 'The whole file, with its real type; also the answer to a Range that is ignored (another unit, several ranges, or not well formed).', headers: SERVED_WITH, content: BYTES },
   206: {
     description: 'The bytes the Range asked for, with its real type.',
     headers: { ...SERVED_WITH, 'Content-Range': header('Content-Range') },
     content: BYTES,
   },
-  304: { description: 'The ETag sent in If-None-Match is the file\'s: the copy you have is current; no body.', headers: SERVED_WITH },
-  416: { description: 'The Range does not fit the file.', content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } },
+  304: { description: 'If-None-Match holds the file\'s ETag (weak `W/"…"` or strong) or `*`: the copy you have is current; no body.', headers: SERVED_WITH },
+  416: { description: 'The Range is well formed but starts past the end of the file (or asks for the last 0 bytes); Content-Range gives the size.', content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } },
 }
 
-/** One range of bytes (`bytes=a-b`, `bytes=a-`, `bytes=-n`); several ranges are not offered. */
-function parseRange(header: string, size: number): [number, number] {
-  const m = /^bytes=(\d*)-(\d*)$/.exec(header.trim())
-  const unsatisfiable = () =>
-    new AppError('RANGE_NOT_SATISFIABLE', `The Range '${header}' does not fit the file (${pluralize(size, 'byte')}). Ask for bytes=0-${size - 1} or less.`, undefined, {
-      'content-range': `bytes */${size}`,
-    })
-  if (!m || (m[1] === '' && m[2] === '')) throw unsatisfiable()
-  let start: number
-  let end: number
-  if (m[1] === '') {
-    start = Math.max(0, size - Number(m[2]))
-    end = size - 1
-  } else {
-    start = Number(m[1])
-    end = m[2] === '' ? size - 1 : Math.min(Number(m[2]), size - 1)
+/**
+ * If-None-Match holds `*` or the file's ETag, compared weakly: `W/"med_…"` matches too. Listing the
+ * tags with a pattern keeps a comma inside a quoted tag from splitting it.
+ */
+function matchesAny(header: string | null, etag: string): boolean {
+  if (header === null) return false
+  if (header.trim() === '*') return true
+  return [...header.matchAll(/(?:W\/)?("[^"]*")/g)].some((m) => m[1] === etag)
+}
+
+/**
+ * The one range of bytes a Range asks for (`bytes=a-b`, `bytes=a-`, `bytes=-n`), or undefined when the
+ * header is to be ignored and the whole file served: another unit, several ranges (not offered), or a
+ * header that is not well formed (a last byte before the first, letters, no `=`). A well-formed range
+ * that asks for no byte of the file (it starts past the end, or is the last 0 bytes) is unsatisfiable.
+ */
+function byteRange(header: string, size: number): [number, number] | 'unsatisfiable' | undefined {
+  const set = /^\s*([!#$%&'*+.^_`|~0-9A-Za-z-]+)=(.*)$/.exec(header)
+  if (!set || set[1]!.toLowerCase() !== 'bytes') return undefined
+  const specs = set[2]!.split(',').map((s) => s.trim()).filter(Boolean)
+  if (specs.length !== 1) return undefined
+  const m = /^(?:(\d+)-(\d*)|-(\d+))$/.exec(specs[0]!)
+  if (!m) return undefined
+  if (m[3] !== undefined) {
+    const suffix = Number(m[3])
+    return suffix === 0 || size === 0 ? 'unsatisfiable' : [Math.max(0, size - suffix), size - 1]
   }
-  if (start > end || start >= size) throw unsatisfiable()
-  return [start, end]
+  const start = Number(m[1])
+  const last = m[2] === '' ? Infinity : Number(m[2])
+  if (last < start) return undefined
+  return start >= size ? 'unsatisfiable' : [start, Math.min(last, size - 1)]
 }

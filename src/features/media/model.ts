@@ -29,12 +29,20 @@ export const MediaUsage = z.object({
 export const MediaIdParams = z.object({ id: z.string() })
 
 /**
- * The request headers a file's answer depends on (files.ts). Any value passes: a Range that does not fit
- * is a 416, an If-None-Match that is not the file's ETag is ignored.
+ * The request headers a file's answer depends on (files.ts). Any value passes: a Range that cannot be
+ * read is ignored, one that starts past the end is a 416, an If-None-Match that is not the file's ETag is ignored.
  */
 export const FileHeaders = z.object({
-  range: z.string().optional().describe('One range of bytes: `bytes=0-99`, `bytes=100-` or `bytes=-100` (the last 100); the answer is a 206.'),
-  'if-none-match': z.string().optional().describe('The ETag of a copy you have: the answer is a 304 with no body while it is current.'),
+  range: z
+    .string()
+    .optional()
+    .describe(
+      'One range of bytes: `bytes=0-99`, `bytes=100-` or `bytes=-100` (the last 100); the answer is a 206. Another unit, several ranges or a header that is not well formed is ignored: 200 with the whole file. A range that starts past the end is a 416.',
+    ),
+  'if-none-match': z
+    .string()
+    .optional()
+    .describe('The ETag of a copy you have (`"med_…"` or `W/"med_…"`), or `*`: the answer is a 304 with no body while it is current.'),
 })
 
 export const DeleteMediaQuery = z.object({

@@ -69,7 +69,7 @@ export const mediaRoutes = (deps: MediaDeps) =>
       detail: {
         tags,
         summary: 'A stored file (public)',
-        description: 'The `url` of a media file. No credential: an <img> or <video> tag can load it. Served with its real type, X-Content-Type-Options: nosniff, a year of caching (files never change under their id), ETag and byte ranges.',
+        description: 'The `url` of a media file. No credential: an <img> or <video> tag can load it. Served with its real type, X-Content-Type-Options: nosniff, a year of caching (files never change under their id), ETag (If-None-Match: weak, strong or `*`) and one byte range (a Range in another unit, with several ranges or not well formed is ignored and the whole file sent).',
         responses: FILE_RESPONSES,
       },
     })

@@ -11,7 +11,7 @@ import type { Deps } from '../../kernel/deps'
 import { AppError, notFound } from '../../kernel/errors'
 import { urlBaseFor } from '../../kernel/http/url-base'
 import { pageWindow, toPage, type PageQuery } from '../../kernel/pagination'
-import { MiB, type MediaKind } from './formats'
+import { MIME_BY_EXTENSION, MiB, type MediaKind } from './formats'
 import type { Media } from './model'
 import type { Upload, UploadDeps } from './in-flight'
 import { receiveFile, type ReceivedFile } from './receive'
@@ -21,6 +21,20 @@ import type { MediaDeps } from './users'
 export type MediaRow = typeof media.$inferSelect
 
 export const mediaRoot = (deps: Deps) => dataPath(deps.config.dataDir, 'media')
+
+/**
+ * The names the media folder holds: a folder per store, named by the store's id, holding a file per
+ * library file, named by its id and the extension of its format. Nothing else is served, and a backup
+ * packs and restores nothing else.
+ */
+const STORE_FOLDER = /^str_[0-9a-z]{1,64}$/
+const FILE_NAME = /^(med_[0-9a-z]{1,64})\.([a-z0-9]{1,8})$/
+export const isStoreFolder = (name: string) => STORE_FOLDER.test(name)
+export function libraryFileName(name: string): { id: string; extension: string } | undefined {
+  const m = FILE_NAME.exec(name)
+  return m && Object.hasOwn(MIME_BY_EXTENSION, m[2]!) ? { id: m[1]!, extension: m[2]! } : undefined
+}
+
 export const filePath = (deps: Deps, row: Pick<MediaRow, 'storeId' | 'id' | 'extension'>) =>
   join(mediaRoot(deps), row.storeId, `${row.id}.${row.extension}`)
 

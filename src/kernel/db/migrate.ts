@@ -37,15 +37,17 @@ export class NewerDataFolder extends Error {
 }
 
 // The same bookkeeping table as drizzle's own migrator, so folders it migrated are read as they are.
+export const MIGRATIONS_TABLE_NAME = '__drizzle_migrations'
 const MIGRATIONS_TABLE = 'CREATE TABLE IF NOT EXISTS "__drizzle_migrations" (id SERIAL PRIMARY KEY, hash text NOT NULL, created_at numeric)'
 // Which build last opened the folder, so that an older build can name it when it refuses the folder.
 // Its name, its columns and the key 'written_by' stay as they are in every later build.
+export const META_TABLE_NAME = '__storefront_meta'
 const META_TABLE = 'CREATE TABLE IF NOT EXISTS "__storefront_meta" (key text PRIMARY KEY, value text NOT NULL)'
 
 const hasTable = (sqlite: Database, name: string) => sqlite.query("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(name) !== null
 
 /** The migrations applied to this database, by the time drizzle-kit gave each (its identity, as for drizzle). */
-function appliedMigrations(sqlite: Database): number[] {
+export function appliedMigrations(sqlite: Database): number[] {
   if (!hasTable(sqlite, '__drizzle_migrations')) return []
   return (sqlite.query('SELECT created_at AS at FROM "__drizzle_migrations"').all() as { at: number }[]).map((r) => Number(r.at))
 }

@@ -1,0 +1,106 @@
+import { createReadStream } from 'node:fs'
+import type { Parser, ReadEntry } from 'tar'
+import { DATA_NAMES } from '../../kernel/data-dir'
+import { pluralize } from '../../kernel/plural'
+import { isStoreFolder, libraryFileName } from '../media/service'
+import { BackupError, printable, quoted, RefusedBackup } from './errors'
+
+const { database: DB, media: MEDIA } = DATA_NAMES
+
+/** What a backup holds, for the messages: the only names and kinds a restore accepts. */
+const BACKUP_HOLDS = `a backup holds only the file ${DB} and the folders ${MEDIA}/ and ${MEDIA}/<store id>/, with files named <media id>.<extension> in them`
+
+type Kind = 'file' | 'folder'
+
+/** The kinds of tar entry a backup writes; every other kind (links, devices, fifos...) is refused. */
+const KINDS: Record<string, Kind> = { File: 'file', OldFile: 'file', Directory: 'folder' }
+
+const OTHER_KINDS: Record<string, string> = {
+  SymbolicLink: 'a symbolic link',
+  Link: 'a hard link',
+  CharacterDevice: 'a device',
+  BlockDevice: 'a device',
+  FIFO: 'a fifo',
+  ContiguousFile: 'a contiguous file',
+  GNUDumpDir: 'a dump folder',
+}
+
+/**
+ * Whether a backup writes `path` as a `kind`: the database, the media folder, a store's folder (its
+ * id) and a library file in it (its id and extension, as the media feature names them). A name with
+ * `..`, a leading `/` or `./`, a backslash or an empty part matches none of them.
+ */
+export function isBackupEntry(path: string, kind: Kind): boolean {
+  const parts = (kind === 'folder' ? path.replace(/\/$/, '') : path).split('/')
+  if (kind === 'file') {
+    return (parts.length === 1 && parts[0] === DB) || (parts.length === 3 && parts[0] === MEDIA && isStoreFolder(parts[1]!) && libraryFileName(parts[2]!) !== undefined)
+  }
+  return parts[0] === MEDIA && (parts.length === 1 || (parts.length === 2 && isStoreFolder(parts[1]!)))
+}
+
+/**
+ * Judges each entry of an archive, keeping the reasons of the ones refused. One judge per reading: a
+ * name seen twice is refused too (a file that a second entry would replace, or turn into a folder).
+ */
+function entryJudge() {
+  const seen = new Set<string>()
+  const judged = new WeakSet<ReadEntry>()
+  const refusals: string[] = []
+  const refuse = (entry: ReadEntry, what: string) => {
+    refusals.push(`${quoted(entry.path)}${what}`)
+    return false
+  }
+  return {
+    refusals,
+    accept(entry: ReadEntry): boolean {
+      judged.add(entry)
+      const kind = KINDS[entry.type]
+      if (!kind) return refuse(entry, `, ${OTHER_KINDS[entry.type] ?? `an entry of type ${quoted(String(entry.type))}`}${entry.linkpath ? ` to ${quoted(entry.linkpath)}` : ''}`)
+      if (!isBackupEntry(entry.path, kind)) return refuse(entry, `, a ${kind} no backup writes`)
+      const name = entry.path.replace(/\/$/, '')
+      if (seen.has(name)) return refuse(entry, ' twice')
+      seen.add(name)
+      return true
+    },
+    /** tar skips an entry of a type it does not know without asking the filter: refused as well. */
+    skipped(entry: ReadEntry) {
+      if (!judged.has(entry)) refuse(entry, `, an entry of type ${quoted(String(entry.type))}`)
+    },
+  }
+}
+
+/** Reads the whole archive through `parser`, whose filter is `judge.accept`; refuses it if any entry was refused. */
+async function readThrough(file: string, parser: Parser, judge: ReturnType<typeof entryJudge>): Promise<void> {
+  parser.on('ignoredEntry', (entry: ReadEntry) => judge.skipped(entry))
+  const failure = await new Promise<Error | undefined>((resolve) => {
+    parser.on('error', resolve)
+    parser.on('close', () => resolve(undefined))
+    const input = createReadStream(file)
+    input.on('error', resolve)
+    input.pipe(parser as unknown as NodeJS.WritableStream)
+  })
+  if (judge.refusals.length) {
+    const [first, ...more] = judge.refusals
+    const others = more.length ? ` (and ${pluralize(more.length, 'other entry', 'other entries')})` : ''
+    throw new RefusedBackup(`${file} is not restored: it holds ${first}${others}, where ${BACKUP_HOLDS}; nothing was changed. Restore a backup that storefront backup wrote`)
+  }
+  if (failure) throw new BackupError(`${file} is not a Storefront backup (${printable(failure.message)})`)
+}
+
+/** Reads every entry of the archive without writing anything, and refuses it whole if one is not a backup's. */
+export async function inspectArchive(file: string): Promise<void> {
+  const tar = await import('tar')
+  const judge = entryJudge()
+  await readThrough(file, tar.list({ strict: true, filter: (_, entry) => judge.accept(entry as ReadEntry) }), judge)
+}
+
+/**
+ * Extracts the archive into `cwd`, judging every entry again (the file may have changed since it was
+ * inspected): an entry refused is not written, and the archive is then refused. Files get the owner
+ * running the restore, whatever the archive says.
+ */
+export async function extractArchive(file: string, cwd: string): Promise<void> {
+  const tar = await import('tar')
+  const judge = entryJudge()
+  await readThrough(file, tar.extract({ cwd, strict: true, preserveOwner: false, filter: (_, entry) => judge.accept(entry as ReadEntry) }), judge)
+}

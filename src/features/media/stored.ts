@@ -1,0 +1,98 @@
+import { close, fstat, open, read } from 'node:fs'
+import { lstat } from 'node:fs/promises'
+import { dirname } from 'node:path'
+import { promisify } from 'node:util'
+import type { Deps } from '../../kernel/deps'
+import { platform } from '../../kernel/platform'
+import { filePath, mediaRoot, type MediaRow } from './service'
+
+const openFile = promisify(open)
+const statFile = promisify(fstat)
+
+/**
+ * An open library file. A plain descriptor, not a FileHandle: Bun treats a FileHandle collected while
+ * open as an error, and an answer that is built but never read (a test's, a client's that went away
+ * before the body) would drop its handle that way. A descriptor is closed by whoever reads to the end
+ * or cancels, or else when the stream is collected (`dropped` below).
+ */
+export interface OpenedFile {
+  fd: number
+  size: number
+}
+
+/** Closes the descriptor once, whoever asks first. */
+interface Closing {
+  fd: number
+  closed: boolean
+}
+const closeOnce = (c: Closing) => {
+  if (c.closed) return
+  c.closed = true
+  close(c.fd, () => {})
+}
+
+/** The files of streams collected before they were read to the end or cancelled. */
+const dropped = new FinalizationRegistry<Closing>(closeOnce)
+
+/**
+ * A library file opened for reading, or undefined when its path does not lead to a plain file through
+ * plain folders. A link below the data folder (a restored archive could have held one, a hand can make
+ * one) is never followed, whatever it points to: the media folder, the store's folder and the file are
+ * each looked at without following links (lstat), and the file is opened with O_NOFOLLOW where the
+ * system has it, so a link put there in between is refused too.
+ */
+export async function openLibraryFile(deps: Deps, row: Pick<MediaRow, 'storeId' | 'id' | 'extension'>): Promise<OpenedFile | undefined> {
+  const path = filePath(deps, row)
+  for (const folder of [mediaRoot(deps), dirname(path)]) if (!(await lstat(folder).catch(() => undefined))?.isDirectory()) return undefined
+  if (!(await lstat(path).catch(() => undefined))?.isFile()) return undefined
+  const fd = await openFile(path, platform.readNoFollow).catch(() => undefined)
+  if (fd === undefined) return undefined
+  const stat = await statFile(fd).catch(() => undefined)
+  if (!stat?.isFile()) {
+    closeFile({ fd, size: 0 })
+    return undefined
+  }
+  return { fd, size: stat.size }
+}
+
+/** For an opened file that is not streamed after all (a 304, a 416). */
+export const closeFile = (file: OpenedFile) => close(file.fd, () => {})
+
+/** Large enough that a 100 MiB video is a few hundred reads, small enough to keep little in memory per download. */
+const CHUNK = 256 * 1024
+
+const readAt = (fd: number, buffer: Uint8Array, position: number) =>
+  new Promise<number>((resolve, reject) => read(fd, buffer, 0, buffer.length, position, (e, n) => (e ? reject(e) : resolve(n))))
+
+/**
+ * Bytes `start` to `end` (inclusive) of an opened file, read as the client takes them. The file is
+ * closed when the last byte is read, when the client goes away, on a read error, or when the stream
+ * is collected unread.
+ */
+export function fileBytes(file: OpenedFile, start: number, end: number): ReadableStream<Uint8Array> {
+  const closing: Closing = { fd: file.fd, closed: false }
+  let position = start
+  const stream = new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      try {
+        const length = Math.min(CHUNK, end + 1 - position)
+        const buffer = new Uint8Array(Math.max(length, 0))
+        // A file cut short since it was opened ends the answer where it ends.
+        const bytesRead = length > 0 ? await readAt(file.fd, buffer, position) : 0
+        if (bytesRead === 0) {
+          closeOnce(closing)
+          controller.close()
+          return
+        }
+        position += bytesRead
+        controller.enqueue(buffer.subarray(0, bytesRead))
+      } catch (e) {
+        closeOnce(closing)
+        controller.error(e)
+      }
+    },
+    cancel: () => closeOnce(closing),
+  })
+  dropped.register(stream, closing)
+  return stream
+}
