@@ -187,28 +187,16 @@ export class RequestLog implements RequestInspector {
   record(call: InspectedCall) {
     const log = this.of(call.store.storeId)
     const at = this.clock.now()
-    if (call.status < 400) {
-      log.add({
-        id: call.requestId,
-        at,
-        method: call.request.method,
-        url: storedUrl(call.request.url),
-        status: call.status,
-        durationMs: call.durationMs,
-        credential: call.store.credential,
-        rm: call.store.rm,
-        error: null,
-        failure: undefined,
-        repeats: undefined,
-      })
-      return
-    }
-    const error = this.errorOf(call.status, call.answerBody)
+    // A passing call makes one object, the entry; the rest is for failures.
+    let error: RequestEntry['error'] = null
     let repeats: Repeats | undefined
-    if (call.source !== undefined) {
-      const key = `${Math.floor(at / MINUTE)} ${call.status} ${error.code} ${call.source}`
-      if (log.repeat(key, call.requestId, at)) return
-      repeats = { key, count: 1, lastAt: at, lastId: call.requestId, sentAt: at }
+    if (call.status >= 400) {
+      error = this.errorOf(call.status, call.answerBody)
+      if (call.source !== undefined) {
+        const key = `${Math.floor(at / MINUTE)} ${call.status} ${error.code} ${call.source}`
+        if (log.repeat(key, call.requestId, at)) return
+        repeats = { key, count: 1, lastAt: at, lastId: call.requestId, sentAt: at }
+      }
     }
     log.add({
       id: call.requestId,
@@ -220,7 +208,7 @@ export class RequestLog implements RequestInspector {
       credential: call.store.credential,
       rm: call.store.rm,
       error,
-      failure: this.failure(call),
+      failure: error ? this.failure(call) : undefined,
       repeats,
     })
   }
