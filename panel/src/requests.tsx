@@ -136,7 +136,7 @@ export function RequestList({ inspector }: { inspector: Inspector }) {
               <Table columns={['Time', 'Method', 'Path', 'Status', { label: 'ms', num: true }, 'Who']} caption={{ text: 'Requests, newest first', hidden: true }}>
                 {rows.map((e, i) => (
                   <tr key={`${e.id}-${i}`} class={e.status >= 400 ? 'failed' : undefined}>
-                    <td>{when(e.time)}</td>
+                    <td>{when(e.createdAt)}</td>
                     <td>{e.method}</td>
                     <td>
                       <a href={`#${inspector.route}/${encodeURIComponent(e.id)}`}>
@@ -146,8 +146,8 @@ export function RequestList({ inspector }: { inspector: Inspector }) {
                     </td>
                     <td>
                       <span class={`badge ${statusTone(e.status)}`}>{e.status}</span>
-                      {e.error && <small>{e.error.code}</small>}
-                      {e.count > 1 && <small>{`${e.count} calls, the last ${when(e.lastTime)}`}</small>}
+                      {e.errorCode && <small>{e.errorCode}</small>}
+                      {e.count > 1 && <small>{`${e.count} calls, the last ${when(e.lastCreatedAt)}`}</small>}
                     </td>
                     <td class="num">{e.durationMs}</td>
                     <td>{who(e)}</td>
@@ -176,15 +176,15 @@ export function RequestView({ inspector, id }: { inspector: Inspector; id: strin
             <dl>
               <dt>Status</dt>
               <dd>
-                <span class={`badge ${statusTone(e.status)}`}>{e.status}</span> {e.error?.code}
+                <span class={`badge ${statusTone(e.status)}`}>{e.status}</span> {e.errorCode}
               </dd>
               <dt>Time</dt>
-              <dd>{when(e.time)}</dd>
+              <dd>{when(e.createdAt)}</dd>
               {e.count > 1 && (
                 <>
                   <dt>Calls</dt>
                   <dd>
-                    {`${e.count} like this one from the same sender within the minute, the last ${when(e.lastTime)}. What follows is the first one.`}
+                    {`${e.count} like this one from the same sender within the minute, the last ${when(e.lastCreatedAt)}. What follows is the first one.`}
                   </dd>
                 </>
               )}
@@ -199,9 +199,9 @@ export function RequestView({ inspector, id }: { inspector: Inspector; id: strin
                 <code>{e.id}</code> (the <code>X-Request-Id</code> header of the answer)
               </dd>
             </dl>
-            {e.error && (
+            {e.errorMessage && (
               <div class="note error">
-                <strong>{e.error.message}</strong>
+                <strong>{e.errorMessage}</strong>
               </div>
             )}
             <h3>What the app sent</h3>

@@ -65,16 +65,14 @@ describe('a flood of refusals is one counted entry per source and minute', () =>
     // The app's earlier calls are still there, whole.
     expect((await t.list('?status=404')).data.map((e: any) => e.id)).toEqual(['real-404'])
     const real = await expectOk(t.call('GET', '/v1/store/requests/real-404', { headers: bearer(t.w.student) }))
-    expect(real).toMatchObject({ status: 404, count: 1, error: { code: 'NOT_FOUND', message: missing.body.error.message } })
+    expect(real).toMatchObject({ status: 404, count: 1, errorCode: 'NOT_FOUND', errorMessage: missing.body.error.message })
     expect(JSON.parse(real.responseBody)).toEqual(missing.body)
     expect(await expectOk(t.call('GET', '/v1/store/requests/real-200', { headers: bearer(t.w.student) }))).toMatchObject({ status: 200, path: '/v1/products', count: 1, credential: 'secret' })
 
     const [unauthenticated] = (await t.list('?status=401')).data
     expect(unauthenticated).toEqual({
       id: 'flood-401-0',
-      time: iso(TEN),
-      lastTime: iso(last401),
-      count: 1000,
+      createdAt: iso(TEN),
       method: 'GET',
       path: '/v1/cart',
       query: '',
@@ -82,12 +80,15 @@ describe('a flood of refusals is one counted entry per source and minute', () =>
       durationMs: expect.any(Number),
       credential: 'customer',
       rm: null,
-      error: { code: 'UNAUTHENTICATED', message: message401 },
+      errorCode: 'UNAUTHENTICATED',
+      errorMessage: message401,
+      count: 1000,
+      lastCreatedAt: iso(last401),
     })
     expect(last401).toBe(TEN + 9000)
     const [limitedEntry] = (await t.list('?status=429')).data
-    expect(limitedEntry).toMatchObject({ id: first429, count: 1000, status: 429, path: '/v1/products', credential: 'publishable', error: { code: 'RATE_LIMITED', message: message429 } })
-    expect([limitedEntry.time, limitedEntry.lastTime]).toEqual([iso(last401), iso(last401)])
+    expect(limitedEntry).toMatchObject({ id: first429, count: 1000, status: 429, path: '/v1/products', credential: 'publishable', errorCode: 'RATE_LIMITED', errorMessage: message429 })
+    expect([limitedEntry.createdAt, limitedEntry.lastCreatedAt]).toEqual([iso(last401), iso(last401)])
 
     // The single entry says the same, found by its first call's id or its newest's; so does the teacher's view.
     for (const id of ['flood-401-0', 'flood-401-999']) {
@@ -99,7 +100,7 @@ describe('a flood of refusals is one counted entry per source and minute', () =>
     const teacher = await expectOk(t.call('GET', `/v1/admin/groups/${t.w.group.id}/requests?status=401`, { headers: admin }))
     expect(teacher.data).toEqual([unauthenticated])
     const teacherOne = await expectOk(t.call('GET', `/v1/admin/groups/${t.w.group.id}/requests/flood-401-0`, { headers: admin }))
-    expect([teacherOne.count, teacherOne.lastTime]).toEqual([1000, iso(last401)])
+    expect([teacherOne.count, teacherOne.lastCreatedAt]).toEqual([1000, iso(last401)])
   })
 
   test('each source has its own entry: the credential kind, which key or student, and the client address', async () => {
@@ -144,7 +145,7 @@ describe('a flood of refusals is one counted entry per source and minute', () =>
     await refuse('m1-b')
     t.clock.advance(60_000)
     await refuse('m2-a')
-    const rows = (await t.list('?status=401')).data.map((e: any) => [e.id, e.count, e.time, e.lastTime])
+    const rows = (await t.list('?status=401')).data.map((e: any) => [e.id, e.count, e.createdAt, e.lastCreatedAt])
     expect(rows).toEqual([
       ['m2-a', 1, iso(TEN + 120_000), iso(TEN + 120_000)],
       ['m1-a', 2, iso(TEN + 60_000), iso(TEN + 60_000)],
@@ -168,7 +169,7 @@ describe('a flood of refusals is one counted entry per source and minute', () =>
     await t.call('GET', '/v1/products/prod_missing', { headers: { ...apiKey(t.w.key.apiKey), 'x-request-id': 'after' } })
     for (const s of [stream, teacher]) {
       const events = [await s.next(), await s.next(), await s.next()]
-      expect(events.map((e) => [e.id, e.data.count, e.data.lastTime])).toEqual([
+      expect(events.map((e) => [e.id, e.data.count, e.data.lastCreatedAt])).toEqual([
         ['s-0', 1, iso(TEN)],
         ['s-0', 52, iso(TEN + STREAM_UPDATE_MS)],
         ['after', 1, iso(TEN + STREAM_UPDATE_MS)],
@@ -185,7 +186,7 @@ describe('a flood of refusals is one counted entry per source and minute', () =>
     for (let i = 0; i < 3; i++) await t.call('GET', '/v1/products/prod_missing', { headers: sk })
     for (let i = 0; i < 2; i++) await t.call('POST', '/v1/products', { headers: apiKey(t.pk), body: {} })
     expect((await t.list('?status=404')).data.map((e: any) => e.count)).toEqual([1, 1, 1])
-    expect((await t.list('?status=403')).data.map((e: any) => [e.error.code, e.count])).toEqual([
+    expect((await t.list('?status=403')).data.map((e: any) => [e.errorCode, e.count])).toEqual([
       ['SECRET_KEY_REQUIRED', 1],
       ['SECRET_KEY_REQUIRED', 1],
     ])

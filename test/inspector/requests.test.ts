@@ -25,9 +25,7 @@ describe('the request inspector keeps what each store sent and got back', () => 
     expect(list.total).toBe(1)
     expect(list.data[0]).toEqual({
       id: 'my-register-1',
-      time: new Date(t.clock.now()).toISOString(),
-      lastTime: new Date(t.clock.now()).toISOString(),
-      count: 1,
+      createdAt: new Date(t.clock.now()).toISOString(),
       method: 'POST',
       path: '/v1/customers/register',
       query: '',
@@ -35,7 +33,10 @@ describe('the request inspector keeps what each store sent and got back', () => 
       durationMs: expect.any(Number),
       credential: 'secret',
       rm: null,
-      error: { code: refused.body.error.code, message: refused.body.error.message },
+      errorCode: refused.body.error.code,
+      errorMessage: refused.body.error.message,
+      count: 1,
+      lastCreatedAt: new Date(t.clock.now()).toISOString(),
     })
     const detail = await t.call('GET', '/v1/store/requests/my-register-1', { headers: bearer(t.w.A.student) })
     expect(JSON.parse(detail.body.requestBody)).toEqual({ ...sent, password: '[redacted]' })
@@ -65,7 +66,7 @@ describe('the request inspector keeps what each store sent and got back', () => 
     const t = await setup()
     await expectOk(t.call('GET', '/v1/products?pageSize=3', { headers: apiKey(t.w.A.key.apiKey) }))
     const [entry] = (await listOf(t, bearer(t.w.A.student), '?status=2xx&path=/v1/products')).data
-    expect(entry).toMatchObject({ method: 'GET', path: '/v1/products', query: 'pageSize=3', status: 200, error: null, credential: 'secret' })
+    expect(entry).toMatchObject({ method: 'GET', path: '/v1/products', query: 'pageSize=3', status: 200, errorCode: null, errorMessage: null, credential: 'secret' })
     const detail = await expectOk(t.call('GET', `/v1/store/requests/${entry.id}`, { headers: bearer(t.w.A.student) }))
     expect(detail).toMatchObject({ requestHeaders: {}, requestBody: null, responseBody: null, bodiesDropped: false })
   })
@@ -75,8 +76,8 @@ describe('the request inspector keeps what each store sent and got back', () => 
     const r = await t.call('GET', '/v1/products', { headers: { ...apiKey(t.w.A.revoked.apiKey), 'x-request-id': 'revoked-call' } })
     expect(r.status).toBe(401)
     const a = await listOf(t, bearer(t.w.A.student), '?status=401')
-    expect(a.data.map((e: any) => [e.id, e.credential, e.error.code])).toEqual([['revoked-call', 'secret', 'UNAUTHENTICATED']])
-    expect(a.data[0].error.message).toBe(r.body.error.message)
+    expect(a.data.map((e: any) => [e.id, e.credential, e.errorCode])).toEqual([['revoked-call', 'secret', 'UNAUTHENTICATED']])
+    expect(a.data[0].errorMessage).toBe(r.body.error.message)
     const b = await listOf(t, bearer(t.w.B.student), '?status=401')
     expect(b.total).toBe(0)
     expect((await t.call('GET', '/v1/store/requests/revoked-call', { headers: bearer(t.w.B.student) })).status).toBe(404)
@@ -87,7 +88,7 @@ describe('the request inspector keeps what each store sent and got back', () => 
     const r = await t.call('POST', '/v1/products', { headers: apiKey(t.pk), body: { name: 'X', sku: 'X-1', price: 1, stock: 1 } })
     expect(r.status).toBe(403)
     const [entry] = (await listOf(t, bearer(t.w.A.student), '?status=403')).data
-    expect(entry).toMatchObject({ credential: 'publishable', status: 403, error: { code: 'SECRET_KEY_REQUIRED', message: r.body.error.message } })
+    expect(entry).toMatchObject({ credential: 'publishable', status: 403, errorCode: 'SECRET_KEY_REQUIRED', errorMessage: r.body.error.message })
   })
 
   test('a call whose credential names no store (an unknown key, the admin token) is kept nowhere', async () => {
@@ -164,7 +165,7 @@ describe('the teacher reads any group', () => {
     const list = await expectOk(t.call('GET', `/v1/admin/groups/${t.w.B.group.id}/requests?status=404`, { headers: admin }))
     expect(list.data.map((e: any) => e.id)).toEqual(['b-missing'])
     const one = await expectOk(t.call('GET', `/v1/admin/groups/${t.w.B.group.id}/requests/b-missing`, { headers: admin }))
-    expect(one.error.code).toBe('NOT_FOUND')
+    expect(one.errorCode).toBe('NOT_FOUND')
     expect((await t.call('GET', `/v1/admin/groups/${t.w.A.group.id}/requests/b-missing`, { headers: admin })).status).toBe(404)
     const unknown = await t.call('GET', '/v1/admin/groups/grp_nope/requests', { headers: admin })
     expect([unknown.status, unknown.body.error.code]).toEqual([404, 'NOT_FOUND'])

@@ -21,7 +21,7 @@ describe('the live stream of a store’s calls', () => {
     await t.call('GET', '/v1/products/nope', { headers: { ...apiKey(t.w.A.key.apiKey), 'x-request-id': 'a-call' } })
     const event = await stream.next()
     expect(event.id).toBe('a-call')
-    expect(event.data).toMatchObject({ id: 'a-call', method: 'GET', path: '/v1/products/nope', status: 404, credential: 'secret', error: { code: 'NOT_FOUND' } })
+    expect(event.data).toMatchObject({ id: 'a-call', method: 'GET', path: '/v1/products/nope', status: 404, credential: 'secret', errorCode: 'NOT_FOUND' })
     await stream.close()
   })
 

@@ -9,11 +9,13 @@ const PASSWORD = 'a-better-password'
 const SECRET_IN_BODY = 'hunter2-never-shown'
 let key: string
 let groupId: string
+let student: Record<string, string>
 
 beforeAll(async () => {
   if (noBrowser) return
   const made = await groupWithStudent(panel, 'Loja Espelho', { rm: RM, name: 'Caio' }, PASSWORD)
   groupId = made.groupId
+  student = made.student
   key = (await createKey(panel.call, made.token, 'shop app')).apiKey
 })
 
@@ -44,6 +46,11 @@ describe.skipIf(noBrowser)('the request inspector in the panel', () => {
       const productRow = rowOf(page, '/v1/products')
       expect(await customerRow.getAttribute('class')).toBe('failed')
       expect(await productRow.getByRole('cell').nth(3).textContent()).toBe(`400${product.body.error.code}`)
+      // The time shown is the entry's createdAt, in the store's locale (pt-BR by default).
+      const productEntry = (await expectOk(panel.call('GET', '/v1/store/requests?status=400&path=/v1/products', { headers: student }))).data[0]
+      expect([productEntry.errorCode, productEntry.errorMessage]).toEqual([product.body.error.code, product.body.error.message])
+      const shownTime = await page.evaluate((iso) => new Date(iso).toLocaleString('pt-BR'), productEntry.createdAt as string)
+      expect(await productRow.getByRole('cell').nth(0).textContent()).toBe(shownTime)
       const paths = await page.locator('tbody tr td:nth-child(3)').allTextContents()
       expect(paths.slice(0, 2)).toEqual(['/v1/customers/register', '/v1/products'])
 
@@ -62,6 +69,8 @@ describe.skipIf(noBrowser)('the request inspector in the panel', () => {
       const answer = await page.getByRole('figure', { name: 'Response body', exact: true }).locator('pre').textContent()
       expect(JSON.parse(answer!)).toEqual(product.body)
       expect(await page.locator('.note.error').textContent()).toBe(product.body.error.message)
+      expect(await page.locator('dt:text-is("Time") + dd').textContent()).toBe(shownTime)
+      expect(await page.locator('dt:text-is("Status") + dd').textContent()).toBe(`400 ${product.body.error.code}`)
       const curl = (await page.getByTestId('curl').textContent())!
       expect(curl).toContain(`-X POST '${panel.base}/v1/products'`)
       expect(curl).toContain('-H "X-API-Key: $API_KEY"')

@@ -7,6 +7,8 @@ const RM = '2026500'
 const PASSWORD = 'a-better-password'
 let student: Record<string, string>
 let key: string
+/** The answer to the app's refused checkout: the overview's recent error. */
+let refusedCheckout: { error: { code: string; message: string } }
 
 beforeAll(async () => {
   if (noBrowser) return
@@ -17,7 +19,9 @@ beforeAll(async () => {
   // A German store: money and dates follow its locale, not the browser's.
   await expectOk(panel.call('PUT', '/v1/store/settings', { headers: student, body: { locale: 'de-DE', currency: 'EUR' } }))
   await expectOk(panel.call('POST', '/v1/products', { headers: apiKey(key), body: { name: 'Quase esgotado', sku: 'LOW-ONE', price: 12.5, stock: 1, minStock: 4, state: 'PUBLISHED' } }), 201)
-  expect((await panel.call('POST', '/v1/orders/checkout', { headers: apiKey(key) })).status).toBe(401)
+  const checkout = await panel.call('POST', '/v1/orders/checkout', { headers: apiKey(key) })
+  expect(checkout.status).toBe(401)
+  refusedCheckout = checkout.body
 })
 
 describe.skipIf(noBrowser)("the store's overview in the panel", () => {
@@ -37,8 +41,12 @@ describe.skipIf(noBrowser)("the store's overview in the panel", () => {
       expect(await byStatus.getByRole('cell').allTextContents()).toEqual(['PENDING', 'PAID', 'SHIPPED', 'DELIVERED', 'CANCELLED', 'REFUNDED'].map((s) => String(o.orders.byStatus[s])))
       const low = page.getByRole('row', { name: /Quase esgotado/ })
       expect(await low.getByRole('cell').allTextContents()).toEqual(['LOW-ONE', '1', '4'])
-      // The app's last error, from the request inspector, links to the whole request.
-      const error = page.getByRole('region', { name: "Your app's recent errors" }).getByRole('link', { name: 'POST /v1/orders/checkout' })
+      // The app's last error, from the request inspector: when (in the store's locale), its code and message; it links to the whole request.
+      const refused = (await expectOk(panel.call('GET', '/v1/store/requests?status=4xx&path=/v1/orders/checkout', { headers: student }))).data[0]
+      expect([refused.errorCode, refused.errorMessage]).toEqual([refusedCheckout.error.code, refusedCheckout.error.message])
+      const errorLine = page.getByRole('region', { name: "Your app's recent errors" }).getByRole('listitem').filter({ hasText: 'POST /v1/orders/checkout' })
+      expect(await errorLine.locator('small').textContent()).toBe(`${new Date(refused.createdAt).toLocaleString('de-DE')} · ${refused.errorCode}: ${refused.errorMessage}`)
+      const error = errorLine.getByRole('link', { name: 'POST /v1/orders/checkout' })
       await error.click()
       await page.getByRole('heading', { name: 'POST /v1/orders/checkout' }).waitFor()
       await page.getByRole('link', { name: 'Overview' }).click()

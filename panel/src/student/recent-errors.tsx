@@ -14,7 +14,7 @@ export function RecentErrors() {
     const pages = await Promise.all(['4xx', '5xx'].map((status) => call<Page<RequestEntry>>('GET', '/store/requests', { query: { status, pageSize: SHOWN } })))
     return pages
       .flatMap((p) => p.data)
-      .sort((a, b) => b.time.localeCompare(a.time))
+      .sort((a, b) => b.createdAt.localeCompare(a.createdAt))
       .slice(0, SHOWN)
   })
   return (
@@ -33,7 +33,7 @@ export function RecentErrors() {
                     {e.method} {e.path}
                   </a>{' '}
                   <small>
-                    {when(e.time)} · {e.error?.code}: {e.error?.message}
+                    {when(e.createdAt)} · {e.errorCode}: {e.errorMessage}
                   </small>
                 </li>
               ))}

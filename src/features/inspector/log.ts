@@ -34,6 +34,12 @@ const MINUTE = 60_000
 /** A counted entry that grows is sent again on the live streams at most this often (ms of the clock). */
 export const STREAM_UPDATE_MS = 1000
 
+/** An answer's error code and message, as the error envelope gave them. */
+interface AnswerError {
+  code: string
+  message: string
+}
+
 interface Failure {
   requestHeaders: Record<string, string>
   requestBody: string | null
@@ -70,8 +76,8 @@ interface Kept {
   durationMs: number
   credential: RequestEntry['credential']
   rm: string | null
-  /** For an answer >= 400. */
-  error: RequestEntry['error']
+  /** For an answer >= 400; shown as errorCode and errorMessage. */
+  error: AnswerError | null
   /** For an answer >= 400, until the store's detail budget lets it go. */
   failure: Failure | undefined
   /** For a refusal a flood repeats (InspectedCall.source). */
@@ -214,7 +220,7 @@ export class RequestLog implements RequestInspector {
   }
 
   /** The error code and message of an answer in the error envelope; the status alone for anything else. */
-  private errorOf(status: number, body: string | undefined): NonNullable<RequestEntry['error']> {
+  private errorOf(status: number, body: string | undefined): AnswerError {
     try {
       const { error } = JSON.parse(body ?? '') as { error?: { code?: unknown; message?: unknown } }
       if (typeof error?.code === 'string' && typeof error.message === 'string') {
@@ -245,9 +251,7 @@ export class RequestLog implements RequestInspector {
     const { path, query } = this.shownTarget(k)
     return {
       id: k.id,
-      time: isoTime(k.at),
-      lastTime: isoTime(k.repeats?.lastAt ?? k.at),
-      count: k.repeats?.count ?? 1,
+      createdAt: isoTime(k.at),
       method: k.method,
       path,
       query,
@@ -255,7 +259,10 @@ export class RequestLog implements RequestInspector {
       durationMs: Math.round(k.durationMs),
       credential: k.credential,
       rm: k.rm,
-      error: k.error,
+      errorCode: k.error?.code ?? null,
+      errorMessage: k.error?.message ?? null,
+      count: k.repeats?.count ?? 1,
+      lastCreatedAt: isoTime(k.repeats?.lastAt ?? k.at),
     }
   }
 

@@ -21,22 +21,14 @@ export const RequestQuery = PageQuery.extend({
     .string()
     .refine((v) => !Number.isNaN(Date.parse(v)), 'since must be an ISO date-time such as 2026-11-24T14:00:00Z')
     .optional()
-    .describe('only calls at or after this time'),
+    .describe('only entries answered at or after this time: createdAt, or a counted entry\u2019s newest call (lastCreatedAt)'),
 })
 export type RequestQuery = z.infer<typeof RequestQuery>
 
 export const RequestEntry = z
   .object({
     id: z.string().describe('the X-Request-Id of the answer (your own, if the request sent one); of a counted entry, its first call\u2019s'),
-    time: z.string().describe('when the answer was made; of a counted entry, its first call\u2019s'),
-    lastTime: z.string().describe('when the newest call this entry counts was answered: time itself when count is 1'),
-    count: z
-      .number()
-      .int()
-      .min(1)
-      .describe(
-        'how many calls this entry stands for: 1, or for refusals a flood repeats (429, and 401 for a credential that named the store) the calls of one source in one minute; status, path and error are the first call\u2019s',
-      ),
+    createdAt: z.string().describe('when the answer was made (ISO 8601, the server\u2019s clock); of a counted entry, its first call\u2019s'),
     method: z.string(),
     path: z.string().describe('as sent, cut at 512 characters; secrets redacted'),
     query: z.string().describe('the query string without "?", "" for none; secrets redacted'),
@@ -44,7 +36,16 @@ export const RequestEntry = z
     durationMs: z.number().int().describe('from the request arriving to the answer being ready'),
     credential: z.enum(['secret', 'publishable', 'student', 'customer']).describe('what the call presented: a secret or publishable key, a student token, or a key with a customer token'),
     rm: z.string().nullable().describe('the student the call counted for, or null'),
-    error: z.object({ code: z.string(), message: z.string() }).nullable().describe('for an answer >= 400: its error code and message'),
+    errorCode: z.string().nullable().describe('for an answer >= 400: its error code (HTTP when the answer was not the error envelope); null for an answer < 400'),
+    errorMessage: z.string().nullable().describe('for an answer >= 400: its error message, secrets redacted; null for an answer < 400'),
+    count: z
+      .number()
+      .int()
+      .min(1)
+      .describe(
+        'how many calls this entry stands for: 1, or for refusals a flood repeats (429, and 401 for a credential that named the store) the calls of one source in one minute; status, path, errorCode and errorMessage are the first call\u2019s',
+      ),
+    lastCreatedAt: z.string().describe('when the newest call this entry counts was answered: createdAt itself when count is 1'),
   })
   .meta({ id: 'RequestEntry' })
 
