@@ -194,7 +194,7 @@ export class RequestLog implements RequestInspector {
     const log = this.of(call.store.storeId)
     const at = this.clock.now()
     // A passing call makes one object, the entry; the rest is for failures.
-    let error: RequestEntry['error'] = null
+    let error: AnswerError | null = null
     let repeats: Repeats | undefined
     if (call.status >= 400) {
       error = this.errorOf(call.status, call.answerBody)
