@@ -55,8 +55,10 @@ from what every request goes through, in this order:
   another kind. Such a request is not counted for your group and not held against your rate limit.
 - \`429 RATE_LIMITED\` where it takes a store credential (not the teacher's), when your store sent more
   than its limit; wait \`Retry-After\` seconds. The teacher may turn the limit off. Calls with the
-  publishable key have a limit of their own for each client address (the same size), so a shop page
-  flooded from one browser slows neither its other visitors nor your server's secret key and the panel.
+  publishable key have a limit of their own for each client address (the same size; an IPv6 client
+  counts by its /64 network), so a shop page flooded from one browser slows neither its other visitors
+  nor your server's secret key and the panel; all the shop front's clients together may send at most
+  four times the store's limit.
 - \`403 PASSWORD_CHANGE_REQUIRED\` where a student token is taken (until the first password is changed),
   and \`403 SECRET_KEY_REQUIRED\` for a publishable key where the secret key is needed.
 - \`400\`, \`413\` and \`415\` where it takes a body; \`400\` where its query has rules.

@@ -9,7 +9,7 @@ import { rememberRefused, type NamedStore } from '../http/inspection'
 import { API_KEY_FORMAT, constantTimeEqual, hashToken } from './credentials'
 import { AUTH_KINDS, isShopFront, type Actor, type AuthKind, type StoreCtx } from './kinds'
 import { rememberCaller } from './macro'
-import type { RateLimiter } from './rate-limiter'
+import { SHOP_FRONT_SHARE, type RateLimiter } from './rate-limiter'
 import { apiKeys, customerSessions, stores, studentSessions, students } from './tables'
 
 /**
@@ -254,10 +254,13 @@ export function createGate(deps: GateDeps) {
   function limit(ctx: StoreCtx, request: Request, server: AddressSource | null, headers: Record<string, unknown>) {
     if (!deps.limiter.enabled) return
     if (isShopFront(ctx.actor)) {
-      if (deps.limiter.takeShopFront(ctx.storeId, clientAddress(server, request), headers)) return
+      const answer = deps.limiter.takeShopFront(ctx.storeId, clientAddress(server, request), headers)
+      if (answer === 'allowed') return
       throw new AppError(
         'RATE_LIMITED',
-        `This shop-front client sent more requests with the publishable key than its limit allows (each client address has its own). Wait ${headers['retry-after']} s (Retry-After) and slow down; the store's server (secret key), its panel and other clients of the shop are not affected.`,
+        answer === 'client'
+          ? `This shop-front client sent more requests with the publishable key than its limit allows (each client address has its own). Wait ${headers['retry-after']} s (Retry-After) and slow down; the store's server (secret key), its panel and other clients of the shop are not affected.`
+          : `The shop front of this store, all its clients together, sent more requests with the publishable key than its limit allows (${SHOP_FRONT_SHARE} times the store's). Wait ${headers['retry-after']} s (Retry-After); the store's server (secret key) and its panel are not affected. If many machines call this page in a loop, slow them down.`,
       )
     }
     if (deps.limiter.take(ctx.storeId, headers)) return

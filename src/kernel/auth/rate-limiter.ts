@@ -8,6 +8,12 @@ interface Bucket {
 /** Shop-front buckets kept at most: past it, the least recently used go first (see takeShopFront). */
 export const MAX_SHOP_FRONT_BUCKETS = 10_000
 
+/** How many times the store's own rate and burst a store's whole shop front may use, all addresses together. */
+export const SHOP_FRONT_SHARE = 4
+
+/** What takeShopFront decided: allowed, or refused by the client's own bucket or by the shop front's as a whole. */
+export type ShopFrontAnswer = 'allowed' | 'client' | 'shopFront'
+
 /**
  * Token buckets, `rps` tokens a second, up to `burst` saved:
  * - one per store, shared by its secret keys and its students' tokens. One group's runaway loop empties
@@ -15,9 +21,13 @@ export const MAX_SHOP_FRONT_BUCKETS = 10_000
  * - one per store and client address for its shop front (calls with the publishable key). That key sits
  *   in a page anyone can open, so whoever floods with it empties only the bucket of their own address:
  *   the store's own bucket, its other shop-front clients and the other stores are not touched.
+ * - one per store for its whole shop front, SHOP_FRONT_SHARE times the store's: a room of machines
+ *   flooding one shop page together still costs the server a bounded share, as one store's loop does.
  */
 export class RateLimiter {
   private stores = new Map<string, Bucket>()
+  /** A store's whole shop front, all addresses together. */
+  private shopFrontTotals = new Map<string, Bucket>()
   /** Keyed by store and address; in the order of last use, the stalest first. */
   private shopFronts = new Map<string, Bucket>()
   private readonly limitHeader: string
@@ -63,7 +73,7 @@ export class RateLimiter {
    * addresses than that, a client dropped early gets a full burst again: that costs only shop-front
    * buckets, never the store's own, and bounded memory matters more.
    */
-  takeShopFront(storeId: string, address: string, headers: Record<string, unknown>): boolean {
+  takeShopFront(storeId: string, address: string, headers: Record<string, unknown>): ShopFrontAnswer {
     const now = this.clock.now()
     const key = `${storeId} ${address}`
     let bucket = this.shopFronts.get(key)
@@ -71,7 +81,15 @@ export class RateLimiter {
     else bucket = { tokens: this.burst, at: now }
     this.forgetIdle(now)
     this.shopFronts.set(key, bucket)
-    return this.takeFrom(bucket, now, headers)
+    // The whole shop front's first, then the client's, whose headers the answer keeps; a call the
+    // client's bucket refuses gives the shop front its token back, so one flooding address cannot
+    // empty the shop front for the page's other visitors.
+    let total = this.shopFrontTotals.get(storeId)
+    if (!total) this.shopFrontTotals.set(storeId, (total = { tokens: this.burst * SHOP_FRONT_SHARE, at: now }))
+    if (!this.takeFrom(total, now, headers, SHOP_FRONT_SHARE)) return 'shopFront'
+    if (this.takeFrom(bucket, now, headers)) return 'allowed'
+    total.tokens += 1
+    return 'client'
   }
 
   private forgetIdle(now: number) {
@@ -81,15 +99,18 @@ export class RateLimiter {
     }
   }
 
-  private takeFrom(bucket: Bucket, now: number, headers: Record<string, unknown>): boolean {
-    bucket.tokens = Math.min(this.burst, bucket.tokens + ((now - bucket.at) / 1000) * this.rps)
+  /** Takes one token from a bucket of `scale` times the store's rate and burst, writing its headers. */
+  private takeFrom(bucket: Bucket, now: number, headers: Record<string, unknown>, scale = 1): boolean {
+    const rps = this.rps * scale
+    const burst = this.burst * scale
+    bucket.tokens = Math.min(burst, bucket.tokens + ((now - bucket.at) / 1000) * rps)
     bucket.at = now
     const allowed = bucket.tokens >= 1
     if (allowed) bucket.tokens -= 1
-    headers['ratelimit-limit'] = this.limitHeader
+    headers['ratelimit-limit'] = scale === 1 ? this.limitHeader : String(burst)
     headers['ratelimit-remaining'] = String(Math.floor(bucket.tokens))
-    headers['ratelimit-reset'] = String(Math.ceil((this.burst - bucket.tokens) / this.rps))
-    if (!allowed) headers['retry-after'] = String(Math.max(1, Math.ceil((1 - bucket.tokens) / this.rps)))
+    headers['ratelimit-reset'] = String(Math.ceil((burst - bucket.tokens) / rps))
+    if (!allowed) headers['retry-after'] = String(Math.max(1, Math.ceil((1 - bucket.tokens) / rps)))
     return allowed
   }
 }
