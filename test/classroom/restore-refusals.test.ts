@@ -232,3 +232,28 @@ describe("restore takes only a database whose schema is the migrations'", () => 
     })
   }
 })
+
+describe('restore checks what an archive unpacks to before writing it', () => {
+  test('a media file larger than any the library keeps is refused whole, the folder unchanged', async () => {
+    const { error, unchanged } = await refusal([
+      file('storefront.db', 'x'),
+      folder('media/'),
+      folder('media/str_a/'),
+      { ...file('media/str_a/med_b.mp4', 'x'), claimedSize: 100 * 1024 * 1024 + 1 },
+    ])
+    expect(error).toBeInstanceOf(RefusedBackup)
+    expect(error.message).toContain(`holds 'media/str_a/med_b.mp4', a file of 104857601 bytes, larger than any the library keeps, ${RULE}`)
+    expect(unchanged).toBe(true)
+  })
+
+  test('an archive that unpacks to more than the disk has free is refused before a byte is written, naming both sizes', async () => {
+    const { archive } = await backedUp()
+    const data = teacherFolder()
+    const around = join(data, '..')
+    const before = contents(around)
+    const error = (await restore(archive, data, Date.now(), () => 4096).catch((e: Error) => e)) as Error
+    expect(error).toBeInstanceOf(BackupError)
+    expect(error.message).toMatch(new RegExp(`unpacks to \\d+\\.\\d MiB but the disk of ${data.replaceAll('/', '\\/')} has 0\\.0 MiB free; nothing was changed\\. Make room, or restore into a data folder on a larger disk$`))
+    expect(contents(around)).toEqual(before)
+  })
+})

@@ -12,6 +12,8 @@ export interface TarEntry {
   type: string
   body?: Uint8Array
   linkpath?: string
+  /** The size its header claims, when not the body's: the archive then ends inside this entry. */
+  claimedSize?: number
 }
 
 export const file = (path: string, body: Uint8Array | string = ''): TarEntry => ({ path, type: '0', body: typeof body === 'string' ? new TextEncoder().encode(body) : body })
@@ -61,7 +63,7 @@ export function tarGz(entries: TarEntry[]): Uint8Array {
   for (const e of entries) {
     const body = e.body ?? new Uint8Array(0)
     if (new TextEncoder().encode(e.path).length > 100) parts.push(...paxPath(e.path))
-    parts.push(header(e.path.slice(0, 100), e.type, body.length, e.linkpath), padded(body))
+    parts.push(header(e.path.slice(0, 100), e.type, e.claimedSize ?? body.length, e.linkpath), padded(body))
   }
   parts.push(new Uint8Array(BLOCK * 2))
   return Bun.gzipSync(Buffer.concat(parts))

@@ -2,6 +2,7 @@ import { createReadStream } from 'node:fs'
 import type { Parser, ReadEntry } from 'tar'
 import { DATA_NAMES } from '../../kernel/data-dir'
 import { pluralize } from '../../kernel/plural'
+import { SIZE_LIMIT } from '../media/formats'
 import { isStoreFolder, libraryFileName } from '../media/service'
 import { BackupError, printable, quoted, RefusedBackup } from './errors'
 
@@ -38,12 +39,18 @@ export function isBackupEntry(path: string, kind: Kind): boolean {
   return parts[0] === MEDIA && (parts.length === 1 || (parts.length === 2 && isStoreFolder(parts[1]!)))
 }
 
+/** The largest file the library keeps: a larger media entry was not written by a backup. */
+const LARGEST_MEDIA_FILE = Math.max(...Object.values(SIZE_LIMIT))
+
 /**
- * Judges each entry of an archive, keeping the reasons of the ones refused. One judge per reading: a
- * name seen twice is refused too (a file that a second entry would replace, or turn into a folder).
+ * Judges each entry of an archive, keeping the reasons of the ones refused, and adds up the bytes its
+ * files unpack to. One judge per reading: a name seen twice is refused too (a file that a second entry
+ * would replace, or turn into a folder), and so is a file past `maxBytes` in all (an archive that
+ * changed since it was first read).
  */
-function entryJudge() {
+function entryJudge(maxBytes = Number.POSITIVE_INFINITY) {
   const seen = new Set<string>()
+  let bytes = 0
   const judged = new WeakSet<ReadEntry>()
   const refusals: string[] = []
   const refuse = (entry: ReadEntry, what: string) => {
@@ -52,6 +59,9 @@ function entryJudge() {
   }
   return {
     refusals,
+    get bytes() {
+      return bytes
+    },
     accept(entry: ReadEntry): boolean {
       judged.add(entry)
       const kind = KINDS[entry.type]
@@ -60,6 +70,10 @@ function entryJudge() {
       const name = entry.path.replace(/\/$/, '')
       if (seen.has(name)) return refuse(entry, ' twice')
       seen.add(name)
+      const size = entry.size ?? 0
+      if (kind === 'file' && name !== DB && size > LARGEST_MEDIA_FILE) return refuse(entry, `, a file of ${pluralize(size, 'byte')}, larger than any the library keeps`)
+      bytes += size
+      if (bytes > maxBytes) return refuse(entry, ', past the size the archive had when it was first read')
       return true
     },
     /** tar skips an entry of a type it does not know without asking the filter: refused as well. */
@@ -87,20 +101,25 @@ async function readThrough(file: string, parser: Parser, judge: ReturnType<typeo
   if (failure) throw new BackupError(`${file} is not a Storefront backup (${printable(failure.message)})`)
 }
 
-/** Reads every entry of the archive without writing anything, and refuses it whole if one is not a backup's. */
-export async function inspectArchive(file: string): Promise<void> {
+/**
+ * Reads every entry of the archive without writing anything, and refuses it whole if one is not a
+ * backup's. Returns the bytes its files unpack to (a small archive of zeros can unpack to many gigabytes).
+ */
+export async function inspectArchive(file: string): Promise<number> {
   const tar = await import('tar')
   const judge = entryJudge()
   await readThrough(file, tar.list({ strict: true, filter: (_, entry) => judge.accept(entry as ReadEntry) }), judge)
+  return judge.bytes
 }
 
 /**
  * Extracts the archive into `cwd`, judging every entry again (the file may have changed since it was
- * inspected): an entry refused is not written, and the archive is then refused. Files get the owner
+ * inspected, so it may not unpack to more than `maxBytes`): an entry refused is not written, and the
+ * archive is then refused. Files get the owner
  * running the restore, whatever the archive says.
  */
-export async function extractArchive(file: string, cwd: string): Promise<void> {
+export async function extractArchive(file: string, cwd: string, maxBytes: number): Promise<void> {
   const tar = await import('tar')
-  const judge = entryJudge()
+  const judge = entryJudge(maxBytes)
   await readThrough(file, tar.extract({ cwd, strict: true, preserveOwner: false, filter: (_, entry) => judge.accept(entry as ReadEntry) }), judge)
 }

@@ -1,5 +1,5 @@
 import { Database } from 'bun:sqlite'
-import { existsSync, rmSync, type Stats } from 'node:fs'
+import { existsSync, rmSync, statfsSync, type Stats } from 'node:fs'
 import { mkdir, mkdtemp, rename, rm, rmdir } from 'node:fs/promises'
 import { basename, dirname, join, resolve } from 'node:path'
 import { asideName, DATA_NAMES, DATABASE_FILES, databaseHeld, dataPath, removeStaleWork, serverRunning, workPrefix } from '../../kernel/data-dir'
@@ -93,20 +93,26 @@ const isPacked = (path: string, stat: Stats) => (stat.isFile() || stat.isDirecto
  * (RefusedBackup), as is a database whose schema is not exactly the one its migrations make (an extra
  * trigger would run on the server's own writes). Either way the data folder is left as it was.
  */
-export async function restore(file: string, dataDir: string, now = Date.now()) {
+export async function restore(file: string, dataDir: string, now = Date.now(), freeBytesAt = freeBytes) {
   if (databaseHeld(dataDir)) {
     const pid = serverRunning(dataDir)
     throw new BackupError(`the server is running on this data dir${pid ? ` (pid ${pid})` : ''}; stop it first, then restore`)
   }
   if (!existsSync(file)) throw new BackupError(`no backup file at ${file}`)
-  await inspectArchive(file)
+  const bytes = await inspectArchive(file)
+  const free = freeBytesAt(dataDir)
+  if (bytes > free) {
+    throw new BackupError(
+      `${file} unpacks to ${mebibytes(bytes)} but the disk of ${dataDir} has ${mebibytes(free)} free; nothing was changed. Make room, or restore into a data folder on a larger disk`,
+    )
+  }
   const created = !existsSync(dataDir)
   await mkdir(dataDir, { recursive: true })
   removeStaleWork(dataDir)
   const work = await mkdtemp(join(dataDir, workPrefix('restore')))
   try {
     return await withWork([work], async () => {
-      await extractArchive(file, work)
+      await extractArchive(file, work, bytes)
       if (!existsSync(dataPath(work, 'database'))) throw new BackupError(`${file} holds no ${DB}: it is not a Storefront backup`)
       checkRestorable(file, dataPath(work, 'database'))
       const present = [...DATABASE_FILES, MEDIA].filter((name) => existsSync(join(dataDir, name)))
@@ -164,3 +170,13 @@ function described(d: SchemaDifference): string {
       return `it records ${pluralize(d.recorded, 'migration')} that are not this build's first ${d.recorded}`
   }
 }
+
+/** The bytes free for this process on the disk that holds `path`, or would hold it once made. */
+function freeBytes(path: string): number {
+  let at = resolve(path)
+  while (!existsSync(at) && dirname(at) !== at) at = dirname(at)
+  const disk = statfsSync(at)
+  return disk.bavail * disk.bsize
+}
+
+const mebibytes = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MiB`
