@@ -1,6 +1,6 @@
 // What the inspector keeps is cut when the call is recorded, and what is cut is copied: in
 // JavaScriptCore a slice of a string shares the whole string's memory, so 512 characters sliced from a
-// 100 KB URL would keep the 100 KB alive in the ring for as long as the entry lives.
+// long URL would keep all of it alive in the ring for as long as the entry lives.
 
 /** A string of its own with the same characters (UTF-16 code units, lone surrogates included). */
 export const copyOf = (text: string) => Buffer.from(text, 'utf16le').toString('utf16le')

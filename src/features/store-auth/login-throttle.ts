@@ -26,7 +26,7 @@ export interface LoginAttempt {
  * limit is the highest, since a lab may share few addresses behind NAT.
  *
  * An attempt counts as failed from the moment it is let in, before its password is checked: the check
- * takes tens of milliseconds, and a burst sent in parallel would otherwise all pass before the first
+ * is slow on purpose (argon2), and a burst sent in parallel would otherwise all pass before the first
  * failure is written down. So no more than the limit are ever answered 401, however they are sent.
  */
 export class LoginThrottle {
