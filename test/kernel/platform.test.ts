@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { CliFailure, jobOnDataDir, serveJobs } from '../../src/cli/jobs'
 import { ActivityQuery } from '../../src/features/activity/model'
-import { isOurs, writePidFile } from '../../src/kernel/data-dir'
+import { isOurs, serverAnswers, writePidFile } from '../../src/kernel/data-dir'
 import { platformFor, processState } from '../../src/kernel/platform'
 import { keepPrivate, tightenDataDir } from '../../src/kernel/private-files'
 import { createTestDeps } from '../helpers/app'
@@ -29,9 +29,16 @@ describe('what each system is told', () => {
     }
   })
 
-  test('Windows: no control socket, no modes; Ctrl-C, Ctrl-Break and closing the console window stop', () => {
+  test('Windows: no modes; the control socket is a named pipe named after the data folder\'s full path, whatever its case; Ctrl-C, Ctrl-Break and closing the console window stop', () => {
     expect(windows.fileModes).toBe(false)
-    expect(windows.controlSocket('C:\\Users\\ana\\data', 'control.sock')).toBeUndefined()
+    const pipe = windows.controlSocket('C:\\Users\\ana\\data', 'control.sock')
+    expect(pipe).toMatch(/^\\\\\.\\pipe\\storefront-[0-9a-f]{16}$/)
+    for (const same of ['c:\\users\\ANA\\data', 'C:\\Users\\ana\\data\\', 'C:\\Users\\bia\\..\\ana\\data', 'C:/Users/ana/data']) {
+      expect(windows.controlSocket(same, 'control.sock')).toBe(pipe)
+    }
+    expect(windows.controlSocket('C:\\Users\\ana\\data2', 'control.sock')).not.toBe(pipe)
+    expect(windows.controlSocket('D:\\Users\\ana\\data', 'control.sock')).not.toBe(pipe)
+    expect([windows.socketIsFile, platformFor('linux').socketIsFile, platformFor('darwin').socketIsFile]).toEqual([false, true, true])
     expect(windows.stopSignals).toEqual(['SIGINT', 'SIGBREAK', 'SIGHUP'])
   })
 
@@ -74,29 +81,30 @@ describe('on Windows, what has no meaning there is left alone', () => {
     expect([modeOf(onLinux), modeOf(join(onLinux, 'admin-token'))]).toEqual([0o700, 0o600])
   })
 
-  test('a running server opens no control socket, and a command on its folder says to stop it first', async () => {
+})
+
+describe('the control socket', () => {
+  test('a running server answers a command through it, replacing the socket file a crashed server left; a second server and the commands see it is there, and not once it stopped', async () => {
+    const linux = platformFor('linux')
     const { deps, database, dir } = createTestDeps()
     writePidFile(dir)
-    const jobs = serveJobs({ deps, sqlite: database.sqlite, dataDir: dir }, windows)
+    writeFileSync(join(dir, 'control.sock'), 'left by a crash')
+    expect(await serverAnswers(dir, linux)).toBe(false)
+    const jobs = await serveJobs({ deps, sqlite: database.sqlite, dataDir: dir }, linux)
     try {
-      expect(existsSync(join(dir, 'control.sock'))).toBe(false)
-      const failure = await jobOnDataDir(dir, { kind: 'activity', query: ActivityQuery.parse({}) }, windows).catch((e) => e)
+      expect(statSync(join(dir, 'control.sock')).isSocket()).toBe(true)
+      expect(modeOf(join(dir, 'control.sock'))).toBe(0o600)
+      expect(await serverAnswers(dir, linux)).toBe(true)
+      const report = await jobOnDataDir(dir, { kind: 'activity', query: ActivityQuery.parse({}) }, linux)
+      expect(report.groups).toEqual([])
+      // A failure of the job comes back as the command's own, with its lines.
+      const failure = await jobOnDataDir(dir, { kind: 'backup', file: join(dir, 'no-such-folder', 'x.tar.gz') }, linux).catch((e) => e)
       expect(failure).toBeInstanceOf(CliFailure)
-      expect(failure.lines).toEqual([
-        `the server running on ${dir} (pid ${process.pid}) holds the database, and on this system commands cannot reach a running server: stop it (Ctrl-C in its window), run the command, then start the server again`,
-      ])
+      expect(failure.lines.join('\n')).toContain('no-such-folder')
     } finally {
       jobs.stop()
     }
-
-    // The same server on Linux answers the command through its socket.
-    const linux = serveJobs({ deps, sqlite: database.sqlite, dataDir: dir }, platformFor('linux'))
-    try {
-      expect(existsSync(join(dir, 'control.sock'))).toBe(true)
-      const report = await jobOnDataDir(dir, { kind: 'activity', query: ActivityQuery.parse({}) }, platformFor('linux'))
-      expect(report.groups).toEqual([])
-    } finally {
-      linux.stop()
-    }
+    expect(existsSync(join(dir, 'control.sock'))).toBe(false)
+    expect(await serverAnswers(dir, linux)).toBe(false)
   })
 })
