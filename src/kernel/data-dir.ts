@@ -5,7 +5,7 @@ import { join } from 'node:path'
 import { ConfigError } from '../config'
 import { DatabaseInUse, openDatabase, type OpenDatabase } from './db/database'
 import { migrate, NewerDataFolder } from './db/migrate'
-import { platform, processState, type Platform } from './platform'
+import { platform, processState, removeTreeSync, type Platform } from './platform'
 import { tightenDataDir } from './private-files'
 
 /**
@@ -150,6 +150,6 @@ export function removeStaleWork(dir: string): string[] {
     // Alive, even if another user's: a work copy of theirs is not ours to remove.
     return pid !== undefined && processState(Number(pid)) === 'gone'
   })
-  for (const name of stale) rmSync(join(dir, name), { recursive: true, force: true })
+  for (const name of stale) removeTreeSync(join(dir, name))
   return stale
 }

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto'
-import { constants } from 'node:fs'
+import { constants, lstatSync, readdirSync, rmdirSync, rmSync, unlinkSync } from 'node:fs'
+import { rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join, resolve, win32 } from 'node:path'
 
@@ -90,4 +91,36 @@ export function processState(pid: number): 'ours' | "another user's" | 'gone' {
   } catch (e) {
     return (e as NodeJS.ErrnoException).code === 'EPERM' ? "another user's" : 'gone'
   }
+}
+
+/**
+ * Removes a file, or a folder with everything in it, as `rm -rf`; every recursive removal goes through
+ * here. On Windows Bun's recursive removal marks each entry for deletion in a way (POSIX-semantics
+ * FileDispositionInformationEx) that Windows 10 has and wine 8 lacks, which Bun reports as EFAULT:
+ * there the entries are removed one by one instead, with the calls every Windows has.
+ */
+export async function removeTree(path: string) {
+  await rm(path, { recursive: true, force: true }).catch((e: NodeJS.ErrnoException) => {
+    if (e.code !== 'EFAULT') throw e
+    removeOneByOne(path)
+  })
+}
+
+/** removeTree for where nothing may wait (an `exit` handler). */
+export function removeTreeSync(path: string) {
+  try {
+    rmSync(path, { recursive: true, force: true })
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'EFAULT') throw e
+    removeOneByOne(path)
+  }
+}
+
+/** Files and links first, then the folder that held them; a link is removed, never followed. */
+export function removeOneByOne(path: string) {
+  const stat = lstatSync(path, { throwIfNoEntry: false })
+  if (!stat) return
+  if (!stat.isDirectory()) return unlinkSync(path)
+  for (const name of readdirSync(path)) removeOneByOne(join(path, name))
+  rmdirSync(path)
 }

@@ -1,11 +1,11 @@
 import { describe, expect, test } from 'bun:test'
-import { chmodSync, constants, existsSync, mkdirSync, openSync, statSync, symlinkSync, writeFileSync } from 'node:fs'
+import { chmodSync, constants, existsSync, mkdirSync, openSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { CliFailure, jobOnDataDir, serveJobs } from '../../src/cli/jobs'
 import { ActivityQuery } from '../../src/features/activity/model'
 import { isOurs, serverAnswers, writePidFile } from '../../src/kernel/data-dir'
-import { platformFor, processState } from '../../src/kernel/platform'
+import { platformFor, processState, removeOneByOne, removeTree, removeTreeSync } from '../../src/kernel/platform'
 import { keepPrivate, tightenDataDir } from '../../src/kernel/private-files'
 import { createTestDeps } from '../helpers/app'
 import { tempDir } from '../helpers/temp'
@@ -106,5 +106,45 @@ describe('the control socket', () => {
     }
     expect(existsSync(join(dir, 'control.sock'))).toBe(false)
     expect(await serverAnswers(dir, linux)).toBe(false)
+  })
+})
+
+describe('removing a folder with everything in it', () => {
+  /** A work folder as a backup leaves one, with links out of it to a folder and a file that must survive. */
+  const tree = () => {
+    const dir = tempDir('remove')
+    const outside = join(dir, 'outside')
+    mkdirSync(join(outside, 'kept'), { recursive: true })
+    writeFileSync(join(outside, 'kept', 'photo.png'), 'png')
+    writeFileSync(join(outside, 'note.txt'), 'note')
+    const work = join(dir, '.storefront-backup-1-x')
+    mkdirSync(join(work, 'media', 'sto_1'), { recursive: true })
+    mkdirSync(join(work, 'empty'))
+    writeFileSync(join(work, 'storefront.db'), 'db')
+    writeFileSync(join(work, 'media', 'sto_1', 'med_1.png'), 'png')
+    symlinkSync(join(outside, 'kept'), join(work, 'media', 'folder-link'))
+    symlinkSync(join(outside, 'note.txt'), join(work, 'media', 'sto_1', 'file-link'))
+    return { dir, outside, work }
+  }
+
+  test('one entry at a time (where the recursive call fails, as under wine): files, links and folders go, and what a link points to stays', () => {
+    const { dir, outside, work } = tree()
+    removeOneByOne(work)
+    expect(readdirSync(dir)).toEqual(['outside'])
+    expect([readFileSync(join(outside, 'kept', 'photo.png'), 'utf8'), readFileSync(join(outside, 'note.txt'), 'utf8')]).toEqual(['png', 'note'])
+    removeOneByOne(work) // already gone: nothing to do, as rm -rf
+    expect(readdirSync(dir)).toEqual(['outside'])
+  })
+
+  test('removeTree and removeTreeSync remove a folder, a single file, and nothing when the path is not there', async () => {
+    const a = tree()
+    await removeTree(a.work)
+    await removeTree(join(a.outside, 'note.txt'))
+    await removeTree(join(a.dir, 'nothing'))
+    expect([readdirSync(a.dir), readdirSync(a.outside)]).toEqual([['outside'], ['kept']])
+    const b = tree()
+    removeTreeSync(b.work)
+    removeTreeSync(join(b.dir, 'nothing'))
+    expect([readdirSync(b.dir), readFileSync(join(b.outside, 'kept', 'photo.png'), 'utf8')]).toEqual([['outside'], 'png'])
   })
 })
