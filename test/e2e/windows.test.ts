@@ -114,9 +114,9 @@ describe('the Windows executable, under wine', () => {
   }, 180_000)
 
   test('with the server stopped: a backup of its folder, restored into a new folder, starts with the class\'s store, order and pictures', async () => {
+    const wine = await windows()
     const lesson = made
     if (!lesson) throw new Error('the first test did not get as far as making the store')
-    const wine = await windows()
     const file = `${HOME}\\aula.tar.gz`
     const backup = await command(wine, ['backup', file, '--data', DATA])
     expect([backup.code, backup.stderr, backup.stdout]).toEqual([0, '', `backup written to ${file} (${BACKUP_ENTRIES} entries)\n`])
