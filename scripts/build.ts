@@ -36,7 +36,8 @@ export async function buildExecutable(outfile: string, target?: Target) {
   // Bytecode skips parsing at start: the executable starts in about half the time. JavaScriptCore
   // makes it in the Bun running this build; it is only used where an executable so built was seen to
   // run: this machine, and Linux (linux-arm64 under qemu-user starts in 3.5 s instead of 4.9 s). The
-  // macOS and Windows executables cannot be run here, so they parse at start, as a script does.
+  // macOS executables cannot be run here, and the Windows one only under wine, which is not Windows:
+  // they parse at start, as a script does.
   const bytecode = target === undefined || target === HOST || target.startsWith('linux-')
   const result = await Bun.build({
     entrypoints: [join(root, 'src', 'main.ts')],

@@ -46,7 +46,7 @@ export async function serve(config: Config, log: Log = consoleLog) {
   // which then ask it on its control socket (a pid alone may be a crash's, reused).
   writePidFile(config.dataDir)
   // The teacher's commands reach the database through this server while it runs (cli/jobs.ts).
-  const jobs = serveJobs({ deps, sqlite: database.sqlite, dataDir: config.dataDir })
+  const jobs = await serveJobs({ deps, sqlite: database.sqlite, dataDir: config.dataDir })
   // Known only now when --port 0 asked for a free port.
   deps.listenPort = port
   deps.publicUrl = derivePublicUrl(config, port)

@@ -1,5 +1,6 @@
 import type { Database } from 'bun:sqlite'
 import { rmSync } from 'node:fs'
+import { connect, createServer, type Server } from 'node:net'
 import { loadConfig, type RawSettings } from '../config'
 import type { Deps } from '../kernel/deps'
 import type { ActivityQuery } from '../features/activity/model'
@@ -77,19 +78,30 @@ export function asCliFailure(e: unknown) {
   return e
 }
 
+/** What the server answers to a job. */
+type Answer = { ok: true; result: unknown } | { ok: false; lines: string[] }
+
 /**
- * The server's side: runs the jobs it is sent, one JSON job per request, answering
- * `{ ok: true, result }` or `{ ok: false, lines }`. Only the folder's owner can connect (mode 0600):
- * whoever can, could read the database file anyway. Where there is no control socket (Windows), the
- * commands ask for the server to be stopped instead.
+ * The control socket carries one job per connection: the command writes the job as one line of JSON,
+ * the server answers one line of JSON and closes. It is node:net rather than HTTP because node:net
+ * listens on and connects to both a Unix socket and a Windows named pipe, where Bun's HTTP server and
+ * fetch reach Unix sockets only.
  */
-export function serveJobs(on: Omit<DataDirHandle, 'progress'>, system: Platform = platform) {
+const LINE_END = 0x0a
+
+/**
+ * The server's side: runs the jobs it is sent, answering `{ ok: true, result }` or `{ ok: false, lines }`.
+ * Only the folder's owner can connect to the Unix socket (mode 0600): whoever can, could read the
+ * database file anyway; a named pipe takes the default access list Windows gives a user's pipe, which
+ * lets other users read from it but not write a job.
+ */
+export async function serveJobs(on: Omit<DataDirHandle, 'progress'>, system: Platform = platform) {
   const path = controlSocketPath(on.dataDir, system)
-  if (!path) return { stop() {} }
-  rmSync(path, { force: true }) // left by a server that crashed; this one holds the database now
-  let server: ReturnType<typeof Bun.serve>
+  // A socket file left by a server that crashed; this one holds the database now.
+  if (system.socketIsFile) rmSync(path, { force: true })
+  let server: Server
   try {
-    server = listen(path, on)
+    server = await listen(path, on)
     keepPrivate(path, system)
   } catch (e) {
     on.deps.log.error(`the teacher's commands cannot reach this server (${path}: ${(e as Error).message}); stop it to run them`)
@@ -97,26 +109,59 @@ export function serveJobs(on: Omit<DataDirHandle, 'progress'>, system: Platform 
   }
   return {
     stop() {
-      server.stop(true)
-      rmSync(path, { force: true })
+      server.close()
+      if (system.socketIsFile) rmSync(path, { force: true })
     },
   }
 }
 
-function listen(path: string, on: Omit<DataDirHandle, 'progress'>) {
-  return Bun.serve({
-    unix: path,
-    async fetch(request) {
-      if (request.method !== 'POST') return Response.json({ ok: true, result: { pid: process.pid } })
+function listen(path: string, on: Omit<DataDirHandle, 'progress'>): Promise<Server> {
+  const server = createServer((socket) => {
+    const chunks: Buffer[] = []
+    // A command that went away before its answer: nothing to tell it.
+    socket.on('error', () => {})
+    socket.on('data', (chunk) => {
+      chunks.push(chunk)
+      if (!chunk.includes(LINE_END)) return
+      socket.pause()
+      void answer(Buffer.concat(chunks).toString('utf8'), on).then((reply) => socket.end(`${JSON.stringify(reply)}\n`))
+    })
+  })
+  return new Promise((resolve, reject) => {
+    server.once('error', reject)
+    server.listen(path, () => {
+      server.off('error', reject)
+      resolve(server)
+    })
+  })
+}
+
+async function answer(line: string, on: Omit<DataDirHandle, 'progress'>): Promise<Answer> {
+  try {
+    return { ok: true, result: await runJob({ ...on, progress: () => {} }, JSON.parse(line) as Job) }
+  } catch (e) {
+    if (e instanceof CliFailure) return { ok: false, lines: e.lines }
+    on.deps.log.error('a job from the command line failed', { error: (e as Error).message })
+    return { ok: false, lines: [`the server could not do it: ${(e as Error).message}`] }
+  }
+}
+
+/** The command's side of one job; fails when nothing answers there. */
+function ask(path: string, job: Job): Promise<Answer> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(path)
+    const chunks: Buffer[] = []
+    socket.on('connect', () => socket.write(`${JSON.stringify(job)}\n`))
+    socket.on('data', (chunk) => chunks.push(chunk))
+    // A server that stopped before answering closes with nothing written: not JSON, so a failure.
+    socket.on('end', () => {
       try {
-        const result = await runJob({ ...on, progress: () => {} }, (await request.json()) as Job)
-        return Response.json({ ok: true, result })
+        resolve(JSON.parse(Buffer.concat(chunks).toString('utf8')) as Answer)
       } catch (e) {
-        if (e instanceof CliFailure) return Response.json({ ok: false, lines: e.lines })
-        on.deps.log.error('a job from the command line failed', { error: (e as Error).message })
-        return Response.json({ ok: false, lines: [`the server could not do it: ${(e as Error).message}`] })
+        reject(e)
       }
-    },
+    })
+    socket.on('error', reject)
   })
 }
 
@@ -127,10 +172,9 @@ function listen(path: string, on: Omit<DataDirHandle, 'progress'>) {
 export async function jobOnDataDir<K extends Job['kind']>(dataDir: string, job: Extract<Job, { kind: K }>, system: Platform = platform): Promise<JobResults[K]> {
   const pid = serverRunning(dataDir)
   const path = controlSocketPath(dataDir, system)
-  if (pid && path) {
-    const answer = await fetch('http://storefront/jobs', { method: 'POST', unix: path, body: JSON.stringify(job) })
-      .then((r) => r.json() as Promise<{ ok: true; result: unknown } | { ok: false; lines: string[] }>)
-      .catch(() => null) // no server behind the socket: the pid file may be a crash's, its pid reused
+  if (pid) {
+    // Null when no server answers there: the pid file may be a crash's, its pid reused.
+    const answer = await ask(path, job).catch(() => null)
     if (answer && !answer.ok) throw new CliFailure(answer.lines)
     if (answer) return answer.result as JobResults[K]
   }
@@ -149,9 +193,8 @@ export async function jobOnDataDir<K extends Job['kind']>(dataDir: string, job: 
 }
 
 /** Why the folder cannot be opened now, and what to do about it. */
-function heldBy(dataDir: string, pid: number | undefined, path: string | undefined) {
+function heldBy(dataDir: string, pid: number | undefined, path: string) {
   if (!pid) return `${dataDir} is in use by another storefront command; wait until it ends, then try again`
-  if (!path) return `the server running on ${dataDir} (pid ${pid}) holds the database, and on this system commands cannot reach a running server: stop it (Ctrl-C in its window), run the command, then start the server again`
   return `the server running on ${dataDir} (pid ${pid}) holds the database but does not answer on ${path}; wait until it has started, or stop it and try again`
 }
 

@@ -1,10 +1,11 @@
 import { Database } from 'bun:sqlite'
 import { accessSync, constants, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { connect } from 'node:net'
 import { join } from 'node:path'
 import { ConfigError } from '../config'
 import { DatabaseInUse, openDatabase, type OpenDatabase } from './db/database'
 import { migrate, NewerDataFolder } from './db/migrate'
-import { platform, processState, type Platform } from './platform'
+import { platform, processState, removeTreeSync, type Platform } from './platform'
 import { tightenDataDir } from './private-files'
 
 /**
@@ -87,19 +88,21 @@ export async function openForServer(dataDir: string): Promise<OpenDatabase> {
 
 /**
  * Where the server of a data dir listens for the teacher's commands: `control.sock` in the folder, or,
- * when that path is too long for a socket address, a name in the temp folder made from it. Undefined
- * on a system where the commands cannot reach a running server (Windows, kernel/platform.ts).
+ * when that path is too long for a socket address, a name in the temp folder made from it; a named
+ * pipe on Windows (kernel/platform.ts).
  */
 export const controlSocketPath = (dataDir: string, on: Platform = platform) => on.controlSocket(dataDir, DATA_NAMES.controlSocket)
 
-/** True when a live server answers on the data dir's control socket (a pid file alone may be a crash's). */
-export async function serverAnswers(dataDir: string, on: Platform = platform) {
-  const unix = controlSocketPath(dataDir, on)
-  if (!unix) return false
-  return fetch('http://storefront/', { unix }).then(
-    () => true,
-    () => false,
-  )
+/** True when a live server listens on the data dir's control socket (a pid file alone may be a crash's). */
+export function serverAnswers(dataDir: string, on: Platform = platform) {
+  return new Promise<boolean>((resolve) => {
+    const socket = connect(controlSocketPath(dataDir, on))
+    socket.on('connect', () => {
+      socket.end()
+      resolve(true)
+    })
+    socket.on('error', () => resolve(false))
+  })
 }
 
 /** The pid file: written by the server once it listens, removed when it stops. */
@@ -147,6 +150,6 @@ export function removeStaleWork(dir: string): string[] {
     // Alive, even if another user's: a work copy of theirs is not ours to remove.
     return pid !== undefined && processState(Number(pid)) === 'gone'
   })
-  for (const name of stale) rmSync(join(dir, name), { recursive: true, force: true })
+  for (const name of stale) removeTreeSync(join(dir, name))
   return stale
 }

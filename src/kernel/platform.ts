@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto'
-import { constants } from 'node:fs'
+import { constants, lstatSync, readdirSync, rmdirSync, rmSync, unlinkSync } from 'node:fs'
+import { rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
-import { join, resolve } from 'node:path'
+import { join, resolve, win32 } from 'node:path'
 
 /**
  * What differs between the systems the executables are built for (Linux, macOS, Windows), in one
@@ -17,11 +18,16 @@ export interface Platform {
    */
   readonly fileModes: boolean
   /**
-   * Where the server of a data folder listens for the teacher's commands, or undefined where it cannot
-   * (Windows: Bun serves HTTP on a Unix socket there but cannot send a request to one, nor serve on a
-   * named pipe; the commands then ask for the server to be stopped, see cli/jobs.ts).
+   * Where the server of a data folder listens for the teacher's commands (cli/jobs.ts): a Unix socket
+   * named `name` in the folder, or a named pipe on Windows, which has no socket files. Both are paths
+   * that node:net listens on and connects to.
    */
-  controlSocket(dataDir: string, name: string): string | undefined
+  controlSocket(dataDir: string, name: string): string
+  /**
+   * The control socket is a file, which a server that crashed leaves behind for the next one to remove.
+   * A named pipe is no file: it goes with the process that made it.
+   */
+  readonly socketIsFile: boolean
   /**
    * The signals that ask the program to stop cleanly: Ctrl-C, `kill`, and the terminal closing (SIGHUP,
    * which on Windows is the console window closing; Ctrl-Break is SIGBREAK there).
@@ -40,12 +46,17 @@ export interface Platform {
  */
 const SOCKET_PATH_BYTES = 100
 
+/** A name made from the data folder's full path: one per folder, the same for the server and the commands. */
+const folderHash = (fullPath: string) => createHash('sha256').update(fullPath).digest('hex').slice(0, 16)
+
 export function platformFor(name: NodeJS.Platform): Platform {
   if (name === 'win32') {
     return {
       name,
       fileModes: false,
-      controlSocket: () => undefined,
+      // Windows paths ignore case: `C:\Users\Ana\data` and `c:\users\ana\data` are one folder, one pipe.
+      controlSocket: (dataDir) => `\\\\.\\pipe\\storefront-${folderHash(win32.resolve(dataDir).toLowerCase())}`,
+      socketIsFile: false,
       // SIGTERM is never delivered there: `kill` ends a process without a word.
       stopSignals: ['SIGINT', 'SIGBREAK', 'SIGHUP'],
       readNoFollow: constants.O_RDONLY,
@@ -57,8 +68,9 @@ export function platformFor(name: NodeJS.Platform): Platform {
     controlSocket(dataDir, socketName) {
       const inFolder = join(resolve(dataDir), socketName)
       if (Buffer.byteLength(inFolder) <= SOCKET_PATH_BYTES) return inFolder
-      return join(tmpdir(), `storefront-${createHash('sha256').update(resolve(dataDir)).digest('hex').slice(0, 16)}.sock`)
+      return join(tmpdir(), `storefront-${folderHash(resolve(dataDir))}.sock`)
     },
+    socketIsFile: true,
     stopSignals: ['SIGINT', 'SIGTERM', 'SIGHUP'],
     readNoFollow: constants.O_RDONLY | constants.O_NOFOLLOW,
   }
@@ -79,4 +91,36 @@ export function processState(pid: number): 'ours' | "another user's" | 'gone' {
   } catch (e) {
     return (e as NodeJS.ErrnoException).code === 'EPERM' ? "another user's" : 'gone'
   }
+}
+
+/**
+ * Removes a file, or a folder with everything in it, as `rm -rf`; every recursive removal goes through
+ * here. On Windows Bun's recursive removal marks each entry for deletion in a way (POSIX-semantics
+ * FileDispositionInformationEx) that Windows 10 has and wine 8 lacks, which Bun reports as EFAULT:
+ * there the entries are removed one by one instead, with the calls every Windows has.
+ */
+export async function removeTree(path: string) {
+  await rm(path, { recursive: true, force: true }).catch((e: NodeJS.ErrnoException) => {
+    if (e.code !== 'EFAULT') throw e
+    removeOneByOne(path)
+  })
+}
+
+/** removeTree for where nothing may wait (an `exit` handler). */
+export function removeTreeSync(path: string) {
+  try {
+    rmSync(path, { recursive: true, force: true })
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'EFAULT') throw e
+    removeOneByOne(path)
+  }
+}
+
+/** Files and links first, then the folder that held them; a link is removed, never followed. */
+export function removeOneByOne(path: string) {
+  const stat = lstatSync(path, { throwIfNoEntry: false })
+  if (!stat) return
+  if (!stat.isDirectory()) return unlinkSync(path)
+  for (const name of readdirSync(path)) removeOneByOne(join(path, name))
+  rmdirSync(path)
 }

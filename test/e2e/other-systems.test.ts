@@ -8,9 +8,9 @@ import { activeStudent, createKey, expectOk } from '../helpers/world'
 
 /**
  * The executables `npm run build:all` makes for other systems, run here where an emulator can: the
- * Linux arm64 one under qemu-user (Debian's qemu-user and libc6-arm64-cross). The Windows one cannot
- * be run under Debian's wine 8.0, which lacks bcryptprimitives.dll that Bun's Windows runtime loads;
- * the macOS ones have nothing to run them here (README.md, "Executables for every laptop").
+ * Linux arm64 one under qemu-user (Debian's qemu-user and libc6-arm64-cross). The Windows one runs
+ * under wine in windows.test.ts; the macOS ones have nothing to run them here (README.md, "Executables
+ * for every laptop").
  */
 const QEMU = ['qemu-aarch64', '-L', '/usr/aarch64-linux-gnu']
 const qemuPresent = Bun.which(QEMU[0]!) !== null && existsSync('/usr/aarch64-linux-gnu/lib')

@@ -84,9 +84,9 @@ export async function startExecutable(bin: string | string[], cwd: string, args:
 /** A fresh folder for a server or a command to work in, removed when the test file is done. */
 export const emptyDir = (): string => tempDir('e2e')
 
-/** Runs the executable to completion (for CLI errors and subcommands). */
-export async function runExecutable(bin: string | string[], args: string[], cwd = emptyDir()) {
-  const proc = Bun.spawn([...[bin].flat(), ...args], { cwd, stdout: 'pipe', stderr: 'pipe', env: { PATH: process.env.PATH ?? '' } })
+/** Runs the executable to completion (for CLI errors and subcommands); `env` adds to a bare PATH. */
+export async function runExecutable(bin: string | string[], args: string[], cwd = emptyDir(), env: Record<string, string> = {}) {
+  const proc = Bun.spawn([...[bin].flat(), ...args], { cwd, stdout: 'pipe', stderr: 'pipe', env: { PATH: process.env.PATH ?? '', ...env } })
   const [code, stdout, stderr] = await Promise.all([proc.exited, new Response(proc.stdout).text(), new Response(proc.stderr).text()])
   return { code, stdout, stderr }
 }

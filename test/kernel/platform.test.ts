@@ -1,11 +1,11 @@
 import { describe, expect, test } from 'bun:test'
-import { chmodSync, constants, existsSync, mkdirSync, openSync, statSync, symlinkSync, writeFileSync } from 'node:fs'
+import { chmodSync, constants, existsSync, mkdirSync, openSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { CliFailure, jobOnDataDir, serveJobs } from '../../src/cli/jobs'
 import { ActivityQuery } from '../../src/features/activity/model'
-import { isOurs, writePidFile } from '../../src/kernel/data-dir'
-import { platformFor, processState } from '../../src/kernel/platform'
+import { isOurs, serverAnswers, writePidFile } from '../../src/kernel/data-dir'
+import { platformFor, processState, removeOneByOne, removeTree, removeTreeSync } from '../../src/kernel/platform'
 import { keepPrivate, tightenDataDir } from '../../src/kernel/private-files'
 import { createTestDeps } from '../helpers/app'
 import { tempDir } from '../helpers/temp'
@@ -29,9 +29,16 @@ describe('what each system is told', () => {
     }
   })
 
-  test('Windows: no control socket, no modes; Ctrl-C, Ctrl-Break and closing the console window stop', () => {
+  test('Windows: no modes; the control socket is a named pipe named after the data folder\'s full path, whatever its case; Ctrl-C, Ctrl-Break and closing the console window stop', () => {
     expect(windows.fileModes).toBe(false)
-    expect(windows.controlSocket('C:\\Users\\ana\\data', 'control.sock')).toBeUndefined()
+    const pipe = windows.controlSocket('C:\\Users\\ana\\data', 'control.sock')
+    expect(pipe).toMatch(/^\\\\\.\\pipe\\storefront-[0-9a-f]{16}$/)
+    for (const same of ['c:\\users\\ANA\\data', 'C:\\Users\\ana\\data\\', 'C:\\Users\\bia\\..\\ana\\data', 'C:/Users/ana/data']) {
+      expect(windows.controlSocket(same, 'control.sock')).toBe(pipe)
+    }
+    expect(windows.controlSocket('C:\\Users\\ana\\data2', 'control.sock')).not.toBe(pipe)
+    expect(windows.controlSocket('D:\\Users\\ana\\data', 'control.sock')).not.toBe(pipe)
+    expect([windows.socketIsFile, platformFor('linux').socketIsFile, platformFor('darwin').socketIsFile]).toEqual([false, true, true])
     expect(windows.stopSignals).toEqual(['SIGINT', 'SIGBREAK', 'SIGHUP'])
   })
 
@@ -74,29 +81,70 @@ describe('on Windows, what has no meaning there is left alone', () => {
     expect([modeOf(onLinux), modeOf(join(onLinux, 'admin-token'))]).toEqual([0o700, 0o600])
   })
 
-  test('a running server opens no control socket, and a command on its folder says to stop it first', async () => {
+})
+
+describe('the control socket', () => {
+  test('a running server answers a command through it, replacing the socket file a crashed server left; a second server and the commands see it is there, and not once it stopped', async () => {
+    const linux = platformFor('linux')
     const { deps, database, dir } = createTestDeps()
     writePidFile(dir)
-    const jobs = serveJobs({ deps, sqlite: database.sqlite, dataDir: dir }, windows)
+    writeFileSync(join(dir, 'control.sock'), 'left by a crash')
+    expect(await serverAnswers(dir, linux)).toBe(false)
+    const jobs = await serveJobs({ deps, sqlite: database.sqlite, dataDir: dir }, linux)
     try {
-      expect(existsSync(join(dir, 'control.sock'))).toBe(false)
-      const failure = await jobOnDataDir(dir, { kind: 'activity', query: ActivityQuery.parse({}) }, windows).catch((e) => e)
+      expect(statSync(join(dir, 'control.sock')).isSocket()).toBe(true)
+      expect(modeOf(join(dir, 'control.sock'))).toBe(0o600)
+      expect(await serverAnswers(dir, linux)).toBe(true)
+      const report = await jobOnDataDir(dir, { kind: 'activity', query: ActivityQuery.parse({}) }, linux)
+      expect(report.groups).toEqual([])
+      // A failure of the job comes back as the command's own, with its lines.
+      const failure = await jobOnDataDir(dir, { kind: 'backup', file: join(dir, 'no-such-folder', 'x.tar.gz') }, linux).catch((e) => e)
       expect(failure).toBeInstanceOf(CliFailure)
-      expect(failure.lines).toEqual([
-        `the server running on ${dir} (pid ${process.pid}) holds the database, and on this system commands cannot reach a running server: stop it (Ctrl-C in its window), run the command, then start the server again`,
-      ])
+      expect(failure.lines.join('\n')).toContain('no-such-folder')
     } finally {
       jobs.stop()
     }
+    expect(existsSync(join(dir, 'control.sock'))).toBe(false)
+    expect(await serverAnswers(dir, linux)).toBe(false)
+  })
+})
 
-    // The same server on Linux answers the command through its socket.
-    const linux = serveJobs({ deps, sqlite: database.sqlite, dataDir: dir }, platformFor('linux'))
-    try {
-      expect(existsSync(join(dir, 'control.sock'))).toBe(true)
-      const report = await jobOnDataDir(dir, { kind: 'activity', query: ActivityQuery.parse({}) }, platformFor('linux'))
-      expect(report.groups).toEqual([])
-    } finally {
-      linux.stop()
-    }
+describe('removing a folder with everything in it', () => {
+  /** A work folder as a backup leaves one, with links out of it to a folder and a file that must survive. */
+  const tree = () => {
+    const dir = tempDir('remove')
+    const outside = join(dir, 'outside')
+    mkdirSync(join(outside, 'kept'), { recursive: true })
+    writeFileSync(join(outside, 'kept', 'photo.png'), 'png')
+    writeFileSync(join(outside, 'note.txt'), 'note')
+    const work = join(dir, '.storefront-backup-1-x')
+    mkdirSync(join(work, 'media', 'sto_1'), { recursive: true })
+    mkdirSync(join(work, 'empty'))
+    writeFileSync(join(work, 'storefront.db'), 'db')
+    writeFileSync(join(work, 'media', 'sto_1', 'med_1.png'), 'png')
+    symlinkSync(join(outside, 'kept'), join(work, 'media', 'folder-link'))
+    symlinkSync(join(outside, 'note.txt'), join(work, 'media', 'sto_1', 'file-link'))
+    return { dir, outside, work }
+  }
+
+  test('one entry at a time (where the recursive call fails, as under wine): files, links and folders go, and what a link points to stays', () => {
+    const { dir, outside, work } = tree()
+    removeOneByOne(work)
+    expect(readdirSync(dir)).toEqual(['outside'])
+    expect([readFileSync(join(outside, 'kept', 'photo.png'), 'utf8'), readFileSync(join(outside, 'note.txt'), 'utf8')]).toEqual(['png', 'note'])
+    removeOneByOne(work) // already gone: nothing to do, as rm -rf
+    expect(readdirSync(dir)).toEqual(['outside'])
+  })
+
+  test('removeTree and removeTreeSync remove a folder, a single file, and nothing when the path is not there', async () => {
+    const a = tree()
+    await removeTree(a.work)
+    await removeTree(join(a.outside, 'note.txt'))
+    await removeTree(join(a.dir, 'nothing'))
+    expect([readdirSync(a.dir), readdirSync(a.outside)]).toEqual([['outside'], ['kept']])
+    const b = tree()
+    removeTreeSync(b.work)
+    removeTreeSync(join(b.dir, 'nothing'))
+    expect([readdirSync(b.dir), readFileSync(join(b.outside, 'kept', 'photo.png'), 'utf8')]).toEqual([['outside'], 'png'])
   })
 })

@@ -1,11 +1,12 @@
 import { Database } from 'bun:sqlite'
-import { existsSync, rmSync, statfsSync, type Stats } from 'node:fs'
-import { mkdir, mkdtemp, rename, rm, rmdir } from 'node:fs/promises'
+import { existsSync, statfsSync, type Stats } from 'node:fs'
+import { mkdir, mkdtemp, rename, rmdir } from 'node:fs/promises'
 import { basename, dirname, join, resolve } from 'node:path'
 import { asideName, DATA_NAMES, DATABASE_FILES, databaseHeld, dataPath, removeStaleWork, serverRunning, workPrefix } from '../../kernel/data-dir'
 import { commitGroup } from '../../kernel/db/database'
 import { schemaDifferences, type SchemaDifference } from '../../kernel/db/expected-schema'
 import { buildName, NewerDataFolder, refuseNewer } from '../../kernel/db/migrate'
+import { removeTree, removeTreeSync } from '../../kernel/platform'
 import { pluralize } from '../../kernel/plural'
 import { extractArchive, inspectArchive, isBackupEntry } from './archive'
 import { BackupError, printable, quoted, RefusedBackup } from './errors'
@@ -20,7 +21,7 @@ const { database: DB, media: MEDIA } = DATA_NAMES
  */
 const inProgress = new Set<string>()
 process.on('exit', () => {
-  for (const path of inProgress) rmSync(path, { recursive: true, force: true })
+  for (const path of inProgress) removeTreeSync(path)
 })
 
 async function withWork<T>(paths: string[], work: () => Promise<T>): Promise<T> {
@@ -29,7 +30,7 @@ async function withWork<T>(paths: string[], work: () => Promise<T>): Promise<T> 
     return await work()
   } finally {
     for (const path of paths) {
-      await rm(path, { recursive: true, force: true })
+      await removeTree(path)
       inProgress.delete(path)
     }
   }

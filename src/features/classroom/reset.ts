@@ -1,8 +1,8 @@
-import { rm } from 'node:fs/promises'
 import { join } from 'node:path'
 import type { Database } from 'bun:sqlite'
 import { writeTransaction } from '../../kernel/db/database'
 import type { Deps } from '../../kernel/deps'
+import { removeTree } from '../../kernel/platform'
 import { mediaRoot } from '../media/service'
 import { getGroup } from '../groups/service'
 
@@ -40,6 +40,6 @@ export async function resetStore(deps: Deps, groupId: string) {
     }
     for (const table of tables) sqlite.query(`delete from "${table}" where store_id = ?`).run(group.storeId)
   })
-  await rm(join(mediaRoot(deps), group.storeId), { recursive: true, force: true })
+  await removeTree(join(mediaRoot(deps), group.storeId))
   return { groupId: group.id, storeId: group.storeId, removed }
 }

@@ -1,7 +1,8 @@
 import { inArray } from 'drizzle-orm'
-import { lstat, mkdir, readdir, rm, rmdir, unlink } from 'node:fs/promises'
+import { lstat, mkdir, readdir, rmdir, unlink } from 'node:fs/promises'
 import { join } from 'node:path'
 import type { Deps } from '../../kernel/deps'
+import { removeTree } from '../../kernel/platform'
 import { libraryFileName, mediaRoot } from './service'
 import { media } from './tables'
 
@@ -29,7 +30,7 @@ async function removeLink(path: string) {
  * Nothing here follows a link. A link is not something the server makes (a restored archive from an
  * older build could hold one, or a hand made it): wherever it is, it is removed as a link, and what it
  * points to is never listed, removed or served. Every entry is looked at with lstat first, and a plain
- * folder is removed with `rm`, which removes the links inside it without following them.
+ * folder is removed with removeTree (kernel/platform.ts), which removes the links inside it without following them.
  */
 export async function sweepMediaFolder(deps: Deps): Promise<Swept> {
   const root = mediaRoot(deps)
@@ -74,7 +75,7 @@ async function sweepStoreFolder(deps: Deps, storeId: string, dir: string, swept:
       await removeLink(path)
       swept.links++
     } else if (!stat.isFile() || !kept.has(name)) {
-      await rm(path, { force: true, recursive: true })
+      await removeTree(path)
       swept.files++
     }
   }
