@@ -72,7 +72,8 @@ export function platformFor(name: NodeJS.Platform): Platform {
     },
     socketIsFile: true,
     stopSignals: ['SIGINT', 'SIGTERM', 'SIGHUP'],
-    readNoFollow: constants.O_RDONLY | constants.O_NOFOLLOW,
+    // O_NONBLOCK: a fifo put in the file's place between the look and the open must not block the open.
+    readNoFollow: constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK,
   }
 }
 

@@ -141,6 +141,16 @@ describe('the file route serves no link', () => {
     for (let i = 0; i < 5; i++) expect((await ask({ 'if-none-match': `"${t.world.A.media.id}"` })).status).toBe(304)
     await Bun.sleep(10)
     expect(opened()).toBe(0)
+    // A picture of one chunk or less is read at once: its answer holds the bytes, not the file.
+    for (let i = 0; i < 5; i++) expect((await ask()).status).toBe(200) // the body is never read
+    expect(opened()).toBe(0)
+    // A larger file is read as the client takes it: an answer never read keeps it open until collected.
+    writeFileSync(t.a.path, new Uint8Array(600 * 1024))
+    const big = await ask()
+    expect([big.status, big.headers.get('content-length'), (await big.arrayBuffer()).byteLength]).toEqual([200, String(600 * 1024), 600 * 1024])
+    for (let i = 0; i < 5; i++) await (await ask({ range: 'bytes=0-399999' })).body!.cancel()
+    await Bun.sleep(10)
+    expect(opened()).toBe(0)
     for (let i = 0; i < 5; i++) expect((await ask()).status).toBe(200) // the body is never read
     expect(opened()).toBe(5)
     for (let i = 0; i < 20 && opened() > 0; i++) {

@@ -21,7 +21,7 @@ export async function serveFile(deps: Deps, request: Request, storeId: string, n
   const named = libraryFileName(name)
   const row = named ? deps.db.select().from(media).where(and(eq(media.id, named.id), eq(media.storeId, storeId))).get() : undefined
   if (!row || row.extension !== named!.extension || MIME_BY_EXTENSION[row.extension] !== row.mimeType) throw noSuchFile()
-  const file = await openLibraryFile(deps, row)
+  const file = openLibraryFile(deps, row)
   if (!file) throw noSuchFile()
   const etag = `"${row.id}"`
   const headers: Record<string, string> = {
