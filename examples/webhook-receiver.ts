@@ -1,6 +1,8 @@
 /**
  * A webhook receiver as a group's app would write it, runnable as is:
- *   bun examples/webhook-receiver.ts <signingSecret> [port]
+ *   bun examples/webhook-receiver.ts <signingSecret> [port]     (or the secret in WEBHOOK_SECRET)
+ * The secret is a registered endpoint's, or the listen secret `storefront listen` prints when it forwards
+ * to this receiver on your own machine: both sign the same way.
  * README.md quotes the part between the markers, and the tests verify real deliveries with it.
  * It runs on your app's server, like everything that holds a secret: the signing secret here, and the
  * store's secret key (sk_...) that POST /v1/webhooks/:id/sign needs to show what a signature should be.
@@ -34,9 +36,9 @@ export async function handleWebhook(request: Request, secret: string): Promise<R
 // --- end of quote ---
 
 if (import.meta.main) {
-  const [secret, port = '4000'] = process.argv.slice(2)
+  const [secret = process.env.WEBHOOK_SECRET, port = '4000'] = process.argv.slice(2)
   if (!secret?.startsWith('whsec_')) {
-    console.error('usage: bun examples/webhook-receiver.ts <signingSecret whsec_...> [port]')
+    console.error('usage: bun examples/webhook-receiver.ts <signingSecret whsec_...> [port], or the secret in WEBHOOK_SECRET')
     process.exit(2)
   }
   const server = Bun.serve({ port: Number(port), fetch: (request) => handleWebhook(request, secret) })

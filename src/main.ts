@@ -2,6 +2,7 @@
 import { Command, CommanderError, Option } from 'commander'
 import { addTeacherCommands } from './cli/commands'
 import { CliFailure } from './cli/jobs'
+import { addListenCommand } from './cli/listen'
 import { ConfigError, loadConfig, SETTINGS, SWITCHES, type RawSettings, type SettingName } from './config'
 import { printable } from './kernel/control-characters'
 import { createPrivately } from './kernel/private-files'
@@ -45,6 +46,7 @@ serveCommand.action(async (options: Record<string, string | boolean>) => {
 
 program.command('version').description('print the version').action(() => console.log(VERSION))
 addTeacherCommands(program)
+addListenCommand(program)
 
 /** Turns what a user can fix into one clear message and an exit code; anything else is a crash. */
 function onFailure(e: unknown): never {

@@ -7,6 +7,7 @@ import { productImageUsers } from './features/product-images/service'
 import { reviewPhotoUsers } from './features/reviews/service'
 import { OrderExpiry, type OrdersDeps } from './features/orders/expiry'
 import { WebhookDispatcher, type WebhooksDeps } from './features/webhooks/dispatcher'
+import { ListenHub } from './features/webhooks/listen'
 import { argon2Passwords, type Passwords } from './kernel/auth/passwords'
 import { webhookPruners } from './features/webhooks/retention'
 import { idempotencyPruner } from './features/orders/idempotency'
@@ -63,8 +64,10 @@ export function createDeps(
   // The dispatcher reads listenPort and publicUrl from this same object, which the server updates after listening.
   const webhooks = new WebhookDispatcher(deps)
   lifecycle.onStop(() => webhooks.stop())
+  const listeners = new ListenHub(deps)
+  lifecycle.onStop(() => listeners.stop())
   const orderExpiry = new OrderExpiry(deps)
   lifecycle.onStop(() => orderExpiry.stop())
   lifecycle.onStop(() => retention.stop())
-  return Object.assign(deps, { webhooks, orderExpiry, requestLog, mediaUsers: [productImageUsers, reviewPhotoUsers], uploads: new UploadsInFlight() })
+  return Object.assign(deps, { webhooks, listeners, orderExpiry, requestLog, mediaUsers: [productImageUsers, reviewPhotoUsers], uploads: new UploadsInFlight() })
 }

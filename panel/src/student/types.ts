@@ -8,7 +8,7 @@ import type { Media as MediaSchema, MediaUsage as MediaUsageSchema } from '../..
 import type { MemberList as MemberListSchema } from '../../../src/features/members/model'
 import type { OrderStatus as OrderStatusSchema } from '../../../src/features/orders/model'
 import type { ChangePasswordResponse, LoginResponse } from '../../../src/features/store-auth/model'
-import type { Delivery as DeliverySchema, EventTypeList as EventTypeListSchema, RegisteredWebhook as RegisteredSchema, WebhookEndpoint } from '../../../src/features/webhooks/model'
+import type { Delivery as DeliverySchema, EventTypeList as EventTypeListSchema, ListenerList as ListenerListSchema, RegisteredWebhook as RegisteredSchema, WebhookEndpoint } from '../../../src/features/webhooks/model'
 
 export type { Product, ProductSummary } from '../../../src/features/catalog/model'
 export type { Member } from '../../../src/features/members/model'
@@ -30,5 +30,6 @@ export type Webhook = z.infer<typeof WebhookEndpoint>
 export type RegisteredWebhook = z.infer<typeof RegisteredSchema>
 export type EventTypeList = z.infer<typeof EventTypeListSchema>
 export type Delivery = z.infer<typeof DeliverySchema>
+export type ListenerList = z.infer<typeof ListenerListSchema>
 export type Media = z.infer<typeof MediaSchema>
 export type MediaUsage = z.infer<typeof MediaUsageSchema>

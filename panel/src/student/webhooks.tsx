@@ -1,12 +1,57 @@
 import { useState } from 'preact/hooks'
-import { ConfirmButton, Done, ErrorNote, Field, formValues, Loaded, Paged, Reveal, Section, Table, useAction, useLoad, when } from '../ui'
+import { ConfirmButton, CopyButton, Done, ErrorNote, Field, formValues, Loaded, Paged, Reveal, Section, Table, useAction, useLoad, when } from '../ui'
 import { useStudent } from './context'
-import type { Delivery, EventTypeList, RegisteredWebhook, Webhook } from './types'
+import type { Delivery, EventTypeList, ListenerList, RegisteredWebhook, Webhook } from './types'
 import type { Page } from '../api'
 
 const TONE = { PENDING: 'warn', SUCCEEDED: 'good', FAILED: 'bad' }
 
-/** Webhook endpoints (register, ping, remove) and every delivery attempt with what was signed. */
+/**
+ * `storefront listen` for an app on the student's own machine: the command to paste, with this server's
+ * address, and who is listening now (the listen secret is printed by the command, never shown here).
+ */
+function Listening() {
+  const { call } = useStudent()
+  const listeners = useLoad(() => call<ListenerList>('GET', '/webhooks/listeners'))
+  const command = `storefront listen --server ${location.origin} --key sk_... --forward-to http://localhost:5173/webhooks`
+  return (
+    <Section
+      title="Listening from your machine"
+      actions={
+        <button type="button" onClick={listeners.reload}>
+          Refresh
+        </button>
+      }
+    >
+      <p>
+        While you develop, run this on the machine where your app runs (with your secret key, and your app's webhook URL): it forwards the store's events to your app, signed
+        with the secret it prints. No certificate or firewall rule is needed. Add <code>--events order.paid,order.cancelled</code> to receive only those.
+      </p>
+      <pre aria-label="listen command">{command}</pre>
+      <CopyButton text={command} label="Copy command" />
+      <Loaded state={listeners}>
+        {({ data, limit }) =>
+          data.length === 0 ? (
+            <p class="muted">Nobody is listening now.</p>
+          ) : (
+            <Table columns={['Connected', 'Events', 'Opened with', 'Events sent']} caption={{ text: `${data.length} of ${limit} listening` }}>
+              {data.map((l, i) => (
+                <tr key={i}>
+                  <td>{when(l.connectedAt)}</td>
+                  <td>{l.events.join(', ')}</td>
+                  <td>{l.credential === 'student' ? `student token${l.rm ? ` (${l.rm})` : ''}` : `secret key${l.rm ? ` (${l.rm})` : ''}`}</td>
+                  <td>{l.forwarded}</td>
+                </tr>
+              ))}
+            </Table>
+          )
+        }
+      </Loaded>
+    </Section>
+  )
+}
+
+/** Listening from the student's machine, webhook endpoints (register, ping, remove) and every delivery attempt with what was signed. */
 export function WebhooksPage() {
   const { call } = useStudent()
   const endpoints = useLoad(() => call<Page<Webhook>>('GET', '/webhooks', { query: { pageSize: 100 } }))
@@ -46,6 +91,7 @@ export function WebhooksPage() {
 
   return (
     <>
+      <Listening />
       <Section title="Webhook endpoints">
         <form class="stack" onSubmit={register}>
           <Field label="URL" hint="https:// (http:// only when the teacher allows insecure webhooks on the LAN).">

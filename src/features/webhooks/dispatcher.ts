@@ -1,6 +1,7 @@
 import type { Deps } from '../../kernel/deps'
 import { dueAttemptsQuery, endpointsWithDueAttempts, fanOut, nextDueAfter, recordAttempt, type DueAttempt } from './deliveries'
 import { PRUNE_BATCH } from '../../kernel/retention'
+import type { ListenHub } from './listen'
 import { trimDeliveryLog } from './retention'
 import { attempt } from './send'
 import { eventBody, signedHeaders } from './signature'
@@ -211,5 +212,8 @@ export class WebhookDispatcher {
   }
 }
 
-/** What the webhook services need beyond the kernel: the dispatcher, which checks targets and sends what they queue. */
-export type WebhooksDeps = Deps & { webhooks: WebhookDispatcher }
+/**
+ * What the webhook services need beyond the kernel: the dispatcher, which checks targets and sends what
+ * they queue, and the open listen streams (listen.ts).
+ */
+export type WebhooksDeps = Deps & { webhooks: WebhookDispatcher; listeners: ListenHub }

@@ -94,3 +94,45 @@ export const Delivery = z
 export const DeliveryList = Page(Delivery)
 
 export const IdParams = z.object({ id: z.string() })
+
+/** The events a listen stream can carry: every event name but `ping`, which is sent to one registered endpoint only. */
+export const LISTEN_EVENT_NAMES = EVENT_NAMES.filter((name) => name !== 'ping')
+
+/** `events` as a listen stream takes it: a comma-separated list, checked against the event names like a registration's. */
+export const ListenQuery = z.object({
+  // The query parser hands a comma-separated value over as an array already.
+  events: z
+    .union([z.string(), z.array(z.string())])
+    .optional()
+    .describe('Comma-separated event names to receive (e.g. order.paid,order.cancelled); all of them when left out or "*".')
+    .transform((list, ctx): string[] => {
+      const names = [list ?? '*'].flat().flatMap((n) => n.split(',')).map((n) => n.trim()).filter((n) => n !== '')
+      if (names.length > LISTEN_EVENT_NAMES.length + 1) {
+        ctx.addIssue({ code: 'custom', message: `events lists at most ${LISTEN_EVENT_NAMES.length} event names, or "*" for all of them` })
+        return z.NEVER
+      }
+      if (names.length === 0 || names.includes('*')) return ['*']
+      const unknown = names.find((n) => !(LISTEN_EVENT_NAMES as string[]).includes(n))
+      if (unknown === undefined) return [...new Set(names)]
+      ctx.addIssue({
+        code: 'custom',
+        message: `'${unknown.slice(0, 64)}' is not an event a listener receives. Valid names: ${LISTEN_EVENT_NAMES.join(', ')}, or "*" for all of them (GET /v1/webhooks/events describes each; ping goes to registered endpoints only)`,
+      })
+      return z.NEVER
+    }),
+})
+
+export const Listener = z
+  .object({
+    connectedAt: z.string(),
+    events: z.array(z.string()).describe('what it receives: event names, or ["*"]'),
+    credential: z.enum(['secret', 'student']).describe('opened with the secret key or a student token'),
+    rm: z.string().nullable().describe("the student's RM: the token's, or X-Student-RM with the secret key; null when none"),
+    forwarded: z.number().int().describe('events sent on this stream so far, replayed ones included'),
+  })
+  .meta({ id: 'WebhookListener' })
+
+export const ListenerList = z.object({
+  data: z.array(Listener).describe('the open listen streams, oldest first'),
+  limit: z.number().int().describe('how many may be open at once'),
+})

@@ -8,6 +8,8 @@ import {
   DeliveryQueued,
   EventTypeList,
   IdParams,
+  ListenerList,
+  ListenQuery,
   RegisteredWebhook,
   RegisterWebhookBody,
   SignBody,
@@ -19,8 +21,19 @@ import { noContent } from '../../kernel/http/no-content'
 import { MAX_WAITING_PER_ENDPOINT } from './deliveries'
 import { TRIM_EVERY, type WebhooksDeps } from './dispatcher'
 import { DELIVERY_LOG_KEEP } from './retention'
+import { BEFORE_FIRST_EVENT, LISTEN_HEARTBEAT_MS, MAX_LISTENERS, MAX_REPLAY } from './listen'
 
 const tags = ['Webhooks']
+
+const LISTEN_ABOUT =
+  'Your store\'s events over a connection your machine opens: what `storefront listen --server <this server> --key <sk_... or stu_...> --forward-to http://localhost:<port>/webhooks` reads and forwards to your app, so an app on a laptop gets its events with no certificate, firewall rule or fixed address. ' +
+  'Server-Sent Events (text/event-stream), read with fetch() (an EventSource cannot send X-API-Key). ' +
+  '`event: ready` comes first: its data `{signingSecret, events}` holds the store\'s listen secret (whsec_..., the same on every connection and after restarts: forwarded events are signed with it exactly as deliveries are with an endpoint\'s secret), and its `id` is where the stream starts. ' +
+  '`event: webhook` is one event: `id` the event id, data `{type, body}`, where `body` is the exact text a delivery would POST (`{id, type, createdAt, data}`). ' +
+  `Events come in the order they were written, never twice on one stream; \`ping\` never comes (it is for one registered endpoint). A \`: heartbeat\` comment comes every ${LISTEN_HEARTBEAT_MS / 1000} s. ` +
+  `Reconnect with the header Last-Event-ID set to the last id received (the ready message's when no event came, ${BEFORE_FIRST_EVENT} when it said so) and the events written meanwhile come first, in order: those the server still keeps (RETENTION_DAYS; events of a store with registered endpoints also go when its deliveries log is trimmed past them), at most the newest ${MAX_REPLAY}. ` +
+  'When some cannot be sent, an `event: gap` says so in its data `{message}`. ' +
+  `At most ${MAX_LISTENERS} listen streams per store are open at once (409 LIMIT_REACHED beyond); each counts as one call when it opens. A publishable key gets 403 SECRET_KEY_REQUIRED: whoever holds the listen secret can forge your events.`
 
 export const webhookRoutes = (deps: WebhooksDeps) =>
   new Elysia({ prefix: '/webhooks' })
@@ -29,6 +42,37 @@ export const webhookRoutes = (deps: WebhooksDeps) =>
       auth: 'secret',
       response: { 200: EventTypeList },
       detail: { tags, summary: 'Event names you can subscribe to', description: 'The authoritative list, with what each event means.' },
+    })
+    .get(
+      '/listen',
+      ({ ctx, query, request, server }) =>
+        deps.listeners.open(ctx, { events: query.events, lastEventId: request.headers.get('last-event-id'), request, server }),
+      {
+        auth: 'secret',
+        query: ListenQuery,
+        response: { 400: ErrorEnvelope, 409: ErrorEnvelope },
+        detail: {
+          tags,
+          summary: "Listen to the store's events (storefront listen)",
+          description: `${LISTEN_ABOUT} Query \`events\`: a comma-separated list of event names (all of them when left out); an unknown name is a 400 listing the valid ones.`,
+          responses: {
+            200: {
+              description: 'The stream (text/event-stream); it stays open until the client closes it.',
+              headers: { 'Cache-Control': { $ref: '#/components/headers/Cache-Control' } },
+              content: { 'text/event-stream': { schema: { type: 'string', description: 'event: ready / event: webhook (id: <event id>, data: {type, body}) / event: gap' } } },
+            },
+          },
+        },
+      },
+    )
+    .get('/listeners', ({ ctx }) => deps.listeners.list(ctx.storeId), {
+      auth: 'secret',
+      response: { 200: ListenerList },
+      detail: {
+        tags,
+        summary: 'Who is listening now',
+        description: `The store's open listen streams (GET /v1/webhooks/listen, storefront listen), oldest first: when each connected, the events it takes, who opened it and how many events it was sent. At most ${MAX_LISTENERS} are open at once. The listen secret is never shown here.`,
+      },
     })
     .post(
       '',

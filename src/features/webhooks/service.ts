@@ -11,7 +11,7 @@ import { queueAttempt } from './deliveries'
 import type { WebhooksDeps } from './dispatcher'
 import type { DeliveryQuery, RegisterWebhookBody } from './model'
 import { newSigningSecret, signature, signedPayload } from './signature'
-import { webhookDeliveries as deliveries, webhookEndpoints as endpoints } from './tables'
+import { registered, webhookDeliveries as deliveries, webhookEndpoints as endpoints } from './tables'
 import { BadTarget } from './targets'
 
 export const listEventTypes = () => ({ data: Object.entries(EVENT_TYPES).map(([name, description]) => ({ name, description })) })
@@ -51,7 +51,7 @@ export async function registerWebhook(deps: WebhooksDeps, ctx: StoreCtx, input: 
   }
   // Counted in the transaction of the insert: two registrations at once cannot both take the last place.
   writeTransaction(deps.db, (tx) => {
-    const { n } = tx.select({ n: count() }).from(endpoints).where(eq(endpoints.storeId, ctx.storeId)).get()!
+    const { n } = tx.select({ n: count() }).from(endpoints).where(and(eq(endpoints.storeId, ctx.storeId), registered)).get()!
     if (n >= MAX_ENDPOINTS_PER_STORE) {
       throw new AppError(
         'LIMIT_REACHED',
@@ -66,7 +66,7 @@ export async function registerWebhook(deps: WebhooksDeps, ctx: StoreCtx, input: 
 
 export function listWebhooks(deps: Deps, ctx: StoreCtx, query: PageQuery) {
   const { limit, offset } = pageWindow(query)
-  const mine = eq(endpoints.storeId, ctx.storeId)
+  const mine = and(eq(endpoints.storeId, ctx.storeId), registered)
   const rows = deps.db.select().from(endpoints).where(mine).orderBy(endpoints.createdAt, sql`rowid`).limit(limit).offset(offset).all()
   const [{ n }] = deps.db.select({ n: count() }).from(endpoints).where(mine).all() as [{ n: number }]
   return toPage(rows.map(toEndpoint), n, query)
@@ -74,12 +74,12 @@ export function listWebhooks(deps: Deps, ctx: StoreCtx, query: PageQuery) {
 
 /** Its deliveries log goes with it; attempts still pending are never sent. */
 export function deleteWebhook(deps: Deps, ctx: StoreCtx, id: string) {
-  const deleted = deps.db.delete(endpoints).where(and(eq(endpoints.id, id), eq(endpoints.storeId, ctx.storeId))).returning({ id: endpoints.id }).all()
+  const deleted = deps.db.delete(endpoints).where(and(eq(endpoints.id, id), eq(endpoints.storeId, ctx.storeId), registered)).returning({ id: endpoints.id }).all()
   if (deleted.length === 0) throw endpointNotFound(id)
 }
 
 function endpointOf(db: Sql, ctx: StoreCtx, id: string) {
-  const endpoint = db.select().from(endpoints).where(and(eq(endpoints.id, id), eq(endpoints.storeId, ctx.storeId))).get()
+  const endpoint = db.select().from(endpoints).where(and(eq(endpoints.id, id), eq(endpoints.storeId, ctx.storeId), registered)).get()
   if (!endpoint) throw endpointNotFound(id)
   return endpoint
 }

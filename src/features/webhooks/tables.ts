@@ -1,4 +1,4 @@
-import { sql } from 'drizzle-orm'
+import { ne, sql } from 'drizzle-orm'
 import { index, integer, sqliteTable, text } from 'drizzle-orm/sqlite-core'
 import { stores } from '../../kernel/auth/tables'
 import { outboxEvents } from '../../kernel/tables'
@@ -20,6 +20,19 @@ export const webhookEndpoints = sqliteTable(
   },
   (t) => [index('webhook_endpoints_store').on(t.storeId)],
 )
+
+/**
+ * A store's listen secret (`storefront listen`, listen.ts) is kept in a row of this table, with this in
+ * place of a URL and no events: it is a signing secret of the store's like an endpoint's, it goes with
+ * the store and into its backups like them, and no schema change is needed for it. That row is no
+ * endpoint: `registered` leaves it out of every query of the endpoints a store registered. It is never
+ * fanned out to (it subscribes to nothing), and no URL a registration accepts can equal it (targets.ts
+ * takes http:// and https:// only).
+ */
+export const LISTEN_ROW_URL = 'storefront:listen'
+
+/** The endpoints a store registered, without its listen secret's row. */
+export const registered = ne(webhookEndpoints.url, LISTEN_ROW_URL)
 
 export const DELIVERY_STATUSES = ['PENDING', 'SUCCEEDED', 'FAILED'] as const
 type DeliveryStatus = (typeof DELIVERY_STATUSES)[number]

@@ -1,0 +1,266 @@
+import type { Server } from 'bun'
+import { and, desc, eq, gt, lte, ne, sql } from 'drizzle-orm'
+import type { StoreCtx } from '../../kernel/auth/kinds'
+import { isoTime } from '../../kernel/clock'
+import { readTransaction, writeTransaction, type Db } from '../../kernel/db/database'
+import type { Deps } from '../../kernel/deps'
+import { AppError } from '../../kernel/errors'
+import { outboxEvents } from '../../kernel/tables'
+import { eventBody, newSigningSecret } from './signature'
+import { LISTEN_ROW_URL, webhookEndpoints } from './tables'
+
+// `storefront listen`: a store's events sent over a Server-Sent Events stream that the student's own
+// machine opens, so that an app on a laptop gets them without a certificate, a firewall rule or a fixed
+// address. The stream reads the outbox (kernel/outbox.ts) itself, with a cursor: events are read from
+// the table when the reader is ready for them, so a slow reader holds back only its own stream and the
+// server keeps nothing queued for it, and a reconnection with Last-Event-ID is the same read from an
+// older place. docs/webhooks.md, "Listening from a laptop".
+
+/** Open listen streams per store (a student's laptop, a classmate's, a restart whose old stream the server has not noticed yet). */
+export const MAX_LISTENERS = 3
+/** A reconnection is sent at most this many of the events it missed: the newest ones, after a `gap` message. */
+export const MAX_REPLAY = 1000
+/** A comment line this often keeps proxies, and the client's own check for a dead connection, from closing a quiet stream. */
+export const LISTEN_HEARTBEAT_MS = 15_000
+/** Events read from the table at a time, when the reader has room for them. */
+const BATCH = 100
+/** The stream asks for more events while fewer than this many bytes wait to be read. */
+const BUFFERED = 64 * 1024
+
+/** The Last-Event-ID that means "before the store's first event": a ready message says it when the store has none yet. */
+export const BEFORE_FIRST_EVENT = '0'
+const EVENT_ID = /^evt_[0-9a-z]{1,64}$/
+
+const encoder = new TextEncoder()
+const message = (event: string, data: unknown, id?: string) => encoder.encode(`event: ${event}\n${id === undefined ? '' : `id: ${id}\n`}data: ${JSON.stringify(data)}\n\n`)
+
+/** One open stream, as GET /v1/webhooks/listeners shows it. */
+interface Listener {
+  connectedAt: number
+  events: string[]
+  credential: 'secret' | 'student'
+  rm: string | null
+  forwarded: number
+}
+
+interface ListenRequest {
+  events: string[]
+  lastEventId: string | null
+  request: Request
+  server: Server<unknown> | null
+}
+
+/** Events of one store after a place in the outbox, in the order they were written (rowid, which follows commit order). */
+function queries(db: Db) {
+  const seq = sql<number>`${outboxEvents}.rowid`
+  const ofStore = (storeId: string, types: string[]) =>
+    and(
+      eq(outboxEvents.storeId, storeId),
+      ne(outboxEvents.type, 'ping'),
+      types.includes('*') ? undefined : sql`${outboxEvents.type} in (select value from json_each(${JSON.stringify(types)}))`,
+    )
+  return {
+    /** The last place written to, over every store: the live stream starts there. */
+    end: () => db.select({ seq: sql<number | null>`max(rowid)` }).from(outboxEvents).get()?.seq ?? 0,
+    placeOf: (storeId: string, id: string) => db.select({ seq }).from(outboxEvents).where(and(eq(outboxEvents.id, id), eq(outboxEvents.storeId, storeId))).get()?.seq,
+    /** The store's newest event (of any type): where a new stream starts, as an id. */
+    newest: (storeId: string) => db.select({ id: outboxEvents.id }).from(outboxEvents).where(eq(outboxEvents.storeId, storeId)).orderBy(desc(seq)).limit(1).get()?.id,
+    /** The event just before the newest MAX_REPLAY after `after`, when there are more than that. */
+    replayStart: (storeId: string, types: string[], after: number) =>
+      db.select({ seq, id: outboxEvents.id }).from(outboxEvents).where(and(ofStore(storeId, types), gt(seq, after))).orderBy(desc(seq)).limit(1).offset(MAX_REPLAY).get(),
+    countBetween: (storeId: string, types: string[], after: number, upTo: number) =>
+      db.select({ n: sql<number>`count(*)` }).from(outboxEvents).where(and(ofStore(storeId, types), gt(seq, after), lte(seq, upTo))).get()!.n,
+    read: (storeId: string, types: string[], after: number, upTo: number) =>
+      db
+        .select({ seq, id: outboxEvents.id, type: outboxEvents.type, createdAt: outboxEvents.createdAt, data: outboxEvents.data })
+        .from(outboxEvents)
+        .where(and(ofStore(storeId, types), gt(seq, after), lte(seq, upTo)))
+        .orderBy(seq)
+        .limit(BATCH)
+        .all(),
+  }
+}
+
+/**
+ * The store's listen secret, `whsec_…`: made on first use and kept (tables.ts, LISTEN_ROW_URL), so a
+ * receiver configured with it keeps working across connections and server restarts. Its row's id is
+ * derived from the store's, so two first connections at once cannot make two.
+ */
+export function listenSecret(deps: Deps, storeId: string): string {
+  const id = `whk_listen_${storeId}`
+  const read = () => deps.db.select({ secret: webhookEndpoints.secret }).from(webhookEndpoints).where(eq(webhookEndpoints.id, id)).get()?.secret
+  const kept = read()
+  if (kept) return kept
+  return writeTransaction(deps.db, (tx) => {
+    tx.insert(webhookEndpoints)
+      .values({ id, storeId, url: LISTEN_ROW_URL, events: [], description: null, secret: newSigningSecret(), createdAt: deps.clock.now() })
+      .onConflictDoNothing()
+      .run()
+    return tx.select({ secret: webhookEndpoints.secret }).from(webhookEndpoints).where(eq(webhookEndpoints.id, id)).get()!.secret
+  })
+}
+
+/**
+ * The open listen streams, per store, and what wakes them: the outbox tells of new events once per turn
+ * of the event loop that emitted some (kernel/outbox.ts); with no stream open that costs nothing more.
+ */
+export class ListenHub {
+  private streams = new Map<string, Map<Listener, () => void>>()
+  private waiting = new Set<() => void>()
+  private q: ReturnType<typeof queries>
+
+  constructor(private deps: Deps) {
+    this.q = queries(deps.db)
+    deps.outbox.onEmit(() => this.wake())
+  }
+
+  /** The store's open streams, oldest first. */
+  list(storeId: string) {
+    const data = [...(this.streams.get(storeId)?.keys() ?? [])].map((l) => ({ ...l, connectedAt: isoTime(l.connectedAt) }))
+    return { data, limit: MAX_LISTENERS }
+  }
+
+  /** Ends every stream: the server's graceful stop waits for open responses. */
+  stop() {
+    for (const store of this.streams.values()) for (const end of [...store.values()]) end()
+  }
+
+  private wake() {
+    const waiting = [...this.waiting]
+    this.waiting.clear()
+    for (const resolve of waiting) resolve()
+  }
+
+  /** Settles with 'woken' at the next wake, 'quiet' after `ms` without one, or 'ended' when cancelled. */
+  private nextWake(ms: number): { promise: Promise<'woken' | 'quiet' | 'ended'>; cancel: () => void } {
+    let settle!: (why: 'woken' | 'quiet' | 'ended') => void
+    const promise = new Promise<'woken' | 'quiet' | 'ended'>((resolve) => (settle = resolve))
+    const woken = () => finish('woken')
+    const finish = (why: 'woken' | 'quiet' | 'ended') => {
+      clearTimeout(timer)
+      this.waiting.delete(woken)
+      settle(why)
+    }
+    const timer = setTimeout(() => finish('quiet'), ms)
+    timer.unref?.()
+    this.waiting.add(woken)
+    return { promise, cancel: () => finish('ended') }
+  }
+
+  /**
+   * Opens a stream: a `ready` message with the secret, whose id is where the stream starts; then, after
+   * Last-Event-ID, the events missed (at most MAX_REPLAY, the newest, after a `gap` message saying how
+   * many older ones were skipped), then each new event as it is written. Takes a place among the
+   * store's MAX_LISTENERS before anything is sent, so one too many is a 409.
+   */
+  open(ctx: StoreCtx, input: ListenRequest): Response {
+    const { storeId } = ctx
+    const store = this.streams.get(storeId) ?? new Map<Listener, () => void>()
+    if (store.size >= MAX_LISTENERS) {
+      throw new AppError(
+        'LIMIT_REACHED',
+        `This store already has ${MAX_LISTENERS} listen streams open (GET /v1/webhooks/listeners shows them). Stop a storefront listen you no longer use, then try again; a stream whose connection was cut holds its place until the server notices, at its next heartbeat.`,
+        [{ limit: MAX_LISTENERS, current: store.size }],
+      )
+    }
+    if (input.lastEventId !== null && input.lastEventId !== BEFORE_FIRST_EVENT && !EVENT_ID.test(input.lastEventId)) {
+      throw new AppError(
+        'VALIDATION_ERROR',
+        `Last-Event-ID must be the id of the last event received (evt_...), or ${BEFORE_FIRST_EVENT} when the ready message said so; leave it out to receive new events only.`,
+        [{ path: 'Last-Event-ID', message: 'not an event id' }],
+      )
+    }
+    const secret = listenSecret(this.deps, storeId)
+    const { events } = input
+    const start = readTransaction(this.deps.db, () => this.startOf(storeId, events, input.lastEventId))
+    let cursor = start.after
+
+    const actor = ctx.actor
+    const listener: Listener = {
+      connectedAt: this.deps.clock.now(),
+      events,
+      credential: actor.type === 'student' ? 'student' : 'secret',
+      rm: actor.type === 'student' || actor.type === 'secretKey' ? actor.rm : null,
+      forwarded: 0,
+    }
+    let open = true
+    let controller!: ReadableStreamDefaultController<Uint8Array>
+    let pending: { cancel: () => void } | undefined
+    const end = (closeStream: boolean) => {
+      if (!open) return
+      open = false
+      store.delete(listener)
+      if (store.size === 0) this.streams.delete(storeId)
+      pending?.cancel()
+      if (closeStream) {
+        try {
+          controller.close()
+        } catch {
+          // the reader is gone already
+        }
+      }
+    }
+    store.set(listener, () => end(true))
+    this.streams.set(storeId, store)
+
+    const body = new ReadableStream<Uint8Array>(
+      {
+        start: (c) => {
+          controller = c
+          c.enqueue(message('ready', { signingSecret: secret, events }, start.id))
+          if (start.gap) c.enqueue(message('gap', { message: start.gap }))
+        },
+        pull: async (c) => {
+          while (open) {
+            const { rows, upTo } = readTransaction(this.deps.db, () => {
+              const upTo = this.q.end()
+              return { rows: this.q.read(storeId, events, cursor, upTo), upTo }
+            })
+            for (const e of rows) {
+              c.enqueue(message('webhook', { type: e.type, body: eventBody(e) }, e.id))
+            }
+            listener.forwarded += rows.length
+            cursor = rows.length === BATCH ? rows.at(-1)!.seq : upTo
+            if (rows.length > 0) return
+            const wait = this.nextWake(LISTEN_HEARTBEAT_MS)
+            pending = wait
+            const why = await wait.promise
+            pending = undefined
+            if (why === 'quiet' && open) return void c.enqueue(encoder.encode(': heartbeat\n\n'))
+          }
+        },
+        cancel: () => end(false),
+      },
+      { highWaterMark: BUFFERED, size: (chunk) => chunk?.byteLength ?? 0 },
+    )
+    input.request.signal.addEventListener('abort', () => end(false))
+    // The server's idle timeout would cut a stream that waits for an event longer than it.
+    input.server?.timeout(input.request, 0)
+    return new Response(body, { headers: { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', 'x-accel-buffering': 'no' } })
+  }
+
+  /**
+   * Where a stream starts: `after`, a place in the outbox (events after it are sent), and `id`, the same
+   * place as an event id for the ready message, so that a client reconnecting with the last id it saw
+   * misses nothing, even when it saw no event yet.
+   */
+  private startOf(storeId: string, events: string[], lastEventId: string | null): { after: number; id: string; gap?: string } {
+    const live = () => ({ after: this.q.end(), id: this.q.newest(storeId) ?? BEFORE_FIRST_EVENT })
+    if (lastEventId === null) return live()
+    const after = lastEventId === BEFORE_FIRST_EVENT ? 0 : this.q.placeOf(storeId, lastEventId)
+    if (after === undefined) {
+      return {
+        ...live(),
+        gap: `The event ${lastEventId} is not among this store's events any more (they are kept for the server's RETENTION_DAYS), so the events missed since cannot be sent; new events follow. GET /v1/store/orders shows where your orders stand.`,
+      }
+    }
+    const skipFrom = this.q.replayStart(storeId, events, after)
+    if (!skipFrom) return { after, id: lastEventId }
+    const skipped = this.q.countBetween(storeId, events, after, skipFrom.seq)
+    return {
+      after: skipFrom.seq,
+      id: skipFrom.id,
+      gap: `${skipped} older events missed since ${lastEventId} were skipped: a reconnection is sent at most the newest ${MAX_REPLAY}. GET /v1/store/orders shows where your orders stand.`,
+    }
+  }
+}

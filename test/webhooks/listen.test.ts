@@ -1,0 +1,232 @@
+import { describe, expect, test } from 'bun:test'
+import { join } from 'node:path'
+import { eq } from 'drizzle-orm'
+import { createApp } from '../../src/app'
+import { loadConfig } from '../../src/config'
+import { BEFORE_FIRST_EVENT, MAX_LISTENERS, MAX_REPLAY } from '../../src/features/webhooks/listen'
+import { eventBody } from '../../src/features/webhooks/signature'
+import { writeTransaction } from '../../src/kernel/db/database'
+import { openDatabase } from '../../src/kernel/db/database'
+import { randomIds } from '../../src/kernel/ids'
+import { memoryLog } from '../../src/kernel/log'
+import { outboxEvents } from '../../src/kernel/tables'
+import { createDeps } from '../../src/wiring'
+import { ADMIN_TOKEN, caller, createTestApp } from '../helpers/app'
+import { shopSetup } from '../helpers/orders'
+import { emit } from '../helpers/receivers'
+import { admin, apiKey, bearer, createKey, expectOk, twoStores } from '../helpers/world'
+import { openListen } from './listen-stream'
+
+const LISTEN_NAMES = 'order.created, order.paid, order.cancelled, order.refunded, product.low_stock, shipment.updated, review.created'
+
+async function setup() {
+  const t = createTestApp({ settings: { rateLimitRps: '0' } })
+  return { ...t, w: await twoStores(t.call, t.deps) }
+}
+
+/** The body a delivery of this stored event would POST. */
+const bodyOf = (t: { deps: any }, id: string) => {
+  const e = t.deps.db.select().from(outboxEvents).where(eq(outboxEvents.id, id)).get()!
+  return eventBody(e)
+}
+
+describe('GET /v1/webhooks/listen', () => {
+  test('a publishable key is 403 SECRET_KEY_REQUIRED, an unknown key 401, and neither opens a stream', async () => {
+    const t = await setup()
+    const pk = await createKey(t.call, t.w.A.student, 'shop', 'publishable')
+    const refused = await t.call('GET', '/v1/webhooks/listen', { headers: apiKey(pk.apiKey) })
+    expect([refused.status, refused.body.error.code]).toEqual([403, 'SECRET_KEY_REQUIRED'])
+    expect(refused.body.error.message).toStartWith("This route needs the store's secret key (sk_...)")
+    const unknown = await t.call('GET', '/v1/webhooks/listen', { headers: apiKey('sk_00000000_notakeyatall0000000000000000') })
+    expect([unknown.status, unknown.body.error.code]).toEqual([401, 'UNAUTHENTICATED'])
+    expect((await expectOk(t.call('GET', '/v1/webhooks/listeners', { headers: bearer(t.w.A.student) }))).data).toEqual([])
+  })
+
+  test('an unknown name in events is a 400 listing the names a listener receives; ping is not one of them', async () => {
+    const t = await setup()
+    for (const [events, bad] of [
+      ['order.paid,order.shipped', 'order.shipped'],
+      ['ping', 'ping'],
+    ]) {
+      const res = await t.call('GET', `/v1/webhooks/listen?events=${events}`, { headers: apiKey(t.w.A.key.apiKey) })
+      expect(res.status).toBe(400)
+      expect(res.body.error.code).toBe('VALIDATION_ERROR')
+      const message = `'${bad}' is not an event a listener receives. Valid names: ${LISTEN_NAMES}, or "*" for all of them (GET /v1/webhooks/events describes each; ping goes to registered endpoints only)`
+      expect(res.body.error.details).toEqual([{ path: 'events', message }])
+    }
+  })
+
+  test('ready comes first with the listen secret, the same on every connection, for a student token and the key, and after a restart on the same database', async () => {
+    const t = await setup()
+    const first = await openListen(t.app, apiKey(t.w.A.key.apiKey))
+    expect(first.response.status).toBe(200)
+    expect(first.response.headers.get('content-type')).toBe('text/event-stream; charset=utf-8')
+    const ready = await first.next()
+    expect(ready.event).toBe('ready')
+    expect(ready.data.signingSecret).toMatch(/^whsec_[0-9a-z]{32}$/)
+    expect(ready.data.events).toEqual(['*'])
+    // A store with no event yet starts "before its first event".
+    expect(ready.id).toBe(BEFORE_FIRST_EVENT)
+    await first.close()
+    const second = await openListen(t.app, bearer(t.w.A.student), '?events=order.paid,order.cancelled')
+    const again = await second.next()
+    expect(again.data).toEqual({ signingSecret: ready.data.signingSecret, events: ['order.paid', 'order.cancelled'] })
+    await second.close()
+    // Another store has a secret of its own.
+    const b = await openListen(t.app, apiKey(t.w.B.key.apiKey))
+    const bReady = await b.next()
+    expect(bReady.data.signingSecret).toMatch(/^whsec_/)
+    expect(bReady.data.signingSecret).not.toBe(ready.data.signingSecret)
+    await b.close()
+
+    // The same data folder opened by a new process: the secret was kept.
+    await t.deps.lifecycle.stop()
+    t.database.close()
+    const database = openDatabase(join(t.dir, 'storefront.db'))
+    try {
+      const deps = createDeps(loadConfig({ dataDir: t.dir, rateLimitRps: '0' }, {}), database, { clock: t.clock, ids: randomIds, log: memoryLog(), adminToken: ADMIN_TOKEN, publicUrl: 'http://localhost:3000' })
+      const restarted = await openListen(createApp(deps), apiKey(t.w.A.key.apiKey))
+      expect((await restarted.next()).data.signingSecret).toBe(ready.data.signingSecret)
+      await restarted.close()
+      await deps.lifecycle.stop()
+    } finally {
+      database.close()
+    }
+  })
+
+  test('the listen secret is no endpoint: the list, the count of 10, delete, ping and sign do not see it', async () => {
+    const t = await setup()
+    const key = apiKey(t.w.A.key.apiKey)
+    const s = await openListen(t.app, key)
+    await s.next()
+    await s.close()
+    expect(await expectOk(t.call('GET', '/v1/webhooks', { headers: key }))).toMatchObject({ data: [], total: 0 })
+    for (let i = 0; i < 10; i++) await expectOk(t.call('POST', '/v1/webhooks', { headers: key, body: { url: `https://hooks.example/${i}`, events: ['*'] } }), 201)
+    const id = `whk_listen_${t.w.A.group.storeId}`
+    expect((await t.call('POST', `/v1/webhooks/${id}/sign`, { headers: key, body: { timestamp: 1, body: '{}' } })).status).toBe(404)
+    expect((await t.call('POST', `/v1/webhooks/${id}/ping`, { headers: key })).status).toBe(404)
+    expect((await t.call('DELETE', `/v1/webhooks/${id}`, { headers: key })).status).toBe(404)
+  })
+
+  test('sends each new event of the store as the body a delivery would POST, only the types asked for, nothing of another store', async () => {
+    const t = await shopSetup()
+    const stream = await openListen(t.app, apiKey(t.w.A.key.apiKey), '?events=order.paid')
+    await stream.next()
+    emit(t.deps, t.w.B.group.storeId, 'order.paid', { orderId: 'ord_b' })
+    const order = await t.shop.buy(t.variantId)
+    await expectOk(t.shop.pay(order.id))
+    const [paid] = await stream.webhooks(1)
+    const stored = t.deps.db.select().from(outboxEvents).where(eq(outboxEvents.type, 'order.paid')).all().find((e) => e.storeId === t.w.A.group.storeId)!
+    expect(paid!.id).toBe(stored.id)
+    expect(paid!.data).toEqual({ type: 'order.paid', body: eventBody(stored) })
+    expect(JSON.parse(paid!.data.body)).toMatchObject({ id: stored.id, type: 'order.paid', data: { orderId: order.id } })
+    // order.created came before it and was left out; nothing else is waiting.
+    expect(await stream.nothingMore()).toBe(true)
+    await stream.close()
+  })
+
+  test('a reconnection with Last-Event-ID gets the events written meanwhile, in order, none twice, then new ones', async () => {
+    const t = await setup()
+    const storeId = t.w.A.group.storeId
+    const key = apiKey(t.w.A.key.apiKey)
+    const first = await openListen(t.app, key)
+    const ready = await first.next()
+    const a = emit(t.deps, storeId, 'order.paid', { n: 1 })
+    const [got] = await first.webhooks(1)
+    expect(got!.id).toBe(a)
+    await first.close()
+
+    const missed = [emit(t.deps, storeId, 'order.created', { n: 2 }), emit(t.deps, storeId, 'order.paid', { n: 3 }), emit(t.deps, storeId, 'order.cancelled', { n: 4 })]
+    emit(t.deps, t.w.B.group.storeId, 'order.paid', { n: 'other store' })
+    const second = await openListen(t.app, { ...key, 'last-event-id': a })
+    const resumed = await second.next()
+    expect([resumed.event, resumed.id]).toEqual(['ready', a])
+    const replayed = await second.webhooks(3)
+    expect(replayed.map((m) => m.id)).toEqual(missed)
+    expect(replayed.map((m) => m.data.body)).toEqual(missed.map((id) => bodyOf(t, id)))
+    const live = emit(t.deps, storeId, 'order.refunded', { n: 5 })
+    expect((await second.webhooks(1)).map((m) => m.id)).toEqual([live])
+    expect(await second.nothingMore()).toBe(true)
+    await second.close()
+
+    // With the ready message's id, a client that had received nothing misses nothing either.
+    const third = await openListen(t.app, { ...key, 'last-event-id': ready.id! })
+    await third.next()
+    expect((await third.webhooks(5)).map((m) => m.id)).toEqual([a, ...missed, live])
+    await third.close()
+  })
+
+  test(`a reconnection is sent at most the newest ${MAX_REPLAY} events missed, after a gap message; an unknown event id gets a gap message and new events`, async () => {
+    const t = await setup()
+    const storeId = t.w.A.group.storeId
+    const key = apiKey(t.w.A.key.apiKey)
+    const last = emit(t.deps, storeId, 'order.paid', { n: 0 })
+    const ids = writeTransaction(t.deps.db, (tx) => Array.from({ length: MAX_REPLAY + 5 }, (_, i) => t.deps.outbox.emit(tx, storeId, 'order.created', { n: i + 1 })))
+    const stream = await openListen(t.app, { ...key, 'last-event-id': last })
+    const ready = await stream.next()
+    expect(ready.id).toBe(ids[4])
+    const gap = await stream.next()
+    expect(gap).toEqual({
+      event: 'gap',
+      id: undefined,
+      data: { message: `5 older events missed since ${last} were skipped: a reconnection is sent at most the newest ${MAX_REPLAY}. GET /v1/store/orders shows where your orders stand.` },
+    })
+    const replayed = await stream.webhooks(MAX_REPLAY)
+    expect(replayed.map((m) => m.id)).toEqual(ids.slice(5))
+    expect(await stream.nothingMore()).toBe(true)
+    await stream.close()
+
+    const lost = await openListen(t.app, { ...key, 'last-event-id': 'evt_gone0000000000' })
+    expect((await lost.next()).id).toBe(ids.at(-1))
+    expect((await lost.next()).data.message).toStartWith("The event evt_gone0000000000 is not among this store's events any more")
+    const next = emit(t.deps, storeId, 'order.paid', {})
+    expect((await lost.webhooks(1))[0]!.id).toBe(next)
+    await lost.close()
+    // Another store's event id is not a place in this store's events.
+    const bEvent = emit(t.deps, t.w.B.group.storeId, 'order.paid', {})
+    const foreign = await openListen(t.app, { ...key, 'last-event-id': bEvent })
+    await foreign.next()
+    expect((await foreign.next()).event).toBe('gap')
+    await foreign.close()
+
+    const bad = await t.call('GET', '/v1/webhooks/listen', { headers: { ...key, 'last-event-id': 'yesterday' } })
+    expect([bad.status, bad.body.error.code]).toEqual([400, 'VALIDATION_ERROR'])
+    expect(bad.body.error.message).toBe(`Last-Event-ID must be the id of the last event received (evt_...), or ${BEFORE_FIRST_EVENT} when the ready message said so; leave it out to receive new events only.`)
+  })
+
+  test(`at most ${MAX_LISTENERS} listen streams per store (409 LIMIT_REACHED); a closed one frees its place; the listeners list shows them; each opening is a call in the activity`, async () => {
+    const t = await setup()
+    const callsOf = async () => {
+      const report = await expectOk(t.call('GET', `/v1/admin/activity?groupId=${t.w.A.group.id}`, { headers: admin }))
+      return report.groups[0].calls as number
+    }
+    const before = await callsOf()
+    const streams = [await openListen(t.app, bearer(t.w.A.student), '?events=order.paid')]
+    for (let i = 1; i < MAX_LISTENERS; i++) streams.push(await openListen(t.app, { ...apiKey(t.w.A.key.apiKey), 'x-student-rm': t.w.A.rms.active }))
+    for (const s of streams) expect((await s.next()).event).toBe('ready')
+    const refused = await t.call('GET', '/v1/webhooks/listen', { headers: bearer(t.w.A.student) })
+    expect([refused.status, refused.body.error.code]).toEqual([409, 'LIMIT_REACHED'])
+    expect(refused.body.error.message).toBe(
+      `This store already has ${MAX_LISTENERS} listen streams open (GET /v1/webhooks/listeners shows them). Stop a storefront listen you no longer use, then try again; a stream whose connection was cut holds its place until the server notices, at its next heartbeat.`,
+    )
+    const b = await openListen(t.app, apiKey(t.w.B.key.apiKey))
+    expect(b.response.status).toBe(200)
+    await b.close()
+
+    const listed = await expectOk(t.call('GET', '/v1/webhooks/listeners', { headers: apiKey(t.w.A.key.apiKey) }))
+    expect(listed.limit).toBe(MAX_LISTENERS)
+    expect(listed.data).toEqual([
+      { connectedAt: new Date(t.clock.now()).toISOString(), events: ['order.paid'], credential: 'student', rm: t.w.A.rms.active, forwarded: 0 },
+      ...Array.from({ length: MAX_LISTENERS - 1 }, () => ({ connectedAt: new Date(t.clock.now()).toISOString(), events: ['*'], credential: 'secret', rm: t.w.A.rms.active, forwarded: 0 })),
+    ])
+    expect(JSON.stringify(listed)).not.toContain('whsec_')
+
+    await streams.pop()!.close()
+    await Bun.sleep(0)
+    const again = await openListen(t.app, bearer(t.w.A.student))
+    expect(again.response.status).toBe(200)
+    for (const s of [...streams, again]) await s.close()
+    // Each opening is a call (the refused one too), and so is the listeners list.
+    expect((await callsOf()) - before).toBe(MAX_LISTENERS + 3)
+  })
+})
