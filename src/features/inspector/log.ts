@@ -57,6 +57,12 @@ interface Failure {
   size: number
 }
 
+/** A body as kept: cut at BODY_LIMIT and redacted; null for none. */
+interface KeptBody {
+  text: string | null
+  truncated: boolean
+}
+
 /** What a counted entry adds to its first call: how many calls it stands for, and the newest. */
 interface Repeats {
   /** Source, minute, status and error code: what a repeat must share to be counted here. */
@@ -312,14 +318,19 @@ export class RequestLog implements RequestInspector {
     const at = this.clock.now()
     // A passing call makes one object, the entry; the rest is for failures.
     let error: AnswerError | null = null
+    let failure: Failure | undefined
     let repeats: Repeats | undefined
     if (call.status >= 400) {
-      error = this.errorOf(call.status, call.answerBody)
+      // The values hidden from the sent body are hidden from the answer too, which may quote them.
+      const hidden: string[] = []
+      const sent = this.body(call.sentBody, hidden)
+      error = this.errorOf(call.status, call.answerBody, hidden)
       if (call.source !== undefined) {
         const key = `${Math.floor(at / MINUTE)} ${call.status} ${error.code} ${call.source}`
         if (log.repeat(call.store.shopFront, key, call.requestId, at)) return
         repeats = { key, count: 1, lastAt: at, lastId: call.requestId, sentAt: at, sentCount: 1 }
       }
+      failure = this.failure(call, sent, hidden)
     }
     const item: Kept = {
       id: call.requestId,
@@ -331,7 +342,7 @@ export class RequestLog implements RequestInspector {
       credential: call.store.credential,
       rm: call.store.rm,
       error,
-      failure: error ? this.failure(call) : undefined,
+      failure,
       repeats,
       seq: log.seq++,
     }
@@ -339,11 +350,11 @@ export class RequestLog implements RequestInspector {
   }
 
   /** The error code and message of an answer in the error envelope; the status alone for anything else. */
-  private errorOf(status: number, body: string | undefined): AnswerError {
+  private errorOf(status: number, body: string | undefined, hidden: readonly string[]): AnswerError {
     try {
       const { error } = JSON.parse(body ?? '') as { error?: { code?: unknown; message?: unknown } }
       if (typeof error?.code === 'string' && typeof error.message === 'string') {
-        return { code: cut(error.code, 64), message: this.redact.text(cut(error.message, MESSAGE_LIMIT)) }
+        return { code: cut(error.code, 64), message: this.redact.echoes(this.redact.text(cut(error.message, MESSAGE_LIMIT)), hidden) }
       }
     } catch {
       // not the envelope
@@ -351,18 +362,20 @@ export class RequestLog implements RequestInspector {
     return { code: 'HTTP', message: `The server answered ${status}.` }
   }
 
-  private failure(call: InspectedCall): Failure {
+  /** `sent`: the request's body as kept; `hidden`, the values it lost. */
+  private failure(call: InspectedCall, sent: KeptBody, hidden: readonly string[]): Failure {
     const requestHeaders = this.redact.headers(call.request.headers, HEADER_LIMIT)
-    const sent = this.body(call.sentBody)
     const answer = this.body(call.answerBody)
+    if (answer.text !== null) answer.text = this.redact.echoes(answer.text, hidden)
     const size = (sent.text?.length ?? 0) + (answer.text?.length ?? 0) + JSON.stringify(requestHeaders).length
     return { requestHeaders, requestBody: sent.text, responseBody: answer.text, requestBodyTruncated: sent.truncated, responseBodyTruncated: answer.truncated, size }
   }
 
-  private body(text: string | undefined) {
+  /** A body as kept: cut, redacted; the values it lost go to `hidden`. */
+  private body(text: string | undefined, hidden?: string[]): KeptBody {
     if (text === undefined || text === '') return { text: null, truncated: false }
     const kept = cutCopy(text, BODY_LIMIT)
-    return { text: this.redact.text(kept.text), truncated: kept.truncated }
+    return { text: this.redact.body(kept.text, hidden), truncated: kept.truncated }
   }
 
   /** The entry a client reads. */
