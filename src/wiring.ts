@@ -39,6 +39,7 @@ export function createDeps(
   const activity = new ActivityRecorder(db, clock, log)
   activity.start(lifecycle)
   const requestLog = new RequestLog(clock, options.adminToken)
+  lifecycle.onStop(() => requestLog.stop())
   const retention = new Retention({ clock, log, config }, [...webhookPruners(db), ...expiredSessionPruners(db), idempotencyPruner(db)])
   const deps: Deps = {
     config,

@@ -12,7 +12,7 @@ const all = RequestQuery.parse({ pageSize: 100 })
 /** A call as the kernel hands it over: a 400 with both bodies when `failedWith` is given. */
 function call(storeId: string, id: string, failedWith?: string): InspectedCall {
   return {
-    store: { storeId, credential: 'secret', rm: null },
+    store: { storeId, credential: 'secret', rm: null, shopFront: false },
     request: new Request('http://localhost/v1/products', { method: 'POST', headers: { 'content-type': 'application/json' } }),
     requestId: id,
     status: failedWith === undefined ? 201 : 400,

@@ -1,5 +1,7 @@
 import { describe, expect, test } from 'bun:test'
-import { CAPACITY, STREAM_UPDATE_MS } from '../../src/features/inspector/log'
+import { CAPACITY, RequestLog, STREAM_UPDATE_MS, type Wake } from '../../src/features/inspector/log'
+import { RequestQuery } from '../../src/features/inspector/model'
+import { ManualClock } from '../../src/kernel/clock'
 import { CLIENT_ADDRESS_HEADER, clientAddressesFromHeader, createTestApp } from '../helpers/app'
 import { admin, apiKey, bearer, createKey, expectOk, oneStore } from '../helpers/world'
 import { openStream } from './sse'
@@ -190,5 +192,97 @@ describe('a flood of refusals is one counted entry per source and minute', () =>
       ['SECRET_KEY_REQUIRED', 1],
       ['SECRET_KEY_REQUIRED', 1],
     ])
+  })
+})
+
+describe("a counted entry's last count reaches the live streams", () => {
+  /** The log with timers run by hand: `due` lists what is waiting, with its delay. */
+  function handLog() {
+    const clock = new ManualClock(TEN)
+    const due: { run: () => void; ms: number }[] = []
+    const wake: Wake = (run, ms) => {
+      const timer = { run, ms }
+      due.push(timer)
+      return () => due.splice(due.indexOf(timer), 1)
+    }
+    const log = new RequestLog(clock, '', wake)
+    const sent: [string, number, string][] = []
+    log.subscribe('s1', 'store', (e) => sent.push([e.id, e.count, e.lastCreatedAt]))
+    /** A 401 of the publishable key with no customer token, from `source`. */
+    const refuse = (id: string, source = 'customer pk_1a2b3c4d from 10.0.0.2') =>
+      log.record({
+        store: { storeId: 's1', credential: 'customer', rm: null, shopFront: true },
+        request: new Request('http://localhost/v1/cart'),
+        requestId: id,
+        status: 401,
+        durationMs: 1,
+        sentBody: undefined,
+        answerBody: JSON.stringify({ error: { code: 'UNAUTHENTICATED', message: 'This route also needs the customer token.' } }),
+        source,
+      })
+    /** Runs the timers that are due now, as a real timer would after their delay. */
+    const runDue = () => due.splice(0).forEach((timer) => timer.run())
+    return { clock, due, log, sent, refuse, runDue }
+  }
+
+  test(`a burst shorter than ${STREAM_UPDATE_MS} ms is sent once more with its final count, by one timer per store`, () => {
+    const h = handLog()
+    for (let i = 0; i < 5; i++) h.refuse(`a-${i}`)
+    h.clock.advance(300)
+    h.refuse('a-5')
+    h.refuse('b-0', 'customer pk_1a2b3c4d from 10.0.0.3')
+    h.clock.advance(100)
+    h.refuse('b-1', 'customer pk_1a2b3c4d from 10.0.0.3')
+    // Sent when made; the repeats wait for the one timer, due a second after the first entry was sent.
+    expect(h.sent).toEqual([
+      ['a-0', 1, iso(TEN)],
+      ['b-0', 1, iso(TEN + 300)],
+    ])
+    expect(h.due.map((timer) => timer.ms)).toEqual([STREAM_UPDATE_MS])
+
+    h.clock.advance(STREAM_UPDATE_MS - 400)
+    h.runDue()
+    // a- has its final count; b- was sent 700 ms ago, so it waits for its own second.
+    expect(h.sent.slice(2)).toEqual([['a-0', 6, iso(TEN + 300)]])
+    expect(h.due.map((timer) => timer.ms)).toEqual([300])
+    h.clock.advance(300)
+    h.runDue()
+    expect(h.sent.slice(3)).toEqual([['b-0', 2, iso(TEN + 400)]])
+    // Nothing changed since: no timer, and nothing sent again.
+    expect(h.due).toEqual([])
+  })
+
+  test('a timer that wakes early sends nothing and waits again; an entry already sent with its count is not sent twice', () => {
+    const h = handLog()
+    h.refuse('a-0')
+    h.clock.advance(200)
+    h.refuse('a-1')
+    expect(h.due.map((timer) => timer.ms)).toEqual([STREAM_UPDATE_MS - 200])
+    h.runDue()
+    expect(h.sent.length).toBe(1)
+    expect(h.due.map((timer) => timer.ms)).toEqual([STREAM_UPDATE_MS - 200])
+    // A repeat a second after the last send goes out at once, with the count the timer would have sent.
+    h.clock.advance(STREAM_UPDATE_MS - 200)
+    h.refuse('a-2')
+    expect(h.sent.slice(1)).toEqual([['a-0', 3, iso(TEN + STREAM_UPDATE_MS)]])
+    h.runDue()
+    expect(h.sent.length).toBe(2)
+    expect(h.due).toEqual([])
+  })
+
+  test('with no stream open nothing is scheduled; stop() cancels a waiting timer', () => {
+    const h = handLog()
+    const quiet = new RequestLog(h.clock, '', () => {
+      throw new Error('no timer without a stream')
+    })
+    for (let i = 0; i < 3; i++) {
+      quiet.record({ store: { storeId: 's2', credential: 'publishable', rm: null, shopFront: true }, request: new Request('http://localhost/v1/products'), requestId: `q-${i}`, status: 429, durationMs: 1, sentBody: undefined, answerBody: '{}', source: 'publishable pk_1a2b3c4d from 10.0.0.2' })
+    }
+    expect(quiet.list('s2', RequestQuery.parse({})).data.map((e) => e.count)).toEqual([3])
+    h.refuse('a-0')
+    h.refuse('a-1')
+    expect(h.due.length).toBe(1)
+    h.log.stop()
+    expect(h.due).toEqual([])
   })
 })

@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'bun:test'
 import fc from 'fast-check'
 import { ADMIN_TOKEN, createTestApp } from '../helpers/app'
-import { apiKey, bearer, expectOk, oneStore } from '../helpers/world'
+import { apiKey, bearer, createKey, expectOk, oneStore } from '../helpers/world'
 
 // The inspector is read by every member of the group and by the teacher: what one member's app sent
 // must not hand another member's token (or the teacher's) to them.
@@ -170,5 +170,102 @@ describe('no credential reaches the inspector', () => {
     const count = async (prefix: string) => (await expectOk(t.call('GET', `/v1/store/requests?path=${encodeURIComponent(prefix)}`, { headers: bearer(t.w.student) }))).total
     expect(await count(`/v1/products/${t.w.student.slice(0, 12)}`)).toBe(0)
     expect(await count('/v1/products/[redacted]')).toBe(1)
+  })
+})
+
+describe('a body that is not JSON loses the values of its secret-named fields too', () => {
+  /** Sends `body` as application/json (which it is not) with the headers given; the store's inspector shows what it kept. */
+  async function sent(t: Awaited<ReturnType<typeof setup>>, path: string, headers: Record<string, string>, body: string, id: string) {
+    const r = await t.app.handle(new Request(`http://localhost:3000${path}`, { method: 'POST', headers: { ...headers, 'content-type': 'application/json', 'x-request-id': id }, body }))
+    expect(r.status).toBe(400)
+    return t.detail(id)
+  }
+
+  test("a student's change-password sent as a form shows neither password to the teammates", async () => {
+    const t = await setup()
+    const d = await sent(t, '/v1/store/auth/change-password', bearer(t.w.student), 'currentPassword=OldSecret1&newPassword=NewSecret99', 'cp')
+    expect(d.body.requestBody).toBe('currentPassword=[redacted]&newPassword=[redacted]')
+    expect(d.body.credential).toBe('student')
+    expect(d.text).not.toContain('Secret1')
+    expect(d.text).not.toContain('Secret99')
+  })
+
+  test('a customer login with the publishable key, as a form, a Python dict or a YAML line, shows no password', async () => {
+    const t = await setup()
+    const pk = (await createKey(t.call, t.w.student, 'shop page', 'publishable')).apiKey
+    const cases = [
+      ['email=bia%40example.com&password=Hunter22x', 'email=bia%40example.com&password=[redacted]'],
+      ["{'email': 'bia@example.com', 'password':'Hunter22x'}", "{'email': 'bia@example.com', 'password':'[redacted]'}"],
+      ['email: bia@example.com\npassword: Hunter22x is mine', 'email: bia@example.com\npassword: [redacted]'],
+      ['{"email": "bia@example.com", "password": Hunter22x}', '{"email": "bia@example.com", "password": "[redacted]"}'],
+      ['pass%77ord=Hunter22x;email=bia', 'pass%77ord=[redacted];email=bia'],
+    ]
+    for (const [i, [body, shown]] of cases.entries()) {
+      const d = await sent(t, '/v1/customers/login', apiKey(pk), body!, `login-${i}`)
+      expect([d.body.credential, d.body.requestBody]).toEqual(['publishable', shown])
+      expect(d.text).not.toContain('Hunter22x')
+    }
+  })
+
+  test('pw is a secret name as a word of the name; upward, stopwatch, shipWeight and pwned are not', async () => {
+    const t = await setup()
+    const body = { pw: 'hidden-1', newPw: 'hidden-2', user_pw: 'hidden-3', pw2: 'hidden-4', upward: 'kept-1', stopwatch: 'kept-2', shipWeight: 'kept-3', pwned: 'kept-4' }
+    await t.call('POST', '/v1/customers/register', { headers: { ...apiKey(t.w.key.apiKey), 'x-request-id': 'pw' }, body })
+    expect(JSON.parse((await t.detail('pw')).body.requestBody)).toEqual({
+      pw: '[redacted]',
+      newPw: '[redacted]',
+      user_pw: '[redacted]',
+      pw2: '[redacted]',
+      upward: 'kept-1',
+      stopwatch: 'kept-2',
+      shipWeight: 'kept-3',
+      pwned: 'kept-4',
+    })
+  })
+
+  test('a token written with JSON escapes (stu\\u005f…, Bearer\\u0020stu_…) is redacted; the body stays JSON', async () => {
+    const t = await setup()
+    const [, rest] = t.w.student.split('_')
+    const body = `{"name": "Mug", "note": "stu\\u005f${rest}", "auth": "Bearer\\u0020\\u0073tu_${rest}"}`
+    expect(JSON.parse(body).note).toBe(t.w.student)
+    await t.call('POST', '/v1/products', { headers: { ...apiKey(t.w.key.apiKey), 'x-request-id': 'esc', 'content-type': 'application/json' }, raw: body })
+    const d = await t.detail('esc')
+    expect(JSON.parse(d.body.requestBody)).toEqual({ name: 'Mug', note: '[redacted]', auth: 'Bearer [redacted]' })
+    expect(d.text).not.toContain(rest!)
+  })
+
+  const NAMES = ['password', 'newPassword', 'currentPassword', 'senha', 'pwd', 'pw', 'user_pw', 'passwd', 'token', 'apiKey', 'api_key', 'clientSecret', 'credential', 'key']
+  /** A value of 6 to 24 characters: letters, digits and punctuation, no quote, backslash, &, ; or line break. */
+  const value = fc.string({ unit: fc.constantFrom(...`${ALNUM}ABCXYZ!@#$*()-_+.~^|,{}[]<> `.split('')), minLength: 5, maxLength: 23 }).map((v) => `V${v}`)
+  const other = fc.constantFrom('email=bia%40example.com', 'name: Bia', "'qty': 2", '"note": "fine"')
+  const percentEncoded = (name: string, mask: number) => [...name].map((c, i) => ((mask >> i) & 1 ? `%${c.charCodeAt(0).toString(16)}` : c)).join('')
+
+  /** One secret-named field in each shape the rule covers, with its value; the whole body is seldom JSON (and then the JSON rule covers it). */
+  const shaped = fc.oneof(
+    fc.tuple(fc.constantFrom(...NAMES), value, fc.integer({ min: 0, max: 255 }), fc.constantFrom('&', ';', '\n', '\r\n')).map(([name, v, mask, sep]) => ({ field: `${percentEncoded(name, mask)}=${encodeURIComponent(v)}`, sep, v: encodeURIComponent(v) })),
+    fc.tuple(fc.constantFrom(...NAMES), value.map((v) => v.trim()), fc.constantFrom(': ', ':', ' : ', '=')).map(([name, v, colon]) => ({ field: `${name}${colon}${v}`, sep: '\n', v })),
+    fc.tuple(fc.constantFrom(...NAMES), value, fc.constantFrom(`'`, '"', '`'), fc.constantFrom(`'`, '"', '`', '')).map(([name, v, nameQuote, valueQuote]) => ({
+      field: `${nameQuote}${name}${nameQuote}: ${valueQuote}${valueQuote === '' ? v.replace(/[ ,{}[\]]/g, 'x') : v}${valueQuote}`,
+      sep: ', ',
+      v: valueQuote === '' ? v.replace(/[ ,{}[\]]/g, 'x') : v,
+    })),
+  )
+
+  test('property: a secret-named field of any of these shapes, with any value, never shows its value in the served entry', async () => {
+    const t = await setup()
+    const pk = (await createKey(t.call, t.w.student, 'shop page', 'publishable')).apiKey
+    let n = 0
+    await fc.assert(
+      fc.asyncProperty(shaped, other, other, fc.boolean(), async ({ field, sep, v }, before, after, braces) => {
+        const id = `pairs-${n++}`
+        const inner = [before, field, after].join(sep)
+        const body = braces ? `{${inner}}` : inner
+        const d = await sent(t, '/v1/customers/login', apiKey(pk), body, id)
+        expect(d.text).not.toContain(v)
+        expect(decoded(d.text)).not.toContain(decoded(v))
+        expect(d.body.requestBody).toContain('[redacted]')
+      }),
+      { numRuns: 200 },
+    )
   })
 })

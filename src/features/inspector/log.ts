@@ -8,15 +8,23 @@ import type { RequestDetail, RequestEntry, RequestQuery } from './model'
 import { Redactor } from './redact'
 
 // Each store's recent calls, in memory: what a student opens to see what their app sent and got back.
-// The bounds are per store, so one store's flood pushes out only its own entries, and a flood of
-// refusals takes one entry per source and minute. docs/inspector.md.
+// The bounds are per store, so one store's flood pushes out only its own entries; within a store, the
+// calls of its shop front (the publishable key, which anyone can copy) have a ring of their own, and a
+// flood of refusals takes one entry per source and minute. docs/inspector.md.
 
-/** Entries kept per store: the newest this many. */
+/** Entries kept per store of the calls made with its secret key and its students' tokens: the newest this many. */
 export const CAPACITY = 1000
+/**
+ * Entries kept per store of its shop front's calls (the publishable key, alone or with a customer's
+ * token), apart from the others: that key sits in a shop page, where anyone can copy it.
+ */
+export const SHOP_FRONT_CAPACITY = 500
 /** Each body (sent and answered) is kept up to this many characters. */
 export const BODY_LIMIT = 8 * 1024
 /** A store's failure details (headers and bodies) together stay under this many characters; the oldest go first. */
 export const DETAIL_BUDGET = 512 * 1024
+/** The same for the shop front's failures, apart. */
+export const SHOP_FRONT_DETAIL_BUDGET = 256 * 1024
 /** Path and query are shown up to this many characters each. */
 export const TARGET_LIMIT = 512
 /** Each request header's value is kept up to this many characters. */
@@ -49,6 +57,12 @@ interface Failure {
   size: number
 }
 
+/** A body as kept: cut at BODY_LIMIT and redacted; null for none. */
+interface KeptBody {
+  text: string | null
+  truncated: boolean
+}
+
 /** What a counted entry adds to its first call: how many calls it stands for, and the newest. */
 interface Repeats {
   /** Source, minute, status and error code: what a repeat must share to be counted here. */
@@ -57,8 +71,9 @@ interface Repeats {
   lastAt: number
   /** The newest call's request id: the entry is found by it too. */
   lastId: string
-  /** When the live streams were last sent this entry. */
+  /** When the live streams were last sent this entry, and the count they were sent. */
   sentAt: number
+  sentCount: number
 }
 
 /**
@@ -82,6 +97,8 @@ interface Kept {
   failure: Failure | undefined
   /** For a refusal a flood repeats (InspectedCall.source). */
   repeats: Repeats | undefined
+  /** The order of the store's calls, across its two rings. */
+  seq: number
 }
 
 /**
@@ -98,59 +115,47 @@ function storedUrl(url: string): string {
   return copyOf(`${url.slice(0, Math.min(start, 256))}${path}${query}`)
 }
 
-class StoreLog {
-  /** A ring: `next` is where the next entry goes once it is full. */
-  readonly kept: Kept[] = []
-  next = 0
+/** A ring of entries with its own bounds: the newest `capacity` entries, failure details within `budget`. */
+class Ring {
+  /** `next` is where the next entry goes once it is full. */
+  private readonly kept: Kept[] = []
+  private next = 0
   /** The entries holding a failure's details, oldest first, and their total size. */
-  readonly detailed: Kept[] = []
-  detailSize = 0
+  private readonly detailed: Kept[] = []
+  private detailSize = 0
   /** The counted entries still in the ring, by their key (so never more than the ring holds). */
   readonly counted = new Map<string, Kept>()
-  /** The store's own streams and the teacher's. */
-  readonly listeners = new Set<(entry: RequestEntry) => void>()
-  readonly teacherListeners = new Set<(entry: RequestEntry) => void>()
 
-  constructor(private readonly entryOf: (k: Kept) => RequestEntry) {}
+  constructor(
+    private readonly capacity: number,
+    private readonly budget: number,
+  ) {}
+
+  get size() {
+    return this.kept.length
+  }
 
   add(item: Kept) {
-    if (this.kept.length < CAPACITY) this.kept.push(item)
+    if (this.kept.length < this.capacity) this.kept.push(item)
     else {
       const gone = this.kept[this.next]!
       if (gone.failure) this.drop(this.detailed.indexOf(gone))
       if (gone.repeats && this.counted.get(gone.repeats.key) === gone) this.counted.delete(gone.repeats.key)
       this.kept[this.next] = item
-      this.next = (this.next + 1) % CAPACITY
+      this.next = (this.next + 1) % this.capacity
     }
     if (item.failure) {
       this.detailed.push(item)
       this.detailSize += item.failure.size
-      while (this.detailSize > DETAIL_BUDGET && this.detailed.length > 1) this.drop(0)
+      while (this.detailSize > this.budget && this.detailed.length > 1) this.drop(0)
     }
     if (item.repeats) this.counted.set(item.repeats.key, item)
-    this.send(item)
   }
 
-  /** Counts a repeat into its entry, if the entry is still kept; false when the repeat needs an entry of its own. */
-  repeat(key: string, id: string, at: number): boolean {
-    const item = this.counted.get(key)
-    if (!item) return false
-    const r = item.repeats!
-    r.count++
-    r.lastAt = at
-    r.lastId = id
-    if (at - r.sentAt >= STREAM_UPDATE_MS) {
-      r.sentAt = at
-      this.send(item)
-    }
-    return true
-  }
-
-  private send(item: Kept) {
-    if (this.listeners.size === 0 && this.teacherListeners.size === 0) return
-    const entry = this.entryOf(item)
-    for (const listener of this.listeners) listener(entry)
-    for (const listener of this.teacherListeners) listener(entry)
+  /** The `i`th newest entry (0 is the newest). */
+  newest(i: number): Kept {
+    const n = this.kept.length
+    return this.kept[(this.next - 1 - i + n) % n]!
   }
 
   private drop(index: number) {
@@ -158,11 +163,120 @@ class StoreLog {
     this.detailSize -= item!.failure!.size
     item!.failure = undefined
   }
+}
 
-  /** Newest first (by each entry's first call). */
+/** Wakes `run` after `ms` milliseconds; returns what cancels it. Real timers in the server, a hand-run queue in tests. */
+export type Wake = (run: () => void, ms: number) => () => void
+
+const realWake: Wake = (run, ms) => {
+  const timer = setTimeout(run, ms)
+  timer.unref?.()
+  return () => clearTimeout(timer)
+}
+
+class StoreLog {
+  /**
+   * The calls of the store's server and students (its secret key, their tokens), and apart the calls of
+   * its shop front (the publishable key, which anyone can copy from the shop page): a flood of the
+   * latter pushes out only its own. Read as one list, merged by `seq`.
+   */
+  readonly own = new Ring(CAPACITY, DETAIL_BUDGET)
+  readonly shop = new Ring(SHOP_FRONT_CAPACITY, SHOP_FRONT_DETAIL_BUDGET)
+  /** The order of the store's calls across both rings. */
+  seq = 0
+  /** The store's own streams and the teacher's. */
+  readonly listeners = new Set<(entry: RequestEntry) => void>()
+  readonly teacherListeners = new Set<(entry: RequestEntry) => void>()
+  /** Counted entries whose count grew since they were last sent, and the one timer that sends them. */
+  private readonly unsent = new Set<Kept>()
+  private cancelTrailing: (() => void) | undefined
+
+  constructor(
+    private readonly entryOf: (k: Kept) => RequestEntry,
+    private readonly clock: Clock,
+    private readonly wake: Wake,
+  ) {}
+
+  add(item: Kept, shopFront: boolean) {
+    ;(shopFront ? this.shop : this.own).add(item)
+    this.send(item)
+  }
+
+  /** Counts a repeat into its entry, if the entry is still kept; false when the repeat needs an entry of its own. */
+  repeat(shopFront: boolean, key: string, id: string, at: number): boolean {
+    const item = (shopFront ? this.shop : this.own).counted.get(key)
+    if (!item) return false
+    const r = item.repeats!
+    r.count++
+    r.lastAt = at
+    r.lastId = id
+    if (at - r.sentAt >= STREAM_UPDATE_MS) this.send(item)
+    else if (this.listening()) {
+      // The repeats of the last second would otherwise reach the streams only with the next repeat, if any.
+      this.unsent.add(item)
+      this.cancelTrailing ??= this.wake(() => this.sendTrailing(), r.sentAt + STREAM_UPDATE_MS - at)
+    }
+    return true
+  }
+
+  /**
+   * Sends each counted entry whose count grew since it was last sent and that is still kept, once a
+   * second of the clock has passed since its last send; the others wait for the next wake.
+   */
+  private sendTrailing() {
+    this.cancelTrailing = undefined
+    const now = this.clock.now()
+    let due = Infinity
+    for (const item of [...this.unsent]) {
+      const r = item.repeats!
+      const kept = this.own.counted.get(r.key) === item || this.shop.counted.get(r.key) === item
+      if (!kept || r.count === r.sentCount) this.unsent.delete(item)
+      else if (now - r.sentAt >= STREAM_UPDATE_MS) this.send(item)
+      else due = Math.min(due, r.sentAt + STREAM_UPDATE_MS)
+    }
+    if (due !== Infinity && this.listening()) this.cancelTrailing = this.wake(() => this.sendTrailing(), due - now)
+    else this.unsent.clear()
+  }
+
+  private listening() {
+    return this.listeners.size > 0 || this.teacherListeners.size > 0
+  }
+
+  private send(item: Kept) {
+    if (item.repeats) {
+      item.repeats.sentAt = this.clock.now()
+      item.repeats.sentCount = item.repeats.count
+      this.unsent.delete(item)
+    }
+    if (!this.listening()) return
+    const entry = this.entryOf(item)
+    for (const listener of this.listeners) listener(entry)
+    for (const listener of this.teacherListeners) listener(entry)
+  }
+
+  /** Stops the trailing send's timer. */
+  stop() {
+    this.cancelTrailing?.()
+    this.cancelTrailing = undefined
+    this.unsent.clear()
+  }
+
+  /** Newest first (by each entry's first call), both rings merged. */
   *newest(): Generator<Kept> {
-    const n = this.kept.length
-    for (let i = 1; i <= n; i++) yield this.kept[(this.next - i + n) % n]!
+    const { own, shop } = this
+    let i = 0
+    let j = 0
+    while (i < own.size || j < shop.size) {
+      const a = i < own.size ? own.newest(i) : undefined
+      const b = j < shop.size ? shop.newest(j) : undefined
+      if (b === undefined || (a !== undefined && a.seq > b.seq)) {
+        i++
+        yield a!
+      } else {
+        j++
+        yield b
+      }
+    }
   }
 }
 
@@ -176,18 +290,27 @@ export class RequestLog implements RequestInspector {
   private stores = new Map<string, StoreLog>()
   private readonly redact: Redactor
 
-  /** `adminToken`: the teacher's token, hidden wherever a call shows it like any credential. */
+  /**
+   * `adminToken`: the teacher's token, hidden wherever a call shows it like any credential. `wake`: the
+   * timers that send a counted entry's last count to the live streams (real ones unless a test runs them by hand).
+   */
   constructor(
     private clock: Clock,
     adminToken = '',
+    private readonly wake: Wake = realWake,
   ) {
     this.redact = new Redactor(adminToken)
   }
 
   private of(storeId: string): StoreLog {
     let log = this.stores.get(storeId)
-    if (!log) this.stores.set(storeId, (log = new StoreLog((k) => this.entryOf(k))))
+    if (!log) this.stores.set(storeId, (log = new StoreLog((k) => this.entryOf(k), this.clock, this.wake)))
     return log
+  }
+
+  /** Stops the timers of every store (the server stopping). */
+  stop() {
+    for (const log of this.stores.values()) log.stop()
   }
 
   record(call: InspectedCall) {
@@ -195,16 +318,21 @@ export class RequestLog implements RequestInspector {
     const at = this.clock.now()
     // A passing call makes one object, the entry; the rest is for failures.
     let error: AnswerError | null = null
+    let failure: Failure | undefined
     let repeats: Repeats | undefined
     if (call.status >= 400) {
-      error = this.errorOf(call.status, call.answerBody)
+      // The values hidden from the sent body are hidden from the answer too, which may quote them.
+      const hidden: string[] = []
+      const sent = this.body(call.sentBody, hidden)
+      error = this.errorOf(call.status, call.answerBody, hidden)
       if (call.source !== undefined) {
         const key = `${Math.floor(at / MINUTE)} ${call.status} ${error.code} ${call.source}`
-        if (log.repeat(key, call.requestId, at)) return
-        repeats = { key, count: 1, lastAt: at, lastId: call.requestId, sentAt: at }
+        if (log.repeat(call.store.shopFront, key, call.requestId, at)) return
+        repeats = { key, count: 1, lastAt: at, lastId: call.requestId, sentAt: at, sentCount: 1 }
       }
+      failure = this.failure(call, sent, hidden)
     }
-    log.add({
+    const item: Kept = {
       id: call.requestId,
       at,
       method: call.request.method,
@@ -214,17 +342,19 @@ export class RequestLog implements RequestInspector {
       credential: call.store.credential,
       rm: call.store.rm,
       error,
-      failure: error ? this.failure(call) : undefined,
+      failure,
       repeats,
-    })
+      seq: log.seq++,
+    }
+    log.add(item, call.store.shopFront)
   }
 
   /** The error code and message of an answer in the error envelope; the status alone for anything else. */
-  private errorOf(status: number, body: string | undefined): AnswerError {
+  private errorOf(status: number, body: string | undefined, hidden: readonly string[]): AnswerError {
     try {
       const { error } = JSON.parse(body ?? '') as { error?: { code?: unknown; message?: unknown } }
       if (typeof error?.code === 'string' && typeof error.message === 'string') {
-        return { code: cut(error.code, 64), message: this.redact.text(cut(error.message, MESSAGE_LIMIT)) }
+        return { code: cut(error.code, 64), message: this.redact.echoes(this.redact.text(cut(error.message, MESSAGE_LIMIT)), hidden) }
       }
     } catch {
       // not the envelope
@@ -232,18 +362,20 @@ export class RequestLog implements RequestInspector {
     return { code: 'HTTP', message: `The server answered ${status}.` }
   }
 
-  private failure(call: InspectedCall): Failure {
+  /** `sent`: the request's body as kept; `hidden`, the values it lost. */
+  private failure(call: InspectedCall, sent: KeptBody, hidden: readonly string[]): Failure {
     const requestHeaders = this.redact.headers(call.request.headers, HEADER_LIMIT)
-    const sent = this.body(call.sentBody)
     const answer = this.body(call.answerBody)
+    if (answer.text !== null) answer.text = this.redact.echoes(answer.text, hidden)
     const size = (sent.text?.length ?? 0) + (answer.text?.length ?? 0) + JSON.stringify(requestHeaders).length
     return { requestHeaders, requestBody: sent.text, responseBody: answer.text, requestBodyTruncated: sent.truncated, responseBodyTruncated: answer.truncated, size }
   }
 
-  private body(text: string | undefined) {
+  /** A body as kept: cut, redacted; the values it lost go to `hidden`. */
+  private body(text: string | undefined, hidden?: string[]): KeptBody {
     if (text === undefined || text === '') return { text: null, truncated: false }
     const kept = cutCopy(text, BODY_LIMIT)
-    return { text: this.redact.text(kept.text), truncated: kept.truncated }
+    return { text: this.redact.body(kept.text, hidden), truncated: kept.truncated }
   }
 
   /** The entry a client reads. */
@@ -311,7 +443,7 @@ export class RequestLog implements RequestInspector {
     }
     throw new AppError(
       'NOT_FOUND',
-      `No request '${clip(requestId, 64)}' among this store's last ${CAPACITY} calls. Request ids come from the X-Request-Id header of an answer; GET /v1/store/requests lists the calls kept.`,
+      `No request '${clip(requestId, 64)}' among this store's last ${CAPACITY} calls (and its shop front's last ${SHOP_FRONT_CAPACITY}). Request ids come from the X-Request-Id header of an answer; GET /v1/store/requests lists the calls kept.`,
     )
   }
 

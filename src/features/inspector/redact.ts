@@ -4,13 +4,23 @@ import { cut } from './cut'
 // teammate must not learn another's token from it. Passwords, tokens, API keys, signing secrets and
 // the teacher's token become "[redacted]" in the path, the query, every header, both bodies and the
 // error message. The work is done on text, so a body keeps its exact shape (spacing, key order) and a
-// body cut short, or not JSON at all, is redacted too. It runs on a failed call when it is recorded,
-// and on the path and query of every call when they are read: never on a call that passes.
+// body cut short, or not JSON at all (a form, `password: …`, `{'password': …}`), is redacted too; a
+// value a body lost is hidden from the answer that quotes it. It runs on a failed call when it is
+// recorded, and on the path and query of every call when they are read: never on a call that passes.
 
 export const REDACTED = '[redacted]'
 
 /** A field, parameter or header name that holds a secret, in any case: password, passwd, senha, pwd, newPassword, apiToken, signingSecret, apiKey, … */
 const SECRET_NAME = /pass|senha|pwd|secret|token|api[-_]?key|authorization|credential|cookie|^key$/i
+/**
+ * `pw` as a word of the name: pw, PW, newPw, pw_hash, x-pw, pw2. Not as letters inside a word, so
+ * upward, stopwatch, shipWeight and pwned keep their value; an all-capitals word starting with PW
+ * (PWA, PWM) is hidden.
+ */
+const PW_WORD = /(?:^|[^A-Za-z])[Pp][Ww](?![a-z])|(?<=[a-z])P[Ww](?![a-z])/
+
+/** Whether a field, parameter or header of this name holds a secret. */
+export const isSecretName = (name: string) => SECRET_NAME.test(name) || PW_WORD.test(name)
 
 /**
  * This server's credentials: sk_/pk_ keys, stu_/ctk_ tokens, whsec_ signing secrets, adm_ teacher
@@ -23,6 +33,10 @@ const HOLDS_CREDENTIAL = new RegExp(CREDENTIAL.source)
 /** A run of text that may be percent-encoded (a query value, a URL written in a body). */
 const PERCENT_RUN = /(?:%[0-9A-Fa-f]{2}|[0-9A-Za-z_.~+!*'()-])+/g
 const ESCAPE = /%[0-9A-Fa-f]{2}/
+
+/** A run of text that may hold JSON escapes (`stu\u005f…`). */
+const ESCAPED_RUN = /(?:\\u[0-9A-Fa-f]{4}|[0-9A-Za-z_.~-])+/g
+const JSON_ESCAPE = /\\u([0-9A-Fa-f]{4})/g
 
 /** Headers that carry a credential whatever their value looks like. */
 const CREDENTIAL_HEADERS = new Set(['authorization', 'proxy-authorization', 'x-api-key', 'x-admin-token', 'cookie', 'set-cookie'])
@@ -71,16 +85,56 @@ export class Redactor {
     })
   }
 
-  /** Any text: a body (JSON members named like a secret lose their value), a header value, a path, an error message. */
+  /**
+   * Credentials written with JSON escapes (`stu\u005f…`, `Bearer\u0020stu_…`): the run is replaced,
+   * as a JSON string's content, so that the text keeps its shape.
+   */
+  private escaped(text: string): string {
+    if (!text.includes('\\u')) return text
+    return text.replace(ESCAPED_RUN, (run) => {
+      if (!run.includes('\\u')) return run
+      const decoded = run.replace(JSON_ESCAPE, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)))
+      return this.holds(decoded) ? JSON.stringify(this.plain(decoded)).slice(1, -1) : run
+    })
+  }
+
+  /** Any text: a header value, a path, an error message (JSON members named like a secret lose their value). */
   text(text: string): string {
-    return this.plain(this.encoded(redactSecretMembers(text)))
+    return this.plain(this.encoded(this.escaped(redactSecretMembers(text))))
+  }
+
+  /**
+   * A body, sent or answered: as `text`, and when it is not JSON (a form, a JS or Python literal, a
+   * body cut at its limit), every `name=value` and `name: value` whose name says secret loses its value
+   * too, however the name and the value are quoted.
+   */
+  body(text: string, hidden?: string[]): string {
+    const members = redactSecretMembers(text, hidden)
+    return this.plain(this.encoded(this.escaped(isJson(text) ? members : redactSecretPairs(members, hidden))))
+  }
+
+  /**
+   * `text` (an answer's body or error message) without the values hidden from the request's body: an
+   * answer may quote what it was sent (a JSON parser naming the word it could not read). A value
+   * shorter than 4 characters, or a JSON literal, is left: it would hide too much of the rest.
+   */
+  echoes(text: string, hidden: readonly string[]): string {
+    let shown = text
+    for (const value of hidden) {
+      if (value.length < 4 || value === 'true' || value === 'false' || value === 'null') continue
+      // As written, and as a JSON string's content (the answer's body is JSON).
+      shown = shown.replaceAll(value, REDACTED)
+      const escaped = JSON.stringify(value).slice(1, -1)
+      if (escaped !== value) shown = shown.replaceAll(escaped, REDACTED)
+    }
+    return shown
   }
 
   /** Request headers as a record; a header named like a secret (X-Auth-Token, X-Webhook-Secret) loses its whole value. Each value is cut at `limit` (a copy). */
   headers(headers: Headers, limit: number): Record<string, string> {
     const kept: Record<string, string> = {}
     headers.forEach((value, name) => {
-      kept[name] = CREDENTIAL_HEADERS.has(name) || SECRET_NAME.test(name) ? REDACTED : cut(this.text(value), limit)
+      kept[name] = CREDENTIAL_HEADERS.has(name) || isSecretName(name) ? REDACTED : cut(this.text(value), limit)
     })
     return kept
   }
@@ -92,7 +146,7 @@ export class Redactor {
       .map((pair) => {
         const eq = pair.indexOf('=')
         if (eq < 0) return pair
-        return SECRET_NAME.test(decode(pair.slice(0, eq))) ? `${pair.slice(0, eq)}=${encodeURIComponent(REDACTED)}` : pair
+        return isSecretName(decode(pair.slice(0, eq))) ? `${pair.slice(0, eq)}=${encodeURIComponent(REDACTED)}` : pair
       })
       .join('&')
     return this.plain(this.encoded(named))
@@ -106,7 +160,7 @@ const WHITESPACE = /\s/
  * literal, a whole object or array) becomes "[redacted]". A scan of the text, not a parse: a body cut
  * at its limit, or not quite JSON, is redacted as far as it goes, and the rest keeps its exact shape.
  */
-export function redactSecretMembers(text: string): string {
+export function redactSecretMembers(text: string, hidden?: string[]): string {
   if (!text.includes('"')) return text
   let out = ''
   let copied = 0
@@ -119,7 +173,7 @@ export function redactSecretMembers(text: string): string {
     const nameEnd = stringEnd(text, i)
     let j = nameEnd
     while (j < text.length && WHITESPACE.test(text[j]!)) j++
-    if (text[j] !== ':' || !SECRET_NAME.test(memberName(text.slice(i, nameEnd)))) {
+    if (text[j] !== ':' || !isSecretName(memberName(text.slice(i, nameEnd)))) {
       i = nameEnd
       continue
     }
@@ -127,6 +181,7 @@ export function redactSecretMembers(text: string): string {
     while (j < text.length && WHITESPACE.test(text[j]!)) j++
     if (j >= text.length) break
     const valueEnd = jsonValueEnd(text, j)
+    hidden?.push(...valueTexts(text.slice(j, valueEnd)))
     out += `${text.slice(copied, j)}"${REDACTED}"`
     copied = i = valueEnd
   }
@@ -168,4 +223,83 @@ function jsonValueEnd(text: string, start: number): number {
   let i = start
   while (i < text.length && !/[,}\]\s]/.test(text[i]!)) i++
   return i
+}
+
+function isJson(text: string): boolean {
+  try {
+    JSON.parse(text)
+    return true
+  } catch {
+    return false
+  }
+}
+
+/**
+ * A name, quoted (", ' or `) or bare, then `=` or `:`: a form's `password=…` (pairs separated by &, ;
+ * or a line break), a `password: …` line, a JS or Python literal's `'password': …`, a broken JSON's
+ * `"password": …`. A bare name starts after a delimiter, and a name is at most 128 characters, so the
+ * scan of a long text without one stays linear.
+ */
+const PAIR = /("(?:[^"\\\n]|\\.){0,128}"|'(?:[^'\\\n]|\\.){0,128}'|`(?:[^`\\\n]|\\.){0,128}`|(?<![^\s"'`=:&;,?/{}()[\]<>])[^\s"'`=:&;,?/{}()[\]<>]{1,128})[ \t]*[:=][ \t]*/g
+/** Where a value that is not quoted ends: the next pair of a form, or the line's end. */
+const BARE_VALUE_END = /[&;\r\n]/g
+
+/**
+ * In a text that is not JSON, every `name=value` or `name: value` whose name (unquoted, percent-decoded)
+ * says secret keeps its name and loses its value: a quoted value to its closing quote (or the text's
+ * end), any other to the next &, ; or line break. Erring on the side of hiding: a value that goes on
+ * past a comma or a brace is hidden to the line's end.
+ */
+export function redactSecretPairs(text: string, hidden?: string[]): string {
+  let out = ''
+  let copied = 0
+  PAIR.lastIndex = 0
+  for (let m = PAIR.exec(text); m; m = PAIR.exec(text)) {
+    const raw = m[1]!
+    const quoted = raw[0] === '"' || raw[0] === "'" || raw[0] === '`'
+    const name = decode((quoted ? raw.slice(1, -1) : raw).replace(/\+/g, ' '))
+    if (!isSecretName(name)) {
+      // The value may itself read as a pair (`note=password=…`): the scan goes on right after the separator.
+      continue
+    }
+    const start = PAIR.lastIndex
+    const end = valueEnd(text, start)
+    const q = text[start]
+    const quotedValue = q === '"' || q === "'" || q === '`'
+    hidden?.push(...valueTexts(text.slice(start, end)))
+    out += `${text.slice(copied, start)}${quotedValue ? `${q}${REDACTED}${q}` : REDACTED}`
+    copied = PAIR.lastIndex = end
+    if (end >= text.length) break
+  }
+  return copied === 0 ? text : out + text.slice(copied)
+}
+
+/** Where the value starting at `start` ends: after its closing quote when quoted, else at the next &, ; or line break. */
+function valueEnd(text: string, start: number): number {
+  const q = text[start]
+  if (q === '"' || q === "'" || q === '`') {
+    for (let i = start + 1; i < text.length; i++) {
+      if (text[i] === '\\') i++
+      else if (text[i] === q) return i + 1
+    }
+    return text.length
+  }
+  BARE_VALUE_END.lastIndex = start
+  return BARE_VALUE_END.exec(text)?.index ?? text.length
+}
+
+/** A hidden value as an answer may quote it: as written, without its quotes, read as JSON, percent-decoded. */
+function valueTexts(raw: string): string[] {
+  const texts = new Set([raw.trim()])
+  const q = raw[0]
+  if ((q === '"' || q === "'" || q === '`') && raw.length >= 2 && raw.endsWith(q)) texts.add(raw.slice(1, -1))
+  if (q === '"') {
+    try {
+      texts.add(String(JSON.parse(raw)))
+    } catch {
+      // not a whole JSON string
+    }
+  }
+  for (const text of [...texts]) if (text.includes('%') || text.includes('+')) texts.add(decode(text.replace(/\+/g, ' ')))
+  return [...texts]
 }

@@ -127,10 +127,12 @@ export function createGate(deps: GateDeps) {
   let namedStore: string | undefined
   let namedCredential: NamedStore['credential'] = 'secret'
   let namedRm: string | null = null
-  const name = (storeId: string, credential: NamedStore['credential'], rm: string | null) => {
+  let namedShopFront = false
+  const name = (storeId: string, credential: NamedStore['credential'], rm: string | null, shopFront: boolean) => {
     namedStore = storeId
     namedCredential = credential
     namedRm = rm
+    namedShopFront = shopFront
   }
 
   const attributedRm = (groupId: string, rm: string | null) =>
@@ -141,7 +143,7 @@ export function createGate(deps: GateDeps) {
       throw unauthenticated('X-API-Key holds a student token. Send student tokens as Authorization: Bearer <token>.')
     }
     row ??= keyRow(hashToken(value))
-    if (row) name(row.storeId, row.kind === 'publishable' ? 'publishable' : 'secret', null)
+    if (row) name(row.storeId, row.kind === 'publishable' ? 'publishable' : 'secret', null, row.kind === 'publishable')
     if (!row) {
       throw unauthenticated(
         API_KEY_FORMAT.test(value)
@@ -157,7 +159,7 @@ export function createGate(deps: GateDeps) {
 
   function student(token: string) {
     const row = studentByToken.get({ hash: hashToken(token) })
-    if (row) name(row.storeId, 'student', row.rm)
+    if (row) name(row.storeId, 'student', row.rm, false)
     if (!row) throw unauthenticated('This student token is not valid (it ended with a password change or removal). Log in again: POST /v1/store/auth/login.')
     if (row.expiresAt <= clock.now()) {
       throw unauthenticated('Your student session expired (sessions last 24 hours). Log in again: POST /v1/store/auth/login.')
@@ -206,7 +208,7 @@ export function createGate(deps: GateDeps) {
       // Read together only when both are there; otherwise the key's own errors come first, as always.
       const both = p.bearer && bearerKind === 'ctk_' && !p.apiKey.startsWith('stu_') ? keyAndSessionRow(`${hashToken(p.apiKey)} ${hashToken(p.bearer)}`) : null
       const key = apiKey(p.apiKey, both?.key)
-      name(key.storeId, 'customer', null)
+      name(key.storeId, 'customer', null, key.kind === 'publishable')
       if (!p.bearer) throw unauthenticated("This route also needs the customer's token in Authorization: Bearer (from POST /v1/customers/login).")
       if (bearerKind !== 'ctk_') throw wrongKind(kind, 'Authorization holds a token that is not a customer token.')
       const c = customer(both?.session, key.storeId)
@@ -300,7 +302,7 @@ export function createGate(deps: GateDeps) {
       try {
         ctx = authenticate(kind, request)
       } catch (e) {
-        if (namedStore) rememberRefused(request, { storeId: namedStore, credential: namedCredential, rm: namedRm })
+        if (namedStore) rememberRefused(request, { storeId: namedStore, credential: namedCredential, rm: namedRm, shopFront: namedShopFront })
         throw e
       }
       if (!ctx) return null

@@ -1,4 +1,4 @@
-import type { StoreCtx } from '../auth/kinds'
+import { isShopFront, type StoreCtx } from '../auth/kinds'
 
 // The seam between the HTTP kernel and the request inspector (features/inspector): the kernel hands
 // over each answered call of a store's credential; the feature keeps, redacts and serves them. What the
@@ -13,6 +13,12 @@ export interface NamedStore {
   storeId: string
   credential: InspectedCredential
   rm: string | null
+  /**
+   * A call of the store's shop front: its publishable key, alone or with a customer's token (a customer
+   * call with the secret key is not). Such calls are kept apart, so that whoever copies the key from the
+   * shop page cannot push out the calls of the store's server and students.
+   */
+  shopFront: boolean
 }
 
 /** One answered call, as the kernel saw it. */
@@ -50,7 +56,7 @@ const CREDENTIAL: Record<StoreCtx['actor']['type'], InspectedCredential> = {
   customer: 'customer',
 }
 
-export const namedStoreOf = (ctx: StoreCtx): NamedStore => ({ storeId: ctx.storeId, credential: CREDENTIAL[ctx.actor.type], rm: ctx.actor.rm })
+export const namedStoreOf = (ctx: StoreCtx): NamedStore => ({ storeId: ctx.storeId, credential: CREDENTIAL[ctx.actor.type], rm: ctx.actor.rm, shopFront: isShopFront(ctx.actor) })
 
 // A call the gate refused still names its store when its credential was found (a revoked key, an
 // expired session, a customer token of another store with this store's key): kept here for the record.
