@@ -62,8 +62,8 @@ export async function serve(config: Config, log: Log = consoleLog) {
     }
     stopping = true
     log.info(`${signal} received: finishing requests in flight, then stopping`)
-    // A listen stream never ends by itself, and the server's stop waits for every answer to end.
-    deps.listeners.stop()
+    // Live streams never end by themselves, and the server's stop waits for every answer to end.
+    deps.lifecycle.endStreams()
     await app.server?.stop()
     jobs.stop()
     await deps.lifecycle.stop()

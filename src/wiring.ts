@@ -40,6 +40,7 @@ export function createDeps(
   activity.start(lifecycle)
   const requestLog = new RequestLog(clock, options.adminToken)
   lifecycle.onStop(() => requestLog.stop())
+  lifecycle.onEndStreams(() => requestLog.endStreams())
   const retention = new Retention({ clock, log, config }, [...webhookPruners(db), ...expiredSessionPruners(db), idempotencyPruner(db)])
   const deps: Deps = {
     config,
@@ -66,7 +67,7 @@ export function createDeps(
   const webhooks = new WebhookDispatcher(deps)
   lifecycle.onStop(() => webhooks.stop())
   const listeners = new ListenHub(deps)
-  lifecycle.onStop(() => listeners.stop())
+  lifecycle.onEndStreams(() => listeners.stop())
   const orderExpiry = new OrderExpiry(deps)
   lifecycle.onStop(() => orderExpiry.stop())
   lifecycle.onStop(() => retention.stop())

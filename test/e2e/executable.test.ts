@@ -3,8 +3,10 @@ import { beforeAll, describe, expect, test } from 'bun:test'
 import { copyFileSync, existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { loadMigrations } from '../../src/kernel/db/migrate'
-import { buildExecutable, emptyDir, runExecutable, startExecutable } from '../helpers/executable'
+import { ADMIN_TOKEN } from '../helpers/app'
+import { buildExecutable, emptyDir, overHttp, runExecutable, startExecutable } from '../helpers/executable'
 import { streamUpload } from '../helpers/raw-upload'
+import { activeStudent, admin, bearer, createGroup } from '../helpers/world'
 
 let built: string
 
@@ -81,6 +83,32 @@ describe('the single executable', () => {
     expect(again.stdout()).not.toContain(token)
     expect(again.stdout()).toContain(`admin token  in ${join(dir, 'data', 'admin-token')}`)
     expect(await again.stop('SIGINT')).toBe(0)
+  })
+
+  test("Ctrl-C stops it while live streams are open (a panel tab on the store's requests, the teacher's view of the group): they end, and the server stops cleanly", async () => {
+    const dir = emptyDir()
+    const server = await startExecutable(built, dir, ['--data', 'data', '--admin-token', ADMIN_TOKEN])
+    const call = overHttp(server.base)
+    const group = await createGroup(call, 'Azul', [{ rm: '100', name: 'Ana' }])
+    const student = await activeStudent(call, '100')
+    const open = async (path: string, headers: Record<string, string>) => {
+      const answer = await fetch(`${server.base}${path}`, { headers })
+      expect(answer.status).toBe(200)
+      const reader = answer.body!.getReader()
+      expect(new TextDecoder().decode((await reader.read()).value)).toBe(': connected\n\n')
+      return reader
+    }
+    const streams = [
+      await open('/v1/store/requests/stream', bearer(student)),
+      await open(`/v1/admin/groups/${group.id}/requests/stream`, admin),
+    ]
+    const stopped = server.stop('SIGINT')
+    const ended = await Promise.race([stopped.then(() => 'stopped'), Bun.sleep(20_000).then(() => 'still running after 20 s')])
+    if (ended !== 'stopped') await server.stop('SIGKILL')
+    expect(ended).toBe('stopped')
+    expect(await stopped).toBe(0)
+    expect(server.stdout()).toContain('stopped cleanly')
+    for (const reader of streams) expect((await reader.read().catch(() => ({ done: true }))).done).toBe(true)
   })
 
   test('a bad setting stops it with one line naming the setting and exit code 2', async () => {

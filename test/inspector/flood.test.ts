@@ -207,7 +207,7 @@ describe("a counted entry's last count reaches the live streams", () => {
     }
     const log = new RequestLog(clock, '', wake)
     const sent: [string, number, string][] = []
-    log.subscribe('s1', 'store', (e) => sent.push([e.id, e.count, e.lastCreatedAt]))
+    log.subscribe('s1', 'store', (e) => sent.push([e.id, e.count, e.lastCreatedAt]), () => {})
     /** A 401 of the publishable key with no customer token, from `source`. */
     const refuse = (id: string, source = 'customer pk_1a2b3c4d from 10.0.0.2') =>
       log.record({

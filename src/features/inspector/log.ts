@@ -288,6 +288,8 @@ export type StreamSlots = 'store' | 'teacher'
 
 export class RequestLog implements RequestInspector {
   private stores = new Map<string, StoreLog>()
+  /** How each open live stream is ended (endStreams). */
+  private streamEnds = new Set<() => void>()
   private readonly redact: Redactor
 
   /**
@@ -451,7 +453,7 @@ export class RequestLog implements RequestInspector {
    * Calls `listener` with each new entry of the store (and a counted entry again as it grows) until the
    * returned function is called. The store's streams and the teacher's have places of their own.
    */
-  subscribe(storeId: string, slots: StreamSlots, listener: (entry: RequestEntry) => void): () => void {
+  subscribe(storeId: string, slots: StreamSlots, listener: (entry: RequestEntry) => void, end: () => void): () => void {
     const log = this.of(storeId)
     const listeners = slots === 'teacher' ? log.teacherListeners : log.listeners
     if (slots === 'teacher' && listeners.size >= MAX_TEACHER_STREAMS) {
@@ -467,6 +469,15 @@ export class RequestLog implements RequestInspector {
       )
     }
     listeners.add(listener)
-    return () => listeners.delete(listener)
+    this.streamEnds.add(end)
+    return () => {
+      listeners.delete(listener)
+      this.streamEnds.delete(end)
+    }
+  }
+
+  /** Ends every live stream (the server is stopping). */
+  endStreams() {
+    for (const end of [...this.streamEnds]) end()
   }
 }

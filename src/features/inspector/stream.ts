@@ -25,7 +25,12 @@ export function liveStream(log: RequestLog, storeId: string, slots: StreamSlots,
       end(false)
     }
   }
-  const unsubscribe = log.subscribe(storeId, slots, (entry) => send(`event: request\nid: ${entry.id}\ndata: ${JSON.stringify(entry)}\n\n`))
+  const unsubscribe = log.subscribe(
+    storeId,
+    slots,
+    (entry) => send(`event: request\nid: ${entry.id}\ndata: ${JSON.stringify(entry)}\n\n`),
+    () => end(true),
+  )
   const end = (closeStream: boolean) => {
     if (!open) return
     open = false
