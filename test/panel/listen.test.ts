@@ -18,6 +18,15 @@ describe.skipIf(noBrowser)('the webhooks page', () => {
     const stream = new AbortController()
     const listening = await fetch(`${panel.base}/v1/webhooks/listen?events=order.paid`, { headers: apiKey(key), signal: stream.signal })
     expect(listening.status).toBe(200)
+    // Read as storefront listen reads it: an answer nobody reads may be collected, which closes the stream.
+    const reader = listening.body!.getReader()
+    const reading = (async () => {
+      try {
+        while (!(await reader.read()).done);
+      } catch {
+        // aborted at the end of the test
+      }
+    })()
     try {
       await panel.withPage('webhooks listen', async (page) => {
         await signInAsStudent(page, panel, RM, PASSWORD, '/store/webhooks')
@@ -36,6 +45,7 @@ describe.skipIf(noBrowser)('the webhooks page', () => {
       })
     } finally {
       stream.abort()
+      await reading
     }
   }, 30_000)
 })

@@ -60,7 +60,7 @@ describe.skipIf(noBrowser)('a student running the store from the panel', () => {
 
       const delivery = page.locator('details.delivery').first()
       await eventually(async () => {
-        await page.getByRole('button', { name: 'Refresh' }).click()
+        await page.getByRole('button', { name: 'Refresh', exact: true }).click()
         expect(await delivery.locator('summary').textContent()).toContain('SUCCEEDED')
       })
       await delivery.locator('summary').click()
@@ -72,7 +72,7 @@ describe.skipIf(noBrowser)('a student running the store from the panel', () => {
       await eventually(() => expect(receiver.received).toHaveLength(2))
       expect(receiver.received[1]!.body).toBe(sent.body)
       await eventually(async () => {
-        await page.getByRole('button', { name: 'Refresh' }).click()
+        await page.getByRole('button', { name: 'Refresh', exact: true }).click()
         expect(await page.locator('details.delivery summary').first().textContent()).toContain('attempt 2 (redelivery)')
       })
     })

@@ -19,7 +19,7 @@ function Listening() {
       title="Listening from your machine"
       actions={
         <button type="button" onClick={listeners.reload}>
-          Refresh
+          Refresh listeners
         </button>
       }
     >
