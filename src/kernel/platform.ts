@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto'
 import { constants, lstatSync, readdirSync, rmdirSync, rmSync, unlinkSync } from 'node:fs'
-import { rm } from 'node:fs/promises'
+import { rm, rmdir, unlink } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join, resolve, win32 } from 'node:path'
 
@@ -124,4 +124,12 @@ export function removeOneByOne(path: string) {
   if (!stat.isDirectory()) return unlinkSync(path)
   for (const name of readdirSync(path)) removeOneByOne(join(path, name))
   rmdirSync(path)
+}
+
+/** Removes a link itself, never what it points to. On Windows a link to a folder (or a junction) goes with rmdir, which leaves its target alone. */
+export async function removeLink(path: string) {
+  await unlink(path).catch((e: NodeJS.ErrnoException) => {
+    if (e.code === 'EPERM' || e.code === 'EISDIR') return rmdir(path)
+    throw e
+  })
 }

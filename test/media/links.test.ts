@@ -4,7 +4,7 @@ import { join } from 'node:path'
 import { sweepMediaFolder } from '../../src/features/media/sweep'
 import { createTestApp } from '../helpers/app'
 import { tempDir } from '../helpers/temp'
-import { FIXTURES, twoStores } from '../helpers/world'
+import { apiKey, FIXTURES, twoStores, upload } from '../helpers/world'
 
 /**
  * A data folder with two stores and a file each, and beside it what a link could reach: a folder of
@@ -168,5 +168,29 @@ describe('the file route serves no link', () => {
     expect(Buffer.from(await whole.arrayBuffer()).equals(bytes)).toBe(true)
     const part = await get(t, t.world.A.group.storeId, t.a.name, { range: 'bytes=10-19' })
     expect(Buffer.from(await part.arrayBuffer()).equals(bytes.subarray(10, 20))).toBe(true)
+  })
+})
+
+describe('media writes and deletes go through no link', () => {
+  test("an upload into a store whose folder was replaced by a link lands in a plain folder; the link's target is untouched", async () => {
+    const t = await setup()
+    // The store's folder moved aside and a link to the teacher's folder put in its place, by hand.
+    renameSync(t.a.dir, join(t.outside, 'moved'))
+    symlinkSync(join(t.outside, 'victim'), t.a.dir)
+    const before = readdirSync(join(t.outside, 'victim')).sort()
+    const media = await upload(t.call, apiKey(t.world.A.key.apiKey))
+    expect(lstatSync(t.a.dir).isDirectory()).toBe(true)
+    expect(readdirSync(t.a.dir)).toEqual([`${media.id}.png`])
+    expect(readdirSync(join(t.outside, 'victim')).sort()).toEqual(before)
+  })
+
+  test('deleting a file whose store folder is a link removes nothing through it', async () => {
+    const t = await setup()
+    rmSync(t.a.dir, { recursive: true })
+    symlinkSync(join(t.outside, 'victim'), t.a.dir)
+    const answer = await t.call('DELETE', `/v1/media/${t.world.A.media.id}?force=true`, { headers: apiKey(t.world.A.key.apiKey) })
+    expect(answer.status).toBe(204)
+    // The victim folder holds a file named like the deleted one: it is still there.
+    expect(readFileSync(join(t.outside, 'victim', `${t.world.A.media.id}.png`), 'utf8')).toBe('not a library file')
   })
 })

@@ -1,5 +1,6 @@
 import { and, count, desc, eq, sql } from 'drizzle-orm'
-import { mkdir, readFile, rename, rm } from 'node:fs/promises'
+import { lstat, mkdir, readFile, rename, rm } from 'node:fs/promises'
+import { removeLink } from '../../kernel/platform'
 import { join } from 'node:path'
 import type { StoreCtx } from '../../kernel/auth/kinds'
 import { isoTime } from '../../kernel/clock'
@@ -86,8 +87,7 @@ export async function uploadMedia(deps: UploadDeps, ctx: StoreCtx, request: Requ
 
 async function receiveIntoLibrary(deps: Deps, ctx: StoreCtx, request: Request, upload: Upload) {
   const id = deps.ids.next('med')
-  const dir = join(mediaRoot(deps), ctx.storeId)
-  await mkdir(dir, { recursive: true })
+  const dir = await storeFolder(deps, ctx.storeId)
   const temp = join(dir, `.tmp-${id}`)
   const file = await receiveFile(request, temp, upload)
   const row: MediaRow = {
@@ -114,7 +114,7 @@ async function receiveIntoLibrary(deps: Deps, ctx: StoreCtx, request: Request, u
     })
     upload.landed()
   } catch (e) {
-    await rm(final, { force: true })
+    await removeLibraryFile(deps, row)
     throw e
   }
   return { media: toMedia(urlBaseFor(deps, request), row), fields: file.fields }
@@ -125,7 +125,7 @@ export async function discardUpload(deps: Deps, id: string) {
   const row = deps.db.select().from(media).where(eq(media.id, id)).get()
   if (!row) return
   deps.db.delete(media).where(eq(media.id, row.id)).run()
-  await rm(filePath(deps, row), { force: true })
+  await removeLibraryFile(deps, row)
 }
 
 export function findMedia(db: Sql, ctx: StoreCtx, id: string): MediaRow {
@@ -187,5 +187,27 @@ export async function deleteMedia(deps: MediaDeps, ctx: StoreCtx, id: string, fo
     tx.delete(media).where(eq(media.id, id)).run()
     return found
   })
+  await removeLibraryFile(deps, row)
+}
+
+const isLink = async (path: string) => (await lstat(path).catch(() => undefined))?.isSymbolicLink() === true
+
+/**
+ * The store's folder of the library, made when missing. The server makes no links: one in the place of
+ * the media folder or the store's (a hand put it there) is removed as a link first, as the sweep at
+ * start does, so a file is never written where it points.
+ */
+async function storeFolder(deps: Deps, storeId: string): Promise<string> {
+  const root = mediaRoot(deps)
+  const dir = join(root, storeId)
+  for (const path of [root, dir]) if (await isLink(path)) await removeLink(path)
+  await mkdir(dir, { recursive: true })
+  return dir
+}
+
+/** Removes a library file, unless the media folder or the store's is a link: nothing is removed through one (the sweep at start removes the link). */
+async function removeLibraryFile(deps: Deps, row: Pick<MediaRow, 'storeId' | 'id' | 'extension'>) {
+  const root = mediaRoot(deps)
+  if ((await isLink(root)) || (await isLink(join(root, row.storeId)))) return
   await rm(filePath(deps, row), { force: true })
 }

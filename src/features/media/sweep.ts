@@ -1,8 +1,8 @@
 import { inArray } from 'drizzle-orm'
-import { lstat, mkdir, readdir, rmdir, unlink } from 'node:fs/promises'
+import { lstat, mkdir, readdir } from 'node:fs/promises'
 import { join } from 'node:path'
 import type { Deps } from '../../kernel/deps'
-import { removeTree } from '../../kernel/platform'
+import { removeLink, removeTree } from '../../kernel/platform'
 import { libraryFileName, mediaRoot } from './service'
 import { media } from './tables'
 
@@ -15,13 +15,6 @@ export interface Swept {
 
 const isLink = async (path: string) => (await lstat(path).catch(() => undefined))?.isSymbolicLink() === true
 
-/** Removes the link itself. On Windows a link to a folder (or a junction) goes with rmdir, which leaves its target alone. */
-async function removeLink(path: string) {
-  await unlink(path).catch((e: NodeJS.ErrnoException) => {
-    if (e.code === 'EPERM' || e.code === 'EISDIR') return rmdir(path)
-    throw e
-  })
-}
 
 /**
  * At start: removes what a crash can leave in the media folder, half-received uploads (.tmp-*) and
