@@ -11,8 +11,8 @@ const wholeNumber = (min: number, max: number) => z.coerce.number().int().min(mi
 
 /**
  * Every setting: its flag, its env var, its help and its schema. Flags override env vars, which override
- * defaults. `--help` is made from this table (helpLine), and a test holds README.md's Configuration table
- * to it row by row: the help is the row's meaning, and defaultText its default. A
+ * defaults. `--help` is made from this table (helpLine), and a test holds the Configuration table of
+ * docs/teacher.md to it row by row: the help is the row's meaning, and defaultText its default. A
  * setting whose default is not a value of its schema (it depends on something else) says it in `byDefault`.
  */
 export const SETTINGS = {

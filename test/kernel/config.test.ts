@@ -76,9 +76,9 @@ describe('configuration: flags, environment and defaults', () => {
 
 const ROOT = join(import.meta.dir, '..', '..')
 
-/** The rows of README.md's Configuration table, code marks removed. */
+/** The rows of the Configuration table in docs/teacher.md, code marks removed. */
 function documentedSettings() {
-  const guide = readFileSync(join(ROOT, 'README.md'), 'utf8')
+  const guide = readFileSync(join(ROOT, 'docs', 'teacher.md'), 'utf8')
   const section = guide.slice(guide.indexOf('\n## Configuration\n'))
   const lines = section.split('\n')
   const header = lines.findIndex((l) => l.startsWith('| flag |'))
@@ -91,7 +91,7 @@ function documentedSettings() {
   return rows
 }
 
-describe("README's Configuration table", () => {
+describe("the teacher's guide's Configuration table", () => {
   test('lists every setting in order with its flag, variable, default and the help --help shows', () => {
     const expected = Object.values(SETTINGS).map((s) => ({ flag: s.flag, env: s.env, default: defaultText(s), meaning: s.help }))
     expect(documentedSettings()).toEqual(expected)
