@@ -3,11 +3,11 @@
  *   bun examples/webhook-receiver.ts <signingSecret> [port]     (or the secret in WEBHOOK_SECRET)
  * The secret is a registered endpoint's, or the listen secret `storefront listen` prints when it forwards
  * to this receiver on your own machine: both sign the same way.
- * README.md quotes the part between the markers, and the tests verify real deliveries with it.
+ * docs/student-guide.md quotes the part between the markers, and the tests verify real deliveries with it.
  * It runs on your app's server, like everything that holds a secret: the signing secret here, and the
  * store's secret key (sk_...) that POST /v1/webhooks/:id/sign needs to show what a signature should be.
  */
-// --- quoted in README.md ---
+// --- quoted in docs/student-guide.md ---
 import { createHmac, timingSafeEqual } from 'node:crypto'
 
 const FIVE_MINUTES = 5 * 60 * 1000

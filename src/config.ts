@@ -11,9 +11,9 @@ const wholeNumber = (min: number, max: number) => z.coerce.number().int().min(mi
 
 /**
  * Every setting: its flag, its env var, its help and its schema. Flags override env vars, which override
- * defaults. `--help` is made from this table, and a test holds README.md's Configuration table to it row
- * by row: the help, less its "(default ...)" note, is the row's meaning; the schema's default, or else
- * that note, is its default.
+ * defaults. `--help` is made from this table (helpLine), and a test holds the Configuration table of
+ * docs/teacher.md to it row by row: the help is the row's meaning, and defaultText its default. A
+ * setting whose default is not a value of its schema (it depends on something else) says it in `byDefault`.
  */
 export const SETTINGS = {
   port: {
@@ -37,13 +37,15 @@ export const SETTINGS = {
   adminToken: {
     flag: '--admin-token',
     env: 'ADMIN_TOKEN',
-    help: 'teacher token for /v1/admin (default: generated once, kept in <data>/admin-token)',
+    help: 'teacher token for /v1/admin',
+    byDefault: 'generated once, kept in <data>/admin-token',
     schema: z.string().min(16, 'must have at least 16 characters').max(256).optional(),
   },
   publicUrl: {
     flag: '--public-url',
     env: 'PUBLIC_URL',
-    help: 'base of media URLs (default: the address each request was sent to; http://<LAN address>:<port> where there is no request)',
+    help: 'base of media URLs',
+    byDefault: 'the address each request was sent to; http://<LAN address>:<port> where there is no request',
     schema: z
       .url({ protocol: /^https?$/, error: 'must be an http:// or https:// URL' })
       .transform((u) => u.replace(/\/+$/, ''))
@@ -58,7 +60,8 @@ export const SETTINGS = {
   allowLoopbackWebhooks: {
     flag: '--allow-loopback-webhooks',
     env: 'ALLOW_LOOPBACK_WEBHOOKS',
-    help: 'let webhooks target loopback (this machine), http:// included (default: on only when --host is a loopback address)',
+    help: 'let webhooks target loopback (this machine), http:// included',
+    byDefault: 'on only when --host is a loopback address',
     // Unset, it follows the listen address (loadConfig): only a personal copy may call its own machine.
     schema: boolText.optional(),
   },
@@ -96,6 +99,21 @@ export const SETTINGS = {
 
 type Settings = typeof SETTINGS
 export type SettingName = keyof Settings
+type Setting = Settings[SettingName]
+
+/** A setting's default as a person reads it: a switch is on or off, a value is shown as given. */
+export function defaultText(s: Setting): string {
+  if ('byDefault' in s) return s.byDefault
+  const value: unknown = s.schema.safeParse(undefined).data
+  return typeof value === 'boolean' ? (value ? 'on' : 'off') : String(value)
+}
+
+/**
+ * A setting's line in `storefront serve --help`: what it does, its default and its variable. The
+ * default is in the text, not given to commander as the option's value: a value commander filled in
+ * would look like a flag given, and hide the environment variable that should win over the default.
+ */
+export const helpLine = (s: Setting) => `${s.help} (default: ${defaultText(s)}) [env ${s.env}]`
 type Parsed = { [K in SettingName]: z.output<Settings[K]['schema']> }
 
 export type Config = Readonly<

@@ -3,7 +3,7 @@ import { Command, CommanderError, Option } from 'commander'
 import { addTeacherCommands } from './cli/commands'
 import { CliFailure } from './cli/jobs'
 import { addListenCommand } from './cli/listen'
-import { ConfigError, loadConfig, SETTINGS, SWITCHES, type RawSettings, type SettingName } from './config'
+import { ConfigError, helpLine, loadConfig, SETTINGS, SWITCHES, type RawSettings, type SettingName } from './config'
 import { printable } from './kernel/control-characters'
 import { createPrivately } from './kernel/private-files'
 import { serve } from './server'
@@ -24,10 +24,10 @@ const program = new Command('storefront')
   .configureOutput({ writeErr: () => {} })
   .showSuggestionAfterError(true)
 
-const serveCommand = program.command('serve', { isDefault: true }).description('start the API server (the default)')
+const serveCommand = program.command('serve', { isDefault: true }).description('start the API server (the default); storefront serve --help lists its settings and their defaults')
 for (const [name, s] of Object.entries(SETTINGS)) {
   const takesValue = !SWITCHES.has(name as SettingName)
-  const option = new Option(takesValue ? `${s.flag} <value>` : s.flag, `${s.help} [env ${s.env}]`)
+  const option = new Option(takesValue ? `${s.flag} <value>` : s.flag, helpLine(s))
   serveCommand.addOption(option)
 }
 serveCommand.action(async (options: Record<string, string | boolean>) => {

@@ -1,6 +1,6 @@
 import type { Schema } from './json-schema'
 
-/** How long the drills run: the quick variant always, the long one with DRILLS=long (README, "Drills"). */
+/** How long the drills run: the quick variant always, the long one with DRILLS=long (docs/guarantees.md, "Reliability and security drills"). */
 export const LONG = process.env.DRILLS === 'long'
 
 export interface Operation {

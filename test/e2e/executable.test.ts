@@ -139,6 +139,11 @@ describe('the single executable', () => {
     for (const s of ['--port', 'PORT', '--data', 'DATA_DIR', '--allow-insecure-webhooks', 'RATE_LIMIT_BURST']) {
       expect(help.stdout).toContain(s)
     }
+    // The defaults the teacher's guide lists are in the help too.
+    const oneLine = help.stdout.replace(/\s+/g, ' ')
+    for (const s of ['(default: 3000) [env PORT]', '(default: ./data) [env DATA_DIR]', '(default: 100) [env RATE_LIMIT_BURST]']) {
+      expect(oneLine).toContain(s)
+    }
   })
 })
 

@@ -9,7 +9,7 @@ import { activeStudent, createKey, expectOk } from '../helpers/world'
 /**
  * The executables `npm run build:all` makes for other systems, run here where an emulator can: the
  * Linux arm64 one under qemu-user (Debian's qemu-user and libc6-arm64-cross). The Windows one runs
- * under wine in windows.test.ts; the macOS ones have nothing to run them here (README.md, "Executables
+ * under wine in windows.test.ts; the macOS ones have nothing to run them here (docs/teacher.md, "Executables
  * for every laptop").
  */
 const QEMU = ['qemu-aarch64', '-L', '/usr/aarch64-linux-gnu']

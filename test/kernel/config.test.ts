@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'bun:test'
 import { readFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
-import { ConfigError, derivePublicUrl, loadConfig, SETTINGS } from '../../src/config'
+import { ConfigError, defaultText, derivePublicUrl, loadConfig, SETTINGS } from '../../src/config'
 
 describe('configuration: flags, environment and defaults', () => {
   test('defaults', () => {
@@ -74,10 +74,12 @@ describe('configuration: flags, environment and defaults', () => {
   })
 })
 
-/** The rows of README.md's Configuration table, code marks removed. */
-function readmeSettings() {
-  const readme = readFileSync(join(import.meta.dir, '..', '..', 'README.md'), 'utf8')
-  const section = readme.slice(readme.indexOf('\n## Configuration\n'))
+const ROOT = join(import.meta.dir, '..', '..')
+
+/** The rows of the Configuration table in docs/teacher.md, code marks removed. */
+function documentedSettings() {
+  const guide = readFileSync(join(ROOT, 'docs', 'teacher.md'), 'utf8')
+  const section = guide.slice(guide.indexOf('\n## Configuration\n'))
   const lines = section.split('\n')
   const header = lines.findIndex((l) => l.startsWith('| flag |'))
   const rows = []
@@ -89,15 +91,33 @@ function readmeSettings() {
   return rows
 }
 
-describe("README's Configuration table", () => {
+describe("the teacher's guide's Configuration table", () => {
   test('lists every setting in order with its flag, variable, default and the help --help shows', () => {
-    const expected = Object.values(SETTINGS).map((s) => {
-      // A setting whose default depends on something else says so at the end of its help.
-      const note = / \(default:? (.*)\)$/.exec(s.help)
-      const schemaDefault = s.schema.safeParse(undefined).data
-      const shown = typeof schemaDefault === 'boolean' ? (schemaDefault ? 'on' : 'off') : schemaDefault === undefined ? note?.[1] : String(schemaDefault)
-      return { flag: s.flag, env: s.env, default: shown, meaning: note ? s.help.slice(0, note.index) : s.help }
-    })
-    expect(readmeSettings()).toEqual(expected)
+    const expected = Object.values(SETTINGS).map((s) => ({ flag: s.flag, env: s.env, default: defaultText(s), meaning: s.help }))
+    expect(documentedSettings()).toEqual(expected)
+  })
+})
+
+describe('storefront serve --help', () => {
+  test("shows each setting's default and environment variable, as the Configuration table does", async () => {
+    const proc = Bun.spawn([process.execPath, join(ROOT, 'src', 'main.ts'), 'serve', '--help'], { stdout: 'pipe', stderr: 'pipe' })
+    const [code, stdout] = await Promise.all([proc.exited, new Response(proc.stdout).text()])
+    expect(code).toBe(0)
+    // Commander wraps the help to the terminal's width: read it as one line.
+    const help = stdout.replace(/\s+/g, ' ')
+    expect(help).toContain('--port <value> TCP port to listen on (0 picks a free one) (default: 3000) [env PORT]')
+    expect(help).toContain('(default: off) [env ALLOW_INSECURE_WEBHOOKS]')
+    expect(help).toContain('(default: on only when --host is a loopback address) [env ALLOW_LOOPBACK_WEBHOOKS]')
+    for (const row of documentedSettings()) {
+      const line = new RegExp(`${row.flag}( <value>)? ${RegExp.escape(`${row.meaning} (default: ${row.default}) [env ${row.env}]`)}`)
+      expect(help).toMatch(line)
+    }
+  })
+
+  test('the command list says where the settings and their defaults are', async () => {
+    const proc = Bun.spawn([process.execPath, join(ROOT, 'src', 'main.ts'), '--help'], { stdout: 'pipe' })
+    const [code, stdout] = await Promise.all([proc.exited, new Response(proc.stdout).text()])
+    expect(code).toBe(0)
+    expect(stdout.replace(/\s+/g, ' ')).toContain('storefront serve --help lists its settings and their defaults')
   })
 })

@@ -15,9 +15,14 @@ function firstStepsInBash(): string {
 }
 
 describe("the README's first steps", () => {
-  test('pasted into bash beside a fresh `npm start`, they set every variable from the answers and end with the first product list', async () => {
+  test('pasted into bash beside a fresh `npm start`, they set every variable from the answers and end with the product list a shop front sees', async () => {
     const steps = firstStepsInBash()
     expect(steps).toStartWith(BASE_LINE)
+    // The last call is the shop page's: the publishable key the steps created, never the secret one.
+    const calls = steps.split('\n').filter((line) => line.startsWith('curl '))
+    expect(calls.at(-1)).toContain('/v1/products?')
+    expect(calls.at(-1)).toContain('-H "X-API-Key: $PK"')
+    expect(calls.at(-1)).not.toContain('$KEY')
     const dir = emptyDir()
     // As `npm start` runs: from source, with ./data in the folder the steps are pasted in.
     const server = await startExecutable(SOURCE_SERVER, dir)
@@ -33,8 +38,9 @@ describe("the README's first steps", () => {
       expect(JSON.parse(health!)).toMatchObject({ status: 'ok' })
       expect(JSON.parse(seeded!)).toMatchObject({ products: 40 })
       const list = JSON.parse(products!)
-      expect(list).toMatchObject({ page: 1, pageSize: 2, total: 40 })
-      expect(list.data.map((p: { id: string }) => p.id.slice(0, 5))).toEqual(['prod_', 'prod_'])
+      // The demo catalog's 40 products hold 5 drafts, which a shop front does not see.
+      expect(list).toMatchObject({ page: 1, pageSize: 2, total: 35 })
+      expect(list.data.map((p: { id: string; state: string }) => [p.id.slice(0, 5), p.state])).toEqual([['prod_', 'PUBLISHED'], ['prod_', 'PUBLISHED']])
       const [, admin, groupId, student, key, publishable] = vars!.split(' ')
       expect(admin).toBe(readFileSync(join(dir, 'data', 'admin-token'), 'utf8').trim())
       expect(groupId).toStartWith('grp_')

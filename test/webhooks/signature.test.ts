@@ -56,15 +56,15 @@ describe('webhook signatures', () => {
   })
 })
 
-describe("the README's verification code (examples/webhook-receiver.ts)", () => {
+describe("the student guide's verification code (examples/webhook-receiver.ts)", () => {
   const headersFor = (timestamp: number | string, sig: string) => new Headers({ 'x-timestamp': String(timestamp), 'x-signature': sig })
   const good = nodeSignature(SECRET, `${T}.${PAID_BODY}`)
 
-  test('is quoted in the README exactly as it is tested', () => {
+  test('is quoted in docs/student-guide.md exactly as it is tested', () => {
     const source = readFileSync(join(root, 'examples', 'webhook-receiver.ts'), 'utf8')
-    const quoted = /\/\/ --- quoted in README.md ---\n([\s\S]*?)\/\/ --- end of quote ---/.exec(source)![1]!
+    const quoted = /\/\/ --- quoted in docs\/student-guide.md ---\n([\s\S]*?)\/\/ --- end of quote ---/.exec(source)![1]!
     expect(quoted.length).toBeGreaterThan(500)
-    expect(readFileSync(join(root, 'README.md'), 'utf8')).toContain(quoted)
+    expect(readFileSync(join(root, 'docs', 'student-guide.md'), 'utf8')).toContain(quoted)
   })
 
   test('accepts a signed, fresh delivery and returns the event', () => {
