@@ -82,6 +82,32 @@ describe('API reference', () => {
   })
 })
 
+describe('what /docs is told besides the document', () => {
+  test("the code samples' credentials are placeholders of each kind: pk_ for the publishable key, ctk_ for the customer token", async () => {
+    const { call } = createTestApp()
+    const page = (await call('GET', '/docs')).text
+    const configuration = JSON.parse(JSON.parse(page.match(/dataset\.configuration = ("(?:[^"\\]|\\.)*")/)![1]!))
+    expect(configuration.authentication.securitySchemes).toEqual({
+      secretKey: { value: 'sk_...' },
+      publishableKey: { value: 'pk_...' },
+      studentToken: { token: 'stu_...' },
+      customerToken: { token: 'ctk_...' },
+      adminToken: { value: 'adm_...' },
+    })
+    expect(configuration.agent).toEqual({ disabled: true })
+  })
+
+  test('every shared answer writes its error codes as code, which a one-line summary draws with their underscores', async () => {
+    const { call } = createTestApp()
+    const doc = (await call('GET', '/openapi.json')).body
+    const bare = Object.entries<any>(doc.components.responses).flatMap(([name, r]) =>
+      [...r.description.replace(/`[^`]*`/g, '').matchAll(/\b[A-Z]+(?:_[A-Z]+)+\b/g)].map((m) => `${name}: ${m[0]}`),
+    )
+    expect(bare).toEqual([])
+    expect(doc.components.responses.NotFound.description).toStartWith('`NOT_FOUND`: ')
+  })
+})
+
 describe('the OpenAPI document of the routes', () => {
   test('routes carry their security, paths have no trailing slash, deletions document their 204', async () => {
     const { call } = createTestApp()
