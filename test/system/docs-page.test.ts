@@ -22,7 +22,7 @@ describe.skipIf(noBrowser)('/docs in a browser', () => {
         "--header 'Authorization: Bearer ctk_...'",
       ])
       // The values are placeholders, so they are drawn, not masked with dots.
-      const drawn = await sample.locator('.credential-value').evaluateAll((values) => values.map((v) => getComputedStyle(v).fontSize !== '0px'))
+      const drawn = await sample.locator('.credential-value').evaluateAll((values) => values.map((v) => (globalThis as unknown as { getComputedStyle(e: unknown): { fontSize: string } }).getComputedStyle(v).fontSize !== '0px'))
       expect(drawn).toEqual([true, true])
     })
   })
