@@ -124,6 +124,24 @@ describe('the OpenAPI document of the routes', () => {
   })
 })
 
+describe('constraints a tool reads from the schemas, not only from descriptions', () => {
+  test('prices are multiples of 0.01, currency and locale have their shape, a webhook url is a uri; 19.99 still passes', async () => {
+    const { call } = createTestApp()
+    const doc = (await call('GET', '/openapi.json')).body
+    const body = (path: string, method: string) => doc.paths[path][method].requestBody.content['application/json'].schema.properties
+    expect(body('/v1/products', 'post').price).toMatchObject({ type: 'number', minimum: 0, multipleOf: 0.01 })
+    const settings = body('/v1/store/settings', 'put')
+    expect([settings.currency.pattern, settings.locale.pattern]).toEqual(['^[A-Za-z]{3}$', '^[A-Za-z]{2,3}(-[A-Za-z0-9]{1,8})*$'])
+    for (const ok of ['BRL', 'usd']) expect(ok).toMatch(new RegExp(settings.currency.pattern))
+    for (const ok of ['pt-BR', 'en', 'zh-Hant-TW']) expect(ok).toMatch(new RegExp(settings.locale.pattern))
+    expect(body('/v1/webhooks', 'post').url).toMatchObject({ type: 'string', format: 'uri' })
+    // The rule itself is on cents: a price binary floating point cannot divide by 0.01 exactly is taken.
+    const { Money } = await import('../../src/kernel/money')
+    expect([19.99, 0.07, 1.15, 999_999.99].map((p) => Money.safeParse(p).success)).toEqual([true, true, true, true])
+    expect(Money.safeParse(19.999).success).toBe(false)
+  })
+})
+
 describe('nullable enums in the OpenAPI document', () => {
   test('a nullable enum allows null', async () => {
     const { call } = createTestApp()
