@@ -82,6 +82,32 @@ describe('API reference', () => {
   })
 })
 
+describe('what /docs is told besides the document', () => {
+  test("the code samples' credentials are placeholders of each kind: pk_ for the publishable key, ctk_ for the customer token", async () => {
+    const { call } = createTestApp()
+    const page = (await call('GET', '/docs')).text
+    const configuration = JSON.parse(JSON.parse(page.match(/dataset\.configuration = ("(?:[^"\\]|\\.)*")/)![1]!))
+    expect(configuration.authentication.securitySchemes).toEqual({
+      secretKey: { value: 'sk_...' },
+      publishableKey: { value: 'pk_...' },
+      studentToken: { token: 'stu_...' },
+      customerToken: { token: 'ctk_...' },
+      adminToken: { value: 'adm_...' },
+    })
+    expect(configuration.agent).toEqual({ disabled: true })
+  })
+
+  test('every shared answer writes its error codes as code, which a one-line summary draws with their underscores', async () => {
+    const { call } = createTestApp()
+    const doc = (await call('GET', '/openapi.json')).body
+    const bare = Object.entries<any>(doc.components.responses).flatMap(([name, r]) =>
+      [...r.description.replace(/`[^`]*`/g, '').matchAll(/\b[A-Z]+(?:_[A-Z]+)+\b/g)].map((m) => `${name}: ${m[0]}`),
+    )
+    expect(bare).toEqual([])
+    expect(doc.components.responses.NotFound.description).toStartWith('`NOT_FOUND`: ')
+  })
+})
+
 describe('the OpenAPI document of the routes', () => {
   test('routes carry their security, paths have no trailing slash, deletions document their 204', async () => {
     const { call } = createTestApp()
@@ -95,6 +121,24 @@ describe('the OpenAPI document of the routes', () => {
     expect(doc.paths['/v1/store/settings'].put.requestBody.content['application/json'].schema.properties.primaryColor.pattern).toBe(
       '^#[0-9a-fA-F]{6}$',
     )
+  })
+})
+
+describe('constraints a tool reads from the schemas, not only from descriptions', () => {
+  test('prices are multiples of 0.01, currency and locale have their shape, a webhook url is a uri; 19.99 still passes', async () => {
+    const { call } = createTestApp()
+    const doc = (await call('GET', '/openapi.json')).body
+    const body = (path: string, method: string) => doc.paths[path][method].requestBody.content['application/json'].schema.properties
+    expect(body('/v1/products', 'post').price).toMatchObject({ type: 'number', minimum: 0, multipleOf: 0.01 })
+    const settings = body('/v1/store/settings', 'put')
+    expect([settings.currency.pattern, settings.locale.pattern]).toEqual(['^[A-Za-z]{3}$', '^[A-Za-z]{2,3}(-[A-Za-z0-9]{1,8})*$'])
+    for (const ok of ['BRL', 'usd']) expect(ok).toMatch(new RegExp(settings.currency.pattern))
+    for (const ok of ['pt-BR', 'en', 'zh-Hant-TW']) expect(ok).toMatch(new RegExp(settings.locale.pattern))
+    expect(body('/v1/webhooks', 'post').url).toMatchObject({ type: 'string', format: 'uri' })
+    // The rule itself is on cents: a price binary floating point cannot divide by 0.01 exactly is taken.
+    const { Money } = await import('../../src/kernel/money')
+    expect([19.99, 0.07, 1.15, 999_999.99].map((p) => Money.safeParse(p).success)).toEqual([true, true, true, true])
+    expect(Money.safeParse(19.999).success).toBe(false)
   })
 })
 

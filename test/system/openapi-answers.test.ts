@@ -72,7 +72,7 @@ describe('what each operation may answer', () => {
     const secret = ops.filter((o) => o.auth === 'secret')
     expect(secret.length).toBeGreaterThan(30)
     expect(secret.filter((o) => ref(o) !== '#/components/responses/SecretKeyRequired').map((o) => o.at)).toEqual([])
-    expect(doc.components.responses.SecretKeyRequired.description).toMatch(/^SECRET_KEY_REQUIRED: .*PASSWORD_CHANGE_REQUIRED/)
+    expect(doc.components.responses.SecretKeyRequired.description).toMatch(/^`SECRET_KEY_REQUIRED`: .*`PASSWORD_CHANGE_REQUIRED`/)
     const others = ops.filter((o) => o.auth === 'shop' || o.auth === 'student')
     expect(others.filter((o) => ref(o) !== '#/components/responses/PasswordChangeRequired').map((o) => o.at)).toEqual(['GET /v1/products'])
     // A publishable key asking the list for drafts is refused too.
@@ -98,7 +98,7 @@ describe('what each operation may answer', () => {
 
   test('every operation declares 500 and 507, and the health check its 503', () => {
     expect(ops.filter((o) => !isEnvelope(o.answer(500)) || !isEnvelope(o.answer(507))).map((o) => o.at)).toEqual([])
-    expect(doc.components.responses.InsufficientStorage.description).toStartWith("INSUFFICIENT_STORAGE: the server's disk is full")
+    expect(doc.components.responses.InsufficientStorage.description).toStartWith("`INSUFFICIENT_STORAGE`: the server's disk is full")
     expect(statuses(ops.find((o) => o.at === 'GET /health')!)).toEqual(['200', '500', '503', '507'])
   })
 
@@ -106,7 +106,7 @@ describe('what each operation may answer', () => {
     const pay = ops.find((o) => o.at === 'POST /v1/orders/{id}/pay')!
     expect(pay.headers(200)).toContain('Idempotent-Replayed')
     expect(pay.headers(402)).toContain('Idempotent-Replayed')
-    expect(pay.answer(422).description).toStartWith('IDEMPOTENCY_KEY_REUSED')
+    expect(pay.answer(422).description).toStartWith('`IDEMPOTENCY_KEY_REUSED`')
     expect(ops.filter((o) => o.headers(200).includes('Idempotent-Replayed')).map((o) => o.at)).toEqual(['POST /v1/orders/{id}/pay'])
   })
 })
@@ -127,7 +127,7 @@ describe('the shape of the answers', () => {
     const answers = ops.flatMap((o) => statuses(o).map((s) => ({ at: `${o.at} ${s}`, description: String(o.answer(s).description ?? '') })))
     expect(answers.filter((a) => a.description.length < 10 || a.description.startsWith('Response for status')).map((a) => a.at)).toEqual([])
     expect(doc.paths['/v1/products'].post.responses['201'].description).toBe('Created; the body is what was created, with its id.')
-    expect(doc.components.responses.Unauthenticated.description).toStartWith('UNAUTHENTICATED: no credential, or one that is unknown, revoked or expired')
+    expect(doc.components.responses.Unauthenticated.description).toStartWith('`UNAUTHENTICATED`: no credential, or one that is unknown, revoked or expired')
   })
 
   test('public operations need no credential (security: []), every other names its credentials', () => {

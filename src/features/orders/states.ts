@@ -1,5 +1,5 @@
 import { AppError } from '../../kernel/errors'
-import type { OrderState } from './tables'
+import { ORDER_STATES, type OrderState } from './tables'
 
 // The order state machine, in one table. Each row is a move and the operations
 // that may make it; anything not listed is 409 INVALID_TRANSITION.
@@ -15,6 +15,8 @@ export const MOVES: readonly { from: OrderState; to: OrderState; by: readonly Op
   { from: 'SHIPPED', to: 'REFUNDED', by: ['refund'] },
   { from: 'DELIVERED', to: 'REFUNDED', by: ['refund'] },
 ]
+
+const orList = (items: readonly string[]) => (items.length < 2 ? items.join('') : `${items.slice(0, -1).join(', ')} or ${items.at(-1)}`)
 
 /** How a student makes each kind of move, for the messages. */
 const HOW: Record<Operation, string> = {
@@ -35,6 +37,21 @@ export const PAID_STATES: readonly OrderState[] = (() => {
     for (const m of MOVES) if (m.from === from && !m.by.includes('refund') && !states.includes(m.to)) states.push(m.to)
   }
   return states
+})()
+
+/** What `POST /v1/store/orders/:id/transition` may ask for: the states some move by `transition` reaches. */
+export const TRANSITION_TARGETS = [...new Set(MOVES.filter((m) => m.by.includes('transition')).map((m) => m.to))] as [OrderState, ...OrderState[]]
+
+/**
+ * The transition body's refusal of any other state: the ones it takes, and how each state it does not
+ * take is reached instead (PAID by payment, REFUNDED by the refund route, PENDING by checkout only).
+ */
+export const TRANSITION_TARGETS_MESSAGE = (() => {
+  const others = ORDER_STATES.filter((s) => !TRANSITION_TARGETS.includes(s)).map((s) => {
+    const by = [...new Set(MOVES.filter((m) => m.to === s).flatMap((m) => m.by.filter((b) => b !== 'expire')))]
+    return by.length ? `${s} by ${by.map((b) => HOW[b]).join(' or ')}` : `${s} only at checkout`
+  })
+  return `to must be ${orList(TRANSITION_TARGETS)}; an order becomes ${others.join(', ')}`
 })()
 
 export const canMove = (from: OrderState, to: OrderState, op: Operation) => MOVES.some((m) => m.from === from && m.to === to && m.by.includes(op))

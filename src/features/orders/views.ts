@@ -1,7 +1,7 @@
 import { and, eq, inArray } from 'drizzle-orm'
 import { isoTime } from '../../kernel/clock'
 import type { Sql } from '../../kernel/db/database'
-import { notFound } from '../../kernel/errors'
+import { AppError, clip, notFound } from '../../kernel/errors'
 import type { StoreCtx } from '../../kernel/auth/kinds'
 import { fromCents } from '../../kernel/money'
 import type { Order } from './model'
@@ -20,9 +20,20 @@ const ORDERS_HINT = 'GET /v1/orders lists your orders (GET /v1/store/orders all 
 export function findOrder(db: Sql, ctx: StoreCtx, id: string): OrderRow {
   const q = orderStatements(db)
   const row = ctx.actor.type === 'customer' ? q.byCustomer.get({ id, storeId: ctx.storeId, customerId: ctx.actor.customerId }) : q.byStore.get({ id, storeId: ctx.storeId })
-  if (!row) throw notFound('order', id, ORDERS_HINT)
+  if (!row) throw /^#?\d+$/.test(id) ? orderNumberAsId(id) : notFound('order', id, ORDERS_HINT)
   return row
 }
+
+/**
+ * An order's number (`7`, `#7`) is what a buyer and the panel read, so it is what a student first
+ * tries in the path; the message says so instead of only "not found".
+ */
+const orderNumberAsId = (sent: string) =>
+  new AppError(
+    'NOT_FOUND',
+    `'${clip(sent)}' looks like an order number. Numbers are for people (receipts, the panel); the API takes the order's id (ord_...): ` +
+      `the id field of the order in the checkout's answer, in GET /v1/orders (the customer's orders) or in GET /v1/store/orders (all of the store's).`,
+  )
 
 /** Whether the customer has a paid, unrefunded order of this store with the product in it (PAID_STATES). */
 export function hasPaidOrderWith(db: Sql, storeId: string, customerId: string, productId: string): boolean {

@@ -34,11 +34,15 @@ export const SettingsUpdate = z
     locale: z
       .string()
       .refine((t) => canonicalLocale(t) !== undefined, 'locale must be a BCP 47 language tag, e.g. pt-BR or en-US')
-      .transform((t) => canonicalLocale(t)!),
+      .transform((t) => canonicalLocale(t)!)
+      // The tag's shape, for the document and tools that generate requests; the check above is the rule.
+      .meta({ pattern: '^[A-Za-z]{2,3}(-[A-Za-z0-9]{1,8})*$' }),
     currency: z
       .string()
       .transform((c) => c.toUpperCase())
-      .refine((c) => CURRENCIES.has(c), 'currency must be an ISO 4217 code, e.g. BRL, USD or EUR'),
+      .refine((c) => CURRENCIES.has(c), 'currency must be an ISO 4217 code, e.g. BRL, USD or EUR')
+      // Any case is taken (stored upper case): three letters, for the document; the list above is the rule.
+      .meta({ pattern: '^[A-Za-z]{3}$' }),
   })
   .partial()
   .strict()

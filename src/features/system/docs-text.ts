@@ -153,72 +153,72 @@ export const SECURITY_SCHEMES = {
 export const ERROR_RESPONSES = {
   BadRequest: {
     status: 400,
-    description: `VALIDATION_ERROR: the request breaks a rule of this operation (its body, query or a header), or the body is not JSON. The message says what to fix; a body or query that breaks its schema gets \`details\`, one {path, message} per problem (the first ${MAX_DETAILS}).`,
+    description: `\`VALIDATION_ERROR\`: the request breaks a rule of this operation (its body, query or a header), or the body is not JSON. The message says what to fix; a body or query that breaks its schema gets \`details\`, one {path, message} per problem (the first ${MAX_DETAILS}).`,
   },
   Unauthenticated: {
     status: 401,
     description:
-      'UNAUTHENTICATED: no credential, or one that is unknown, revoked or expired (a login with a wrong password too); WRONG_CREDENTIAL: a credential of another kind than this operation takes. The message says which credential to send and where to get it.',
+      '`UNAUTHENTICATED`: no credential, or one that is unknown, revoked or expired (a login with a wrong password too); `WRONG_CREDENTIAL`: a credential of another kind than this operation takes. The message says which credential to send and where to get it.',
   },
   PaymentDeclined: {
     status: 402,
-    description: 'PAYMENT_DECLINED: the simulated payment was declined (`simulate: "decline"`); the order stays PENDING and may be paid again.',
+    description: '`PAYMENT_DECLINED`: the simulated payment was declined (`simulate: "decline"`); the order stays PENDING and may be paid again.',
     headers: ['Idempotent-Replayed'],
   },
   SecretKeyRequired: {
     status: 403,
     description:
-      "SECRET_KEY_REQUIRED: a publishable key (pk_...) on an operation that takes the store's secret key, or asking for what only the secret key reads (`state=DRAFT` or `ARCHIVED` on the product list): call it from your app's server with the secret key (sk_...). PASSWORD_CHANGE_REQUIRED: a student token whose first password was not changed yet (POST /v1/store/auth/change-password).",
+      "`SECRET_KEY_REQUIRED`: a publishable key (pk_...) on an operation that takes the store's secret key, or asking for what only the secret key reads (`state=DRAFT` or `ARCHIVED` on the product list): call it from your app's server with the secret key (sk_...). `PASSWORD_CHANGE_REQUIRED`: a student token whose first password was not changed yet (POST /v1/store/auth/change-password).",
   },
   PasswordChangeRequired: {
     status: 403,
-    description: 'PASSWORD_CHANGE_REQUIRED: a student token whose first password was not changed yet: change it first (POST /v1/store/auth/change-password).',
+    description: '`PASSWORD_CHANGE_REQUIRED`: a student token whose first password was not changed yet: change it first (POST /v1/store/auth/change-password).',
   },
   Forbidden: {
     status: 403,
-    description: 'The caller is known but may not do this (FORBIDDEN: another customer\'s review; REVIEW_NOT_ALLOWED: no paid order with the product). The message says why.',
+    description: 'The caller is known but may not do this (`FORBIDDEN`: another customer\'s review; `REVIEW_NOT_ALLOWED`: no paid order with the product). The message says why.',
   },
   NotFound: {
     status: 404,
-    description: "NOT_FOUND: nothing with that id in this store (another store's ids are not found either). The message says where the right ids are listed, and names the kind of id sent when it is another kind.",
+    description: "`NOT_FOUND`: nothing with that id in this store (another store's ids are not found either). The message says where the right ids are listed, and names the kind of id sent when it is another kind.",
   },
   Conflict: {
     status: 409,
-    description: 'The request is well formed but clashes with what is stored now (a code such as CONFLICT, INSUFFICIENT_STOCK, INVALID_TRANSITION; LIMIT_REACHED when a store or group already has as many of something as it may: webhook endpoints, members, live streams, uploads at once; the operation\'s description lists them). The message says what to do instead.',
+    description: 'The request is well formed but clashes with what is stored now (a code such as `CONFLICT`, `INSUFFICIENT_STOCK`, `INVALID_TRANSITION`; `LIMIT_REACHED` when a store or group already has as many of something as it may: webhook endpoints, members, live streams, uploads at once; the operation\'s description lists them). The message says what to do instead.',
   },
   PayloadTooLarge: {
     status: 413,
-    description: 'PAYLOAD_TOO_LARGE: a JSON or text body over 1 MiB; on uploads FILE_TOO_LARGE (over the size for its kind) or QUOTA_EXCEEDED (the store\'s library is full). Nothing was kept.',
+    description: '`PAYLOAD_TOO_LARGE`: a JSON or text body over 1 MiB; on uploads `FILE_TOO_LARGE` (over the size for its kind) or `QUOTA_EXCEEDED` (the store\'s library is full). Nothing was kept.',
   },
   UnsupportedMediaType: {
     status: 415,
-    description: 'UNSUPPORTED_MEDIA_TYPE: the body is not of the type this operation takes (JSON needs Content-Type: application/json), or an upload is not a file type the library takes. The message names the type to send.',
+    description: '`UNSUPPORTED_MEDIA_TYPE`: the body is not of the type this operation takes (JSON needs Content-Type: application/json), or an upload is not a file type the library takes. The message names the type to send.',
   },
   RangeNotSatisfiable: {
     status: 416,
-    description: 'RANGE_NOT_SATISFIABLE: the Range asked for bytes the file does not have; Content-Range gives its size.',
+    description: '`RANGE_NOT_SATISFIABLE`: the Range asked for bytes the file does not have; Content-Range gives its size.',
     headers: ['Content-Range'],
   },
   IdempotencyKeyReused: {
     status: 422,
-    description: 'IDEMPOTENCY_KEY_REUSED: this Idempotency-Key was used for a different request in the last 24 h; use a new key for a new payment.',
+    description: '`IDEMPOTENCY_KEY_REUSED`: this Idempotency-Key was used for a different request in the last 24 h; use a new key for a new payment.',
   },
   RateLimited: {
     status: 429,
-    description: 'RATE_LIMITED: your store (with the publishable key: this client address of its shop front; on a login: this account or address) sent more requests than its limit allows; other stores are not slowed. Wait Retry-After seconds, then slow your loop down.',
+    description: '`RATE_LIMITED`: your store (with the publishable key: this client address of its shop front; on a login: this account or address) sent more requests than its limit allows; other stores are not slowed. Wait Retry-After seconds, then slow your loop down.',
     headers: ['Retry-After'],
   },
   InternalError: {
     status: 500,
-    description: 'INTERNAL_ERROR: a fault in the server, not in your request. Try again; if it keeps failing, give the teacher the `requestId` of the body.',
+    description: '`INTERNAL_ERROR`: a fault in the server, not in your request. Try again; if it keeps failing, give the teacher the `requestId` of the body.',
   },
   ServiceUnavailable: {
     status: 503,
-    description: 'SERVICE_UNAVAILABLE: the server is up but cannot read its database. Tell the teacher.',
+    description: '`SERVICE_UNAVAILABLE`: the server is up but cannot read its database. Tell the teacher.',
   },
   InsufficientStorage: {
     status: 507,
-    description: "INSUFFICIENT_STORAGE: the server's disk is full, so nothing this request would have saved was saved. Tell the teacher; once there is room, send it again.",
+    description: "`INSUFFICIENT_STORAGE`: the server's disk is full, so nothing this request would have saved was saved. Tell the teacher; once there is room, send it again.",
   },
 } as const satisfies Record<string, { status: number; description: string; headers?: readonly ResponseHeader[] }>
 

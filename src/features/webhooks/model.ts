@@ -12,6 +12,7 @@ const unknownEvent = (issue: { input?: unknown }) =>
 export const RegisterWebhookBody = z
   .object({
     url: withoutControlCharacters(z.string().trim().min(1, 'url is required').max(2048), 'url')
+      .meta({ format: 'uri' })
       .describe('Where to POST events: https:// (http:// on the LAN only when the server allows insecure webhooks; loopback only when it allows loopback webhooks).'),
     events: z
       .array(z.enum(['*', ...EVENT_NAMES], { error: unknownEvent }))

@@ -138,9 +138,17 @@ export function createGate(deps: GateDeps) {
   const attributedRm = (groupId: string, rm: string | null) =>
     rm && memberOf.get({ rm, groupId }) ? rm : null
 
-  function apiKey(value: string, row?: ReturnType<typeof keyByHash.get>) {
+  function apiKey(value: string, kind: AuthKind, row?: ReturnType<typeof keyByHash.get>) {
     if (value.startsWith('stu_')) {
       throw unauthenticated('X-API-Key holds a student token. Send student tokens as Authorization: Bearer <token>.')
+    }
+    // A customer token is the other credential a shop front holds, and the easiest to put in the wrong header.
+    if (value.startsWith('ctk_')) {
+      throw unauthenticated(
+        "X-API-Key holds a customer token (ctk_...). A customer token goes in Authorization: Bearer <token>; X-API-Key takes the store's API key: " +
+          'the publishable key (pk_...) in a shop front in the browser, the secret key (sk_...) on your app\'s server. ' +
+          `This route takes ${AUTH_KINDS[kind].expects}.`,
+      )
     }
     row ??= keyRow(hashToken(value))
     if (row) name(row.storeId, row.kind === 'publishable' ? 'publishable' : 'secret', null, row.kind === 'publishable')
@@ -206,8 +214,8 @@ export function createGate(deps: GateDeps) {
         throw unauthenticated(`This route needs ${AUTH_KINDS.customer.expects}.`)
       }
       // Read together only when both are there; otherwise the key's own errors come first, as always.
-      const both = p.bearer && bearerKind === 'ctk_' && !p.apiKey.startsWith('stu_') ? keyAndSessionRow(`${hashToken(p.apiKey)} ${hashToken(p.bearer)}`) : null
-      const key = apiKey(p.apiKey, both?.key)
+      const both = p.bearer && bearerKind === 'ctk_' && !/^(stu|ctk)_/.test(p.apiKey) ? keyAndSessionRow(`${hashToken(p.apiKey)} ${hashToken(p.bearer)}`) : null
+      const key = apiKey(p.apiKey, kind, both?.key)
       name(key.storeId, 'customer', null, key.kind === 'publishable')
       if (!p.bearer) throw unauthenticated("This route also needs the customer's token in Authorization: Bearer (from POST /v1/customers/login).")
       if (bearerKind !== 'ctk_') throw wrongKind(kind, 'Authorization holds a token that is not a customer token.')
@@ -226,7 +234,7 @@ export function createGate(deps: GateDeps) {
 
     if (kind === 'shop' || kind === 'secret') {
       if (p.apiKey) {
-        const key = apiKey(p.apiKey)
+        const key = apiKey(p.apiKey, kind)
         const actor: Actor =
           key.kind === 'publishable'
             ? { type: 'publishableKey', keyId: key.id, rm: null }

@@ -1,0 +1,35 @@
+import { describe, expect, test } from 'bun:test'
+import { bearer } from '../helpers/world'
+import { shopSetup } from '../helpers/orders'
+
+describe('a customer token in X-API-Key', () => {
+  test('on a buyer route, the 401 says it is a customer token, that it goes in Authorization: Bearer, and which key goes in X-API-Key', async () => {
+    const s = await shopSetup()
+    const token = s.w.A.customer.token
+    const res = await s.call('GET', '/v1/cart', { headers: { 'x-api-key': token, ...bearer(token) } })
+    expect(res.status).toBe(401)
+    expect(res.body.error).toEqual({
+      code: 'UNAUTHENTICATED',
+      message:
+        "X-API-Key holds a customer token (ctk_...). A customer token goes in Authorization: Bearer <token>; X-API-Key takes the store's API key: " +
+        "the publishable key (pk_...) in a shop front in the browser, the secret key (sk_...) on your app's server. " +
+        "This route takes the store's API key in X-API-Key (publishable or secret) plus the customer's token in Authorization: Bearer (from POST /v1/customers/login).",
+    })
+  })
+
+  test('on a shop route and a secret route alike, the message names what that route takes', async () => {
+    const s = await shopSetup()
+    const token = s.w.A.customer.token
+    const shop = await s.call('GET', '/v1/products', { headers: { 'x-api-key': token } })
+    expect(shop.status).toBe(401)
+    expect(shop.body.error.message).toStartWith('X-API-Key holds a customer token (ctk_...). A customer token goes in Authorization: Bearer <token>;')
+    expect(shop.body.error.message).toEndWith(
+      "This route takes your store's API key in X-API-Key, publishable (pk_...) or secret (sk_...); a student token in Authorization: Bearer also works.",
+    )
+    const secret = await s.call('GET', '/v1/store/orders', { headers: { 'x-api-key': token } })
+    expect(secret.status).toBe(401)
+    expect(secret.body.error.message).toEndWith(
+      "This route takes your store's secret API key (sk_...) in X-API-Key (a student token in Authorization: Bearer also works).",
+    )
+  })
+})
