@@ -4,7 +4,8 @@ import { AppError, clip } from '../../kernel/errors'
 import type { InspectedCall, RequestInspector } from '../../kernel/http/inspection'
 import { pathStart, targetOf } from '../../kernel/http/target'
 import { copyOf, cut, cutCopy } from './cut'
-import type { RequestDetail, RequestEntry, RequestQuery } from './model'
+import type { AuthKind } from '../../kernel/auth/kinds'
+import { CLIENT_HEADER, clientOf, type Client, type RequestDetail, type RequestEntry, type RequestQuery } from './model'
 import { Redactor } from './redact'
 
 // Each store's recent calls, in memory: what a student opens to see what their app sent and got back.
@@ -91,6 +92,9 @@ interface Kept {
   durationMs: number
   credential: RequestEntry['credential']
   rm: string | null
+  client: Client
+  /** For an answer >= 400: the credential kind of the route. */
+  routeAuth: AuthKind | undefined
   /** For an answer >= 400; shown as errorCode and errorMessage. */
   error: AnswerError | null
   /** For an answer >= 400, until the store's detail budget lets it go. */
@@ -343,6 +347,8 @@ export class RequestLog implements RequestInspector {
       durationMs: call.durationMs,
       credential: call.store.credential,
       rm: call.store.rm,
+      client: clientOf(call.request.headers.get(CLIENT_HEADER)),
+      routeAuth: call.routeAuth,
       error,
       failure,
       repeats,
@@ -393,6 +399,7 @@ export class RequestLog implements RequestInspector {
       durationMs: Math.round(k.durationMs),
       credential: k.credential,
       rm: k.rm,
+      client: k.client,
       errorCode: k.error?.code ?? null,
       errorMessage: k.error?.message ?? null,
       count: k.repeats?.count ?? 1,
@@ -407,7 +414,7 @@ export class RequestLog implements RequestInspector {
   }
 
   private matcher(query: RequestQuery): (item: Kept) => boolean {
-    const { status, method, path, rm } = query
+    const { status, method, path, rm, client } = query
     const since = query.since === undefined ? undefined : Date.parse(query.since)
     const cls = status?.endsWith('xx') ? status[0] : undefined
     return (k) =>
@@ -416,6 +423,7 @@ export class RequestLog implements RequestInspector {
       // The path as shown: a prefix filter on the raw one would tell, a character at a time, what redaction hides.
       (path === undefined || this.shownTarget(k).path.startsWith(path)) &&
       (rm === undefined || k.rm === rm) &&
+      (client === undefined || k.client === client) &&
       (since === undefined || (k.repeats?.lastAt ?? k.at) >= since)
   }
 
@@ -440,6 +448,7 @@ export class RequestLog implements RequestInspector {
         responseBody: f?.responseBody ?? null,
         requestBodyTruncated: f?.requestBodyTruncated ?? false,
         responseBodyTruncated: f?.responseBodyTruncated ?? false,
+        routeAuth: item.routeAuth === undefined ? null : item.routeAuth === 'studentSelf' ? 'student' : item.routeAuth,
         bodiesDropped: item.error !== null && !f,
       }
     }
