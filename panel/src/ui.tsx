@@ -252,26 +252,59 @@ export type Column = string | { label: string; num?: boolean; hidden?: boolean }
 export type Caption = { text: ComponentChildren; hidden?: boolean }
 
 /** A table that scrolls sideways on a narrow screen instead of squeezing its columns. */
-export const Table = ({ columns, caption, children }: { columns: Column[]; caption?: Caption; children: ComponentChildren }) => (
-  <div class="table">
-    <table>
-      {caption && <caption class={caption.hidden ? 'sr-only' : 't-caption'}>{caption.text}</caption>}
-      <thead>
-        <tr>
-          {columns.map((c, i) => {
-            const { label, num, hidden } = typeof c === 'string' ? { label: c } : c
-            return (
-              <th key={i} scope="col" class={num ? 'num' : undefined}>
-                {hidden ? <span class="sr-only">{label}</span> : label}
-              </th>
-            )
-          })}
-        </tr>
-      </thead>
-      <tbody>{children}</tbody>
-    </table>
-  </div>
-)
+/**
+ * Whether the box scrolls sideways and has more to its right: a phone shows a wide table in a box of
+ * its own, and says so, since a scroll bar on a touch screen appears only while scrolling.
+ */
+function useMoreToTheRight() {
+  const box = useRef<HTMLDivElement>(null)
+  const [more, setMore] = useState(false)
+  useLayoutEffect(() => {
+    const e = box.current
+    if (!e) return
+    const check = () => setMore(e.scrollLeft + e.clientWidth < e.scrollWidth - 1)
+    check()
+    const watch = new ResizeObserver(check)
+    watch.observe(e)
+    e.addEventListener('scroll', check, { passive: true })
+    return () => {
+      watch.disconnect()
+      e.removeEventListener('scroll', check)
+    }
+  }, [])
+  return { box, more }
+}
+
+export const Table = ({ columns, caption, children }: { columns: Column[]; caption?: Caption; children: ComponentChildren }) => {
+  const { box, more } = useMoreToTheRight()
+  return (
+    <>
+      <div class={more ? 'table more' : 'table'} ref={box}>
+        <table>
+          {caption && <caption class={caption.hidden ? 'sr-only' : 't-caption'}>{caption.text}</caption>}
+          <thead>
+            <tr>
+              {columns.map((c, i) => {
+                const { label, num, hidden } = typeof c === 'string' ? { label: c } : c
+                return (
+                  <th key={i} scope="col" class={num ? 'num' : undefined}>
+                    {hidden ? <span class="sr-only">{label}</span> : label}
+                  </th>
+                )
+              })}
+            </tr>
+          </thead>
+          <tbody>{children}</tbody>
+        </table>
+      </div>
+      {more && (
+        <p class="scroll-cue" aria-hidden="true">
+          Swipe or scroll sideways for more columns →
+        </p>
+      )}
+    </>
+  )
+}
 
 /** A page of a list route: its rows, a message when there are none, and the pager. */
 export function Paged<T>({ state, empty, onPage, children }: { state: { data?: Page<T>; error?: unknown; loading: boolean }; empty: string; onPage: (page: number) => void; children: (rows: T[]) => ComponentChildren }) {
