@@ -209,8 +209,14 @@ export function Pager({ page, pageSize, total, onPage }: { page: number; pageSiz
 }
 
 /**
+ * The locale every store starts with (the server's default store setting): the teacher's screens write
+ * dates in it, so that the projector and the students' screens read alike whatever the lab browser's language.
+ */
+export const CLASS_LOCALE = 'pt-BR'
+
+/**
  * The locale dates are written in: the store's own on the student's screens (set from its settings,
- * as money is), the browser's on the teacher's.
+ * as money is), CLASS_LOCALE on the teacher's.
  */
 let dateLocale: string | undefined
 export const setDateLocale = (locale: string | undefined) => {
@@ -218,6 +224,10 @@ export const setDateLocale = (locale: string | undefined) => {
 }
 
 export const when = (iso: string | null | undefined) => (iso ? new Date(iso).toLocaleString(dateLocale) : '—')
+/** The time of day alone, in the same locale. */
+export const timeOfDay = (t: string | number | Date, options?: Intl.DateTimeFormatOptions) => new Date(t).toLocaleTimeString(dateLocale, options)
+/** The date alone, in the same locale. */
+export const dateOnly = (t: string | number | Date, options?: Intl.DateTimeFormatOptions) => new Date(t).toLocaleDateString(dateLocale, options)
 
 export const bytes = (n: number) =>
   n < 1024 ? `${n} B` : n < 1024 ** 2 ? `${(n / 1024).toFixed(1)} KB` : n < 1024 ** 3 ? `${(n / 1024 ** 2).toFixed(1)} MB` : `${(n / 1024 ** 3).toFixed(2)} GB`
