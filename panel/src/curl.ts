@@ -14,11 +14,28 @@ const CREDENTIAL: Record<RequestDetail['credential'], string[]> = {
 /** A POSIX shell word: single quotes, with each single quote closed, escaped and reopened. */
 const quote = (text: string) => `'${text.replaceAll("'", `'\\''`)}'`
 
-/** A bash command that repeats the request against `origin`, with the credentials as variables. */
-export function curlCommand(origin: string, e: Pick<RequestDetail, 'method' | 'path' | 'query' | 'credential' | 'requestHeaders' | 'requestBody'>): string {
+/** What the inspector shows of a refused call's Authorization when the credential kind does not account for it. */
+const OTHER_BEARER = 'Authorization: Bearer $TOKEN'
+
+/** The header a buyer route needs beside the key, offered as the fix when a call came without it. */
+export const CUSTOMER_TOKEN_HEADER = 'Authorization: Bearer $CUSTOMER_TOKEN'
+
+/**
+ * A bash command that repeats the request against `origin`, with the credentials as variables: what
+ * was sent, no more (a key sent without its customer token is repeated without one). `add`: credential
+ * headers to send besides, for a command that shows a fix.
+ */
+export function curlCommand(origin: string, e: Pick<RequestDetail, 'method' | 'path' | 'query' | 'credential' | 'requestHeaders' | 'requestBody'>, add: string[] = []): string {
   const parts = [`curl -i -X ${e.method} ${quote(`${origin}${e.path}${e.query ? `?${e.query}` : ''}`)}`]
+  const nameOf = (header: string) => header.slice(0, header.indexOf(':'))
+  let credentials = [...CREDENTIAL[e.credential]]
+  // A key sent with a token that is not the route's (kept redacted in the headers) is repeated with it.
+  const sentBearer = Object.keys(e.requestHeaders).some((name) => name.toLowerCase() === 'authorization')
+  if (sentBearer && !credentials.some((h) => nameOf(h) === 'Authorization')) credentials.push(OTHER_BEARER)
+  // A fix replaces the header of its name.
+  for (const header of add) credentials = [...credentials.filter((h) => nameOf(h) !== nameOf(header)), header]
   // Double quotes, so the shell puts the variable's value in.
-  for (const header of CREDENTIAL[e.credential]) parts.push(`-H "${header}"`)
+  for (const header of credentials) parts.push(`-H "${header}"`)
   for (const [name, value] of Object.entries(e.requestHeaders)) {
     const lower = name.toLowerCase()
     if (!LEFT_OUT.has(lower) && !lower.startsWith('sec-')) parts.push(`-H ${quote(`${name}: ${value}`)}`)

@@ -2,7 +2,7 @@ import { useEffect, useRef, useState } from 'preact/hooks'
 import type { ApiError, CallOptions, Page } from './api'
 import { CopyButton, ErrorNote, Field, Loaded, Pager, Section, Table, useLoad, when } from './ui'
 import type { RequestDetail, RequestEntry } from './request-types'
-import { curlCommand } from './curl'
+import { CUSTOMER_TOKEN_HEADER, curlCommand } from './curl'
 
 /**
  * The request inspector: the calls made with one store's credentials, newest first, live, and each
@@ -23,7 +23,12 @@ interface Filters {
   method: string
   path: string
   rm: string
+  /** Who called (the X-Storefront-Client the inspector recorded): app, panel, teacher, or '' for everyone. */
+  client: string
 }
+
+/** Whose calls the list shows at first: the app's. The panel's own calls (this page's among them) would crowd it. */
+const FIRST_FILTERS: Filters = { status: '', method: '', path: '', rm: '', client: 'app' }
 
 const PAGE_SIZE = 25
 const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE']
@@ -31,7 +36,7 @@ const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE']
 /** Whether a live entry belongs on the page the filters ask for (the same rules the server applies). */
 function matches(entry: RequestEntry, f: Filters): boolean {
   const status = !f.status || (/^\dxx$/.test(f.status) ? String(entry.status)[0] === f.status[0] : String(entry.status) === f.status)
-  return status && (!f.method || entry.method === f.method) && entry.path.startsWith(f.path) && (!f.rm || entry.rm === f.rm)
+  return status && (!f.method || entry.method === f.method) && entry.path.startsWith(f.path) && (!f.rm || entry.rm === f.rm) && (!f.client || entry.client === f.client)
 }
 
 interface Streamed {
@@ -51,8 +56,13 @@ export const statusTone = (status: number) => (status >= 500 ? 'bad' : status >=
 
 const who = (e: RequestEntry) => `${e.credential}${e.rm ? ` · ${e.rm}` : ''}`
 
+const CLIENT_NAMES: Record<RequestEntry['client'], string> = { app: 'the app', panel: 'the panel', teacher: 'the teacher' }
+
+/** How the RM came to be counted: a student token is the student's; beside a key, X-Student-RM named them. */
+const rmSource = (e: RequestEntry) => (e.credential === 'student' ? 'their student token' : 'X-Student-RM')
+
 export function RequestList({ inspector }: { inspector: Inspector }) {
-  const [filters, setFilters] = useState<Filters>({ status: '', method: '', path: '', rm: '' })
+  const [filters, setFilters] = useState<Filters>(FIRST_FILTERS)
   const [page, setPage] = useState(1)
   const [live, setLive] = useState(true)
   // What the stream brought since the page shown loaded, kept with that page: a new load already has
@@ -62,7 +72,7 @@ export function RequestList({ inspector }: { inspector: Inspector }) {
   const [streamError, setStreamError] = useState<ApiError>()
   const list = useLoad(
     () => inspector.call<Page<RequestEntry>>('GET', inspector.api, { query: { ...filters, page, pageSize: PAGE_SIZE } }),
-    [inspector.api, filters.status, filters.method, filters.path, filters.rm, page],
+    [inspector.api, filters.status, filters.method, filters.path, filters.rm, filters.client, page],
   )
   const shown = useRef(list.data)
   shown.current = list.data
@@ -83,7 +93,7 @@ export function RequestList({ inspector }: { inspector: Inspector }) {
       },
       setStreamError,
     )
-  }, [following, inspector.api, filters.status, filters.method, filters.path, filters.rm])
+  }, [following, inspector.api, filters.status, filters.method, filters.path, filters.rm, filters.client])
   const set = (name: keyof Filters) => (e: Event) => {
     setFilters({ ...filters, [name]: (e.currentTarget as HTMLInputElement).value.trim() })
     setPage(1)
@@ -118,6 +128,14 @@ export function RequestList({ inspector }: { inspector: Inspector }) {
         <Field label="RM">
           <input value={filters.rm} onInput={set('rm')} spellcheck={false} size={10} />
         </Field>
+        <Field label="Who called">
+          <select value={filters.client} onChange={set('client')}>
+            <option value="app">the app</option>
+            <option value="panel">the panel</option>
+            <option value="teacher">the teacher</option>
+            <option value="">everyone</option>
+          </select>
+        </Field>
         <label>
           <input type="checkbox" checked={live} onChange={(e) => setLive(e.currentTarget.checked)} />
           Live
@@ -130,7 +148,7 @@ export function RequestList({ inspector }: { inspector: Inspector }) {
       <Loaded state={list}>
         {(loaded) => {
           const rows = [...fresh, ...loaded.data.map((e) => updated[e.id] ?? e)].slice(0, PAGE_SIZE)
-          if (rows.length === 0) return <p class="muted">No requests{filters.status || filters.method || filters.path || filters.rm ? ' match these filters' : ' yet: they appear here as soon as an app calls the API with this store\'s key'}.</p>
+          if (rows.length === 0) return <p class="muted">No requests{filters.status || filters.method || filters.path || filters.rm || filters.client !== 'app' ? ' match these filters' : ' yet: they appear here as soon as an app calls the API with this store\'s key'}.</p>
           return (
             <>
               <Table columns={['Time', 'Method', 'Path', 'Status', { label: 'ms', num: true }, 'Who']} caption={{ text: 'Requests, newest first', hidden: true }}>
@@ -191,7 +209,15 @@ export function RequestView({ inspector, id }: { inspector: Inspector; id: strin
               <dt>Duration</dt>
               <dd>{e.durationMs} ms</dd>
               <dt>Credential</dt>
-              <dd>{who(e)}</dd>
+              <dd>{e.credential}</dd>
+              {e.rm && (
+                <>
+                  <dt>RM</dt>
+                  <dd>{`${e.rm} (from ${rmSource(e)})`}</dd>
+                </>
+              )}
+              <dt>Called by</dt>
+              <dd>{CLIENT_NAMES[e.client]}</dd>
               <dt>Query</dt>
               <dd>{e.query ? <code>?{e.query}</code> : 'none'}</dd>
               <dt>Request id</dt>
@@ -220,6 +246,7 @@ export function RequestView({ inspector, id }: { inspector: Inspector; id: strin
             <Body label="Response body" text={e.responseBody} truncated={e.responseBodyTruncated} entry={e} />
             <h3>Repeat it with curl</h3>
             <Curl entry={e} />
+            <Fix entry={e} />
           </Section>
         )}
       </Loaded>
@@ -269,5 +296,28 @@ function Curl({ entry }: { entry: RequestDetail }) {
       <pre data-testid="curl">{command}</pre>
       <CopyButton text={command} label="Copy curl command" />
     </>
+  )
+}
+
+/** The credential headers a refused call lacked, when the route says which: a buyer route called without its customer token. */
+function missingCredential(e: RequestDetail): string[] {
+  return e.routeAuth === 'customer' && e.credential !== 'customer' ? [CUSTOMER_TOKEN_HEADER] : []
+}
+
+/** The fix, apart from the repeat of what was sent: what the route also needs, and the command with it. */
+function Fix({ entry }: { entry: RequestDetail }) {
+  const add = missingCredential(entry)
+  if (add.length === 0) return null
+  const command = curlCommand(location.origin, entry, add)
+  return (
+    <section aria-label="How to fix it">
+      <h3>How to fix it</h3>
+      <p>
+        This route also needs <code>Authorization: Bearer &lt;customer token&gt;</code>, the token <code>POST /v1/customers/login</code> answers, beside the store's key. The call
+        above was sent without it; with it, the command is:
+      </p>
+      <pre data-testid="curl-fixed">{command}</pre>
+      <CopyButton text={command} label="Copy fixed curl command" />
+    </section>
   )
 }

@@ -209,8 +209,14 @@ export function Pager({ page, pageSize, total, onPage }: { page: number; pageSiz
 }
 
 /**
+ * The locale every store starts with (the server's default store setting): the teacher's screens write
+ * dates in it, so that the projector and the students' screens read alike whatever the lab browser's language.
+ */
+export const CLASS_LOCALE = 'pt-BR'
+
+/**
  * The locale dates are written in: the store's own on the student's screens (set from its settings,
- * as money is), the browser's on the teacher's.
+ * as money is), CLASS_LOCALE on the teacher's.
  */
 let dateLocale: string | undefined
 export const setDateLocale = (locale: string | undefined) => {
@@ -218,6 +224,10 @@ export const setDateLocale = (locale: string | undefined) => {
 }
 
 export const when = (iso: string | null | undefined) => (iso ? new Date(iso).toLocaleString(dateLocale) : '—')
+/** The time of day alone, in the same locale. */
+export const timeOfDay = (t: string | number | Date, options?: Intl.DateTimeFormatOptions) => new Date(t).toLocaleTimeString(dateLocale, options)
+/** The date alone, in the same locale. */
+export const dateOnly = (t: string | number | Date, options?: Intl.DateTimeFormatOptions) => new Date(t).toLocaleDateString(dateLocale, options)
 
 export const bytes = (n: number) =>
   n < 1024 ? `${n} B` : n < 1024 ** 2 ? `${(n / 1024).toFixed(1)} KB` : n < 1024 ** 3 ? `${(n / 1024 ** 2).toFixed(1)} MB` : `${(n / 1024 ** 3).toFixed(2)} GB`
@@ -252,26 +262,59 @@ export type Column = string | { label: string; num?: boolean; hidden?: boolean }
 export type Caption = { text: ComponentChildren; hidden?: boolean }
 
 /** A table that scrolls sideways on a narrow screen instead of squeezing its columns. */
-export const Table = ({ columns, caption, children }: { columns: Column[]; caption?: Caption; children: ComponentChildren }) => (
-  <div class="table">
-    <table>
-      {caption && <caption class={caption.hidden ? 'sr-only' : 't-caption'}>{caption.text}</caption>}
-      <thead>
-        <tr>
-          {columns.map((c, i) => {
-            const { label, num, hidden } = typeof c === 'string' ? { label: c } : c
-            return (
-              <th key={i} scope="col" class={num ? 'num' : undefined}>
-                {hidden ? <span class="sr-only">{label}</span> : label}
-              </th>
-            )
-          })}
-        </tr>
-      </thead>
-      <tbody>{children}</tbody>
-    </table>
-  </div>
-)
+/**
+ * Whether the box scrolls sideways and has more to its right: a phone shows a wide table in a box of
+ * its own, and says so, since a scroll bar on a touch screen appears only while scrolling.
+ */
+function useMoreToTheRight() {
+  const box = useRef<HTMLDivElement>(null)
+  const [more, setMore] = useState(false)
+  useLayoutEffect(() => {
+    const e = box.current
+    if (!e) return
+    const check = () => setMore(e.scrollLeft + e.clientWidth < e.scrollWidth - 1)
+    check()
+    const watch = new ResizeObserver(check)
+    watch.observe(e)
+    e.addEventListener('scroll', check, { passive: true })
+    return () => {
+      watch.disconnect()
+      e.removeEventListener('scroll', check)
+    }
+  }, [])
+  return { box, more }
+}
+
+export const Table = ({ columns, caption, children }: { columns: Column[]; caption?: Caption; children: ComponentChildren }) => {
+  const { box, more } = useMoreToTheRight()
+  return (
+    <>
+      <div class={more ? 'table more' : 'table'} ref={box}>
+        <table>
+          {caption && <caption class={caption.hidden ? 'sr-only' : 't-caption'}>{caption.text}</caption>}
+          <thead>
+            <tr>
+              {columns.map((c, i) => {
+                const { label, num, hidden } = typeof c === 'string' ? { label: c } : c
+                return (
+                  <th key={i} scope="col" class={num ? 'num' : undefined}>
+                    {hidden ? <span class="sr-only">{label}</span> : label}
+                  </th>
+                )
+              })}
+            </tr>
+          </thead>
+          <tbody>{children}</tbody>
+        </table>
+      </div>
+      {more && (
+        <p class="scroll-cue" aria-hidden="true">
+          Swipe or scroll sideways for more columns →
+        </p>
+      )}
+    </>
+  )
+}
 
 /** A page of a list route: its rows, a message when there are none, and the pager. */
 export function Paged<T>({ state, empty, onPage, children }: { state: { data?: Page<T>; error?: unknown; loading: boolean }; empty: string; onPage: (page: number) => void; children: (rows: T[]) => ComponentChildren }) {

@@ -66,6 +66,19 @@ describe('seed-demo', () => {
     expect(await catalogOf(other, other.w.A.key.apiKey)).not.toEqual(a)
   })
 
+  test('every demo variant names its size, the first one of a product too', async () => {
+    const t = await setup()
+    await expectOk(seed(t, t.w.A.group.id, { seed: 7 }), 201)
+    const products = (await all(t, t.w.A.key.apiKey, 'products')).data
+    const several = products.filter((p: any) => p.variants.length > 1)
+    expect(several.length).toBeGreaterThan(0)
+    for (const p of products) {
+      // The sku ends with the size, so each variant's options must say the same size.
+      expect(p.variants.map((v: any) => v.options)).toEqual(p.variants.map((v: any) => ({ tamanho: v.sku.split('-').at(-1) })))
+    }
+    expect(several[0].variants.map((v: any) => v.options.tamanho)).toEqual(several[0].variants[0].sku.endsWith('-P') ? ['P', 'M', 'G'] : ['38', '40', '42'])
+  })
+
   test('a store that already has products is 409; an unknown group 404', async () => {
     const t = await setup()
     await expectOk(seed(t, t.w.A.group.id), 201)

@@ -7,11 +7,13 @@ import { openStream } from './sse'
 const CONTRACT = ['id', 'createdAt', 'method', 'path', 'query', 'status', 'durationMs', 'credential', 'rm', 'errorCode', 'errorMessage']
 /** What the server adds to every entry: how many calls a counted entry stands for, and the newest one's time. */
 const COUNTED = ['count', 'lastCreatedAt']
+/** Who made the call (X-Storefront-Client), for the panel's filter. */
+const CLIENT = ['client']
 /** What the single entry adds: the contract's two bodies, and the headers and flags that say how they were kept. */
-const DETAIL = ['requestBody', 'responseBody', 'requestHeaders', 'requestBodyTruncated', 'responseBodyTruncated', 'bodiesDropped']
+const DETAIL = ['requestBody', 'responseBody', 'requestHeaders', 'requestBodyTruncated', 'responseBodyTruncated', 'bodiesDropped', 'routeAuth']
 
-const ENTRY_KEYS = [...CONTRACT, ...COUNTED].sort()
-const DETAIL_KEYS = [...CONTRACT, ...COUNTED, ...DETAIL].sort()
+const ENTRY_KEYS = [...CONTRACT, ...COUNTED, ...CLIENT].sort()
+const DETAIL_KEYS = [...CONTRACT, ...COUNTED, ...CLIENT, ...DETAIL].sort()
 const keysOf = (o: object) => Object.keys(o).sort()
 
 async function setup() {

@@ -80,8 +80,9 @@ describe('a flood of refusals is one counted entry per source and minute', () =>
       query: '',
       status: 401,
       durationMs: expect.any(Number),
-      credential: 'customer',
+      credential: 'publishable',
       rm: null,
+      client: 'app',
       errorCode: 'UNAUTHENTICATED',
       errorMessage: message401,
       count: 1000,
@@ -113,9 +114,9 @@ describe('a flood of refusals is one counted entry per source and minute', () =>
     await t.call('GET', '/v1/cart', { headers: apiKey(spare) })
     const rows = (await t.list('?status=401')).data.map((e: any) => [e.credential, e.path, e.count])
     expect(rows).toEqual([
-      ['customer', '/v1/cart', 1],
+      ['publishable', '/v1/cart', 1],
       ['secret', '/v1/products', 2],
-      ['customer', '/v1/cart', 3],
+      ['publishable', '/v1/cart', 3],
     ])
   })
 

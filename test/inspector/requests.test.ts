@@ -33,6 +33,7 @@ describe('the request inspector keeps what each store sent and got back', () => 
       durationMs: expect.any(Number),
       credential: 'secret',
       rm: null,
+      client: 'app',
       errorCode: refused.body.error.code,
       errorMessage: refused.body.error.message,
       count: 1,

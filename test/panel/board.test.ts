@@ -35,13 +35,19 @@ describe.skipIf(noBrowser)('the class board', () => {
       expect(await n.getByTestId('silent').textContent()).toBe('Otto')
       expect(await tile(page, 'Turma Sul').getByTestId('silent').textContent()).toBe('Sara')
       expect(await tile(page, 'Turma Sul').getByTestId('calls').textContent()).toBe('0 calls today')
+      // Otto has not called: listed on the tile, but no flag (at the start of a class that is most groups).
       expect(await n.getByText('needs a look').count()).toBe(0)
+      expect(await n.getByTestId('why').count()).toBe(0)
 
       // The app gets a 404: without a reload, the tile counts it and says so.
       expect((await panel.call('GET', '/v1/products/prod_missing', { headers: apiKey(key) })).status).toBe(404)
       await eventually(async () => expect(await n.getByTestId('calls').textContent()).toBe(`${north.callsToday + 1} calls today`), 15_000)
       expect(await n.getByTestId('errors').textContent()).toBe(`1 (${Math.round(100 / (north.callsToday + 1))} %)`)
       await n.getByText('needs a look').waitFor()
+      expect(await n.getByTestId('why').textContent()).toBe(`error rate ${Math.round(100 / (north.callsToday + 1))} %`)
+      // Times are in the students' locale (pt-BR, every store's default), not the browser's.
+      const last = (await expectOk(panel.call('GET', '/v1/admin/board', { headers: admin() }))).groups.find((g: any) => g.name === 'Turma Norte').lastCallAt
+      await eventually(async () => expect(await n.locator('dt:text-is("Last call") + dd').textContent()).toBe(new Date(last).toLocaleTimeString('pt-BR')))
 
       // The shop front's calls (its publishable key) get a line of their own; the group's figures stay as they were.
       expect(await n.getByTestId('shop-front').count()).toBe(0)

@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'bun:test'
 import { $ } from 'bun'
-import { curlCommand } from '../../panel/src/curl'
+import { CUSTOMER_TOKEN_HEADER, curlCommand } from '../../panel/src/curl'
 
 const entry = {
   method: 'POST',
@@ -36,5 +36,23 @@ describe('the curl command of an inspected request', () => {
     const student = curlCommand('http://h', { ...entry, credential: 'student', requestBody: null })
     expect(student).toContain('-H "Authorization: Bearer $STUDENT_TOKEN"')
     expect(student).not.toContain('API_KEY')
+  })
+})
+
+describe('what the curl command repeats, and the fix beside it', () => {
+  test('a key sent without its customer token is repeated without one; the fix adds $CUSTOMER_TOKEN', () => {
+    const sent = { ...entry, method: 'GET', query: '', credential: 'publishable' as const, requestHeaders: { 'x-api-key': '[redacted]' }, requestBody: null }
+    expect(curlCommand('http://h', sent)).toBe([`curl -i -X GET 'http://h/v1/products'`, `-H "X-API-Key: $API_KEY"`].join(' \\\n  '))
+    expect(curlCommand('http://h', sent, [CUSTOMER_TOKEN_HEADER])).toBe(
+      [`curl -i -X GET 'http://h/v1/products'`, `-H "X-API-Key: $API_KEY"`, `-H "Authorization: Bearer $CUSTOMER_TOKEN"`].join(' \\\n  '),
+    )
+  })
+
+  test('a key sent with a token that is not the customer one repeats that token, and the fix replaces it', () => {
+    const sent = { ...entry, credential: 'secret' as const, requestHeaders: { 'x-api-key': '[redacted]', authorization: '[redacted]' }, requestBody: null }
+    expect(curlCommand('http://h', sent)).toContain(`-H "X-API-Key: $API_KEY" \\\n  -H "Authorization: Bearer $TOKEN"`)
+    const fixed = curlCommand('http://h', sent, [CUSTOMER_TOKEN_HEADER])
+    expect(fixed).toContain('-H "Authorization: Bearer $CUSTOMER_TOKEN"')
+    expect(fixed).not.toContain('$TOKEN"')
   })
 })

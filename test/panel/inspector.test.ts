@@ -10,10 +10,11 @@ const SECRET_IN_BODY = 'hunter2-never-shown'
 let key: string
 let groupId: string
 let student: Record<string, string>
+let made: Awaited<ReturnType<typeof groupWithStudent>>
 
 beforeAll(async () => {
   if (noBrowser) return
-  const made = await groupWithStudent(panel, 'Loja Espelho', { rm: RM, name: 'Caio' }, PASSWORD)
+  made = await groupWithStudent(panel, 'Loja Espelho', { rm: RM, name: 'Caio' }, PASSWORD)
   groupId = made.groupId
   student = made.student
   key = (await createKey(panel.call, made.token, 'shop app')).apiKey
@@ -118,8 +119,49 @@ describe.skipIf(noBrowser)('the request inspector in the panel', () => {
     })
   })
 
+  test("a buyer call without the customer token shows the key it sent, repeats just that, and offers the token as a separate fix", async () => {
+    const shopKey = (await createKey(panel.call, made.token, 'shop page', 'publishable')).apiKey
+    const refused = await panel.call('GET', '/v1/orders', { headers: { ...apiKey(shopKey), 'x-request-id': 'orders-without-token' } })
+    expect(refused.status).toBe(401)
+    await panel.withPage('inspector missing customer token', async (page) => {
+      await signInAsStudent(page, panel, RM, PASSWORD, '/store/requests/orders-without-token')
+      await page.getByRole('heading', { name: 'GET /v1/orders' }).waitFor()
+      expect(await page.locator('dt:text-is("Credential") + dd').textContent()).toBe('publishable')
+      const curl = (await page.getByTestId('curl').textContent())!
+      expect(curl).toContain('-H "X-API-Key: $API_KEY"')
+      expect(curl).not.toContain('Authorization')
+      const fix = page.getByRole('region', { name: 'How to fix it' })
+      expect(await fix.textContent()).toContain('This route also needs Authorization: Bearer <customer token>')
+      const fixed = (await fix.getByTestId('curl-fixed').textContent())!
+      expect(fixed).toContain('-H "X-API-Key: $API_KEY" \\\n  -H "Authorization: Bearer $CUSTOMER_TOKEN"')
+      expect(fixed).not.toContain(shopKey)
+    })
+  })
+
+  test('the list shows the app\'s calls at first; "Who called" shows the panel\'s own; X-Student-RM names the student', async () => {
+    await expectOk(panel.call('GET', '/v1/products?by=app', { headers: { ...apiKey(key), 'x-student-rm': RM, 'x-request-id': 'by-rm' } }))
+    await expectOk(panel.call('GET', '/v1/products?by=panel-header', { headers: { ...apiKey(key), 'x-storefront-client': 'panel' } }))
+    await panel.withPage('inspector who called', async (page) => {
+      await signInAsStudent(page, panel, RM, PASSWORD, '/store/requests')
+      await rowOf(page, 'by=app').waitFor()
+      expect(await page.getByLabel('Who called').inputValue()).toBe('app')
+      // The panel's own calls (this page's sign-in among them) are not in the app's list.
+      expect(await rowOf(page, 'by=panel-header').count()).toBe(0)
+      expect(await rowOf(page, '/v1/store/settings').count()).toBe(0)
+      await page.getByLabel('Who called').selectOption('panel')
+      await rowOf(page, 'by=panel-header').waitFor()
+      await rowOf(page, '/v1/store/settings').first().waitFor()
+      await eventually(async () => expect(await rowOf(page, 'by=app').count()).toBe(0))
+      await page.getByLabel('Who called').selectOption('app')
+      await rowOf(page, 'by=app').getByRole('link').click()
+      await page.getByRole('heading', { name: 'GET /v1/products' }).waitFor()
+      expect(await page.locator('dt:text-is("RM") + dd').textContent()).toBe(`${RM} (from X-Student-RM)`)
+      expect(await page.locator('dt:text-is("Called by") + dd').textContent()).toBe('the app')
+    })
+  })
+
   test("the teacher opens a group's requests from its page and sees the same entries", async () => {
-    const own = await expectOk(panel.call('GET', `/v1/admin/groups/${groupId}/requests?status=4xx`, { headers: { 'x-admin-token': panel.adminToken } }))
+    const own = await expectOk(panel.call('GET', `/v1/admin/groups/${groupId}/requests?status=4xx&client=app`, { headers: { 'x-admin-token': panel.adminToken } }))
     expect(own.total).toBeGreaterThan(0)
     await panel.withPage('teacher inspector', async (page) => {
       await signInAsTeacher(page, panel, `/teacher/groups/${groupId}`)

@@ -8,10 +8,14 @@ const panel = usePanel(['--allow-loopback-webhooks'])
 const RM = '2026600'
 const PASSWORD = 'a-better-password'
 let order: any
+/** A paid order of a customer with a long e-mail, which the phone test ships and refunds. */
+let paid: any
+let token: string
+const LONG_EMAIL = 'bianca.souza.de.oliveira.compras.online@um-provedor-de-email-bem-comprido.example.com'
 
 beforeAll(async () => {
   if (noBrowser) return
-  const { token } = await groupWithStudent(panel, 'Loja Pedido', { rm: RM, name: 'Rui' }, PASSWORD)
+  ;({ token } = await groupWithStudent(panel, 'Loja Pedido', { rm: RM, name: 'Rui' }, PASSWORD))
   const key = apiKey((await createKey(panel.call, token, 'app')).apiKey)
   const receiver = startReceiver()
   await expectOk(panel.call('POST', '/v1/webhooks', { headers: key, body: { url: receiver.url, events: ['*'] } }), 201)
@@ -24,6 +28,11 @@ beforeAll(async () => {
   await expectOk(panel.call('POST', `/v1/orders/${made.id}/pay`, { headers: customer, body: { method: 'PIX' } }))
   await expectOk(panel.call('POST', `/v1/store/orders/${made.id}/transition`, { headers: key, body: { to: 'SHIPPED', trackingCode: 'BR123456' } }))
   order = await expectOk(panel.call('POST', `/v1/store/orders/${made.id}/refund`, { headers: key, body: { restock: true, reason: 'arrived broken' } }))
+  const longBuyer = await expectOk(panel.call('POST', '/v1/customers/register', { headers: key, body: { name: 'Bianca', email: LONG_EMAIL, password: 'password-123' } }), 201)
+  const longCustomer = { ...key, authorization: `Bearer ${longBuyer.token}` }
+  await expectOk(panel.call('POST', '/v1/cart/items', { headers: longCustomer, body: { variantId: product.variants[0].id, quantity: 1 } }))
+  paid = await expectOk(panel.call('POST', '/v1/orders/checkout', { headers: longCustomer }), 201)
+  await expectOk(panel.call('POST', `/v1/orders/${paid.id}/pay`, { headers: longCustomer, body: { method: 'PIX' } }))
   // Every event of the order reached the receiver before the page looks.
   await eventually(() => expect(receiver.events().filter((e: any) => e.data?.orderId === made.id).length).toBe(4))
 })
@@ -73,6 +82,38 @@ describe.skipIf(noBrowser)('the order detail page', () => {
       // A wide table scrolls inside its own box rather than being cut.
       const box = page.getByRole('table', { name: 'Items' }).locator('xpath=..')
       expect(await box.evaluate((e) => (globalThis as unknown as { getComputedStyle(e: unknown): { overflowX: string } }).getComputedStyle(e).overflowX)).toBe('auto')
+    }, PHONE)
+  })
+
+  test('on a phone the order page has its Ship and Refund buttons, a long e-mail wraps, and a wide table says it scrolls', async () => {
+    await panel.withPage('order actions on a phone', async (page) => {
+      await signInAsStudent(page, panel, RM, PASSWORD, `/store/orders/${paid.id}`)
+      await page.getByRole('heading', { name: `Order #${paid.number}` }).waitFor()
+      const email = page.locator('dt:text-is("Customer") + dd')
+      expect(await email.textContent()).toBe(`Bianca · ${LONG_EMAIL}`)
+      const [scroll, inner] = (await page.evaluate('[document.documentElement.scrollWidth, window.innerWidth]')) as [number, number]
+      expect(scroll).toBeLessThanOrEqual(inner)
+      expect(await email.evaluate((e) => e.scrollWidth <= e.clientWidth)).toBe(true)
+      // The Items table is wider than the phone: the line under it says so, until it is scrolled to its end.
+      const items = page.getByRole('table', { name: 'Items' }).locator('xpath=..')
+      const cue = items.locator('xpath=following-sibling::p[1]')
+      expect(await cue.textContent()).toBe('Swipe or scroll sideways for more columns →')
+      expect(await cue.isVisible()).toBe(true)
+      await items.evaluate((e) => e.scrollTo({ left: e.scrollWidth }))
+      await eventually(async () => expect(await items.getAttribute('class')).toBe('table'))
+      expect(await items.evaluate((e) => e.nextElementSibling?.className)).not.toBe('scroll-cue')
+
+      const actions = page.getByRole('region', { name: 'Actions of this order' })
+      expect(await actions.getByRole('button').allTextContents()).toEqual(['Ship', 'Refund'])
+      await actions.getByRole('button', { name: 'Ship' }).click()
+      await actions.getByText(`Order #${paid.number} is now SHIPPED.`).waitFor()
+      expect(await page.locator('dt:text-is("Status") + dd').textContent()).toBe('SHIPPED')
+      await actions.getByRole('button', { name: 'Refund' }).click()
+      await actions.getByRole('button', { name: 'Yes, refund' }).click()
+      await actions.getByText(`Order #${paid.number} refunded; its units are back in stock.`).waitFor()
+      await eventually(async () => expect(await page.locator('dt:text-is("Status") + dd').textContent()).toBe('REFUNDED'))
+      const after = await expectOk(panel.call('GET', `/v1/store/orders/${paid.id}`, { headers: { authorization: `Bearer ${token}` } }))
+      expect(after.history.map((h: any) => h.status)).toEqual(['PENDING', 'PAID', 'SHIPPED', 'REFUNDED'])
     }, PHONE)
   })
 })

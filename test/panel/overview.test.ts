@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, test } from 'bun:test'
 import { apiKey, createKey, expectOk } from '../helpers/world'
-import { groupWithStudent, noBrowser, signInAsStudent, usePanel } from './browser'
+import { groupWithStudent, noBrowser, PHONE, signInAsStudent, usePanel } from './browser'
 
 const panel = usePanel()
 const RM = '2026500'
@@ -66,5 +66,23 @@ describe.skipIf(noBrowser)("the store's overview in the panel", () => {
       expect(await row.locator('small').first().textContent()).toBe(`${first.productName} · ${new Date(first.createdAt).toLocaleString('de-DE')}`)
       expect(await page.content()).not.toContain(first.productId)
     })
+  })
+
+  test("on a phone the app's recent errors come before low stock, and the panel's own failures are not among them", async () => {
+    // A failure the panel made (its header says so) is the panel's, not the app's.
+    const panelMiss = await panel.call('GET', '/v1/products/prod_from_the_panel', { headers: { ...student, 'x-storefront-client': 'panel' } })
+    expect(panelMiss.status).toBe(404)
+    await panel.withPage('overview on a phone', async (page) => {
+      await signInAsStudent(page, panel, RM, PASSWORD)
+      const errors = page.getByRole('region', { name: "Your app's recent errors" })
+      await errors.getByRole('listitem').filter({ hasText: 'POST /v1/orders/checkout' }).waitFor()
+      const low = page.getByRole('heading', { name: 'Low stock' })
+      const errorsTop = (await errors.boundingBox())!.y
+      const lowTop = (await low.boundingBox())!.y
+      expect(errorsTop).toBeLessThan(lowTop)
+      expect(await errors.getByText('prod_from_the_panel').count()).toBe(0)
+      const [scroll, inner] = (await page.evaluate('[document.documentElement.scrollWidth, window.innerWidth]')) as [number, number]
+      expect(scroll).toBeLessThanOrEqual(inner)
+    }, PHONE)
   })
 })

@@ -1,5 +1,6 @@
 import type { Page } from '../api'
-import { Loaded, Section, Table, useLoad, when } from '../ui'
+import { Done, ErrorNote, Loaded, Section, Table, useLoad, when } from '../ui'
+import { OrderActions, useOrderActions } from './order-actions'
 import { useStudent } from './context'
 import type { Delivery, Order } from './types'
 
@@ -9,6 +10,11 @@ const TONE: Record<string, string> = { SUCCEEDED: 'good', FAILED: 'bad', APPROVE
 export function OrderPage({ id }: { id: string }) {
   const { call, money } = useStudent()
   const order = useLoad(() => call<Order>('GET', `/store/orders/${encodeURIComponent(id)}`), [id])
+  // The same moves as the list's, so a phone, where the list's last column is off screen, has them here.
+  const actions = useOrderActions(() => {
+    order.reload()
+    deliveries.reload()
+  })
   const deliveries = useLoad(() => call<Page<Delivery>>('GET', '/webhooks/deliveries', { query: { orderId: id, pageSize: 100 } }), [id])
   return (
     <>
@@ -37,6 +43,11 @@ export function OrderPage({ id }: { id: string }) {
                 </>
               )}
             </dl>
+            <section aria-label="Actions of this order">
+              <OrderActions order={o} actions={actions} />
+              <ErrorNote error={actions.action.error} />
+              <Done message={actions.action.done} />
+            </section>
             <Table caption={{ text: 'Items' }} columns={['Product', 'SKU', { label: 'Unit price', num: true }, { label: 'Quantity', num: true }, { label: 'Line total', num: true }]}>
               {o.items.map((i) => (
                 <tr key={i.variantId}>

@@ -1,5 +1,6 @@
 import { useState } from 'preact/hooks'
-import { ConfirmButton, Done, ErrorNote, Field, Paged, Section, Table, useAction, useLoad, when } from '../ui'
+import { Done, ErrorNote, Field, Paged, Section, Table, useLoad, when } from '../ui'
+import { OrderActions, useOrderActions } from './order-actions'
 import { useStudent } from './context'
 import { OrderPage } from './order'
 import { useRoute } from '../router'
@@ -8,8 +9,6 @@ import type { Page } from '../api'
 
 const STATUSES: OrderStatus[] = ['PENDING', 'PAID', 'SHIPPED', 'DELIVERED', 'CANCELLED', 'REFUNDED']
 const TONE: Partial<Record<OrderStatus, string>> = { PAID: 'good', DELIVERED: 'good', CANCELLED: 'bad', REFUNDED: 'warn' }
-/** The button for each target of POST /v1/store/orders/:id/transition. */
-const VERB: Record<string, string> = { SHIPPED: 'Ship', DELIVERED: 'Mark delivered', CANCELLED: 'Cancel order' }
 
 /**
  * GET /v1/store/orders with a button for each move the order allows now (its `allowedTransitions`)
@@ -25,17 +24,8 @@ function OrderList() {
   const [status, setStatus] = useState('')
   const [page, setPage] = useState(1)
   const orders = useLoad(() => call<Page<Order>>('GET', '/store/orders', { query: { status, page, pageSize: 20 } }), [status, page])
-  const action = useAction()
-  const move = (order: Order, to: OrderStatus) =>
-    action.run(async () => {
-      await call('POST', `/store/orders/${order.id}/transition`, { body: { to } })
-      orders.reload()
-    }, `Order #${order.number} is now ${to}.`)
-  const refund = (order: Order) =>
-    action.run(async () => {
-      await call('POST', `/store/orders/${order.id}/refund`, { body: { restock: true } })
-      orders.reload()
-    }, `Order #${order.number} refunded; its units are back in stock.`)
+  const actions = useOrderActions(() => orders.reload())
+  const { action } = actions
   return (
     <Section
       title="Orders"
@@ -63,7 +53,7 @@ function OrderList() {
                 </td>
                 <td>
                   {order.customer.name}
-                  <small>{order.customer.email}</small>
+                  <small class="email">{order.customer.email}</small>
                 </td>
                 <td>
                   {order.items.map((item) => (
@@ -78,21 +68,7 @@ function OrderList() {
                   {order.shipment?.trackingCode && <small>tracking {order.shipment.trackingCode}</small>}
                 </td>
                 <td>
-                  <div class="actions">
-                    {order.allowedTransitions.map((to) =>
-                      to === 'CANCELLED' ? (
-                        <ConfirmButton key={to} label={VERB[to]!} question={`Cancel order #${order.number}?`} onConfirm={() => move(order, to)} disabled={action.busy} />
-                      ) : (
-                        <button key={to} type="button" onClick={() => move(order, to)} disabled={action.busy}>
-                          {VERB[to] ?? `Move to ${to}`}
-                        </button>
-                      ),
-                    )}
-                    {order.refundable && (
-                      <ConfirmButton label="Refund" question={`Refund ${money(order.total)} and restock?`} onConfirm={() => refund(order)} disabled={action.busy} />
-                    )}
-                    {order.allowedTransitions.length === 0 && !order.refundable && <span class="muted">none</span>}
-                  </div>
+                  <OrderActions order={order} actions={actions} />
                 </td>
               </tr>
             ))}

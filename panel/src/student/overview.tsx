@@ -37,6 +37,8 @@ export function OverviewPage() {
                 ))}
               </tr>
             </Table>
+            {/* What the app got wrong comes first: on a phone it is the first thing under the numbers. */}
+            <RecentErrors />
             <h3>Low stock</h3>
             {o.lowStock.total === 0 ? (
               <p class="muted">Every variant has more units available than its minimum.</p>
@@ -70,7 +72,6 @@ export function OverviewPage() {
                 </li>
               </ul>
             )}
-            <RecentErrors />
             <h3>API keys</h3>
             {o.apiKeys.length === 0 ? (
               <p class="muted">

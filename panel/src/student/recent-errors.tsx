@@ -10,8 +10,8 @@ const SHOWN = 5
 export function RecentErrors() {
   const { call } = useStudent()
   const errors = useLoad(async () => {
-    // 4xx and 5xx are two filters; the newest of both together.
-    const pages = await Promise.all(['4xx', '5xx'].map((status) => call<Page<RequestEntry>>('GET', '/store/requests', { query: { status, pageSize: SHOWN } })))
+    // 4xx and 5xx are two filters; the newest of both together. The app's calls only, not the panel's own.
+    const pages = await Promise.all(['4xx', '5xx'].map((status) => call<Page<RequestEntry>>('GET', '/store/requests', { query: { status, client: 'app', pageSize: SHOWN } })))
     return pages
       .flatMap((p) => p.data)
       .sort((a, b) => b.createdAt.localeCompare(a.createdAt))

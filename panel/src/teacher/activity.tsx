@@ -1,6 +1,6 @@
 import { useEffect } from 'preact/hooks'
 import { navigate } from '../router'
-import { Done, ErrorNote, Field, Loaded, Section, Table, useAction, useLoad, when } from '../ui'
+import { Done, ErrorNote, Field, Loaded, Section, Table, useAction, useLoad, when, dateOnly, timeOfDay } from '../ui'
 import { BarChart, Swatch, type Line } from './chart'
 import { useTeacher } from './context'
 import type { ActivityReport, ActivitySeries } from './types'
@@ -120,7 +120,7 @@ export function ActivityPage({ route }: { route: string }) {
         </div>
       </div>
       <p class="muted">
-        {activity.data ? `Updated at ${activity.data.at.toLocaleTimeString()}. ` : ''}
+        {activity.data ? `Updated at ${timeOfDay(activity.data.at)}. ` : ''}
         Refreshes every 10 seconds while this tab is shown.
       </p>
       <ErrorNote error={download.error} />
@@ -150,8 +150,8 @@ export function ActivityPage({ route }: { route: string }) {
 function timeLabels(series: ActivitySeries): string[] {
   return series.times.map((t) =>
     series.bucket === 'hour'
-      ? new Date(t).toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit' })
-      : new Date(t).toLocaleDateString(undefined, { day: 'numeric', month: 'short', timeZone: 'UTC' }),
+      ? timeOfDay(t, { hour: '2-digit', minute: '2-digit' })
+      : dateOnly(t, { day: 'numeric', month: 'short', timeZone: 'UTC' }),
   )
 }
 

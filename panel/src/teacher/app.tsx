@@ -2,7 +2,7 @@ import { useMemo, useState } from 'preact/hooks'
 import { ApiError, call, openStream, type CallOptions } from '../api'
 import { adminToken, saveAdmin } from '../session'
 import { Shell } from '../shell'
-import { Field, formValues, SignInForm, useAction } from '../ui'
+import { CLASS_LOCALE, Field, formValues, SignInForm, setDateLocale, useAction } from '../ui'
 import { TeacherContext, type TeacherApi } from './context'
 import { GroupsPage } from './groups'
 import { GroupPage } from './group'
@@ -21,6 +21,8 @@ const NAV = [
 
 /** The teacher's side of the panel: groups, their stores and activity, through the admin routes (X-Admin-Token). */
 export function TeacherApp({ route }: { route: string }) {
+  // Set while rendering, before any screen below writes a date: the student's app sets its store's the same way.
+  setDateLocale(CLASS_LOCALE)
   const [token, setToken] = useState(adminToken)
   const [notice, setNotice] = useState<string>()
   const signOut = (why?: string) => {

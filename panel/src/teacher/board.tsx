@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'preact/hooks'
-import { ErrorNote, Section, when } from '../ui'
+import { ErrorNote, Section, timeOfDay, when } from '../ui'
 import { useTeacher } from './context'
 import type { ClassBoard } from './types'
 
@@ -8,6 +8,17 @@ const REFRESH_MS = 5000
 
 const percent = (rate: number) => `${Math.round(rate * 100)} %`
 const count = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`
+
+/**
+ * Why a group needs a look, each flag in words: its app's errors and webhooks that fail. Students who
+ * have not called yet are listed on the tile but raise no flag: at the start of a class that is most groups.
+ */
+function flagsOf(g: ClassBoard['groups'][number]): string[] {
+  const flags: string[] = []
+  if (g.errorsToday > 0) flags.push(`error rate ${percent(g.errorRate)}`)
+  if (g.failingWebhooks.length > 0) flags.push(count(g.failingWebhooks.length, 'failing webhook'))
+  return flags
+}
 
 /** The class on the projector: GET /v1/admin/board, a tile per group, read again every few seconds. */
 export function BoardPage() {
@@ -31,19 +42,25 @@ export function BoardPage() {
   return (
     <Section title="Class board">
       <p class="muted" role="status">
-        Today (UTC), updated every {REFRESH_MS / 1000} s{board ? `; last at ${new Date(board.at).toLocaleTimeString()}` : ''}.
+        Today (UTC), updated every {REFRESH_MS / 1000} s{board ? `; last at ${timeOfDay(board.at)}` : ''}.
       </p>
       <ErrorNote error={error} />
       {board?.groups.length === 0 && <p>No groups yet.</p>}
       <ul class="board">
         {board?.groups.map((g) => {
-          const trouble = g.errorsToday > 0 || g.failingWebhooks.length > 0
+          const flags = flagsOf(g)
+          const trouble = flags.length > 0
           return (
             <li key={g.groupId} class={trouble ? 'tile-board flag' : 'tile-board'} aria-label={g.name}>
               <h3>
                 <a href={`#/teacher/groups/${g.groupId}`}>{g.name}</a>
                 {trouble && <span class="badge bad">needs a look</span>}
               </h3>
+              {trouble && (
+                <p class="why" data-testid="why">
+                  {flags.join(' · ')}
+                </p>
+              )}
               <p class="big" data-testid="calls">
                 {g.callsToday} <small>calls today</small>
               </p>
@@ -61,7 +78,7 @@ export function BoardPage() {
                   </>
                 )}
                 <dt>Last call</dt>
-                <dd>{g.lastCallAt ? new Date(g.lastCallAt).toLocaleTimeString() : 'none today'}</dd>
+                <dd>{g.lastCallAt ? timeOfDay(g.lastCallAt) : 'none today'}</dd>
                 <dt>No calls yet</dt>
                 <dd data-testid="silent">{g.silentStudents.length === 0 ? 'everyone has called' : g.silentStudents.map((s) => s.name).join(', ')}</dd>
                 {g.failingWebhooks.length > 0 && (

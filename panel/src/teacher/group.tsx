@@ -109,7 +109,7 @@ function Store({ group }: { group: Group }) {
         <Table caption={{ text: 'Demo customers the group can sign in as' }} columns={['E-mail', 'Password']}>
           {answer.body.customers.map((c) => (
             <tr key={c.email}>
-              <td>{c.email}</td>
+              <td class="email">{c.email}</td>
               <td>
                 <code>{c.password}</code>
               </td>

@@ -6,7 +6,6 @@ import { addItem } from '../cart/service'
 import { checkout } from '../orders/checkout'
 import type { OrdersDeps } from '../orders/expiry'
 import { pay } from '../orders/payment'
-import { addVariant } from '../catalog/variants'
 import { register } from '../customers/service'
 import { getGroup } from '../groups/service'
 import type { UploadDeps } from '../media/in-flight'
@@ -75,24 +74,23 @@ export async function seedDemo(deps: OrdersDeps & UploadDeps, groupId: string, s
     const n = names.size
     const sizes = SIZES[category]
     const price = rnd.int(19, 399) + rnd.pick([0.9, 0.99, 0.5])
+    const sku = (size: string) => `DEMO-${String(n).padStart(3, '0')}-${size}`
+    // Every variant names its size, the first one too: a shop front tells them apart by their options.
+    // The random draws keep their order (first stock, collection, other stocks), so a seed gives the same catalog.
+    const firstStock = rnd.int(0, 40)
+    const collectionIds = rnd.next() < 0.4 ? [rnd.pick(collections).id] : []
+    const variants = sizes.map((size, i) => ({ sku: sku(size), price, stock: i === 0 ? firstStock : rnd.int(0, 30), options: { tamanho: size }, minStock: 5 }))
     const product = createProduct(deps, ctx, {
       type: 'SIMPLE',
       name,
-      sku: `DEMO-${String(n).padStart(3, '0')}-${sizes[0]}`,
-      price,
-      stock: rnd.int(0, 40),
+      variants,
       state: n % 8 === 0 ? 'DRAFT' : 'PUBLISHED',
       description: `${name}: produto de demonstração da loja ${group.name}.`,
       categoryId: categories[category]!.id,
       brandId: brand.id,
-      collectionIds: rnd.next() < 0.4 ? [rnd.pick(collections).id] : [],
-      minStock: 5,
+      collectionIds,
     }, deps.publicUrl)
-    variantCount++
-    for (const size of sizes.slice(1)) {
-      addVariant(deps, ctx, product.id, { sku: `DEMO-${String(n).padStart(3, '0')}-${size}`, price, stock: rnd.int(0, 30), options: { tamanho: size }, minStock: 5 })
-      variantCount++
-    }
+    variantCount += variants.length
     const form = new FormData()
     form.append('file', new Blob([demoPicture([...rgb])], { type: 'image/png' }), `demo-${n}.png`)
     const { media } = await uploadMedia(deps, ctx, new Request('http://seed.local/', { method: 'POST', body: form }))

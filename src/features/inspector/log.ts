@@ -2,9 +2,9 @@ import { isoTime, type Clock } from '../../kernel/clock'
 import type { Deps } from '../../kernel/deps'
 import { AppError, clip } from '../../kernel/errors'
 import type { InspectedCall, RequestInspector } from '../../kernel/http/inspection'
-import { pathStart, targetOf } from '../../kernel/http/target'
-import { copyOf, cut, cutCopy } from './cut'
-import type { RequestDetail, RequestEntry, RequestQuery } from './model'
+import { targetOf } from '../../kernel/http/target'
+import { cut, cutCopy } from './cut'
+import { CLIENT_HEADER, clientOf, type RequestDetail, type RequestEntry, type RequestQuery } from './model'
 import { Redactor } from './redact'
 import {
   BODY_LIMIT,
@@ -98,6 +98,8 @@ export class RequestLog implements RequestInspector {
       durationMs: call.durationMs,
       credential: call.store.credential,
       rm: call.store.rm,
+      client: clientOf(call.request.headers.get(CLIENT_HEADER)),
+      routeAuth: call.routeAuth,
       error,
       failure,
       repeats,
@@ -148,6 +150,7 @@ export class RequestLog implements RequestInspector {
       durationMs: Math.round(k.durationMs),
       credential: k.credential,
       rm: k.rm,
+      client: k.client,
       errorCode: k.error?.code ?? null,
       errorMessage: k.error?.message ?? null,
       count: k.repeats?.count ?? 1,
@@ -162,7 +165,7 @@ export class RequestLog implements RequestInspector {
   }
 
   private matcher(query: RequestQuery): (item: Kept) => boolean {
-    const { status, method, path, rm } = query
+    const { status, method, path, rm, client } = query
     const since = query.since === undefined ? undefined : Date.parse(query.since)
     const cls = status?.endsWith('xx') ? status[0] : undefined
     return (k) =>
@@ -171,6 +174,7 @@ export class RequestLog implements RequestInspector {
       // The path as shown: a prefix filter on the raw one would tell, a character at a time, what redaction hides.
       (path === undefined || this.shownTarget(k).path.startsWith(path)) &&
       (rm === undefined || k.rm === rm) &&
+      (client === undefined || k.client === client) &&
       (since === undefined || (k.repeats?.lastAt ?? k.at) >= since)
   }
 
@@ -195,6 +199,7 @@ export class RequestLog implements RequestInspector {
         responseBody: f?.responseBody ?? null,
         requestBodyTruncated: f?.requestBodyTruncated ?? false,
         responseBodyTruncated: f?.responseBodyTruncated ?? false,
+        routeAuth: item.routeAuth === undefined ? null : item.routeAuth === 'studentSelf' ? 'student' : item.routeAuth,
         bodiesDropped: item.error !== null && !f,
       }
     }

@@ -3,6 +3,19 @@ import { Page, PageQuery } from '../../kernel/pagination'
 
 const STATUS_FILTER = /^(?:[1-5]xx|[1-5]\d\d)$/
 
+/**
+ * Who made a call, as the caller says in the X-Storefront-Client header: `panel` (the store panel's own
+ * screens), `teacher` (the teacher's screens), anything else or none is `app`. A view filter, not a check:
+ * an app may send it too, and then its calls are filed under that name.
+ */
+export const CLIENT_HEADER = 'x-storefront-client'
+export const CLIENTS = ['app', 'panel', 'teacher'] as const
+export type Client = (typeof CLIENTS)[number]
+export const clientOf = (header: string | null): Client => (header === 'panel' || header === 'teacher' ? header : 'app')
+
+/** The credential a route takes, as the inspector names it (a student's own routes are student routes). */
+export const ROUTE_AUTH = ['shop', 'secret', 'student', 'customer', 'admin'] as const
+
 export const RequestQuery = PageQuery.extend({
   status: z
     .string()
@@ -17,6 +30,10 @@ export const RequestQuery = PageQuery.extend({
     .describe('GET, POST, PUT, PATCH or DELETE (any case)'),
   path: z.string().max(512, 'path is a prefix of at most 512 characters, e.g. /v1/orders').optional().describe('only paths starting with this, e.g. /v1/orders'),
   rm: z.string().max(32, 'rm is a student number of at most 32 characters').optional().describe('only calls counted for this student (their token, or X-Student-RM with the secret key)'),
+  client: z
+    .enum(CLIENTS, 'client must be app, panel or teacher')
+    .optional()
+    .describe('only calls of this client, by its X-Storefront-Client header: panel (the store panel), teacher (the teacher\u2019s screens), app (any other call)'),
   since: z
     .string()
     .refine((v) => !Number.isNaN(Date.parse(v)), 'since must be an ISO date-time such as 2026-11-24T14:00:00Z')
@@ -35,7 +52,8 @@ export const RequestEntry = z
     status: z.number().int(),
     durationMs: z.number().int().describe('from the request arriving to the answer being ready'),
     credential: z.enum(['secret', 'publishable', 'student', 'customer']).describe('what the call presented: a secret or publishable key, a student token, or a key with a customer token'),
-    rm: z.string().nullable().describe('the student the call counted for, or null'),
+    rm: z.string().nullable().describe('the student the call counted for (their token, or X-Student-RM beside the secret key), or null'),
+    client: z.enum(CLIENTS).describe('who made the call, by its X-Storefront-Client header: panel, teacher, or app for any other value or none'),
     errorCode: z.string().nullable().describe('for an answer >= 400: its error code (HTTP when the answer was not the error envelope); null for an answer < 400'),
     errorMessage: z.string().nullable().describe('for an answer >= 400: its error message, secrets redacted; null for an answer < 400'),
     count: z
@@ -58,6 +76,10 @@ export const RequestDetail = RequestEntry.extend({
   responseBody: z.string().nullable().describe('for an answer >= 400: the answer\u2019s body, cut at 8 KB, secrets redacted; null otherwise'),
   requestBodyTruncated: z.boolean(),
   responseBodyTruncated: z.boolean(),
+  routeAuth: z
+    .enum(ROUTE_AUTH)
+    .nullable()
+    .describe('for an answer >= 400: the credential the route takes (shop: a store key; secret: the secret key; student: a student token; customer: a store key plus a customer token; admin: the teacher\u2019s token); null otherwise or for a path no route has'),
   bodiesDropped: z.boolean().describe('true when the bodies were let go to keep the newest failures\u2019 bodies within the store\u2019s budget'),
 }).meta({ id: 'RequestDetail' })
 

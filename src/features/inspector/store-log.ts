@@ -1,7 +1,8 @@
 import type { Clock } from '../../kernel/clock'
 import { pathStart } from '../../kernel/http/target'
 import { copyOf, cut } from './cut'
-import type { RequestEntry } from './model'
+import type { AuthKind } from '../../kernel/auth/kinds'
+import type { Client, RequestEntry } from './model'
 
 // One store's recent calls: two rings (the store's own calls, and its shop front's), the counting of a
 // flood's refusals, and the live streams of both the store and the teacher. RequestLog (log.ts) keeps
@@ -86,6 +87,9 @@ export interface Kept {
   durationMs: number
   credential: RequestEntry['credential']
   rm: string | null
+  client: Client
+  /** For an answer >= 400: the credential kind of the route. */
+  routeAuth: AuthKind | undefined
   /** For an answer >= 400; shown as errorCode and errorMessage. */
   error: AnswerError | null
   /** For an answer >= 400, until the store's detail budget lets it go. */

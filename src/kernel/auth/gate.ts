@@ -216,9 +216,10 @@ export function createGate(deps: GateDeps) {
       // Read together only when both are there; otherwise the key's own errors come first, as always.
       const both = p.bearer && bearerKind === 'ctk_' && !/^(stu|ctk)_/.test(p.apiKey) ? keyAndSessionRow(`${hashToken(p.apiKey)} ${hashToken(p.bearer)}`) : null
       const key = apiKey(p.apiKey, kind, both?.key)
-      name(key.storeId, 'customer', null, key.kind === 'publishable')
+      // Until a customer token is there, the refusal is recorded as the key alone (apiKey named it): what was sent.
       if (!p.bearer) throw unauthenticated("This route also needs the customer's token in Authorization: Bearer (from POST /v1/customers/login).")
       if (bearerKind !== 'ctk_') throw wrongKind(kind, 'Authorization holds a token that is not a customer token.')
+      name(key.storeId, 'customer', null, key.kind === 'publishable')
       const c = customer(both?.session, key.storeId)
       // X-Student-RM names a student only beside the secret key: a publishable one any classmate can copy.
       const publishable = key.kind === 'publishable'

@@ -13,7 +13,7 @@ export const EXPOSED_HEADERS = [
   'Idempotent-Replayed',
 ].join(', ')
 
-const ALLOWED_HEADERS = 'Content-Type, X-API-Key, Authorization, X-Student-RM, X-Admin-Token, Idempotency-Key, X-Request-Id'
+const ALLOWED_HEADERS = 'Content-Type, X-API-Key, Authorization, X-Student-RM, X-Admin-Token, Idempotency-Key, X-Request-Id, X-Storefront-Client'
 const ALLOWED_METHODS = 'GET, POST, PUT, PATCH, DELETE'
 
 export const corsHeaders = {

@@ -1,4 +1,4 @@
-import { isShopFront, type StoreCtx } from '../auth/kinds'
+import { isShopFront, type AuthKind, type StoreCtx } from '../auth/kinds'
 
 // The seam between the HTTP kernel and the request inspector (features/inspector): the kernel hands
 // over each answered call of a store's credential; the feature keeps, redacts and serves them. What the
@@ -37,6 +37,8 @@ export interface InspectedCall {
    * as one counted entry per source and minute. Undefined for every other call.
    */
   source: string | undefined
+  /** For an answer >= 400: the credential kind the route declares (undefined for a path no route has), so a refusal can name what was missing. */
+  routeAuth?: AuthKind
 }
 
 export interface RequestInspector {

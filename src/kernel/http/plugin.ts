@@ -56,7 +56,7 @@ export const httpKernel = (routes: RouteTable, deps: Deps) => {
     const caller = callerOf(request)
     const store = caller ? namedStoreOf(caller) : refusedStoreOf(request)
     if (!store || uninspected.has(request)) return response
-    const call = { store, request, requestId: response.headers.get('x-request-id') ?? '', status: response.status, durationMs: performance.now() - started, sentBody: undefined, answerBody: undefined, source: undefined }
+    const call = { store, request, requestId: response.headers.get('x-request-id') ?? '', status: response.status, durationMs: performance.now() - started, sentBody: undefined, answerBody: undefined, source: undefined, routeAuth: undefined }
     if (response.status < 400) {
       deps.inspector.record(call)
       return response
@@ -65,7 +65,7 @@ export const httpKernel = (routes: RouteTable, deps: Deps) => {
       .clone()
       .text()
       .then((answerBody) => {
-        deps.inspector.record({ ...call, sentBody: sentBodyOf(request), answerBody, source: sourceOf(request) })
+        deps.inspector.record({ ...call, sentBody: sentBodyOf(request), answerBody, source: sourceOf(request), routeAuth: routes.match(request.method, pathOf(request))?.auth })
         return response
       })
   }
