@@ -22,23 +22,19 @@ import { SLOWDOWN_ENV } from './helpers/limits'
 
 /**
  * How much slower this machine is now than with nothing else running, from two measures taken at
- * start: the load per core (processes wanting a core), and a short piece of work timed 30 times, its
- * median against its best (the best is the work's own cost; the rest is waiting for a core). Never
- * below 1, never above 8: past that the machine is too busy for any limit to mean much.
+ * start: the load per core (processes wanting a core, averaged over the last minute), and the share of
+ * a core this process gets right now: a quarter second of work, its wall time against the CPU time it
+ * was given (the rest was waiting for a core). Never below 1, never above 8: past that the machine is
+ * too busy for any limit to mean much.
  */
 function measureSlowdown() {
-  const samples: number[] = []
+  const wallStart = performance.now()
+  const cpuStart = process.cpuUsage()
   let sink = 0
-  for (let i = 0; i < 30; i++) {
-    const started = performance.now()
-    let h = 0
-    for (let j = 0; j < 200_000; j++) h = (h * 31 + j) | 0
-    sink ^= h
-    samples.push(performance.now() - started)
-  }
-  samples.sort((a, b) => a - b)
+  while (performance.now() - wallStart < 250) for (let j = 0; j < 10_000; j++) sink = (sink * 31 + j) | 0
+  const cpu = process.cpuUsage(cpuStart)
+  const waiting = (performance.now() - wallStart) / Math.max(1, (cpu.user + cpu.system) / 1000)
   const perCore = loadavg()[0]! / availableParallelism()
-  const waiting = samples[15]! / samples[0]!
   return { factor: Math.min(8, Math.max(1, perCore, waiting)), perCore, waiting, sink }
 }
 
@@ -48,7 +44,7 @@ const slowdown = measureSlowdown()
 const TIMEOUT = `--timeout=${Math.round(BASE_TIMEOUT_MS * slowdown.factor)}`
 process.env[SLOWDOWN_ENV] = slowdown.factor.toFixed(2)
 if (slowdown.factor > 1) {
-  console.log(`time limits x${slowdown.factor.toFixed(1)}: load ${slowdown.perCore.toFixed(1)} per core, short work waited x${slowdown.waiting.toFixed(1)} for a core`)
+  console.log(`time limits x${slowdown.factor.toFixed(1)}: load ${slowdown.perCore.toFixed(1)} per core, a quarter second of work took x${slowdown.waiting.toFixed(1)} its CPU time`)
 }
 /**
  * One more than the two cores the suite was tuned on: much of it waits (on webhook receivers, timers,
