@@ -15,11 +15,37 @@
  * of round 1's files into test/timings.json (commit it after adding a slow file).
  */
 import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { availableParallelism, loadavg, tmpdir } from 'node:os'
 import { join, relative } from 'node:path'
 import { build, EXECUTABLE_ENV } from './helpers/build'
+import { SLOWDOWN_ENV } from './helpers/limits'
 
-const TIMEOUT = '--timeout=30000'
+/**
+ * How much slower this machine is now than with nothing else running, from two measures taken at
+ * start: the load per core (processes wanting a core, averaged over the last minute), and the share of
+ * a core this process gets right now: a quarter second of work, its wall time against the CPU time it
+ * was given (the rest was waiting for a core). Never below 1, never above 8: past that the machine is
+ * too busy for any limit to mean much.
+ */
+function measureSlowdown() {
+  const wallStart = performance.now()
+  const cpuStart = process.cpuUsage()
+  let sink = 0
+  while (performance.now() - wallStart < 250) for (let j = 0; j < 10_000; j++) sink = (sink * 31 + j) | 0
+  const cpu = process.cpuUsage(cpuStart)
+  const waiting = (performance.now() - wallStart) / Math.max(1, (cpu.user + cpu.system) / 1000)
+  const perCore = loadavg()[0]! / availableParallelism()
+  return { factor: Math.min(8, Math.max(1, perCore, waiting)), perCore, waiting, sink }
+}
+
+/** The per-test limit on two quiet cores, scaled by the slowdown (tests that set their own use test/helpers/limits.ts). */
+const BASE_TIMEOUT_MS = 30_000
+const slowdown = measureSlowdown()
+const TIMEOUT = `--timeout=${Math.round(BASE_TIMEOUT_MS * slowdown.factor)}`
+process.env[SLOWDOWN_ENV] = slowdown.factor.toFixed(2)
+if (slowdown.factor > 1) {
+  console.log(`time limits x${slowdown.factor.toFixed(1)}: load ${slowdown.perCore.toFixed(1)} per core, a quarter second of work took x${slowdown.waiting.toFixed(1)} its CPU time`)
+}
 /**
  * One more than the two cores the suite was tuned on: much of it waits (on webhook receivers, timers,
  * a browser, servers starting), and the third process works meanwhile.
@@ -40,6 +66,7 @@ interface Round {
 /** Runs `bun test` with `args`, passing its output through as it comes, and reads its summary. */
 async function round(args: string[], env: Record<string, string | undefined>): Promise<Round> {
   const proc = Bun.spawn([process.execPath, 'test', ...args], { stdout: 'pipe', stderr: 'pipe', env })
+  current = proc
   let text = ''
   const relay = async (from: ReadableStream<Uint8Array>, to: NodeJS.WriteStream) => {
     const decoder = new TextDecoder()
@@ -71,8 +98,15 @@ if (args.length > 0 && !updateTimings) {
 const started = performance.now()
 const binDir = mkdtempSync(join(tmpdir(), 'storefront-bin-'))
 const removeBin = () => rmSync(binDir, { recursive: true, force: true })
-process.on('SIGINT', () => (removeBin(), process.exit(130)))
-process.on('SIGTERM', () => (removeBin(), process.exit(143)))
+/** The `bun test` of the round under way: a signal to `npm test` is passed on, and test/setup.ts there stops what its tests started. */
+let current: Bun.Subprocess | undefined
+for (const [signal, code] of [['SIGINT', 130], ['SIGTERM', 143], ['SIGHUP', 129]] as const) {
+  process.on(signal, () => {
+    current?.kill(signal)
+    removeBin()
+    process.exit(code)
+  })
+}
 let rounds: Round[]
 try {
   const env = { ...process.env, [EXECUTABLE_ENV]: await build(join(binDir, 'storefront')) }

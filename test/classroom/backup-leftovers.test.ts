@@ -4,6 +4,7 @@ import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { backup } from '../../src/features/backup/service'
 import { createTestDeps } from '../helpers/app'
+import { track } from '../helpers/children'
 import { buildExecutable, emptyDir, runExecutable, startExecutable } from '../helpers/executable'
 
 const bin = await buildExecutable()
@@ -33,7 +34,7 @@ describe('a backup that does not finish leaves no copy of the database behind', 
     // Enough media that packing takes a while (random bytes do not compress).
     mkdirSync(join(dir, 'data', 'media', 'str_big'), { recursive: true })
     writeFileSync(join(dir, 'data', 'media', 'str_big', 'med_big.mp4'), crypto.getRandomValues(new Uint8Array(40 * 1024 * 1024)))
-    const proc = Bun.spawn([bin, 'backup', 'class.tgz', '--data', 'data'], { cwd: dir, stdout: 'pipe', stderr: 'pipe' })
+    const proc = track(Bun.spawn([bin, 'backup', 'class.tgz', '--data', 'data'], { cwd: dir, stdout: 'pipe', stderr: 'pipe' }))
     const deadline = Date.now() + 15_000
     // The archive is being written: the database copy is done, packing has begun.
     while (!readdirSync(dir).some((n) => n.endsWith('.partial'))) {

@@ -6,6 +6,7 @@ import ts from 'typescript'
 import { ADMIN_TOKEN, createTestApp } from '../helpers/app'
 import { tempDir } from '../helpers/temp'
 import { FIXTURES } from '../helpers/world'
+import { limit } from '../helpers/limits'
 
 // A student's shop app (shop-app/shop.ts) against a client generated from this server's /openapi.json
 // with openapi-typescript and openapi-fetch: it must type-check strictly with no way around the types,
@@ -80,7 +81,7 @@ describe('a client generated from /openapi.json', () => {
       .flatMap((line, i) => (/\/\/ refused/.test(line) ? [i + 1] : []))
     expect(marked).toHaveLength(6)
     expect([...new Set(errors.map((e) => e.line))].sort((a, b) => a - b)).toEqual(marked)
-  }, 20_000)
+  }, limit(60_000))
 
   test('runs the same flow against a live server: catalog, upload, customer, cart, PIX, the store’s orders, refund', async () => {
     const dir = await appFolder()
@@ -108,5 +109,5 @@ describe('a client generated from /openapi.json', () => {
     } finally {
       server.stop(true)
     }
-  }, 20_000)
+  }, limit(60_000))
 })

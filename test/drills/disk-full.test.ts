@@ -6,6 +6,7 @@ import { join } from 'node:path'
 import { buildExecutable, startExecutable } from '../helpers/executable'
 import { streamUpload } from '../helpers/raw-upload'
 import { FIXTURES } from '../helpers/world'
+import { limit } from '../helpers/limits'
 
 const bin = await buildExecutable()
 
@@ -81,7 +82,7 @@ describe('disk full while uploading', () => {
     expect(db.query('SELECT count(*) AS n FROM media').get()).toEqual({ n: 1 })
     db.close()
     expect(readdirSync(join(dir, 'media'), { recursive: true, withFileTypes: true }).filter((e) => e.isFile())).toHaveLength(1)
-  }, 30_000)
+  }, limit(30_000))
 
   test.skipIf(skip)('a write to a full disk is a clear error in the envelope, and the database stays intact', async () => {
     const dir = diskDir()
@@ -113,5 +114,5 @@ describe('disk full while uploading', () => {
     expect(db.query('PRAGMA integrity_check').all()).toEqual([{ integrity_check: 'ok' }])
     expect((db.query("SELECT count(*) AS n FROM groups WHERE name = 'After'").get() as { n: number }).n).toBe(1)
     db.close()
-  }, 30_000)
+  }, limit(30_000))
 })

@@ -5,6 +5,7 @@ import { buildExecutable, emptyDir, overHttp, type Running, startExecutable } fr
 import { chunkedHead, sendChunked } from '../helpers/raw-upload'
 import { activeStudent, admin, apiKey, createGroup, createKey } from '../helpers/world'
 import { LONG } from './openapi-ops'
+import { limit } from '../helpers/limits'
 
 const bin = await buildExecutable()
 
@@ -140,7 +141,7 @@ describe(`hostile input${LONG ? ' (long)' : ''}`, () => {
     } finally {
       await server.stop('SIGTERM')
     }
-  }, 60_000)
+  }, limit(60_000))
 
   test(`a path near 16 KiB is a quick, short 404, and ${PARALLEL} at once delay /health by about one of them, not all`, async () => {
     const dir = emptyDir()
@@ -162,7 +163,7 @@ describe(`hostile input${LONG ? ' (long)' : ''}`, () => {
     } finally {
       await server.stop('SIGTERM')
     }
-  }, 60_000)
+  }, limit(60_000))
 
   test('a body that never ends is not read past the answer: the connection closes, with or without a credential', async () => {
     const dir = emptyDir()
@@ -199,5 +200,5 @@ describe(`hostile input${LONG ? ' (long)' : ''}`, () => {
     } finally {
       await server.stop('SIGTERM')
     }
-  }, 60_000)
+  }, limit(60_000))
 })

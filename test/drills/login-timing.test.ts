@@ -3,6 +3,7 @@ import { argon2Passwords, PASSWORD_COST } from '../../src/kernel/auth/passwords'
 import { createTestApp } from '../helpers/app'
 import { activeStudent, apiKey, createGroup, createKey, expectOk } from '../helpers/world'
 import { LONG } from './openapi-ops'
+import { limit } from '../helpers/limits'
 
 /**
  * A timing oracle: a student times failed logins to learn which RMs exist, which still have their
@@ -51,5 +52,5 @@ describe('failed logins take the same time whatever failed', () => {
     const tolerance = Math.max(0.3 * slowest, 10)
     const outliers = Object.entries(medians).filter(([, m]) => slowest - m > tolerance)
     expect({ medians, outliers }).toEqual({ medians, outliers: [] })
-  }, 60_000)
+  }, limit(60_000))
 })

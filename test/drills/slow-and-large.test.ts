@@ -6,6 +6,7 @@ import { buildExecutable, emptyDir, overHttp, type Running, startExecutable } fr
 import { streamUpload } from '../helpers/raw-upload'
 import { activeStudent, apiKey, createGroup, createKey, FIXTURES } from '../helpers/world'
 import { LONG } from './openapi-ops'
+import { limit } from '../helpers/limits'
 
 const bin = await buildExecutable()
 
@@ -128,7 +129,7 @@ describe(`slowloris and oversized input${LONG ? ' (long)' : ''}`, () => {
       for (const s of sockets) s.end()
       await server.stop('SIGTERM')
     }
-  }, LONG ? 120_000 : 30_000)
+  }, limit(LONG ? 120_000 : 30_000))
 
   test('2 GiB bodies (declared, chunked JSON, chunked upload) are refused early without buffering, while others are served', async () => {
     const dir = emptyDir()
@@ -161,5 +162,5 @@ describe(`slowloris and oversized input${LONG ? ' (long)' : ''}`, () => {
     } finally {
       await server.stop('SIGTERM')
     }
-  }, 60_000)
+  }, limit(60_000))
 })

@@ -1,5 +1,6 @@
 import { expect } from 'bun:test'
 import { join } from 'node:path'
+import { track } from '../helpers/children'
 
 /**
  * What the flood drills share: a call that must succeed, a client with a steady, normal load, the
@@ -44,6 +45,15 @@ export async function steadyLoad(base: string, headers: Record<string, string>, 
   return { latencies, errors }
 }
 
+/**
+ * What the normal clients' p95 may reach during a flood: twice the quiet p95 (the larger of two quiet
+ * runs), plus twice the spread between those runs, which is what other work on the machine moves a p95
+ * by itself at the same time; never below NOISE_FLOOR_MS.
+ */
+export function floodBound(quietA: number, quietB: number): number {
+  return Math.max(2 * Math.max(quietA, quietB) + 2 * Math.abs(quietA - quietB), NOISE_FLOOR_MS)
+}
+
 export const p95 = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length * 0.95)]!
 
 type Load = Awaited<ReturnType<typeof steadyLoad>>
@@ -51,27 +61,35 @@ type Load = Awaited<ReturnType<typeof steadyLoad>>
 /**
  * Runs `work` (the normal clients) for `seconds` once quietly, after a warm-up (JIT, caches), and once
  * while flooder.ts, a process of its own, sends 20 times the rate limit with `floodKey` (and
- * X-Student-RM `rm`). Checks that the normal clients got no failure and kept their p95 within twice
- * the quiet one, and that the flooder got its share (the burst, then about its rate) and 429s for the
+ * X-Student-RM `rm`). Checks that the normal clients got no failure and kept their p95 within
+ * floodBound of two quiet runs, and that the flooder got its share (the burst, then about its rate) and 429s for the
  * rest. Returns the count of each status the flooder got.
  */
 export async function expectFloodContained(base: string, floodKey: string, seconds: number, work: (seconds: number) => Promise<Load[]>, rm?: string) {
   await work(0.5)
+  // Two quiet runs: how far apart they are is how much this machine moves a p95 by itself right now.
   const quiet = await work(seconds)
-  const flood = Bun.spawn([process.execPath, join(import.meta.dir, 'flooder.ts'), base, floodKey, String(RATE * 20), String(seconds), ...(rm ? [rm] : [])], {
+  const quietAgain = await work(seconds)
+  const flood = track(Bun.spawn([process.execPath, join(import.meta.dir, 'flooder.ts'), base, floodKey, String(RATE * 20), String(seconds), ...(rm ? [rm] : [])], {
     stdout: 'pipe',
     stderr: 'pipe',
-  })
+  }))
   const loud = await work(seconds)
   const [code, out] = await Promise.all([flood.exited, new Response(flood.stdout).text()])
   expect(code).toBe(0)
   const statuses = JSON.parse(out) as Record<string, number>
 
-  const quietP95 = p95(quiet.flatMap((r) => r.latencies))
+  const quietP95s = [quiet, quietAgain].map((runs) => p95(runs.flatMap((r) => r.latencies)))
   const loudP95 = p95(loud.flatMap((r) => r.latencies))
-  if (process.env.DRILLS_VERBOSE) console.log({ quietP95, loudP95, statuses })
-  expect([...quiet, ...loud].flatMap((r) => r.errors)).toEqual([])
-  expect(loudP95).toBeLessThanOrEqual(Math.max(2 * quietP95, NOISE_FLOOR_MS))
+  const bound = floodBound(quietP95s[0]!, quietP95s[1]!)
+  if (process.env.DRILLS_VERBOSE) console.log({ quietP95s, loudP95, bound, statuses })
+  expect([...quiet, ...quietAgain, ...loud].flatMap((r) => r.errors)).toEqual([])
+  if (loudP95 > bound) {
+    throw new Error(
+      `timing bound missed (timing-sensitive: rerun alone): the normal clients' p95 was ${loudP95.toFixed(1)} ms during the flood, ` +
+        `over ${bound.toFixed(1)} ms (twice the quiet p95, ${quietP95s.map((ms) => ms.toFixed(1)).join(' and ')} ms in two quiet runs, plus their spread)`,
+    )
+  }
   expect(statuses.error ?? 0).toBe(0)
   expect(statuses['429'] ?? 0).toBeGreaterThan((statuses['200'] ?? 0) * 5)
   expect(statuses['200'] ?? 0).toBeLessThanOrEqual(RATE * seconds + 100 + RATE)

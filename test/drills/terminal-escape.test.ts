@@ -6,6 +6,7 @@ import { ADMIN_TOKEN, type CallResult } from '../helpers/app'
 import { buildExecutable, emptyDir, overHttp, runExecutable, startExecutable } from '../helpers/executable'
 import { rawControlBytes, TERMINAL_ESCAPE, TERMINAL_ESCAPE_PRINTED } from '../helpers/formulas'
 import { activeStudent, admin, apiKey, bearer, createGroup, createKey } from '../helpers/world'
+import { limit } from '../helpers/limits'
 
 const bin = await buildExecutable()
 
@@ -75,5 +76,5 @@ describe('a name holding terminal escapes', () => {
     } finally {
       expect(await server.stop()).toBe(0)
     }
-  }, 60_000)
+  }, limit(60_000))
 })

@@ -2,11 +2,13 @@ import { beforeAll, describe, expect, test } from 'bun:test'
 import { createHmac } from 'node:crypto'
 import { verifyWebhook } from '../../examples/webhook-receiver'
 import { ADMIN_TOKEN } from '../helpers/app'
+import { track } from '../helpers/children'
 import { storeCatalog } from '../helpers/catalog'
 import { buildExecutable, emptyDir, overHttp, runExecutable, startExecutable, type Running } from '../helpers/executable'
 import { buyer as buyerOf, registerBuyer } from '../helpers/orders'
 import { startReceiver, waitFor } from '../helpers/receivers'
 import { activeStudent, createGroup, createKey, expectOk } from '../helpers/world'
+import { limit } from '../helpers/limits'
 
 let bin: string
 
@@ -57,7 +59,7 @@ function startProxy() {
 
 /** `storefront listen` running, with what it printed so far. */
 function startListen(args: string[]) {
-  const proc = Bun.spawn([bin, 'listen', ...args], { stdout: 'pipe', stderr: 'pipe', env: { PATH: process.env.PATH ?? '' } })
+  const proc = track(Bun.spawn([bin, 'listen', ...args], { stdout: 'pipe', stderr: 'pipe', env: { PATH: process.env.PATH ?? '' } }))
   let out = ''
   const pump = (async () => {
     const decoder = new TextDecoder()
@@ -136,7 +138,7 @@ describe('storefront listen (the executable)', () => {
       for (const server of servers) if (server.proc.exitCode === null) await server.stop()
       proxy.stop()
     }
-  }, 60_000)
+  }, limit(60_000))
 
   test('a key the server does not know, or a publishable key, ends it at once with a message naming the key to use', async () => {
     const dir = emptyDir()
@@ -162,5 +164,5 @@ describe('storefront listen (the executable)', () => {
     } finally {
       await server.stop()
     }
-  }, 60_000)
+  }, limit(60_000))
 })

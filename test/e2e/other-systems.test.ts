@@ -5,6 +5,7 @@ import { build } from '../helpers/build'
 import { storeCatalog } from '../helpers/catalog'
 import { emptyDir, overHttp, runExecutable, startExecutable } from '../helpers/executable'
 import { activeStudent, createKey, expectOk } from '../helpers/world'
+import { limit } from '../helpers/limits'
 
 /**
  * The executables `npm run build:all` makes for other systems, run here where an emulator can: the
@@ -25,7 +26,7 @@ describe.skipIf(!qemuPresent && !process.env.CI)('the Linux arm64 executable, un
     const version = await runExecutable(arm64, ['version'], dir)
     expect([version.code, version.stdout.trim()]).toEqual([0, (await Bun.file(join(import.meta.dir, '..', '..', 'package.json')).json()).version])
 
-    const server = await startExecutable(arm64, dir, ['--rate-limit-rps', '0'], {}, 60_000)
+    const server = await startExecutable(arm64, dir, ['--rate-limit-rps', '0'], {}, limit(60_000))
     try {
       const health = await fetch(`${server.base}/health`)
       expect(health.status).toBe(200)
@@ -43,5 +44,5 @@ describe.skipIf(!qemuPresent && !process.env.CI)('the Linux arm64 executable, un
       expect(await server.stop('SIGTERM')).toBe(0)
     }
     expect(server.stdout()).toContain('stopped cleanly')
-  }, 180_000)
+  }, limit(180_000))
 })

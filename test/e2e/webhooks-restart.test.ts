@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { buildExecutable, emptyDir, startExecutable, type Running } from '../helpers/executable'
 import { startReceiver, waitFor } from '../helpers/receivers'
+import { limit } from '../helpers/limits'
 
 let bin: string
 
@@ -60,5 +61,5 @@ describe('webhooks across a kill -9', () => {
     await waitFor(async () => (logged = await succeeded()).size >= sent.length, 5_000, 'every attempt recorded as SUCCEEDED')
     expect(logged).toEqual(new Set(sent))
     expect(await second.stop('SIGTERM')).toBe(0)
-  }, 30_000)
+  }, limit(30_000))
 })

@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { buildExecutable, emptyDir, overHttp, startExecutable } from '../helpers/executable'
 import { waitFor } from '../helpers/receivers'
+import { limit } from '../helpers/limits'
 
 const TLS = join(import.meta.dir, '..', 'fixtures', 'tls')
 const ADMIN = 'adm_webhooks_tls_token_012345'
@@ -59,5 +60,5 @@ describe('webhooks over TLS from the executable', () => {
       await server.stop()
       receiver.stop()
     }
-  }, 30_000)
+  }, limit(30_000))
 })

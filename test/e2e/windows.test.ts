@@ -5,6 +5,7 @@ import { emptyDir, overHttp, runExecutable, startExecutable, type Running } from
 import { registerBuyer } from '../helpers/orders'
 import { activeStudent, apiKey, createKey, expectOk } from '../helpers/world'
 import { stopWine, windowsExecutable, wineMissing, type Wine } from '../helpers/wine'
+import { limit } from '../helpers/limits'
 
 /**
  * The Windows executable, run under Debian's wine with the test-only stand-in for bcryptprimitives.dll
@@ -112,7 +113,7 @@ describe.skipIf(wineMissing() !== undefined && !process.env.CI)('the Windows exe
     })
     // The backup's work copy went with it, beside the database the server left checkpointed and closed.
     expect(readdirSync(wine.onC(DATA)).sort()).toEqual(['admin-token', 'media', 'storefront.db'])
-  }, 180_000)
+  }, limit(180_000))
 
   test('with the server stopped: a backup of its folder, restored into a new folder, starts with the class\'s store, order and pictures', async () => {
     const wine = await windows()
@@ -137,5 +138,5 @@ describe.skipIf(wineMissing() !== undefined && !process.env.CI)('the Windows exe
       expect(picture.headers.get('content-type')).toBe('image/png')
       expect(Buffer.from(await picture.arrayBuffer()).equals(readFileSync(join(wine.onC(DATA), ...lesson.image.replace('/v1/files/', 'media/').split('/'))))).toBe(true)
     })
-  }, 180_000)
+  }, limit(180_000))
 })

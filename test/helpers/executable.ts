@@ -2,6 +2,8 @@ import { existsSync } from 'node:fs'
 import { join } from 'node:path'
 import { caller } from './app'
 import { build, EXECUTABLE_ENV } from './build'
+import { stopChild, track } from './children'
+import { limit } from './limits'
 import { tempDir } from './temp'
 
 const root = join(import.meta.dir, '..', '..')
@@ -28,6 +30,7 @@ export interface Running {
   base: string
   /** Everything printed on stdout so far. */
   stdout(): string
+  /** Sends `signal` (SIGTERM) and waits for the exit code; killed if still running after children.ts's STOP_GRACE_MS. */
   stop(signal?: NodeJS.Signals): Promise<number>
 }
 
@@ -42,14 +45,16 @@ export const SOURCE_SERVER = [process.execPath, join(root, 'src', 'main.ts')]
  * Starts the executable with --port 0 and waits for its banner to learn the port it got; `env` adds to
  * a bare PATH. `startsWithin` is longer for an executable run under an emulator.
  */
-export async function startExecutable(bin: string | string[], cwd: string, args: string[] = [], env: Record<string, string> = {}, startsWithin = 15_000): Promise<Running> {
-  const proc = Bun.spawn([...[bin].flat(), '--port', '0', '--host', '127.0.0.1', ...args], {
-    cwd,
-    stdin: 'ignore',
-    stdout: 'pipe',
-    stderr: 'pipe',
-    env: { PATH: process.env.PATH ?? '', ...env },
-  })
+export async function startExecutable(bin: string | string[], cwd: string, args: string[] = [], env: Record<string, string> = {}, startsWithin = limit(15_000)): Promise<Running> {
+  const proc = track(
+    Bun.spawn([...[bin].flat(), '--port', '0', '--host', '127.0.0.1', ...args], {
+      cwd,
+      stdin: 'ignore',
+      stdout: 'pipe',
+      stderr: 'pipe',
+      env: { PATH: process.env.PATH ?? '', ...env },
+    }),
+  )
   let out = ''
   const reader = proc.stdout.getReader()
   const pump = (async () => {
@@ -62,7 +67,9 @@ export async function startExecutable(bin: string | string[], cwd: string, args:
   const deadline = Date.now() + startsWithin
   while (!/stop with Ctrl-C/.test(out)) {
     if (proc.exitCode !== null || Date.now() > deadline) {
-      throw new Error(`executable did not start: ${out} ${await new Response(proc.stderr).text()}`)
+      const late = proc.exitCode === null
+      if (late) proc.kill('SIGKILL')
+      throw new Error(`executable did not ${late ? `start within ${startsWithin} ms` : 'start'}: ${out} ${await new Response(proc.stderr).text()}`)
     }
     await Bun.sleep(20)
   }
@@ -73,8 +80,7 @@ export async function startExecutable(bin: string | string[], cwd: string, args:
     base: `http://127.0.0.1:${port}`,
     stdout: () => out,
     async stop(signal = 'SIGTERM') {
-      proc.kill(signal)
-      const code = await proc.exited
+      const code = await stopChild(proc, signal)
       await pump
       return code
     },
@@ -86,7 +92,7 @@ export const emptyDir = (): string => tempDir('e2e')
 
 /** Runs the executable to completion (for CLI errors and subcommands); `env` adds to a bare PATH. */
 export async function runExecutable(bin: string | string[], args: string[], cwd = emptyDir(), env: Record<string, string> = {}) {
-  const proc = Bun.spawn([...[bin].flat(), ...args], { cwd, stdout: 'pipe', stderr: 'pipe', env: { PATH: process.env.PATH ?? '', ...env } })
+  const proc = track(Bun.spawn([...[bin].flat(), ...args], { cwd, stdout: 'pipe', stderr: 'pipe', env: { PATH: process.env.PATH ?? '', ...env } }))
   const [code, stdout, stderr] = await Promise.all([proc.exited, new Response(proc.stdout).text(), new Response(proc.stderr).text()])
   return { code, stdout, stderr }
 }

@@ -1,6 +1,7 @@
 import { existsSync, mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { build } from './build'
+import { track } from './children'
 
 /**
  * The Windows executable, run here under Debian's wine (packages wine, wine64 and, for the stand-in DLL
@@ -33,7 +34,7 @@ export interface Wine {
  */
 export async function windowsExecutable(dir: string): Promise<Wine & { version: string }> {
   const exePath = join(dir, 'storefront.exe')
-  const shim = Bun.spawn([MINGW_GCC, '-O2', '-s', '-shared', '-o', join(dir, 'bcryptprimitives.dll'), join(import.meta.dir, '..', 'fixtures', 'windows', 'bcryptprimitives.c'), '-ladvapi32'], { stdout: 'pipe', stderr: 'pipe' })
+  const shim = track(Bun.spawn([MINGW_GCC, '-O2', '-s', '-shared', '-o', join(dir, 'bcryptprimitives.dll'), join(import.meta.dir, '..', 'fixtures', 'windows', 'bcryptprimitives.c'), '-ladvapi32'], { stdout: 'pipe', stderr: 'pipe' }))
   const [built, shimCode] = await Promise.all([build(exePath, 'windows-x64'), shim.exited])
   if (shimCode !== 0) throw new Error(`${MINGW_GCC} could not build the stand-in bcryptprimitives.dll: ${await new Response(shim.stderr).text()}`)
   const prefix = join(dir, 'wine')
@@ -48,7 +49,7 @@ export async function windowsExecutable(dir: string): Promise<Wine & { version: 
     WINEDLLOVERRIDES: 'mscoree=;mshtml=',
   }
   const wine: Wine = { exe: ['wine', built], env, onC: (path) => join(prefix, 'drive_c', ...path.replace(/^C:\\/i, '').split('\\')) }
-  const proc = Bun.spawn([...wine.exe, 'version'], { cwd: dir, stdout: 'pipe', stderr: 'pipe', env: { PATH: process.env.PATH ?? '', ...env } })
+  const proc = track(Bun.spawn([...wine.exe, 'version'], { cwd: dir, stdout: 'pipe', stderr: 'pipe', env: { PATH: process.env.PATH ?? '', ...env } }))
   const [code, stdout, stderr] = await Promise.all([proc.exited, new Response(proc.stdout).text(), new Response(proc.stderr).text()])
   if (code !== 0) throw new Error(`the Windows executable did not run under wine (exit code ${code}): ${stdout}${stderr}`)
   return { ...wine, version: stdout.trim() }
@@ -58,6 +59,6 @@ export async function windowsExecutable(dir: string): Promise<Wine & { version: 
 export async function stopWine(wine: Pick<Wine, 'env'>) {
   if (!existsSync(wine.env.WINEPREFIX!)) return
   const env = { PATH: process.env.PATH ?? '', ...wine.env }
-  await Bun.spawn(['wineserver', '-k'], { env, stdout: 'ignore', stderr: 'ignore' }).exited
-  await Bun.spawn(['wineserver', '-w'], { env, stdout: 'ignore', stderr: 'ignore' }).exited
+  await track(Bun.spawn(['wineserver', '-k'], { env, stdout: 'ignore', stderr: 'ignore' })).exited
+  await track(Bun.spawn(['wineserver', '-w'], { env, stdout: 'ignore', stderr: 'ignore' })).exited
 }

@@ -3,6 +3,7 @@ import fc from 'fast-check'
 import { ratingSummary } from '../../src/features/catalog/ratings'
 import { expectOk } from '../helpers/world'
 import { reviewSetup } from '../helpers/reviews'
+import { limit } from '../helpers/limits'
 
 const BUYERS = 4
 
@@ -73,5 +74,5 @@ describe('review summary kept as aggregates', () => {
       }),
       { numRuns: 40 },
     )
-  }, 60_000)
+  }, limit(60_000))
 })

@@ -2,6 +2,7 @@ import { describe, expect, test } from 'bun:test'
 import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { installNeeded } from '../../scripts/install-if-needed.mjs'
+import { track } from '../helpers/children'
 import { tempDir } from '../helpers/temp'
 
 const root = join(import.meta.dir, '..', '..')
@@ -96,12 +97,14 @@ function project(options: { installed: boolean }) {
     calls: () => (existsSync(calls) ? readFileSync(calls, 'utf8') : ''),
     async run(script: 'prestart' | 'pretest', npmExit = 0) {
       const started = performance.now()
-      const proc = Bun.spawn(packageJson.scripts[script].split(' '), {
-        cwd: dir,
-        stdout: 'pipe',
-        stderr: 'pipe',
-        env: { PATH: process.env.PATH ?? '', npm_execpath: npm, FAKE_NPM_EXIT: String(npmExit) },
-      })
+      const proc = track(
+        Bun.spawn(packageJson.scripts[script].split(' '), {
+          cwd: dir,
+          stdout: 'pipe',
+          stderr: 'pipe',
+          env: { PATH: process.env.PATH ?? '', npm_execpath: npm, FAKE_NPM_EXIT: String(npmExit) },
+        }),
+      )
       const [code, stdout, stderr] = await Promise.all([proc.exited, new Response(proc.stdout).text(), new Response(proc.stderr).text()])
       return { code, stdout, stderr, ms: performance.now() - started }
     },

@@ -57,7 +57,12 @@ describe('delivery slots shared between stores', () => {
     await waitFor(() => gated.received.length === 2 && silent.received.length === 2, 2_000, 'A and B to fill the 4 slots')
 
     await expectOk(t.call('POST', `/v1/webhooks/${c.hooks[0]}/ping`, { headers: c.headers }), 202)
-    await Bun.sleep(200) // long enough for a ping that was started to arrive: it must not be
+    // A tick of the dispatcher starts every due attempt that has a slot, synchronously: after one, C's
+    // ping must still be waiting, not running (its request would be under way, whatever the machine's speed).
+    t.deps.webhooks.tick()
+    expect(t.deps.webhooks.runningFor(c.storeId)).toBe(0)
+    const log = await expectOk(t.call('GET', '/v1/webhooks/deliveries', { headers: c.headers }))
+    expect(log.data.map((d: { status: string }) => d.status)).toEqual(['PENDING'])
     expect(fast.received).toEqual([])
     expect(gated.received).toHaveLength(2)
 

@@ -3,6 +3,7 @@ import { DELIVERY_LIMITS } from '../../src/features/webhooks/dispatcher'
 import { createTestApp } from '../helpers/app'
 import { emit, startReceiver, waitFor } from '../helpers/receivers'
 import { apiKey, expectOk, oneStore } from '../helpers/world'
+import { limit } from '../helpers/limits'
 
 const MAX_IN_FLIGHT_PER_ENDPOINT = DELIVERY_LIMITS.perEndpoint
 
@@ -60,5 +61,5 @@ describe('slow receivers', () => {
       expect(d.durationMs).toBeLessThan(11_000)
     }
     expect((await log(ids.fast!)).map((d) => d.status)).toEqual(Array(6).fill('SUCCEEDED'))
-  }, 20_000)
+  }, limit(20_000))
 })

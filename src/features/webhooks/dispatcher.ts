@@ -90,6 +90,11 @@ export class WebhookDispatcher {
     }
   }
 
+  /** How many of `storeId`'s attempts are running now. An attempt is counted from the moment it is started, before its request is sent. */
+  runningFor(storeId: string): number {
+    return this.perStore.get(storeId) ?? 0
+  }
+
   /** Resolves when no attempt is in flight (attempts started meanwhile are waited for too). */
   async settled() {
     while (this.sends.size > 0) await Promise.allSettled([...this.sends])

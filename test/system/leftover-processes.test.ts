@@ -1,0 +1,69 @@
+import { afterEach, describe, expect, test } from 'bun:test'
+import { join } from 'node:path'
+import { track } from '../helpers/children'
+
+const root = join(import.meta.dir, '..', '..')
+const FIXTURE = './' + join('test', 'fixtures', 'children', 'never-ends.ts')
+
+const alive = (pid: number) => {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch {
+    return false
+  }
+}
+
+/** Waits up to `ms` for `pid` to be gone (a killed child is reaped by its parent, or by init once that parent is gone). */
+async function goneWithin(pid: number, ms: number) {
+  const deadline = Date.now() + ms
+  while (alive(pid) && Date.now() < deadline) await Bun.sleep(50)
+  return !alive(pid)
+}
+
+const leftovers: number[] = []
+afterEach(() => {
+  // A failure here must not leave the stand-in running either.
+  for (const pid of leftovers.splice(0)) if (alive(pid)) process.kill(pid, 'SIGKILL')
+})
+
+/** `bun test <fixture>` with `timeout`; resolves with the child's pid as soon as the fixture prints it, and with the run's end. */
+function runFixture(timeout: number) {
+  const proc = track(Bun.spawn([process.execPath, 'test', `--timeout=${timeout}`, FIXTURE], { cwd: root, stdout: 'pipe', stderr: 'pipe', env: { ...process.env, NO_COLOR: '1' } }))
+  let out = ''
+  const outputs = Promise.all(
+    [proc.stdout, proc.stderr].map(async (stream) => {
+      for await (const chunk of stream) out += new TextDecoder().decode(chunk)
+    }),
+  )
+  const pid = (async () => {
+    for (;;) {
+      const found = /child pid (\d+)/.exec(out)
+      if (found) return Number(found[1])
+      if (proc.exitCode !== null) throw new Error(`the fixture ended without starting its child:\n${out}`)
+      await Bun.sleep(20)
+    }
+  })()
+  void pid.then((n) => leftovers.push(n), () => {})
+  return { proc, pid, output: async () => (await proc.exited, await outputs, out) }
+}
+
+describe('no process a test started outlives it', () => {
+  test('a test that times out while its server ignores SIGTERM: the server is gone when `bun test` ends', async () => {
+    const run = runFixture(500)
+    const pid = await run.pid
+    const out = await run.output()
+    expect(await run.proc.exited).toBe(1)
+    expect(out).toContain('this test timed out after 500ms')
+    expect(await goneWithin(pid, 5_000)).toBe(true)
+  }, 60_000)
+
+  test('a test run ended by SIGTERM (or Ctrl-C) while its server ignores SIGTERM: the server is gone too', async () => {
+    const run = runFixture(60_000)
+    const pid = await run.pid
+    expect(alive(pid)).toBe(true)
+    run.proc.kill('SIGTERM')
+    expect(await run.proc.exited).toBe(143)
+    expect(await goneWithin(pid, 5_000)).toBe(true)
+  }, 60_000)
+})
