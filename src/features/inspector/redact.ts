@@ -188,11 +188,14 @@ export function redactSecretMembers(text: string, hidden?: string[]): string {
   return copied === 0 ? text : out + text.slice(copied)
 }
 
-/** Where the JSON string starting at `start` (a quote) ends: after its closing quote, or the text's end. */
+const isQuote = (c: string | undefined) => c === '"' || c === "'" || c === '`'
+
+/** Where the string starting at `start` (its quote: ", ' or `) ends: after the same quote, unescaped, or at the text's end. */
 function stringEnd(text: string, start: number): number {
+  const quote = text[start]
   for (let i = start + 1; i < text.length; i++) {
     if (text[i] === '\\') i++
-    else if (text[i] === '"') return i + 1
+    else if (text[i] === quote) return i + 1
   }
   return text.length
 }
@@ -256,7 +259,7 @@ export function redactSecretPairs(text: string, hidden?: string[]): string {
   PAIR.lastIndex = 0
   for (let m = PAIR.exec(text); m; m = PAIR.exec(text)) {
     const raw = m[1]!
-    const quoted = raw[0] === '"' || raw[0] === "'" || raw[0] === '`'
+    const quoted = isQuote(raw[0])
     const name = decode((quoted ? raw.slice(1, -1) : raw).replace(/\+/g, ' '))
     if (!isSecretName(name)) {
       // The value may itself read as a pair (`note=password=…`): the scan goes on right after the separator.
@@ -264,10 +267,9 @@ export function redactSecretPairs(text: string, hidden?: string[]): string {
     }
     const start = PAIR.lastIndex
     const end = valueEnd(text, start)
-    const q = text[start]
-    const quotedValue = q === '"' || q === "'" || q === '`'
+    const q = text[start]!
     hidden?.push(...valueTexts(text.slice(start, end)))
-    out += `${text.slice(copied, start)}${quotedValue ? `${q}${REDACTED}${q}` : REDACTED}`
+    out += `${text.slice(copied, start)}${isQuote(q) ? `${q}${REDACTED}${q}` : REDACTED}`
     copied = PAIR.lastIndex = end
     if (end >= text.length) break
   }
@@ -276,14 +278,7 @@ export function redactSecretPairs(text: string, hidden?: string[]): string {
 
 /** Where the value starting at `start` ends: after its closing quote when quoted, else at the next &, ; or line break. */
 function valueEnd(text: string, start: number): number {
-  const q = text[start]
-  if (q === '"' || q === "'" || q === '`') {
-    for (let i = start + 1; i < text.length; i++) {
-      if (text[i] === '\\') i++
-      else if (text[i] === q) return i + 1
-    }
-    return text.length
-  }
+  if (isQuote(text[start])) return stringEnd(text, start)
   BARE_VALUE_END.lastIndex = start
   return BARE_VALUE_END.exec(text)?.index ?? text.length
 }
@@ -292,7 +287,7 @@ function valueEnd(text: string, start: number): number {
 function valueTexts(raw: string): string[] {
   const texts = new Set([raw.trim()])
   const q = raw[0]
-  if ((q === '"' || q === "'" || q === '`') && raw.length >= 2 && raw.endsWith(q)) texts.add(raw.slice(1, -1))
+  if (isQuote(q) && raw.length >= 2 && raw.endsWith(q!)) texts.add(raw.slice(1, -1))
   if (q === '"') {
     try {
       texts.add(String(JSON.parse(raw)))
