@@ -24,6 +24,9 @@ export function newApiKey(kind: ApiKeyKind) {
 
 export const API_KEY_FORMAT = /^[sp]k_[0-9a-z]{8}_[0-9a-z]{32,}$/
 
+/** The public part of a key as sent (`sk_`/`pk_` + 8 characters, what the panel lists), never the secret rest; undefined for what is not shaped like one. */
+export const apiKeyPrefix = (value: string) => /^[sp]k_[0-9a-z]{8}(?=_)/.exec(value)?.[0]
+
 /** Compares secrets without leaking, through timing, how many leading characters matched. */
 export function constantTimeEqual(a: string, b: string): boolean {
   const ha = createHash('sha256').update(a).digest()

@@ -1,3 +1,4 @@
+import { apiKeyPrefix } from '../auth/credentials'
 import { isShopFront, type AuthKind, type StoreCtx } from '../auth/kinds'
 
 // The seam between the HTTP kernel and the request inspector (features/inspector): the kernel hands
@@ -72,9 +73,6 @@ const sent = new WeakMap<Request, string>()
 export const rememberSentBody = (request: Request, text: string) => sent.set(request, text)
 export const sentBodyOf = (request: Request) => sent.get(request)
 
-/** The public part of an API key (`pk_` + 8 characters, what the panel lists), never the secret rest. */
-const KEY_PREFIX = /^[sp]k_[0-9a-z]{8}(?=_)/
-
 /**
  * The source of a refusal a flood is made of, or undefined for any other failure: a 429 of the rate
  * limit, and a 401 for a credential that named the store but did not pass (a publishable key on a buyer
@@ -86,7 +84,7 @@ const KEY_PREFIX = /^[sp]k_[0-9a-z]{8}(?=_)/
 export function refusalSource(request: Request, status: number, caller: StoreCtx | undefined, address: () => string): string | undefined {
   const store = status === 429 && caller ? namedStoreOf(caller) : status === 401 && !caller ? refusedStoreOf(request) : undefined
   if (!store) return undefined
-  const which = store.credential === 'student' ? `rm ${store.rm ?? '?'}` : (request.headers.get('x-api-key')?.trim().match(KEY_PREFIX)?.[0] ?? 'key ?')
+  const which = store.credential === 'student' ? `rm ${store.rm ?? '?'}` : (apiKeyPrefix(request.headers.get('x-api-key')?.trim() ?? '') ?? 'key ?')
   return `${store.credential} ${which} from ${address()}`
 }
 
