@@ -2,7 +2,7 @@ import type { Server } from 'bun'
 import { and, desc, eq, gt, lte, ne, sql } from 'drizzle-orm'
 import type { StoreCtx } from '../../kernel/auth/kinds'
 import { isoTime } from '../../kernel/clock'
-import { readTransaction, writeTransaction, type Db } from '../../kernel/db/database'
+import { readTransaction, writeTransaction, type Db, type Sql } from '../../kernel/db/database'
 import type { Deps } from '../../kernel/deps'
 import { AppError } from '../../kernel/errors'
 import { outboxEvents } from '../../kernel/tables'
@@ -88,16 +88,17 @@ function queries(db: Db) {
  */
 export function listenSecret(deps: Deps, storeId: string): string {
   const id = `whk_listen_${storeId}`
-  const read = () => deps.db.select({ secret: webhookEndpoints.secret }).from(webhookEndpoints).where(eq(webhookEndpoints.id, id)).get()?.secret
-  const kept = read()
-  if (kept) return kept
-  return writeTransaction(deps.db, (tx) => {
-    tx.insert(webhookEndpoints)
-      .values({ id, storeId, url: LISTEN_ROW_URL, events: [], description: null, secret: newSigningSecret(), createdAt: deps.clock.now() })
-      .onConflictDoNothing()
-      .run()
-    return tx.select({ secret: webhookEndpoints.secret }).from(webhookEndpoints).where(eq(webhookEndpoints.id, id)).get()!.secret
-  })
+  const read = (db: Sql) => db.select({ secret: webhookEndpoints.secret }).from(webhookEndpoints).where(eq(webhookEndpoints.id, id)).get()?.secret
+  return (
+    read(deps.db) ??
+    writeTransaction(deps.db, (tx) => {
+      tx.insert(webhookEndpoints)
+        .values({ id, storeId, url: LISTEN_ROW_URL, events: [], description: null, secret: newSigningSecret(), createdAt: deps.clock.now() })
+        .onConflictDoNothing()
+        .run()
+      return read(tx)!
+    })
+  )
 }
 
 /**
