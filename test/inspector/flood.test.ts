@@ -2,22 +2,12 @@ import { describe, expect, test } from 'bun:test'
 import { CAPACITY, RequestLog, STREAM_UPDATE_MS, type Wake } from '../../src/features/inspector/log'
 import { RequestQuery } from '../../src/features/inspector/model'
 import { ManualClock } from '../../src/kernel/clock'
-import { CLIENT_ADDRESS_HEADER, clientAddressesFromHeader, createTestApp } from '../helpers/app'
-import { admin, apiKey, bearer, createKey, expectOk, oneStore } from '../helpers/world'
+import { CLIENT_ADDRESS_HEADER, clientAddressesFromHeader } from '../helpers/app'
+import { admin, apiKey, bearer, createKey, expectOk } from '../helpers/world'
 import { openStream } from './sse'
+import { storeWithShopPage, TEN } from './store'
 
-/** 10:00:00.000 UTC, the morning of the test clock's day (the student's session lasts): the minute's first millisecond. */
-const TEN = Date.UTC(2026, 0, 1, 10, 0, 0)
-
-/** A store with a student, a secret key, a revoked key and a publishable key, the clock at TEN and the default rate limit. */
-async function setup() {
-  const t = createTestApp()
-  const w = await oneStore(t.call, t.deps, 'a')
-  const pk = (await createKey(t.call, w.student, 'browser', 'publishable')).apiKey
-  t.clock.set(TEN)
-  const list = async (query = '', who: Record<string, string> = bearer(w.student)) => expectOk(t.call('GET', `/v1/store/requests${query}`, { headers: who }))
-  return { ...t, w, pk, list }
-}
+const setup = storeWithShopPage
 
 const iso = (ms: number) => new Date(ms).toISOString()
 

@@ -1,23 +1,18 @@
 import { describe, expect, test } from 'bun:test'
 import { CAPACITY, SHOP_FRONT_CAPACITY } from '../../src/features/inspector/log'
-import { createTestApp } from '../helpers/app'
-import { admin, apiKey, bearer, createKey, expectOk, oneStore } from '../helpers/world'
+import { admin, apiKey, bearer, expectOk } from '../helpers/world'
+import { storeWithShopPage } from './store'
 
 // The publishable key sits in a shop page, where any classmate can copy it, and the shop-front rate
 // limit lets each client address send 50 calls a second: kept in the store's ring, such calls (each one
 // passing the limit) would push the store's own calls out. They have a ring of their own.
 
-/** 10:00:00.000 UTC of the test clock's day. */
-const TEN = Date.UTC(2026, 0, 1, 10, 0, 0)
 /** The default rate limit: 50 calls a second, so one call every 20 ms of the clock is never refused. */
 const EVERY_MS = 20
 
 async function setup() {
-  const t = createTestApp()
-  const w = await oneStore(t.call, t.deps, 'a')
-  const pk = (await createKey(t.call, w.student, 'shop page', 'publishable')).apiKey
-  t.clock.set(TEN)
-  const list = async (query = '', who: Record<string, string> = bearer(w.student)) => expectOk(t.call('GET', `/v1/store/requests${query}`, { headers: who }))
+  const t = await storeWithShopPage()
+  const { w, list } = t
   /** Every page of the list (the teacher's view of it with `teacher`), in order. */
   const pages = async (query = '', teacher = false) => {
     const ids: string[] = []
@@ -32,7 +27,7 @@ async function setup() {
   }
   /** The calls of the set-up (logging in, making the keys): the store's own. */
   const before = await pages()
-  return { ...t, w, pk, list, pages, before }
+  return { ...t, pages, before }
 }
 
 describe("the shop front's calls are kept apart from the store's own", () => {
