@@ -88,6 +88,8 @@ type Answer = { ok: true; result: unknown } | { ok: false; lines: string[] }
  * fetch reach Unix sockets only.
  */
 const LINE_END = 0x0a
+/** A job is a few hundred bytes of JSON: a connection that sends more without ending its line is cut. */
+const MAX_JOB_BYTES = 64 * 1024
 
 /**
  * The server's side: runs the jobs it is sent, answering `{ ok: true, result }` or `{ ok: false, lines }`.
@@ -118,11 +120,16 @@ export async function serveJobs(on: Omit<DataDirHandle, 'progress'>, system: Pla
 function listen(path: string, on: Omit<DataDirHandle, 'progress'>): Promise<Server> {
   const server = createServer((socket) => {
     const chunks: Buffer[] = []
+    let bytes = 0
     // A command that went away before its answer: nothing to tell it.
     socket.on('error', () => {})
     socket.on('data', (chunk) => {
       chunks.push(chunk)
-      if (!chunk.includes(LINE_END)) return
+      bytes += chunk.length
+      if (!chunk.includes(LINE_END)) {
+        if (bytes > MAX_JOB_BYTES) socket.destroy()
+        return
+      }
       socket.pause()
       void answer(Buffer.concat(chunks).toString('utf8'), on).then((reply) => socket.end(`${JSON.stringify(reply)}\n`))
     })

@@ -1,5 +1,6 @@
 import { describe, expect, test } from 'bun:test'
 import { chmodSync, constants, existsSync, mkdirSync, openSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs'
+import { connect } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { CliFailure, jobOnDataDir, serveJobs } from '../../src/cli/jobs'
@@ -101,6 +102,13 @@ describe('the control socket', () => {
       const failure = await jobOnDataDir(dir, { kind: 'backup', file: join(dir, 'no-such-folder', 'x.tar.gz') }, linux).catch((e) => e)
       expect(failure).toBeInstanceOf(CliFailure)
       expect(failure.lines.join('\n')).toContain('no-such-folder')
+      // A connection that sends more than a job without ending its line is cut, and the next job is answered.
+      const flood = connect(join(dir, 'control.sock'))
+      const closed = new Promise<boolean>((resolve) => flood.on('close', () => resolve(true)))
+      flood.on('error', () => {})
+      flood.write('x'.repeat(256 * 1024))
+      expect(await Promise.race([closed, Bun.sleep(5000).then(() => false)])).toBe(true)
+      expect((await jobOnDataDir(dir, { kind: 'activity', query: ActivityQuery.parse({}) }, linux)).groups).toEqual([])
     } finally {
       jobs.stop()
     }
