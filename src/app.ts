@@ -1,5 +1,6 @@
+import type { Server } from 'bun'
 import { Elysia, type AnyElysia } from 'elysia'
-import { httpKernel } from './kernel/http/plugin'
+import { createKernel } from './kernel/http/kernel'
 import { RouteTable } from './kernel/http/route-table'
 import { activityRoutes } from './features/activity/routes'
 import { apiKeyRoutes } from './features/api-keys/routes'
@@ -24,14 +25,26 @@ import { panelRoutes } from './features/panel/routes'
 import { webhookRoutes } from './features/webhooks/routes'
 import type { AppDeps } from './wiring'
 
+/** The HTTP application: tests call `handle(request)`, the server (server.ts) calls `listen`. */
+export interface App {
+  handle(request: Request): Promise<Response>
+  /** Starts listening; `server` is then Bun's server. */
+  listen(options: { hostname: string; port: number; maxRequestBodySize?: number }): App
+  /** Stops listening, letting the answers in flight end. */
+  stop(): Promise<void>
+  /** The listening server; null before listen (tests may stand in for it with what tells the client's address). */
+  server: Server<unknown> | null
+  /** The routes as the features declared them. */
+  routes: AnyElysia['routes']
+}
+
 /**
- * Builds the whole HTTP application from its dependencies. It never listens: tests call
- * `app.handle(request)`, the server (server.ts) calls `listen`.
+ * Builds the whole HTTP application from its dependencies. The features declare their routes on
+ * Elysia instances, which also write the OpenAPI document; the kernel (kernel/http/kernel.ts) runs them.
  */
-export function createApp(deps: AppDeps, extraRoutes?: AnyElysia) {
+export function createApp(deps: AppDeps, extraRoutes?: AnyElysia): App {
   const routes = new RouteTable()
   const app: AnyElysia = new Elysia()
-    .use(httpKernel(routes, deps))
     .use(healthRoutes(deps))
     .use(docsRoutes(deps.version, () => app, routes))
     .use(panelRoutes())
@@ -64,5 +77,17 @@ export function createApp(deps: AppDeps, extraRoutes?: AnyElysia) {
   // Tests mount probe routes here: routes no feature has, that exercise the kernel (bodies, errors, credentials).
   if (extraRoutes) app.use(extraRoutes)
   routes.fill(app.routes)
-  return app
+  const kernel = createKernel(routes, deps)
+  const served: App = {
+    server: null,
+    routes: app.routes,
+    stop: async () => void (await served.server?.stop()),
+    handle: async (request) => kernel.fetch(request, served.server),
+    listen(options) {
+      // As Elysia listened: several processes may share a port (reusePort), an idle connection ends after 30 s.
+      served.server = Bun.serve({ reusePort: true, idleTimeout: 30, development: false, ...options, fetch: (request, server) => kernel.fetch(request, server) })
+      return served
+    },
+  }
+  return served
 }

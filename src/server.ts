@@ -64,7 +64,7 @@ export async function serve(config: Config, log: Log = consoleLog) {
     log.info(`${signal} received: finishing requests in flight, then stopping`)
     // Live streams never end by themselves, and the server's stop waits for every answer to end.
     deps.lifecycle.endStreams()
-    await app.server?.stop()
+    await app.stop()
     jobs.stop()
     await deps.lifecycle.stop()
     database.close()

@@ -4,11 +4,11 @@ import { untilChanged, type ChangeStamp } from '../db/change-stamp'
 import type { Db } from '../db/database'
 import { withParams } from '../db/prepared'
 import { AppError } from '../errors'
+import type { Call } from '../http/call'
 import { clientAddress, type AddressSource } from '../http/client-address'
-import { rememberRefused, type NamedStore } from '../http/inspection'
+import type { NamedStore } from '../http/inspection'
 import { API_KEY_FORMAT, constantTimeEqual, hashToken } from './credentials'
 import { AUTH_KINDS, isShopFront, type Actor, type AuthKind, type StoreCtx } from './kinds'
-import { rememberCaller } from './macro'
 import { SHOP_FRONT_SHARE, type RateLimiter } from './rate-limiter'
 import { apiKeys, customerSessions, stores, studentSessions, students } from './tables'
 
@@ -300,24 +300,24 @@ export function createGate(deps: GateDeps) {
 
   return {
     /**
-     * Authenticates, remembers the caller for the route's handler, counts the call and applies the
+     * Authenticates, remembers the caller on the call for the route's handler, counts the call and applies the
      * rate limit (setting the RateLimit-* headers), all before any refusal, so that a refused call of a
      * known caller counts and is limited too. `server` tells a shop-front call's client address.
      * Returns null for teacher routes.
      */
-    admit(kind: AuthKind, request: Request, server: AddressSource | null, headers: Record<string, unknown>): StoreCtx | null {
+    admit(kind: AuthKind, call: Call): StoreCtx | null {
       namedStore = undefined
       let ctx: StoreCtx | null
       try {
-        ctx = authenticate(kind, request)
+        ctx = authenticate(kind, call.request)
       } catch (e) {
-        if (namedStore) rememberRefused(request, { storeId: namedStore, credential: namedCredential, rm: namedRm, shopFront: namedShopFront })
+        if (namedStore) call.refused = { storeId: namedStore, credential: namedCredential, rm: namedRm, shopFront: namedShopFront }
         throw e
       }
       if (!ctx) return null
-      rememberCaller(request, ctx)
+      call.ctx = ctx
       deps.activity.count(ctx)
-      limit(ctx, request, server, headers)
+      limit(ctx, call.request, call.server, call.set.headers)
       refuse(kind, ctx)
       return ctx
     },

@@ -2,15 +2,6 @@ import { Elysia, type DocumentDecoration } from 'elysia'
 import { AppError } from '../errors'
 import { AUTH_KINDS, type AuthKind, type StoreAuthKind, type StoreCtx } from './kinds'
 
-/**
- * The gate (gate.ts) authenticates in onRequest, before the body is even read, and leaves the caller
- * here. Requests are unique objects, so one WeakMap serves every app in the process.
- */
-const callers = new WeakMap<Request, StoreCtx>()
-
-export const rememberCaller = (request: Request, ctx: StoreCtx) => callers.set(request, ctx)
-export const callerOf = (request: Request) => callers.get(request)
-
 /** The OpenAPI extension that carries a route's auth kind to the route table and to readers. */
 export const AUTH_EXTENSION = 'x-storefront-auth'
 /** Marks a route that reads a multipart upload from the request stream itself. */
@@ -29,10 +20,10 @@ const detailFor = (kind: AuthKind) =>
 export const authMacro = new Elysia({ name: 'storefront/auth' }).macro({
   auth: (kind: StoreAuthKind) => ({
     detail: detailFor(kind),
-    resolve: ({ request }: { request: Request }) => {
-      const ctx = callers.get(request)
-      if (!ctx) throw new AppError('INTERNAL_ERROR', 'The route was reached without authentication.')
-      return { ctx }
+    // The kernel runs every route itself and hands the handler the admitted caller as `ctx`
+    // (kernel/http/kernel.ts); this declares its type. Elysia never runs the route, so never this.
+    resolve: (): { ctx: StoreCtx } => {
+      throw new AppError('INTERNAL_ERROR', 'The route was run outside the kernel, which authenticates it.')
     },
   }),
   admin: (enabled: boolean) => ({ detail: enabled ? detailFor('admin') : {} }),

@@ -1,5 +1,6 @@
 import { apiKeyPrefix } from '../auth/credentials'
 import { isShopFront, type AuthKind, type StoreCtx } from '../auth/kinds'
+import type { Call } from './call'
 
 // The seam between the HTTP kernel and the request inspector (features/inspector): the kernel hands
 // over each answered call of a store's credential; the feature keeps, redacts and serves them. What the
@@ -61,18 +62,6 @@ const CREDENTIAL: Record<StoreCtx['actor']['type'], InspectedCredential> = {
 
 export const namedStoreOf = (ctx: StoreCtx): NamedStore => ({ storeId: ctx.storeId, credential: CREDENTIAL[ctx.actor.type], rm: ctx.actor.rm, shopFront: isShopFront(ctx.actor) })
 
-// A call the gate refused still names its store when its credential was found (a revoked key, an
-// expired session, a customer token of another store with this store's key): kept here for the record.
-const refused = new WeakMap<Request, NamedStore>()
-export const rememberRefused = (request: Request, store: NamedStore) => refused.set(request, store)
-export const refusedStoreOf = (request: Request) => refused.get(request)
-
-// The body text the kernel read while parsing, kept in case the answer is an error. A WeakMap set is
-// the whole cost for a call that succeeds.
-const sent = new WeakMap<Request, string>()
-export const rememberSentBody = (request: Request, text: string) => sent.set(request, text)
-export const sentBodyOf = (request: Request) => sent.get(request)
-
 /**
  * The source of a refusal a flood is made of, or undefined for any other failure: a 429 of the rate
  * limit, and a 401 for a credential that named the store but did not pass (a publishable key on a buyer
@@ -81,15 +70,10 @@ export const sentBodyOf = (request: Request) => sent.get(request)
  * key's public prefix, a student's RM; never a secret) and the client's address. Called on the failed
  * path only.
  */
-export function refusalSource(request: Request, status: number, caller: StoreCtx | undefined, address: () => string): string | undefined {
-  const store = status === 429 && caller ? namedStoreOf(caller) : status === 401 && !caller ? refusedStoreOf(request) : undefined
+export function refusalSource(call: Call, status: number, address: () => string): string | undefined {
+  const { ctx: caller, request } = call
+  const store = status === 429 && caller ? namedStoreOf(caller) : status === 401 && !caller ? call.refused : undefined
   if (!store) return undefined
   const which = store.credential === 'student' ? `rm ${store.rm ?? '?'}` : (apiKeyPrefix(request.headers.get('x-api-key')?.trim() ?? '') ?? 'key ?')
   return `${store.credential} ${which} from ${address()}`
 }
-
-// The source of a refusal, found by the error hook (which knows the client's address) and read when
-// the call is handed to the inspector.
-const sources = new WeakMap<Request, string>()
-export const rememberSource = (request: Request, source: string) => sources.set(request, source)
-export const sourceOf = (request: Request) => sources.get(request)

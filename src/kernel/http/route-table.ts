@@ -4,9 +4,10 @@ import { NOT_INSPECTED_EXTENSION } from './inspection'
 import { TEXT_BODY_EXTENSION, type TextBody } from './text-body'
 import type { BodySchema } from './validation'
 
-// What the app knows about its own routes once they are all registered: used to tell a wrong
-// method (405 with `Allow`) from an unknown path (404 with a suggestion), and which routes take a
-// JSON body. Filled by createApp after the features are mounted.
+// What the app knows about its own routes once they are all registered: what each one declared (its
+// credential, its body, its schemas, its handler), which the kernel compiles into one path per route
+// (kernel.ts); the router that finds a request's route; and what tells a wrong method (405 with
+// `Allow`) from an unknown path (404 with a suggestion). Filled by createApp after the features are mounted.
 
 export interface RouteEntry {
   method: string
@@ -25,6 +26,18 @@ export interface RouteEntry {
   checksQuery: boolean
   /** Calls of this route are not kept by the request inspector (the inspector's own routes). */
   notInspected: boolean
+  /** The schemas of the path's parameters, the query string and the headers the route declared, if any. */
+  params: BodySchema | undefined
+  query: BodySchema | undefined
+  headers: BodySchema | undefined
+  /** The route's handler, as the feature wrote it; the kernel calls it with the request's context. */
+  handler: unknown
+}
+
+/** A route found for a request, with the values of its path's parameters (raw, as sent). */
+export interface RouteMatch {
+  route: RouteEntry
+  params: Record<string, string>
 }
 
 /**
@@ -33,14 +46,26 @@ export interface RouteEntry {
  */
 export const GROUPED_WRITES_EXTENSION = 'x-storefront-grouped-writes'
 
-type RouteHooks = { body?: unknown; query?: unknown; detail?: Record<string, unknown> }
+type RouteHooks = { body?: unknown; query?: unknown; params?: unknown; headers?: unknown; detail?: Record<string, unknown> }
+
+/** A node of the router: one segment of a path, its static children, the child that takes any value, and the routes that end here by method. */
+interface Node {
+  statics: Map<string, Node>
+  param: Node | undefined
+  routes: Map<string, { route: RouteEntry; names: string[] }>
+}
+
+const node = (): Node => ({ statics: new Map(), param: undefined, routes: new Map() })
 
 export class RouteTable {
-  private entries: (RouteEntry & { pattern: RegExp })[] = []
+  private entries: RouteEntry[] = []
   private byKey = new Map<string, RouteEntry>()
+  /** The routes without parameters, by `METHOD path`: most requests are found here at once. */
+  private statics = new Map<string, RouteMatch>()
+  private root = node()
   private longest = 0
 
-  fill(routes: { method: string; path: string; hooks?: RouteHooks }[]) {
+  fill(routes: { method: string; path: string; hooks?: RouteHooks; handler?: unknown }[]) {
     const seen = new Set<string>()
     for (const r of routes) {
       const path = trimSlash(r.path)
@@ -56,23 +81,53 @@ export class RouteTable {
         groupedWrites: r.hooks?.detail?.[GROUPED_WRITES_EXTENSION] === true,
         checksQuery: r.hooks?.query !== undefined,
         notInspected: r.hooks?.detail?.[NOT_INSPECTED_EXTENSION] === true,
+        params: schemaOf(r.method, path, 'params', r.hooks?.params),
+        query: schemaOf(r.method, path, 'query', r.hooks?.query),
+        headers: schemaOf(r.method, path, 'headers', r.hooks?.headers),
+        handler: r.handler,
       }
-      this.entries.push({ ...entry, pattern: toPattern(path) })
+      this.entries.push(entry)
       this.longest = Math.max(this.longest, path.length)
       this.byKey.set(`${r.method} ${path}`, entry)
+      this.add(entry)
     }
-    // The router prefers static segments, so the matcher tries routes with fewer parameters first.
-    this.entries.sort((a, b) => paramCount(a.path) - paramCount(b.path))
   }
 
-  /** The route Elysia will run for this request, found before it runs (authentication needs it first). */
-  match(rawMethod: string, rawPath: string): RouteEntry | undefined {
-    // HEAD is answered by the GET route (without the body), so it takes the GET route's credential.
+  private add(route: RouteEntry) {
+    const segments = route.path.split('/').slice(1)
+    if (!segments.some((s) => s.startsWith(':'))) this.statics.set(`${route.method} ${route.path}`, { route, params: {} })
+    let at = this.root
+    const names: string[] = []
+    for (const segment of segments) {
+      if (segment.startsWith(':')) {
+        names.push(segment.slice(1))
+        at = at.param ??= node()
+      } else {
+        let next = at.statics.get(segment)
+        if (!next) at.statics.set(segment, (next = node()))
+        at = next
+      }
+    }
+    at.routes.set(route.method, { route, names })
+  }
+
+  /**
+   * The route that answers this request, and its path's parameters: a static segment is preferred to a
+   * parameter at the same place (`/products/search` before `/products/:id`). HEAD is answered by the GET
+   * route (without the body), so it takes the GET route's credential.
+   */
+  match(rawMethod: string, rawPath: string): RouteMatch | undefined {
     const method = rawMethod === 'HEAD' ? 'GET' : rawMethod
     const path = trimSlash(rawPath)
-    const exact = this.byKey.get(`${method} ${path}`)
+    const exact = this.statics.get(`${method} ${path}`)
     if (exact) return exact
-    return this.entries.find((e) => e.method === method && e.pattern.test(path))
+    const segments = path.split('/')
+    const values: string[] = []
+    const found = walk(this.root, segments, 1, values, (n) => n.routes.get(method))
+    if (!found) return undefined
+    const params: Record<string, string> = {}
+    for (let i = 0; i < found.names.length; i++) params[found.names[i]!] = values[i]!
+    return { route: found.route, params }
   }
 
   all(): RouteEntry[] {
@@ -85,10 +140,14 @@ export class RouteTable {
 
   /** Methods that do have a route for this concrete path. */
   methodsFor(rawPath: string): string[] {
-    const path = trimSlash(rawPath)
-    const methods = this.entries.filter((e) => e.pattern.test(path)).map((e) => e.method)
-    if (methods.includes('GET') && !methods.includes('HEAD')) methods.push('HEAD')
-    return [...new Set(methods)]
+    const segments = trimSlash(rawPath).split('/')
+    const methods = new Set<string>()
+    walk(this.root, segments, 1, [], (n) => {
+      for (const method of n.routes.keys()) methods.add(method)
+      return undefined
+    })
+    if (methods.has('GET')) methods.add('HEAD')
+    return [...methods]
   }
 
   /**
@@ -111,11 +170,34 @@ export class RouteTable {
   }
 }
 
-/** Every body is a Standard Schema (zod): the kernel validates with it before Elysia does. */
-function bodySchemaOf(method: string, path: string, schema: unknown): BodySchema | undefined {
+/** Every schema is a Standard Schema (zod): the kernel validates with it. */
+function schemaOf(method: string, path: string, part: string, schema: unknown): BodySchema | undefined {
   if (schema === undefined) return undefined
   if (typeof schema === 'object' && schema !== null && '~standard' in schema) return schema as BodySchema
-  throw new Error(`${method} ${path}: its body schema is not a Standard Schema; declare it with zod`)
+  throw new Error(`${method} ${path}: its ${part} schema is not a Standard Schema; declare it with zod`)
+}
+
+const bodySchemaOf = (method: string, path: string, schema: unknown) => schemaOf(method, path, 'body', schema)
+
+/**
+ * Follows `segments` from `at`, static children first, and returns the first `found` gives at a node
+ * where the path ends; `values` collects the segments taken by parameters on the way.
+ */
+function walk<T>(at: Node, segments: string[], i: number, values: string[], found: (n: Node) => T | undefined): T | undefined {
+  if (i === segments.length) return found(at)
+  const segment = segments[i]!
+  const next = at.statics.get(segment)
+  if (next) {
+    const result = walk(next, segments, i + 1, values, found)
+    if (result !== undefined) return result
+  }
+  if (at.param && segment !== '') {
+    values.push(segment)
+    const result = walk(at.param, segments, i + 1, values, found)
+    if (result !== undefined) return result
+    values.pop()
+  }
+  return undefined
 }
 
 /** How much longer than the longest route a path may be and still be compared (an id in place of `:id`). */
@@ -124,10 +206,6 @@ const SUGGEST_SLACK = 40
 /** Elysia answers `/a` and `/a/` alike; so does the table. */
 const trimSlash = (path: string) => (path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path)
 
-const paramCount = (path: string) => path.split('/:').length - 1
-
-const toPattern = (path: string) =>
-  new RegExp('^' + path.replace(/[.+?^${}()|[\]\\]/g, '\\$&').replace(/:[^/]+/g, '[^/]+') + '$')
 
 /** Concrete ids are compared as the parameter they stand for. */
 const normalise = (path: string) => path.replace(/\/(:[^/]+|[a-z]+_[0-9a-z]+)(?=\/|$)/g, '/:id')

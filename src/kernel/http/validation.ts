@@ -1,4 +1,3 @@
-import type { ValidationError } from 'elysia'
 import { AppError, type ErrorDetail } from '../errors'
 
 type Issue = { message: string; path?: readonly (PropertyKey | { key: PropertyKey })[]; code?: string; keys?: string[]; expected?: string }
@@ -24,25 +23,21 @@ const WHERE: Record<string, string> = {
   cookie: 'cookies',
 }
 
-/**
- * A JSON body checked against its route's schema before Elysia sees it. Elysia's own failure
- * (ValidationError) writes the whole received value into its message, pretty-printed, which for a
- * large or deep body costs far more than the request is worth; checked here, a failure never
- * serialises the value. A valid body goes on and Elysia's check passes it.
- */
-export function checkBody(schema: BodySchema, value: unknown): unknown {
-  const result = schema['~standard'].validate(value)
-  if (result instanceof Promise) return value
-  if (result.issues) throw invalid('body', value, result.issues as Issue[])
-  return value
-}
+/** Where in the request a value came from, as a message names it. */
+export type RequestPart = 'body' | 'query' | 'params' | 'headers'
 
 /**
- * Turns Elysia's validation failure (query, path, headers) into a 400 VALIDATION_ERROR whose `details`
- * list every problem as `{path, message}`, with unknown fields named one by one.
+ * A part of the request checked against its route's schema, once: the value the schema gives (with
+ * its defaults and conversions), or a 400 VALIDATION_ERROR whose `details` list every problem as
+ * `{path, message}`, with unknown fields named one by one. The message never repeats the value it
+ * refused, so a large or deep body gets a short answer.
  */
-export function toValidationError(error: ValidationError): AppError {
-  return invalid(error.type, error.value, issuesOf(error))
+export function checkPart(part: RequestPart, schema: BodySchema, value: unknown): unknown {
+  const result = schema['~standard'].validate(value)
+  // Schemas are synchronous (no async refinements): a request is checked without waiting.
+  if (result instanceof Promise) throw new Error(`a ${part} schema is asynchronous; the kernel checks requests synchronously`)
+  if (result.issues) throw invalid(part, value, result.issues as Issue[])
+  return result.value
 }
 
 function invalid(type: string, value: unknown, issues: Issue[]): AppError {
@@ -68,16 +63,6 @@ function invalid(type: string, value: unknown, issues: Issue[]): AppError {
     `Invalid ${where}: ${summary}${more}. The expected shape of this route is in /docs.`,
     details,
   )
-}
-
-function issuesOf(error: ValidationError): Issue[] {
-  const validator = error.validator as { '~standard'?: BodySchema['~standard']; schema?: BodySchema } | undefined
-  const standard = validator?.['~standard'] ?? validator?.schema?.['~standard']
-  if (standard) {
-    const result = standard.validate(error.value)
-    if (!(result instanceof Promise) && result.issues) return result.issues as Issue[]
-  }
-  return error.all.map((e) => ({ message: e.summary ?? 'invalid value', path: 'path' in e ? String(e.path).split('/').filter(Boolean) : [] }))
 }
 
 const shorten = (text: string, limit = PATH_LIMIT) => (text.length > limit ? `${text.slice(0, limit)}…` : text)

@@ -1,0 +1,257 @@
+import { parseQueryStandardSchema } from 'elysia/parse-query'
+import { createGate } from '../auth/gate'
+import { groupOpen, groupsSettled } from '../db/database'
+import type { Deps } from '../deps'
+import { randomToken } from '../ids'
+import type { AnswerSet, Call } from './call'
+import { clientAddress, type AddressSource } from './client-address'
+import { EXPOSED_HEADERS, isPreflight, preflightResponse } from './cors'
+import { errorAnswer, routeNotFound, toAppError, uncommittedAnswer } from './failures'
+import { namedStoreOf, refusalSource } from './inspection'
+import { isJsonType, parseJson, readLimitedText, wrongBodyType } from './json-body'
+import type { RouteEntry, RouteTable } from './route-table'
+import { TakeTurns } from './take-turns'
+import { pathStart } from './target'
+import { readTextBody } from './text-body'
+import { bodyIsNeverRead, carriesBody, closeAfter } from './unread-body'
+import { checkPart, type BodySchema } from './validation'
+
+// What every request goes through, compiled once per route when the app is made (docs/architecture.md,
+// "The request path"): a request id, CORS, the route's credential and the store's rate limit, its body
+// (JSON with the size and shape limits, a text file, or a stream the route reads itself), its query,
+// path and headers checked once against the schemas it declared, the handler, and one builder of every
+// answer. Around it: the waits that keep answers behind the commit of the writes they rest on
+// (groupedWrite, kernel/db/database.ts), the activity count of failures and the request inspector.
+// A request is one Call object (call.ts) from start to end; a step that need not wait does not.
+
+const incomingRequestId = /^[\w.:-]{1,64}$/
+
+/** A JSON body this long (no route needs one) is parsed in its turn (take-turns.ts); a small one at once. */
+const LARGE_BODY = 64 * 1024
+
+/** What a handler is given: the parts of the request, checked, and `ctx` for a store route. */
+interface HandlerContext {
+  request: Request
+  server: AddressSource | null
+  set: AnswerSet
+  ctx: Call['ctx']
+  params: unknown
+  query: unknown
+  headers: unknown
+  body: unknown
+}
+
+type Handler = (context: HandlerContext) => unknown
+
+export interface Kernel {
+  /** Answers one request; `server` is the listening server, null in-process. Never throws. */
+  fetch(request: Request, server: AddressSource | null): Response | Promise<Response>
+}
+
+export function createKernel(routes: RouteTable, deps: Deps): Kernel {
+  const gate = createGate(deps)
+  const largeBodies = new TakeTurns()
+  const compiled = new Map<RouteEntry, (call: Call, params: Record<string, string>, queryAt: number) => unknown>()
+  for (const route of routes.all()) compiled.set(route, compile(route))
+
+  /** One route's path, with what it declared bound now rather than looked up per request. */
+  function compile(route: RouteEntry) {
+    const handler = route.handler as Handler
+    const { auth } = route
+    const readBody = bodyReader(route)
+    const checkParams = route.params && partChecker('params', route.params)
+    const checkQuery = route.query && partChecker('query', route.query)
+    const headerSchema = route.headers
+    const run = (call: Call, body: unknown, params: Record<string, string>, queryAt: number) => {
+      const request = call.request
+      const headers = headerSchema ? checkPart('headers', headerSchema, Object.fromEntries(request.headers)) : undefined
+      const decoded = checkParams ? checkParams(decodeParams(params)) : params
+      const query = queryAt < 0 ? Object.create(null) : parseQueryStandardSchema(request.url, queryAt + 1)
+      const context: HandlerContext = { request, server: call.server, set: call.set, ctx: call.ctx, params: decoded, query: checkQuery ? checkQuery(query) : query, headers, body }
+      return handler(context)
+    }
+    return (call: Call, params: Record<string, string>, queryAt: number): unknown => {
+      // Authentication comes first, before the body is read: an unknown caller learns nothing else.
+      if (auth) gate.admit(auth, call)
+      if (!readBody) return run(call, null, params, queryAt)
+      const body = readBody(call)
+      return body instanceof Promise ? body.then((value) => run(call, value, params, queryAt)) : run(call, body, params, queryAt)
+    }
+  }
+
+  /** How a route takes its body: a JSON one checked against its schema, a text file, or none (undefined). */
+  function bodyReader(route: RouteEntry): ((call: Call) => unknown) | undefined {
+    // Upload routes read the stream themselves.
+    if (route.upload) return undefined
+    const { textBody, body: schema } = route
+    if (textBody) {
+      return async (call) => {
+        const text = await readTextBody(call.request, call.request.headers.get('content-type') ?? '', textBody)
+        call.sentBody = text
+        return text
+      }
+    }
+    // A route without a body schema ignores what was sent (unread-body.ts).
+    if (!schema) {
+      return (call) => {
+        if (carriesBody(call.request)) closeAfter(call.set.headers)
+        return null
+      }
+    }
+    return (call) => {
+      const request = call.request
+      const type = request.headers.get('content-type') ?? ''
+      if (isJsonType(type)) return readJson(call, schema)
+      if (type === '' && !request.body) return checkPart('body', schema, undefined)
+      throw wrongBodyType(type)
+    }
+  }
+
+  async function readJson(call: Call, schema: BodySchema) {
+    const text = await readLimitedText(call.request)
+    call.sentBody = text
+    const read = () => checkPart('body', schema, parseJson(text))
+    return text.length > LARGE_BODY ? largeBodies.run(read) : read()
+  }
+
+  function fetch(request: Request, server: AddressSource | null): Response | Promise<Response> {
+    const started = performance.now()
+    const given = request.headers.get('x-request-id')
+    const requestId = given !== null && incomingRequestId.test(given) ? given : `req_${randomToken(16)}`
+    const unread = bodyIsNeverRead(request)
+    if (request.method === 'OPTIONS' && isPreflight(request)) return preflightResponse(request, requestId, unread)
+    const call: Call = {
+      request,
+      server,
+      requestId,
+      started,
+      set: { status: 200, headers: { 'access-control-allow-origin': '*', 'access-control-expose-headers': EXPOSED_HEADERS, 'x-request-id': requestId } },
+      ctx: undefined,
+      refused: undefined,
+      sentBody: undefined,
+      source: undefined,
+    }
+    if (unread) closeAfter(call.set.headers)
+    const url = request.url
+    const start = pathStart(url)
+    const queryAt = start < 0 ? -1 : url.indexOf('?', start)
+    const path = start < 0 ? '/' : queryAt < 0 ? url.slice(start) : url.slice(start, queryAt)
+    const found = routes.match(request.method, path)
+    const route = found?.route
+    let answer: Response | Promise<Response>
+    try {
+      if (!found) throw routeNotFound(request.method, path, routes)
+      const run = compiled.get(found.route)!
+      // A request that does not join the open commit group starts once it has committed, so that it
+      // reads nothing the group could still undo (groupedWrite, kernel/db/database.ts).
+      const result = route!.groupedWrites || !groupOpen(deps.db) ? run(call, found.params, queryAt) : groupsSettled(deps.db).then(() => run(call, found.params, queryAt))
+      answer = result instanceof Promise ? result.then((value) => toAnswer(call, value), (error) => failed(call, error)) : toAnswer(call, result)
+    } catch (error) {
+      answer = failed(call, error)
+    }
+    return answer instanceof Promise ? answer.then((response) => answered(call, route, response)) : answered(call, route, answer)
+  }
+
+  /** The error envelope for whatever was thrown, counted for the caller, and logged when it is the server's fault. */
+  function failed(call: Call, error: unknown): Response {
+    const appError = toAppError(error)
+    const { request, ctx } = call
+    if (ctx) deps.activity.countError(ctx)
+    // The client's address is known here, on the failed path: a flood's refusals are counted per source.
+    call.source = refusalSource(call, appError.status, () => clientAddress(call.server, request))
+    if (appError.status >= 500) {
+      deps.log.error('request failed', {
+        requestId: call.requestId,
+        method: request.method,
+        path: request.url.slice(Math.max(0, pathStart(request.url))),
+        error: error instanceof Error ? (error.stack ?? error.message) : String(error),
+      })
+    }
+    // A refusal may come before or while the body arrives (unread-body.ts).
+    if (carriesBody(request)) closeAfter(call.set.headers)
+    return errorAnswer(appError, call.requestId, call.set.headers)
+  }
+
+  /**
+   * An answer made while a commit group is open may rest on what the group wrote (a read after an
+   * await, a plain INSERT that joined its transaction): it leaves once the group has committed, and if
+   * the group could not commit, as that failure. A route that groups its writes waits for its own.
+   */
+  function answered(call: Call, route: RouteEntry | undefined, response: Response): Response | Promise<Response> {
+    const final = call.request.method === 'HEAD' ? withoutBody(response) : response
+    if (!groupOpen(deps.db) || route?.groupedWrites) return inspect(call, route, final)
+    return groupsSettled(deps.db).then((failure) => inspect(call, route, failure === undefined ? final : uncommittedAnswer(failure, final, deps.log)))
+  }
+
+  /**
+   * Hands a store's answered call to the request inspector. An error's answer text is read from a
+   * copy before the answer leaves, so a client that saw the error finds it in the inspector.
+   */
+  function inspect(call: Call, route: RouteEntry | undefined, response: Response): Response | Promise<Response> {
+    const store = call.ctx ? namedStoreOf(call.ctx) : call.refused
+    if (!store || route?.notInspected) return response
+    const record = { store, request: call.request, requestId: call.requestId, status: response.status, durationMs: performance.now() - call.started, sentBody: undefined, answerBody: undefined, source: undefined, routeAuth: undefined }
+    if (response.status < 400) {
+      deps.inspector.record(record)
+      return response
+    }
+    return response
+      .clone()
+      .text()
+      .then((answerBody) => {
+        deps.inspector.record({ ...record, sentBody: call.sentBody, answerBody, source: call.source, routeAuth: route?.auth })
+        return response
+      })
+  }
+
+  return { fetch }
+}
+
+/**
+ * The one builder of a handler's answer: a Response as it is, with the kernel's headers it does not set
+ * itself; a string as text; nothing as an empty body; anything else as JSON.
+ */
+function toAnswer(call: Call, value: unknown): Response {
+  const { status, headers } = call.set
+  if (value instanceof Response) return withHeaders(value, call.set)
+  if (value === undefined || value === null) return new Response(null, { status, headers })
+  if (typeof value === 'string') {
+    headers['content-type'] ??= 'text/plain'
+    return new Response(value, { status, headers })
+  }
+  if (value instanceof Blob) return new Response(value, { status, headers })
+  headers['content-type'] ??= 'application/json'
+  return new Response(JSON.stringify(value), { status, headers })
+}
+
+/** A Response a handler made: the headers of `set` it lacks are added, and `set.status` when it says 200. */
+function withHeaders(response: Response, set: AnswerSet): Response {
+  let target = response
+  if (response.status === 200 && set.status !== 200) target = new Response(response.body, { status: set.status, headers: response.headers })
+  const headers = target.headers
+  for (const name in set.headers) if (!headers.has(name)) headers.set(name, set.headers[name]!)
+  return target
+}
+
+/** The answer to a HEAD: the GET route's status and headers, no body. */
+function withoutBody(response: Response): Response {
+  void response.body?.cancel()
+  return new Response(null, { status: response.status, headers: response.headers })
+}
+
+/** A parameter's value as the client meant it: `%20` is a space; a broken escape is kept as sent. */
+function decodeParams(params: Record<string, string>): Record<string, string> {
+  for (const name in params) {
+    const value = params[name]!
+    if (value.includes('%')) {
+      try {
+        params[name] = decodeURIComponent(value)
+      } catch {
+        // kept as sent; the route's schema or lookup refuses it
+      }
+    }
+  }
+  return params
+}
+
+const partChecker = (part: 'params' | 'query', schema: BodySchema) => (value: unknown) => checkPart(part, schema, value)
