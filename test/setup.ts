@@ -3,6 +3,11 @@ import { cleanupTestApps } from './helpers/app'
 import { killChildren, reapChildren } from './helpers/children'
 import { stopReceivers } from './helpers/receivers'
 import { removeTempDirs } from './helpers/temp'
+import { CHECK_ANSWERS_ENV } from '../src/kernel/http/answer-check'
+
+// Every JSON answer of every test, in-process or from an executable a test starts, is checked against
+// its route's schema (src/kernel/http/answer-check.ts).
+process.env[CHECK_ANSWERS_ENV] = '1'
 
 afterEach(async () => {
   await cleanupTestApps()

@@ -3,6 +3,7 @@ import { createGate } from '../auth/gate'
 import { groupOpen, groupsSettled } from '../db/database'
 import type { Deps } from '../deps'
 import { randomToken } from '../ids'
+import { answerChecker } from './answer-check'
 import type { AnswerSet, Call } from './call'
 import { clientAddress, type AddressSource } from './client-address'
 import { EXPOSED_HEADERS, isPreflight, preflightResponse } from './cors'
@@ -51,6 +52,7 @@ export interface Kernel {
 export function createKernel(routes: RouteTable, deps: Deps): Kernel {
   const gate = createGate(deps)
   const largeBodies = new TakeTurns()
+  const checkAnswer = answerChecker(deps.log)
   const compiled = new Map<RouteEntry, (call: Call, params: Record<string, string>, queryAt: number) => unknown>()
   for (const route of routes.all()) compiled.set(route, compile(route))
 
@@ -178,6 +180,14 @@ export function createKernel(routes: RouteTable, deps: Deps): Kernel {
    * the group could not commit, as that failure. A route that groups its writes waits for its own.
    */
   function answered(call: Call, route: RouteEntry | undefined, response: Response): Response | Promise<Response> {
+    if (checkAnswer) {
+      const checked = checkAnswer(route, response)
+      if (checked instanceof Promise) return checked.then((r) => answered2(call, route, r), (error) => answered2(call, route, failed(call, error)))
+    }
+    return answered2(call, route, response)
+  }
+
+  function answered2(call: Call, route: RouteEntry | undefined, response: Response): Response | Promise<Response> {
     const final = call.request.method === 'HEAD' ? withoutBody(response) : response
     if (!groupOpen(deps.db) || route?.groupedWrites) return inspect(call, route, final)
     return groupsSettled(deps.db).then((failure) => inspect(call, route, failure === undefined ? final : uncommittedAnswer(failure, final, deps.log)))

@@ -30,6 +30,8 @@ export interface RouteEntry {
   params: BodySchema | undefined
   query: BodySchema | undefined
   headers: BodySchema | undefined
+  /** The schema of each answer the route declares, by status. */
+  response: Record<string, BodySchema> | undefined
   /** The route's handler, as the feature wrote it; the kernel calls it with the request's context. */
   handler: unknown
 }
@@ -46,7 +48,7 @@ export interface RouteMatch {
  */
 export const GROUPED_WRITES_EXTENSION = 'x-storefront-grouped-writes'
 
-type RouteHooks = { body?: unknown; query?: unknown; params?: unknown; headers?: unknown; detail?: Record<string, unknown> }
+type RouteHooks = { body?: unknown; query?: unknown; params?: unknown; headers?: unknown; response?: unknown; detail?: Record<string, unknown> }
 
 /** A node of the router: one segment of a path, its static children, the child that takes any value, and the routes that end here by method. */
 interface Node {
@@ -84,6 +86,7 @@ export class RouteTable {
         params: schemaOf(r.method, path, 'params', r.hooks?.params),
         query: schemaOf(r.method, path, 'query', r.hooks?.query),
         headers: schemaOf(r.method, path, 'headers', r.hooks?.headers),
+        response: r.hooks?.response as Record<string, BodySchema> | undefined,
         handler: r.handler,
       }
       this.entries.push(entry)
