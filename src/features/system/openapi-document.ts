@@ -57,7 +57,7 @@ type Hooks = { parse?: Parser[]; response?: unknown; detail?: { responses?: Json
 type AppView = { getGlobalRoutes(): { hooks?: Hooks }[]; getGlobalDefinitions?(): unknown }
 
 /**
- * The HTTP kernel reads every JSON body with one global function (http/plugin.ts). The generator
+ * The HTTP kernel reads every body itself (http/kernel.ts), so routes name no parser. The generator
  * lists a body's content types from the route's *named* parsers and skips functions, which left every
  * request body without a schema. It is shown the routes with JSON named instead, unless a route
  * names a parser of its own (multipart uploads).

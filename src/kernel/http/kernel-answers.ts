@@ -10,7 +10,7 @@ import type { RouteEntry } from './route-table'
  */
 export function kernelErrors(route: RouteEntry): ErrorCode[] {
   // Any answer may be a fault, and any answer made while a commit group was open is replaced by that
-  // group's failure when it could not commit (plugin.ts, afterGroups): a full disk, whatever the method.
+  // group's failure when it could not commit (kernel.ts, answered): a full disk, whatever the method.
   const codes: ErrorCode[] = ['INTERNAL_ERROR', 'INSUFFICIENT_STORAGE']
   const { auth } = route
   if (auth) codes.push('UNAUTHENTICATED', 'WRONG_CREDENTIAL')
