@@ -1,7 +1,7 @@
 import { inArray, sql, type SQL } from 'drizzle-orm'
 import type { SQLiteTable } from 'drizzle-orm/sqlite-core'
 import type { Clock } from './clock'
-import type { Db } from './db/database'
+import { writeTransaction, type Db } from './db/database'
 import type { Log } from './log'
 
 /** Rows deleted per statement: a pass over a large backlog never holds the write lock for long. */
@@ -27,7 +27,7 @@ export interface Pruner {
 /** Deletes at most `batch` rows of `table` that `where` selects (the body of most pruners); returns how many. */
 export function deleteBatch(db: Db, table: SQLiteTable, where: SQL | undefined, batch: number): number {
   const rows = db.select({ rowid: sql`rowid` }).from(table).where(where).limit(batch)
-  return db.delete(table).where(inArray(sql`rowid`, rows)).returning({ gone: sql`1` }).all().length
+  return writeTransaction(db, (tx) => tx.delete(table).where(inArray(sql`rowid`, rows)).returning({ gone: sql`1` }).all().length)
 }
 
 /**

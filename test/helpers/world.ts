@@ -2,6 +2,7 @@ import { expect } from 'bun:test'
 import { join } from 'node:path'
 import { hashToken, newCustomerToken, CUSTOMER_TOKEN_TTL_MS } from '../../src/kernel/auth/credentials'
 import { customers, customerSessions } from '../../src/kernel/auth/tables'
+import { writeTransaction } from '../../src/kernel/db/database'
 import type { Deps } from '../../src/kernel/deps'
 import { ADMIN_TOKEN, type CallResult, caller } from './app'
 
@@ -65,9 +66,12 @@ export async function upload(call: Call, headers: Record<string, string>, fixtur
 export async function createCustomer(deps: Deps, storeId: string, email = 'buyer@example.com') {
   const id = deps.ids.next('cus')
   const now = deps.clock.now()
-  deps.db.insert(customers).values({ id, storeId, email, name: 'Buyer', passwordHash: await deps.passwords.hash('buyer-password'), createdAt: now }).run()
+  const passwordHash = await deps.passwords.hash('buyer-password')
   const token = newCustomerToken()
-  deps.db.insert(customerSessions).values({ tokenHash: hashToken(token), customerId: id, storeId, createdAt: now, expiresAt: now + CUSTOMER_TOKEN_TTL_MS }).run()
+  writeTransaction(deps.db, (tx) => {
+    tx.insert(customers).values({ id, storeId, email, name: 'Buyer', passwordHash, createdAt: now }).run()
+    tx.insert(customerSessions).values({ tokenHash: hashToken(token), customerId: id, storeId, createdAt: now, expiresAt: now + CUSTOMER_TOKEN_TTL_MS }).run()
+  })
   return { id, token }
 }
 

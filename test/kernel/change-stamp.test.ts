@@ -1,19 +1,20 @@
 import { describe, expect, test } from 'bun:test'
 import { Database } from 'bun:sqlite'
 import { join } from 'node:path'
-import { ChangeStamp, untilChanged } from '../../src/kernel/db/change-stamp'
-import { openDatabase } from '../../src/kernel/db/database'
+import { sql } from 'drizzle-orm'
+import { CHECK_STAMPS_ENV, ChangeStamp, untilChanged } from '../../src/kernel/db/change-stamp'
+import { openDatabase, writeTransaction } from '../../src/kernel/db/database'
 import { tempDir } from '../helpers/temp'
 
 /** A table t(k, v) on a fresh file, a memoized read of v by k, and how many times the read ran. */
 function setUp() {
   const file = join(tempDir('stamp'), 'storefront.db')
-  const { sqlite, close } = openDatabase(file)
+  const { sqlite, db, close } = openDatabase(file)
   sqlite.exec("create table t (k text primary key, v text); insert into t values ('a', 'one')")
   const select = sqlite.query<{ v: string }, [string]>('select v from t where k = ?')
   let reads = 0
   const read = untilChanged(new ChangeStamp(sqlite), (k: string) => (reads++, select.get(k)?.v))
-  return { file, sqlite, read, reads: () => reads, close }
+  return { file, sqlite, db, read, reads: () => reads, close }
 }
 
 describe('reads kept until the database changes', () => {
@@ -25,18 +26,40 @@ describe('reads kept until the database changes', () => {
     close()
   })
 
-  test('a write by this process is seen by the very next read, a trigger\'s or a rolled-back one too', () => {
-    const { sqlite, read, close } = setUp()
+  test('a write by this process is seen by the very next read: in a transaction, a trigger\'s, a rolled-back one, or one drizzle runs alone', () => {
+    const { db, read, close } = setUp()
     read('a')
-    sqlite.exec("update t set v = 'two' where k = 'a'")
+    writeTransaction(db, (tx) => tx.$client.query("update t set v = 'two' where k = 'a'").run())
     expect(read('a')).toBe('two')
-    sqlite.exec("create table log (x); create trigger t_log after insert on log begin update t set v = 'three' where k = 'a'; end")
-    sqlite.exec('insert into log values (1)')
+    writeTransaction(db, (tx) => tx.$client.exec("create table log (x); create trigger t_log after insert on log begin update t set v = 'three' where k = 'a'; end"))
+    writeTransaction(db, (tx) => tx.$client.query('insert into log values (1)').run())
     expect(read('a')).toBe('three')
-    sqlite.exec("begin; update t set v = 'four' where k = 'a'")
-    expect(read('a')).toBe('four') // inside a transaction nothing is kept
-    sqlite.exec('rollback')
+    expect(() =>
+      writeTransaction(db, (tx) => {
+        tx.$client.query("update t set v = 'four' where k = 'a'").run()
+        expect(read('a')).toBe('four') // inside a transaction nothing is kept
+        throw new Error('undone')
+      }),
+    ).toThrow('undone')
     expect(read('a')).toBe('three')
+    // A statement drizzle runs outside a transaction commits by itself, and is counted as it is prepared.
+    db.run(sql`update t set v = 'five' where k = 'a'`)
+    expect(read('a')).toBe('five')
+    close()
+  })
+
+  test('the check the test suite turns on refuses a write that no count saw: raw SQL outside a transaction', () => {
+    const { sqlite, read, close } = setUp()
+    const saved = process.env[CHECK_STAMPS_ENV]
+    process.env[CHECK_STAMPS_ENV] = '1'
+    try {
+      const checked = untilChanged(new ChangeStamp(sqlite), () => read('a'))
+      checked('a')
+      sqlite.query("update t set v = 'behind' where k = 'a'").run()
+      expect(() => checked('a')).toThrow('rows changed outside a transaction')
+    } finally {
+      process.env[CHECK_STAMPS_ENV] = saved
+    }
     close()
   })
 

@@ -3,6 +3,7 @@ import { newApiKey } from '../../kernel/auth/credentials'
 import type { ApiKeyKind, StudentCtx } from '../../kernel/auth/kinds'
 import { apiKeys } from '../../kernel/auth/tables'
 import { isoTime } from '../../kernel/clock'
+import { writeTransaction } from '../../kernel/db/database'
 import type { Deps } from '../../kernel/deps'
 import { notFound } from '../../kernel/errors'
 
@@ -32,18 +33,20 @@ export function createKey(deps: Deps, ctx: StudentCtx, name: string, kind: ApiKe
   const { key, prefix, hash } = newApiKey(kind)
   const id = deps.ids.next('key')
   const now = deps.clock.now()
-  deps.db.insert(apiKeys).values({ id, storeId: ctx.storeId, name, kind, prefix, secretHash: hash, createdBy: ctx.actor.rm, createdAt: now }).run()
+  writeTransaction(deps.db, (tx) => tx.insert(apiKeys).values({ id, storeId: ctx.storeId, name, kind, prefix, secretHash: hash, createdBy: ctx.actor.rm, createdAt: now }).run())
   return { id, name, kind, prefix, apiKey: key, createdAt: isoTime(now) }
 }
 
 /** Revocation is checked on every request, so it takes effect on the very next one. */
 export function revokeKey(deps: Deps, ctx: StudentCtx, id: string) {
-  const revoked = deps.db
-    .update(apiKeys)
-    .set({ revokedAt: deps.clock.now() })
-    .where(and(eq(apiKeys.id, id), eq(apiKeys.storeId, ctx.storeId), isNull(apiKeys.revokedAt)))
-    .returning({ id: apiKeys.id })
-    .all()
+  const revoked = writeTransaction(deps.db, (tx) =>
+    tx
+      .update(apiKeys)
+      .set({ revokedAt: deps.clock.now() })
+      .where(and(eq(apiKeys.id, id), eq(apiKeys.storeId, ctx.storeId), isNull(apiKeys.revokedAt)))
+      .returning({ id: apiKeys.id })
+      .all(),
+  )
   if (revoked.length === 0) {
     throw notFound('API key', id, 'GET /v1/store/api-keys lists the active ones')
   }

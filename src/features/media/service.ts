@@ -124,7 +124,7 @@ async function receiveIntoLibrary(deps: Deps, ctx: StoreCtx, request: Request, u
 export async function discardUpload(deps: Deps, id: string) {
   const row = deps.db.select().from(media).where(eq(media.id, id)).get()
   if (!row) return
-  deps.db.delete(media).where(eq(media.id, row.id)).run()
+  writeTransaction(deps.db, (tx) => tx.delete(media).where(eq(media.id, row.id)).run())
   await removeLibraryFile(deps, row)
 }
 

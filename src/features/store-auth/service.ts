@@ -53,7 +53,7 @@ export async function login(deps: Deps, throttle: LoginThrottle, input: { rm: st
     throw new AppError('UNAUTHENTICATED', 'RM or password is wrong. The first password is your RM; the teacher can reset it.')
   }
   attempt.succeeded()
-  const session = openSession(deps.db, student.rm, deps.clock.now())
+  const session = writeTransaction(deps.db, (tx) => openSession(tx, student.rm, deps.clock.now()))
   return {
     token: session.token,
     student: { rm: student.rm, name: student.name, group: student.group },

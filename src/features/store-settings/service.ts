@@ -1,6 +1,7 @@
 import { eq } from 'drizzle-orm'
 import type { StoreCtx } from '../../kernel/auth/kinds'
 import { stores } from '../../kernel/auth/tables'
+import { writeTransaction } from '../../kernel/db/database'
 import type { Deps } from '../../kernel/deps'
 import type { Settings, SettingsUpdate } from './model'
 
@@ -20,7 +21,7 @@ export function getSettings(deps: Deps, ctx: StoreCtx): Settings {
 
 export function updateSettings(deps: Deps, ctx: StoreCtx, update: SettingsUpdate): Settings {
   if (Object.keys(update).length > 0) {
-    deps.db.update(stores).set({ ...update, updatedAt: deps.clock.now() }).where(eq(stores.id, ctx.storeId)).run()
+    writeTransaction(deps.db, (tx) => tx.update(stores).set({ ...update, updatedAt: deps.clock.now() }).where(eq(stores.id, ctx.storeId)).run())
   }
   return getSettings(deps, ctx)
 }

@@ -1,7 +1,7 @@
 import { and, asc, count, eq, inArray, sql } from 'drizzle-orm'
 import type { StoreCtx } from '../../kernel/auth/kinds'
 import { isoTime } from '../../kernel/clock'
-import { isUniqueViolation, type Sql } from '../../kernel/db/database'
+import { isUniqueViolation, writeTransaction, type Sql } from '../../kernel/db/database'
 import type { Deps } from '../../kernel/deps'
 import { AppError, notFound } from '../../kernel/errors'
 import { pageWindow, toPage, type PageQuery } from '../../kernel/pagination'
@@ -58,7 +58,7 @@ export const getTerm = (deps: Deps, ctx: StoreCtx, kind: TaxonomyKind, id: strin
 export function createTerm(deps: Deps, ctx: StoreCtx, kind: TaxonomyKind, input: TermInput): Term {
   const now = deps.clock.now()
   const row: Row = { id: deps.ids.next(TAXONOMIES[kind].prefix), storeId: ctx.storeId, name: input.name, description: input.description ?? null, createdAt: now, updatedAt: now }
-  savingName(kind, input.name, () => deps.db.insert(tableOf(kind)).values(row).run())
+  savingName(kind, input.name, () => writeTransaction(deps.db, (tx) => tx.insert(tableOf(kind)).values(row).run()))
   return toTerm(row)
 }
 
@@ -67,7 +67,7 @@ export function updateTerm(deps: Deps, ctx: StoreCtx, kind: TaxonomyKind, id: st
   findTerm(deps.db, ctx, kind, id)
   if (Object.keys(update).length > 0) {
     savingName(kind, update.name, () =>
-      deps.db.update(t).set({ ...update, updatedAt: deps.clock.now() }).where(and(eq(t.id, id), eq(t.storeId, ctx.storeId))).run(),
+      writeTransaction(deps.db, (tx) => tx.update(t).set({ ...update, updatedAt: deps.clock.now() }).where(and(eq(t.id, id), eq(t.storeId, ctx.storeId))).run()),
     )
   }
   return getTerm(deps, ctx, kind, id)
@@ -76,7 +76,7 @@ export function updateTerm(deps: Deps, ctx: StoreCtx, kind: TaxonomyKind, id: st
 export function deleteTerm(deps: Deps, ctx: StoreCtx, kind: TaxonomyKind, id: string) {
   const t = tableOf(kind)
   findTerm(deps.db, ctx, kind, id)
-  deps.db.delete(t).where(and(eq(t.id, id), eq(t.storeId, ctx.storeId))).run()
+  writeTransaction(deps.db, (tx) => tx.delete(t).where(and(eq(t.id, id), eq(t.storeId, ctx.storeId))).run())
 }
 
 /**

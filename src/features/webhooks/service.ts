@@ -74,7 +74,7 @@ export function listWebhooks(deps: Deps, ctx: StoreCtx, query: PageQuery) {
 
 /** Its deliveries log goes with it; attempts still pending are never sent. */
 export function deleteWebhook(deps: Deps, ctx: StoreCtx, id: string) {
-  const deleted = deps.db.delete(endpoints).where(and(eq(endpoints.id, id), eq(endpoints.storeId, ctx.storeId), registered)).returning({ id: endpoints.id }).all()
+  const deleted = writeTransaction(deps.db, (tx) => tx.delete(endpoints).where(and(eq(endpoints.id, id), eq(endpoints.storeId, ctx.storeId), registered)).returning({ id: endpoints.id }).all())
   if (deleted.length === 0) throw endpointNotFound(id)
 }
 

@@ -1,7 +1,6 @@
 import { Database } from 'bun:sqlite'
 import { drizzle, type BunSQLiteDatabase } from 'drizzle-orm/bun-sqlite'
 import type { BaseSQLiteDatabase } from 'drizzle-orm/sqlite-core'
-import { perHandle } from './per-handle'
 
 export type Db = BunSQLiteDatabase & { $client: Database }
 /** The database or a transaction on it: what a service function writes through. */
@@ -67,11 +66,38 @@ export function openDatabase(file: string): OpenDatabase {
 function cachingStatements(sqlite: Database): Database {
   return new Proxy(sqlite, {
     get(target, prop) {
-      if (prop === 'prepare') return (sql: string) => target.query(sql)
+      if (prop === CONNECTION) return target
+      if (prop === 'prepare') {
+        return (sql: string) => {
+          // drizzle prepares each statement as it runs it: a write outside a transaction is counted here.
+          if (!target.inTransaction && WRITES.test(sql)) ended(target)
+          return target.query(sql)
+        }
+      }
       const value = Reflect.get(target, prop, target)
       return typeof value === 'function' ? value.bind(target) : value
     },
   })
+}
+
+/** SQL that changes rows (a WITH clause may start one). */
+const WRITES = /^\s*(insert|update|delete|replace|with)\b/i
+
+/** What the proxy above answers with the connection it wraps. */
+const CONNECTION = Symbol('connection')
+
+/**
+ * Per connection: what is kept for a connection is found from the connection itself and from the
+ * proxy drizzle holds (`db.$client`) alike.
+ */
+const perConnection = <T>(build: (sqlite: Database) => T) => {
+  const kept = new WeakMap<Database, T>()
+  return (sqlite: Database) => {
+    const connection = (sqlite as Database & { [CONNECTION]?: Database })[CONNECTION] ?? sqlite
+    let value = kept.get(connection)
+    if (value === undefined) kept.set(connection, (value = build(sqlite)))
+    return value
+  }
 }
 
 declare const writing: unique symbol
@@ -116,6 +142,7 @@ function inTransaction<T>(db: Db, kind: 'read' | 'write', work: (tx: Db) => T): 
     const result = work(db)
     if (result instanceof Promise) throw new Error(`${kind}Transaction callback must be synchronous`)
     ;(nested ? control.release : control.commit).run()
+    if (!nested) ended(sqlite)
     return result
   } catch (error) {
     // A failed COMMIT (or SQLite's own rollback after some errors) can leave no transaction to end.
@@ -123,7 +150,10 @@ function inTransaction<T>(db: Db, kind: 'read' | 'write', work: (tx: Db) => T): 
     if (nested) {
       control.rollbackToSavepoint.run()
       control.release.run()
-    } else control.rollback.run()
+    } else {
+      control.rollback.run()
+      ended(sqlite)
+    }
     throw error
   }
 }
@@ -136,7 +166,7 @@ interface Group {
 }
 
 /** Per connection: the commit group open now, if any, and whether a grouped write's work is running in it. */
-const groups = perHandle((_sqlite: Database) => ({ open: null as Group | null, working: false }))
+const groups = perConnection((_sqlite: Database) => ({ open: null as Group | null, working: false }))
 
 /**
  * A write that commits together with the other grouped writes of the same turn of the event loop
@@ -186,6 +216,7 @@ function firstOfGroup<T>(db: Db, work: (tx: Db) => T): T {
     if (result instanceof Promise) throw new Error('groupedWrite callback must be synchronous')
   } catch (error) {
     if (sqlite.inTransaction) control.rollback.run()
+    ended(sqlite)
     throw error
   }
   let resolve!: () => void
@@ -215,6 +246,7 @@ function openGroup(sqlite: Database): Group | null {
 function failGroup(sqlite: Database, group: Group, reason: unknown) {
   groups(sqlite).open = null
   if (sqlite.inTransaction) controls(sqlite).rollback.run()
+  ended(sqlite)
   group.reject(reason)
 }
 
@@ -230,6 +262,7 @@ export function commitGroup(sqlite: Database) {
   } catch (error) {
     return failGroup(sqlite, group, error)
   }
+  ended(sqlite)
   groups(sqlite).open = null
   group.resolve()
 }
@@ -253,15 +286,31 @@ export async function groupsSettled(db: Db): Promise<unknown> {
 /** Whether a commit group is open on the connection now. */
 export const groupOpen = (db: Db) => groups(db.$client).open !== null
 
-/** Prepared once per connection, instead of drizzle's transaction object and Bun's wrapper made on every call. */
-const controls = perHandle((sqlite: Database) => ({
-  begin: sqlite.prepare('BEGIN DEFERRED'),
-  beginImmediate: sqlite.prepare('BEGIN IMMEDIATE'),
-  commit: sqlite.prepare('COMMIT'),
-  rollback: sqlite.prepare('ROLLBACK'),
-  savepoint: sqlite.prepare('SAVEPOINT nested'),
-  release: sqlite.prepare('RELEASE nested'),
-  rollbackToSavepoint: sqlite.prepare('ROLLBACK TO nested'),
+/**
+ * Per connection, how many transactions have ended (committed or rolled back) and how many writes
+ * drizzle ran outside one: what tells a kept read whether the database may have changed since
+ * (change-stamp.ts). A rollback changes nothing, but counting it keeps the count a plain fact about
+ * the connection, checkable against SQLite's own count of changed rows (ChangeStamp's check, in tests).
+ */
+const transactions = perConnection((_sqlite: Database) => ({ ended: 0 }))
+const ended = (sqlite: Database) => void transactions(sqlite).ended++
+
+/** The number of transactions ended on the connection so far. */
+export const transactionsEnded = (sqlite: Database) => transactions(sqlite).ended
+
+/**
+ * Prepared once per connection, instead of drizzle's transaction object and Bun's wrapper made on
+ * every call; with `query`, which closing the connection finalizes (an unfinalized statement would
+ * keep the file open).
+ */
+const controls = perConnection((sqlite: Database) => ({
+  begin: sqlite.query('BEGIN DEFERRED'),
+  beginImmediate: sqlite.query('BEGIN IMMEDIATE'),
+  commit: sqlite.query('COMMIT'),
+  rollback: sqlite.query('ROLLBACK'),
+  savepoint: sqlite.query('SAVEPOINT nested'),
+  release: sqlite.query('RELEASE nested'),
+  rollbackToSavepoint: sqlite.query('ROLLBACK TO nested'),
 }))
 
 /** True when SQLite refused a write because of a UNIQUE constraint (or a unique index). */
