@@ -1,5 +1,6 @@
 import { MAX_JSON_DEPTH, MAX_JSON_VALUES } from '../../kernel/http/json-shape'
 import { MAX_DETAILS } from '../../kernel/http/validation'
+import { FILE_GUARDS } from '../media/files'
 import { MAX_CART_LINES, MAX_LINE_QUANTITY, MAX_PRICE } from '../../kernel/money'
 
 /** The prose of the OpenAPI document: what a student reads first on /docs. */
@@ -269,6 +270,14 @@ export const RESPONSE_HEADERS = {
   'Content-Range': {
     description: 'On a 206, which bytes of the file the body holds (`bytes 0-99/5000`); on a 416, the size of the file (`bytes */5000`).',
     schema: { type: 'string' },
+  },
+  'X-Content-Type-Options': {
+    description: 'On a file: the browser takes its type from Content-Type and never guesses another from the bytes.',
+    schema: { type: 'string', const: FILE_GUARDS['X-Content-Type-Options'] },
+  },
+  'Content-Security-Policy': {
+    description: 'On a file: opened on its own in a browser, it loads nothing and runs no script, whatever its bytes hold. An <img> or <video> tag on your page shows it as usual.',
+    schema: { type: 'string', const: FILE_GUARDS['Content-Security-Policy'] },
   },
   'Content-Disposition': { description: 'The report comes as a file to save: `attachment; filename="activity.csv"`.', schema: { type: 'string' } },
 } as const
