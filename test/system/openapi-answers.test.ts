@@ -112,6 +112,23 @@ describe('what each operation may answer', () => {
   })
 })
 
+describe('what each operation takes', () => {
+  test('X-Student-RM is a header parameter, optional and shared, of exactly the operations that take the secret key (alone or with a customer token)', () => {
+    expect(doc.components.parameters.StudentRm).toMatchObject({ name: 'X-Student-RM', in: 'header', required: false, schema: { type: 'string' }, example: '12345' })
+    expect(doc.components.parameters.StudentRm.description).toContain('It counts only beside the secret key (sk_...)')
+    const declares = (o: Op) => (o.op.parameters ?? []).filter((p: any) => p.$ref === '#/components/parameters/StudentRm').length
+    const reads = ops.filter((o) => ['shop', 'secret', 'customer'].includes(o.auth!))
+    expect(reads.length).toBeGreaterThan(60)
+    expect(reads.filter((o) => declares(o) !== 1).map((o) => o.at)).toEqual([])
+    // A student token counts its own student, the teacher's token and public routes none.
+    const others = ops.filter((o) => !reads.includes(o))
+    expect(new Set(others.map((o) => o.auth))).toEqual(new Set([undefined, 'admin', 'student', 'studentSelf']))
+    expect(others.filter(declares).map((o) => o.at)).toEqual([])
+    // Declared in the document only: no operation has a header schema of its own for it, which would refuse requests.
+    expect(ops.flatMap((o) => o.op.parameters ?? []).filter((p: any) => p.name?.toLowerCase() === 'x-student-rm')).toEqual([])
+  })
+})
+
 describe('the shape of the answers', () => {
   test('error answers are shared responses in components, referred to, never copied', () => {
     const inline = ops.flatMap((o) => statuses(o).filter((s) => Number(s) >= 400 && !o.op.responses[s].$ref).map((s) => `${o.at} ${s}`))

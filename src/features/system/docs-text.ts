@@ -148,6 +148,21 @@ export const SECURITY_SCHEMES = {
 } as const
 
 /**
+ * X-Student-RM as the operations that honour it declare it (`components.parameters`): read by the gate,
+ * never checked, so it is told here and not declared as a route's header schema (which would refuse a
+ * request for it).
+ */
+export const STUDENT_RM_PARAMETER = {
+  name: 'X-Student-RM',
+  in: 'header',
+  required: false,
+  description:
+    "The RM of the student who wrote the calling code, so that the call counts for them (the teacher's activity report, the request inspector's `rm`). It counts only beside the secret key (sk_...), alone or with a customer token, and only for a member of the store's group: another RM counts as unattributed. With the publishable key (pk_...) the call counts for the group's shop front whatever it says; with a student token, for that student. It changes nothing else: no call is refused for it.",
+  schema: { type: 'string' },
+  example: '12345',
+} as const
+
+/**
  * The error answers shared by the operations (`components.responses`), each with what it means. Every
  * one has the error envelope as its body; `headers` names the headers of RESPONSE_HEADERS it may carry.
  */

@@ -15,6 +15,7 @@ export const mistakes = () => [
   client.POST('/v1/products', {}), // refused: a product needs its body
   client.POST('/v1/products/{id}/images', { params, body: { isPrimary: true } }), // refused: an image is a mediaId or a url
   client.POST('/v1/products/{id}/images', { params, body: { url: 'https://example.com/a.png', isPrimary: true } }),
+  client.GET('/v1/products', { params: { header: { 'X-Student-RM': '12345' } } }),
   client.POST('/v1/admin/groups/{id}/seed-demo', { params }),
   client.POST('/v1/store/orders/{id}/refund', { params }),
 ]
