@@ -1,3 +1,6 @@
+import type { ChildProcess } from 'node:child_process'
+import { constants } from 'node:os'
+
 /**
  * Every process a test starts, so that none outlives its test file or the test process, whatever
  * happens to the test. `bun test` ends a timed-out test's processes with SIGTERM only, and a server
@@ -5,6 +8,7 @@
  * anyone waits, and one was found still running minutes after its test had failed.
  *
  *   const proc = track(Bun.spawn([...]))     // every Bun.spawn in test/ and the bench helpers tests use
+ *   trackGroup(browserServer.process())      // one a library started with node:child_process (Chromium)
  *   await stopChild(proc)                     // SIGTERM, then SIGKILL if it has not ended within STOP_GRACE_MS
  *
  * test/setup.ts reaps what is left when a test file ends, and kills it on exit, SIGINT and SIGTERM.
@@ -22,6 +26,39 @@ export function track<P extends Child>(proc: P): P {
   running.add(proc)
   void proc.exited.finally(() => running.delete(proc))
   return proc
+}
+
+/**
+ * Registers a process that a library started with node:child_process as the leader of a process group
+ * of its own (`detached`, as playwright-core starts Chromium): stopping it signals the whole group, so
+ * what it started in turn (Chromium's renderers and helpers) goes with it. Returns it as registered.
+ */
+export function trackGroup(proc: ChildProcess): Child {
+  const pid = proc.pid
+  if (pid === undefined) throw new Error('trackGroup: the process has no pid (it did not start)')
+  const exitCode = () => proc.exitCode ?? 128 + (proc.signalCode ? constants.signals[proc.signalCode] : 0)
+  const exited = new Promise<number>((resolve) => {
+    if (proc.exitCode !== null || proc.signalCode !== null) resolve(exitCode())
+    else proc.once('exit', () => resolve(exitCode()))
+  })
+  return track({
+    pid,
+    exited,
+    get exitCode() {
+      return proc.exitCode
+    },
+    get signalCode() {
+      return proc.signalCode
+    },
+    kill(signal: number | NodeJS.Signals = 'SIGTERM') {
+      try {
+        process.kill(-pid, signal)
+      } catch {
+        // Not the leader of a group (or the group is gone): the process alone.
+        proc.kill(signal)
+      }
+    },
+  })
 }
 
 const ended = (proc: Child) => proc.exitCode !== null || proc.signalCode !== null

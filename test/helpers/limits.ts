@@ -10,3 +10,29 @@ export const SLOWDOWN = Math.max(1, Number(process.env[SLOWDOWN_ENV]) || 1)
 
 /** A time limit of `ms` on the machine the suite was tuned on, scaled for this one. */
 export const limit = (ms: number): number => Math.round(ms * SLOWDOWN)
+
+/** The median of `runs` timings of `work`, in milliseconds: one late turn of a busy machine does not move it. */
+export function medianMs(work: () => void, runs = 9): number {
+  const times = Array.from({ length: runs }, () => {
+    const started = performance.now()
+    work()
+    return performance.now() - started
+  })
+  return times.sort((a, b) => a - b)[Math.floor(runs / 2)]!
+}
+
+/**
+ * A timing bound relative to a baseline measured in the same run, on the same machine, just before:
+ * `measuredMs` may be at most `factor` times `baselineMs`, plus `slackMs` (scaled like limit()) where the
+ * times are too small for their ratio alone to mean anything. A busy machine slows both alike. The
+ * failure says that it was a timing bound, and gives both times.
+ */
+export function expectWithinBaseline(what: string, measuredMs: number, baselineMs: number, { factor, slackMs = 0 }: { factor: number; slackMs?: number }) {
+  const scaledSlack = slackMs * SLOWDOWN
+  const bound = factor * baselineMs + scaledSlack
+  if (measuredMs <= bound) return
+  const slack = scaledSlack > 0 ? ` + ${scaledSlack} ms` : ''
+  throw new Error(
+    `timing bound: ${what} took ${measuredMs.toFixed(3)} ms, over ${factor} × its baseline of ${baselineMs.toFixed(3)} ms${slack} = ${bound.toFixed(3)} ms (the baseline was measured in this run, just before)`,
+  )
+}

@@ -12,8 +12,9 @@
 import { existsSync, mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll } from 'bun:test'
-import { chromium, type Browser, type BrowserContextOptions, type Page } from 'playwright-core'
+import { chromium, type Browser, type BrowserContextOptions, type BrowserServer, type Page } from 'playwright-core'
 import { ADMIN_TOKEN } from '../helpers/app'
+import { trackGroup } from '../helpers/children'
 import { emptyDir, overHttp, SOURCE_SERVER, startExecutable, type Running } from '../helpers/executable'
 import { activeStudent, bearer, createGroup } from '../helpers/world'
 
@@ -69,9 +70,15 @@ export async function startPanel(extraArgs: string[] = []): Promise<Panel> {
   const dir = emptyDir()
   const server = await startExecutable(SOURCE_SERVER, dir, ['--data', join(dir, 'data'), '--admin-token', ADMIN_TOKEN, '--rate-limit-rps', '0', ...extraArgs])
   let browser: Browser
+  let browserServer: BrowserServer | undefined
   try {
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS, timeout: 30_000 })
+    // Started as a server, not with launch(), for its process: in the registry of the test's children,
+    // Chromium is killed with its renderers when the test file ends or dies, like every other child.
+    browserServer = await chromium.launchServer({ executablePath: CHROMIUM, args: CHROMIUM_ARGS, timeout: 30_000 })
+    trackGroup(browserServer.process())
+    browser = await chromium.connect(browserServer.wsEndpoint(), { timeout: 30_000 })
   } catch (e) {
+    await browserServer?.close().catch(() => {})
     await server.stop()
     throw e
   }
@@ -109,6 +116,7 @@ export async function startPanel(extraArgs: string[] = []): Promise<Panel> {
     },
     async close() {
       await browser.close().catch(() => {})
+      await browserServer.close().catch(() => {})
       await server.stop()
     },
   }

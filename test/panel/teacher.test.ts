@@ -1,6 +1,8 @@
 import { describe, expect, test } from 'bun:test'
 import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
 import type { Page } from 'playwright-core'
+import { tempDir } from '../helpers/temp'
 import { activeStudent, admin, bearer, firstLogin } from '../helpers/world'
 import { eventually, noBrowser, PHONE, signInAsTeacher, usePanel } from './browser'
 
@@ -63,7 +65,10 @@ describe.skipIf(noBrowser)('the teacher side of the panel', () => {
 
       const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Download CSV' }).click()])
       expect(download.suggestedFilename()).toBe('activity.csv')
-      const csv = readFileSync((await download.path())!, 'utf8').split(/\r?\n/)
+      // Saved where the test says: the browser is reached as a server (browser.ts), whose downloads have no local path.
+      const saved = join(tempDir('download'), 'activity.csv')
+      await download.saveAs(saved)
+      const csv = readFileSync(saved, 'utf8').split(/\r?\n/)
       expect(csv[0]).toBe('group_id,group,rm,name,calls,errors,last_call_at')
       expect(csv.find((l) => l.includes(',a1001,'))).toMatch(/,Alpha,a1001,Ana Souza,5,1,\d{4}-/)
       expect(csv.find((l) => l.includes(',a1002,'))).toMatch(/,Alpha,a1002,Bruno Lima,0,0,$/)

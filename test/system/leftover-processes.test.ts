@@ -36,34 +36,37 @@ function runFixture(timeout: number) {
       for await (const chunk of stream) out += new TextDecoder().decode(chunk)
     }),
   )
-  const pid = (async () => {
+  /** The pids the fixture prints after `label`, as soon as it has. */
+  const printed = async (label: string) => {
     for (;;) {
-      const found = /child pid (\d+)/.exec(out)
-      if (found) return Number(found[1])
-      if (proc.exitCode !== null) throw new Error(`the fixture ended without starting its child:\n${out}`)
+      const found = new RegExp(`${label} ([\\d ]+)\n`).exec(out)
+      if (found) return found[1]!.trim().split(' ').map(Number)
+      if (proc.exitCode !== null) throw new Error(`the fixture ended without printing its ${label}:\n${out}`)
       await Bun.sleep(20)
     }
-  })()
-  void pid.then((n) => leftovers.push(n), () => {})
-  return { proc, pid, output: async () => (await proc.exited, await outputs, out) }
+  }
+  const pids = Promise.all([printed('child pid'), printed('group pids')]).then((lists) => lists.flat())
+  void pids.then((found) => leftovers.push(...found), () => {})
+  return { proc, pids, output: async () => (await proc.exited, await outputs, out) }
 }
 
 describe('no process a test started outlives it', () => {
-  test('a test that times out while its server ignores SIGTERM: the server is gone when `bun test` ends', async () => {
-    const run = runFixture(500)
-    const pid = await run.pid
+  test('a test that times out while its server and a process group (as Chromium runs) ignore SIGTERM: all are gone when `bun test` ends', async () => {
+    const run = runFixture(2_000)
+    const pids = await run.pids
+    expect(pids).toHaveLength(3)
     const out = await run.output()
     expect(await run.proc.exited).toBe(1)
-    expect(out).toContain('this test timed out after 500ms')
-    expect(await goneWithin(pid, 5_000)).toBe(true)
+    expect(out).toContain('this test timed out after 2000ms')
+    for (const pid of pids) expect({ pid, gone: await goneWithin(pid, 5_000) }).toEqual({ pid, gone: true })
   }, 60_000)
 
-  test('a test run ended by SIGTERM (or Ctrl-C) while its server ignores SIGTERM: the server is gone too', async () => {
+  test('a test run ended by SIGTERM (or Ctrl-C) while its server and a process group ignore SIGTERM: all are gone too', async () => {
     const run = runFixture(60_000)
-    const pid = await run.pid
-    expect(alive(pid)).toBe(true)
+    const pids = await run.pids
+    expect(pids.map(alive)).toEqual([true, true, true])
     run.proc.kill('SIGTERM')
     expect(await run.proc.exited).toBe(143)
-    expect(await goneWithin(pid, 5_000)).toBe(true)
+    for (const pid of pids) expect({ pid, gone: await goneWithin(pid, 5_000) }).toEqual({ pid, gone: true })
   }, 60_000)
 })

@@ -2,6 +2,7 @@ import { beforeAll, describe, expect, test } from 'bun:test'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { createTestApp } from '../helpers/app'
+import { apiKey, oneStore, upload } from '../helpers/world'
 
 /** Every operation of the document, with its route's credential, and its answers with shared ones read from the components. */
 interface Op {
@@ -111,6 +112,23 @@ describe('what each operation may answer', () => {
   })
 })
 
+describe('what each operation takes', () => {
+  test('X-Student-RM is a header parameter, optional and shared, of exactly the operations that take the secret key (alone or with a customer token)', () => {
+    expect(doc.components.parameters.StudentRm).toMatchObject({ name: 'X-Student-RM', in: 'header', required: false, schema: { type: 'string' }, example: '12345' })
+    expect(doc.components.parameters.StudentRm.description).toContain('It counts only beside the secret key (sk_...)')
+    const declares = (o: Op) => (o.op.parameters ?? []).filter((p: any) => p.$ref === '#/components/parameters/StudentRm').length
+    const reads = ops.filter((o) => ['shop', 'secret', 'customer'].includes(o.auth!))
+    expect(reads.length).toBeGreaterThan(60)
+    expect(reads.filter((o) => declares(o) !== 1).map((o) => o.at)).toEqual([])
+    // A student token counts its own student, the teacher's token and public routes none.
+    const others = ops.filter((o) => !reads.includes(o))
+    expect(new Set(others.map((o) => o.auth))).toEqual(new Set([undefined, 'admin', 'student', 'studentSelf']))
+    expect(others.filter(declares).map((o) => o.at)).toEqual([])
+    // Declared in the document only: no operation has a header schema of its own for it, which would refuse requests.
+    expect(ops.flatMap((o) => o.op.parameters ?? []).filter((p: any) => p.name?.toLowerCase() === 'x-student-rm')).toEqual([])
+  })
+})
+
 describe('the shape of the answers', () => {
   test('error answers are shared responses in components, referred to, never copied', () => {
     const inline = ops.flatMap((o) => statuses(o).filter((s) => Number(s) >= 400 && !o.op.responses[s].$ref).map((s) => `${o.at} ${s}`))
@@ -144,12 +162,35 @@ describe('the shape of the answers', () => {
       expect(Object.keys(file.answer(status).content)).toEqual(['image/jpeg', 'image/png', 'image/webp', 'image/gif', 'image/avif', 'video/mp4', 'video/webm'])
       expect(file.answer(status).content['video/mp4'].schema).toEqual({ type: 'string', format: 'binary' })
     }
-    expect(file.headers(200)).toEqual(['X-Request-Id', 'ETag', 'Cache-Control', 'Accept-Ranges'])
-    expect(file.headers(206)).toEqual(['X-Request-Id', 'ETag', 'Cache-Control', 'Accept-Ranges', 'Content-Range'])
+    const servedWith = ['X-Request-Id', 'ETag', 'Cache-Control', 'Accept-Ranges', 'X-Content-Type-Options', 'Content-Security-Policy']
+    expect(file.headers(200)).toEqual(servedWith)
+    expect(file.headers(206)).toEqual([...servedWith, 'Content-Range'])
+    expect(file.headers(304)).toEqual(servedWith)
+    expect(doc.components.headers['X-Content-Type-Options'].schema).toEqual({ type: 'string', const: 'nosniff' })
+    expect(doc.components.headers['Content-Security-Policy'].schema).toEqual({ type: 'string', const: "default-src 'none'; sandbox" })
     expect(file.answer(304).content).toBeUndefined()
     expect(file.headers(416)).toContain('Content-Range')
     expect(isEnvelope(file.answer(404)) && isEnvelope(file.answer(416))).toBe(true)
     expect(file.op.parameters.filter((p: any) => p.in === 'header').map((p: any) => p.name)).toEqual(['range', 'if-none-match'])
+  })
+
+  test('a served file carries every header its answer declares, each with the value the document gives where it gives one', async () => {
+    const t = createTestApp()
+    const { key } = await oneStore(t.call, t.deps, 'f')
+    const { url } = await upload(t.call, apiKey(key.apiKey))
+    const path = new URL(url).pathname
+    const file = ops.find((o) => o.at === 'GET /v1/files/{storeId}/{name}')!
+    const etag = (await t.call('GET', path)).headers.get('etag')!
+    const asked = { 200: {}, 206: { range: 'bytes=0-9' }, 304: { 'if-none-match': etag } }
+    for (const [status, headers] of Object.entries(asked)) {
+      const served = await t.call('GET', path, { headers })
+      expect(served.status).toBe(Number(status))
+      for (const name of file.headers(status)) {
+        const value = served.headers.get(name)
+        const given = resolve(file.answer(status).headers[name].$ref).schema.const
+        expect({ status, name, value: given === undefined ? value !== null : value }).toEqual({ status, name, value: given ?? true })
+      }
+    }
   })
 
   test('the activity report is JSON, or text/csv saved as a file', () => {

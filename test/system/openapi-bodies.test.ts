@@ -58,6 +58,40 @@ describe('request bodies in the OpenAPI document', () => {
     expect((await catalog.product(product.id)).name).toBe('Camiseta Básica')
   })
 
+  test('linking an image takes one of two shapes, a library image (`mediaId`) or an external one (`url`): a `oneOf` in the document, with the server\'s messages unchanged', async () => {
+    const { doc, call, deps } = await documentOf()
+    const schema = jsonSchema(doc.paths['/v1/products/{id}/images'].post)
+    const isPrimary = { description: 'make it the cover; the first image of a product is the cover anyway', type: 'boolean' }
+    expect(schema.oneOf).toEqual([
+      {
+        title: 'A library image',
+        type: 'object',
+        properties: { mediaId: { type: 'string', minLength: 1, description: 'an image already in the store library (POST /v1/uploads)' }, isPrimary },
+        required: ['mediaId'],
+        additionalProperties: false,
+      },
+      {
+        title: 'An external image',
+        type: 'object',
+        properties: { url: { type: 'string', format: 'uri', maxLength: 2048, description: 'an image hosted elsewhere' }, isPrimary },
+        required: ['url'],
+        additionalProperties: false,
+      },
+    ])
+    const { key } = await oneStore(call, deps, 'i')
+    const catalog = storeCatalog(call, key.apiKey)
+    const product = await catalog.createProduct()
+    const refusal = async (body: object) => {
+      const res = await catalog.send('POST', `/v1/products/${product.id}/images`, body)
+      return [res.status, res.body.error.message, res.body.error.details]
+    }
+    const exactlyOne = 'send exactly one of mediaId (a library image) or url (an external image)'
+    const told = (message: string) => `Invalid request body: ${message}. The expected shape of this route is in /docs.`
+    expect(await refusal({ isPrimary: true })).toEqual([400, told(exactlyOne), [{ path: '', message: exactlyOne }]])
+    expect(await refusal({ mediaId: 'med_x', url: 'https://x.example/a.png' })).toEqual([400, told(exactlyOne), [{ path: '', message: exactlyOne }]])
+    expect(await refusal({ url: 'ftp://x.example/a.png' })).toEqual([400, told('url: url must be an http:// or https:// address'), [{ path: 'url', message: 'url must be an http:// or https:// address' }]])
+  })
+
   test('a body that may be left out (seed-demo, refund) is not required; every other body is', async () => {
     const { bodies } = await documentOf()
     const optional = bodies.filter(({ body }) => body.required !== true).map(({ at }) => at)

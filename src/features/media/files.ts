@@ -10,6 +10,12 @@ import { media } from './tables'
 /** Files never change under their id, so they may be cached for a year and their id is their ETag. */
 const CACHE = 'public, max-age=31536000, immutable'
 
+/**
+ * Sent with every file: a browser takes its type from Content-Type, never guessing another from the bytes,
+ * and a file opened on its own loads nothing and runs no script, whatever its bytes hold.
+ */
+export const FILE_GUARDS = { 'X-Content-Type-Options': 'nosniff', 'Content-Security-Policy': "default-src 'none'; sandbox" } as const
+
 const noSuchFile = () => new AppError('NOT_FOUND', 'No such file. Media URLs come from GET /v1/media or an upload response.')
 
 /**
@@ -26,8 +32,7 @@ export async function serveFile(deps: Deps, request: Request, storeId: string, n
   const etag = `"${row.id}"`
   const headers: Record<string, string> = {
     'content-type': row.mimeType,
-    'x-content-type-options': 'nosniff',
-    'content-security-policy': "default-src 'none'; sandbox",
+    ...FILE_GUARDS,
     'cache-control': CACHE,
     etag,
     'accept-ranges': 'bytes',
@@ -53,7 +58,13 @@ export async function serveFile(deps: Deps, request: Request, storeId: string, n
 }
 
 const header = (name: string) => ({ $ref: `#/components/headers/${name}` })
-const SERVED_WITH = { ETag: header('ETag'), 'Cache-Control': header('Cache-Control'), 'Accept-Ranges': header('Accept-Ranges') }
+const SERVED_WITH = {
+  ETag: header('ETag'),
+  'Cache-Control': header('Cache-Control'),
+  'Accept-Ranges': header('Accept-Ranges'),
+  'X-Content-Type-Options': header('X-Content-Type-Options'),
+  'Content-Security-Policy': header('Content-Security-Policy'),
+}
 const BYTES = Object.fromEntries(Object.keys(FORMATS).map((type) => [type, { schema: { type: 'string' as const, format: 'binary' } }]))
 
 /** What serveFile answers, for the OpenAPI document; the 404 and 416 are the shared error answers. */

@@ -1,19 +1,30 @@
 import { z } from 'zod'
 
+const mediaId = z.string().min(1, 'mediaId must not be empty').describe('an image already in the store library (POST /v1/uploads)')
+const url = z
+  .url({ protocol: /^https?$/, error: 'url must be an http:// or https:// address' })
+  .max(2048)
+  .describe('an image hosted elsewhere')
+const isPrimary = z.boolean().optional().describe('make it the cover; the first image of a product is the cover anyway')
+
+/** The two bodies the route takes, as the OpenAPI document shows them (`oneOf`). */
+const LINK_SHAPES = [
+  z.object({ mediaId, isPrimary }).strict().meta({ title: 'A library image' }),
+  z.object({ url, isPrimary }).strict().meta({ title: 'An external image' }),
+].map((shape) => z.toJSONSchema(shape))
+
+/**
+ * One object with both fields optional and a refinement, not a union of LINK_SHAPES: a union answers a
+ * body with both fields, or neither, "Invalid input" where this names the fix. The document still
+ * shows the two shapes as a `oneOf`, so a generated client takes exactly one of them.
+ */
 export const LinkImageBody = z
-  .object({
-    mediaId: z.string().min(1, 'mediaId must not be empty').optional().describe('an image already in the store library (POST /v1/uploads)'),
-    url: z
-      .url({ protocol: /^https?$/, error: 'url must be an http:// or https:// address' })
-      .max(2048)
-      .optional()
-      .describe('an image hosted elsewhere'),
-    isPrimary: z.boolean().optional().describe('make it the cover; the first image of a product is the cover anyway'),
-  })
+  .object({ mediaId: mediaId.optional(), url: url.optional(), isPrimary })
   .strict()
   .refine((b) => (b.mediaId === undefined) !== (b.url === undefined), {
     message: 'send exactly one of mediaId (a library image) or url (an external image)',
   })
+  .meta({ oneOf: LINK_SHAPES })
 
 export const UpdateImageBody = z
   .object({

@@ -1,5 +1,6 @@
 import { MAX_JSON_DEPTH, MAX_JSON_VALUES } from '../../kernel/http/json-shape'
 import { MAX_DETAILS } from '../../kernel/http/validation'
+import { FILE_GUARDS } from '../media/files'
 import { MAX_CART_LINES, MAX_LINE_QUANTITY, MAX_PRICE } from '../../kernel/money'
 
 /** The prose of the OpenAPI document: what a student reads first on /docs. */
@@ -147,6 +148,21 @@ export const SECURITY_SCHEMES = {
 } as const
 
 /**
+ * X-Student-RM as the operations that honour it declare it (`components.parameters`): read by the gate,
+ * never checked, so it is told here and not declared as a route's header schema (which would refuse a
+ * request for it).
+ */
+export const STUDENT_RM_PARAMETER = {
+  name: 'X-Student-RM',
+  in: 'header',
+  required: false,
+  description:
+    "The RM of the student who wrote the calling code, so that the call counts for them (the teacher's activity report, the request inspector's `rm`). It counts only beside the secret key (sk_...), alone or with a customer token, and only for a member of the store's group: another RM counts as unattributed. With the publishable key (pk_...) the call counts for the group's shop front whatever it says; with a student token, for that student. It changes nothing else: no call is refused for it.",
+  schema: { type: 'string' },
+  example: '12345',
+} as const
+
+/**
  * The error answers shared by the operations (`components.responses`), each with what it means. Every
  * one has the error envelope as its body; `headers` names the headers of RESPONSE_HEADERS it may carry.
  */
@@ -269,6 +285,14 @@ export const RESPONSE_HEADERS = {
   'Content-Range': {
     description: 'On a 206, which bytes of the file the body holds (`bytes 0-99/5000`); on a 416, the size of the file (`bytes */5000`).',
     schema: { type: 'string' },
+  },
+  'X-Content-Type-Options': {
+    description: 'On a file: the browser takes its type from Content-Type and never guesses another from the bytes.',
+    schema: { type: 'string', const: FILE_GUARDS['X-Content-Type-Options'] },
+  },
+  'Content-Security-Policy': {
+    description: 'On a file: opened on its own in a browser, it loads nothing and runs no script, whatever its bytes hold. An <img> or <video> tag on your page shows it as usual.',
+    schema: { type: 'string', const: FILE_GUARDS['Content-Security-Policy'] },
   },
   'Content-Disposition': { description: 'The report comes as a file to save: `attachment; filename="activity.csv"`.', schema: { type: 'string' } },
 } as const

@@ -1,8 +1,9 @@
 import type { AnyElysia } from 'elysia'
+import type { AuthKind } from '../../kernel/auth/kinds'
 import type { RouteTable } from '../../kernel/http/route-table'
-import { API_DESCRIPTION, SECURITY_SCHEMES, SUCCESS_DESCRIPTIONS, TAGS } from './docs-text'
+import { API_DESCRIPTION, SECURITY_SCHEMES, STUDENT_RM_PARAMETER, SUCCESS_DESCRIPTIONS, TAGS } from './docs-text'
 import { documentRequestBodies } from './openapi-bodies'
-import { completeAnswers } from './openapi-responses'
+import { completeAnswers, routeOf } from './openapi-responses'
 
 type Json = Record<string, unknown>
 
@@ -36,6 +37,7 @@ export async function buildOpenApiDocument(app: AnyElysia, routes: RouteTable, v
   }
   documentRequestBodies(paths, routes)
   const answers = completeAnswers(paths, routes)
+  declareStudentRm(paths, routes)
   return {
     openapi: '3.1.0',
     info: { title: 'Storefront API', version, description: API_DESCRIPTION, license: { name: 'MIT', identifier: 'MIT' } },
@@ -46,9 +48,27 @@ export async function buildOpenApiDocument(app: AnyElysia, routes: RouteTable, v
     components: {
       securitySchemes: SECURITY_SCHEMES,
       schemas: tidy(schemas, schemas),
+      parameters: { StudentRm: STUDENT_RM_PARAMETER },
       responses: answers.responses,
       headers: answers.headers,
     },
+  }
+}
+
+/**
+ * The credentials of the routes where the gate reads X-Student-RM: those that take the secret key (a
+ * store key, alone or with a customer token). A route for student tokens counts the token's student; a
+ * teacher's or a public route counts for no student.
+ */
+const READS_STUDENT_RM: ReadonlySet<AuthKind> = new Set<AuthKind>(['shop', 'secret', 'customer'])
+
+/** Lists X-Student-RM among the parameters of every operation whose route reads it. */
+function declareStudentRm(paths: Json, routes: RouteTable) {
+  for (const [path, item] of Object.entries(paths as Record<string, Record<string, { parameters?: unknown[] }>>)) {
+    for (const [method, op] of Object.entries(item)) {
+      const auth = routeOf(routes, method, path).auth
+      if (auth && READS_STUDENT_RM.has(auth)) op.parameters = [...(op.parameters ?? []), { $ref: '#/components/parameters/StudentRm' }]
+    }
   }
 }
 
