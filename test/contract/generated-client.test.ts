@@ -1,12 +1,13 @@
 import { describe, expect, test } from 'bun:test'
 import { copyFileSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs'
-import { basename, join } from 'node:path'
+import { join } from 'node:path'
 import openapiTS, { astToString } from 'openapi-typescript'
 import ts from 'typescript'
 import { ADMIN_TOKEN, createTestApp } from '../helpers/app'
 import { tempDir } from '../helpers/temp'
 import { FIXTURES } from '../helpers/world'
 import { limit } from '../helpers/limits'
+import { escapeHatches, typeErrorsOf } from './strict-app'
 
 // A student's shop app (shop-app/shop.ts) against a client generated from this server's /openapi.json
 // with openapi-typescript and openapi-fetch: it must type-check strictly with no way around the types,
@@ -47,27 +48,7 @@ const appFolder = () =>
 function typeErrors(dir: string) {
   const { options, errors } = ts.convertCompilerOptionsFromJson(STRICT, dir)
   expect(errors).toEqual([])
-  const program = ts.createProgram(FILES.map((file) => join(dir, file)), options)
-  return ts.getPreEmitDiagnostics(program).map((d) => ({
-    file: d.file ? basename(d.file.fileName) : '',
-    line: d.file && d.start !== undefined ? d.file.getLineAndCharacterOfPosition(d.start).line + 1 : 0,
-    message: ts.flattenDiagnosticMessageText(d.messageText, ' '),
-  }))
-}
-
-/** Every way around the types: `any`, casts, non-null assertions and `@ts-` comments. */
-function escapeHatches(file: string): string[] {
-  const text = readFileSync(file, 'utf8')
-  const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true)
-  const found: string[] = /@ts-/.test(text) ? ['a @ts- comment'] : []
-  const visit = (node: ts.Node) => {
-    if (ts.isAsExpression(node) || ts.isTypeAssertionExpression(node) || ts.isNonNullExpression(node) || node.kind === ts.SyntaxKind.AnyKeyword) {
-      found.push(node.getText(source))
-    }
-    ts.forEachChild(node, visit)
-  }
-  visit(source)
-  return found
+  return typeErrorsOf(ts.createProgram(FILES.map((file) => join(dir, file)), options))
 }
 
 describe('a client generated from /openapi.json', () => {
