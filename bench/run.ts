@@ -6,27 +6,33 @@
  *
  * Builds the executable (unless a build newer than every source exists), seeds a classroom (30 stores,
  * one with 100,000 products, orders and reviews; cached in <tmp>, see system/seed.ts), and starts the
- * executable on a copy of it, pinned to one core (system/harness.ts). A load generator in another
- * process on the other cores (system/load.ts) measures each endpoint and whole orders, and the same
- * generator with the same clients measures a bare Bun.serve on the server's core answering the
- * server's own bodies, precomputed (system/ceiling.ts). Then the statements per request of the buying
- * flow (statements.ts) and the scale table (scale.ts). Prints a table and writes bench/results/*.json.
- * `--only` runs some of the parts: starts, mix, endpoints, orders, webhooks, bookkeeping, statements, scale.
+ * executable on a copy of it, pinned to one core (system/harness.ts). wrk on the other cores
+ * (system/wrk.ts) measures each endpoint, and with the same connections a bare Bun.serve on the
+ * server's core answering the server's own bodies (system/ceiling.ts), checking that the load kept
+ * that ceiling's core busy (system/endpoints.ts). The JS load generator (system/load.ts) runs the
+ * classroom mix and whole orders, which are latencies and a rate far under its limit. Then the
+ * statements per request of the buying flow (statements.ts) and the scale table (scale.ts). Prints a
+ * table and writes bench/results/*.json; exits non-zero when a row failed (answers of 400 or more).
+ * `--only` runs some of the parts: starts, mix, endpoints, orders, webhooks, bookkeeping, statements,
+ * scale; every part but bookkeeping runs by default (it has no target any more; bench/README.md).
  * README.md (bench/) explains each measurement and why the rate limit is off where it is.
  */
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
-import type { LoadClient, LoadRequest } from './system/load'
+import type { LoadClient } from './system/load'
 import { buildBareServer, call, copyData, freshExecutable, launch, freePort, onSide, pinning, runLoad, setPinning, startHelper, startStorefront, type Server } from './system/harness'
 import { seededClassroom } from './system/seed'
 import { measureBookkeeping } from './system/bookkeeping'
-import { againstCeiling, type Scenario } from './system/endpoints'
+import { againstCeiling, orderRate, type Scenario } from './system/endpoints'
 import { report, type Results } from './system/report'
-import { cartAddCycle, classroomClients, customers, get, key, productPath } from './system/scenarios'
+import { cartAddCycle, classroomClients, customers, key, productPath } from './system/scenarios'
+import { WRK_MISSING, type WrkRequest } from './system/wrk'
 
 const PARTS = ['starts', 'mix', 'endpoints', 'orders', 'webhooks', 'bookkeeping', 'statements', 'scale'] as const
+/** The bookkeeping's on/off measurement runs only when asked for (`--only bookkeeping`). */
+const DEFAULT_PARTS = PARTS.filter((part) => part !== 'bookkeeping')
 const { values: args } = parseArgs({
   options: {
     seconds: { type: 'string', default: '3' },
@@ -36,7 +42,7 @@ const { values: args } = parseArgs({
     starts: { type: 'string', default: '5' },
     'bookkeeping-rounds': { type: 'string', default: '3' },
     'scale-max': { type: 'string', default: '100000' },
-    only: { type: 'string', default: PARTS.join(',') },
+    only: { type: 'string', default: DEFAULT_PARTS.join(',') },
     unpinned: { type: 'boolean', default: false },
     fresh: { type: 'boolean', default: false },
   },
@@ -44,6 +50,10 @@ const { values: args } = parseArgs({
 const only = new Set(args.only.split(','))
 for (const part of only) if (!(PARTS as readonly string[]).includes(part)) throw new Error(`--only: unknown part ${part}; the parts are ${PARTS.join(', ')}`)
 const wanted = (part: (typeof PARTS)[number]) => only.has(part)
+if (wanted('endpoints') && !Bun.which('wrk')) {
+  process.stderr.write(WRK_MISSING + '\n')
+  process.exit(1)
+}
 setPinning(!args.unpinned)
 const SECONDS = Number(args.seconds)
 const CONCURRENCY = Number(args.concurrency)
@@ -123,45 +133,61 @@ if (wanted('mix')) await classroomMix()
 // at 50 requests/s. Webhooks to 127.0.0.1 need --allow-loopback-webhooks.
 const serverParts = wanted('endpoints') || wanted('orders') || wanted('webhooks')
 const server: Server | undefined = serverParts ? await startStorefront(bin, classroom(), ['--rate-limit-rps', '0', '--allow-loopback-webhooks']) : undefined
-const readClients = (requests: (c: number) => LoadRequest[]) => Array.from({ length: CONCURRENCY }, (_, c): LoadClient => ({ headers: key(big), flow: 'cycle', requests: requests(c) }))
+const get = (path: string, headers: Record<string, string> = key(big)): WrkRequest => ({ method: 'GET', path, headers })
 const detailIds = big.sampleProductIds.slice(0, 200)
 const ratio = (value: number) => [{ kind: 'ratio' as const, value }]
 
-const scenarios: Scenario[] = [
-  { name: 'product list', label: 'product list', targets: ratio(0.6), clients: async () => readClients(() => [get('product list', '/v1/products?page=1&pageSize=20')]) },
-  { name: 'search', label: 'search', targets: ratio(0.4), clients: async () => readClients(() => [get('search', '/v1/products?search=camiseta%20azul')]) },
-  { name: 'product detail', label: 'product detail', targets: ratio(0.6), clients: async () => readClients((c) => detailIds.map((_, i) => get('product detail', productPath(detailIds[(i + c * 7) % detailIds.length]!)))) },
-  { name: 'review list', label: 'review list', targets: ratio(0.3), clients: async () => readClients(() => [get('review list', `/v1/products/${big.reviewedProductId}/reviews?page=1&pageSize=20`)]) },
-  {
+/** Cart add: each connection is a customer of its own, adding 1 unit at a time to its own cart line (scenarios.ts, cartAddCycle). */
+async function cartAdd(): Promise<Scenario> {
+  const buyers = await Promise.all(
+    (await customers(server!.base, big, CONCURRENCY, 'cart-')).map(async (headers) => {
+      const cart = await call<{ items: { id: string }[] }>(server!.base, 'POST', '/v1/cart/items', headers, { variantId: big.stockVariantId, quantity: 1 })
+      return { headers, itemId: cart.json.items[0]!.id }
+    }),
+  )
+  const json = (headers: Record<string, string>) => ({ ...headers, 'content-type': 'application/json' })
+  return {
     name: 'cart add',
-    label: 'cart add',
-    targets: ratio(0.3),
-    clients: async () =>
-      Promise.all(
-        (await customers(server!.base, big, CONCURRENCY, 'cart-')).map(async (headers): Promise<LoadClient> => {
-          const cart = await call<{ items: { id: string }[] }>(server!.base, 'POST', '/v1/cart/items', headers, { variantId: big.stockVariantId, quantity: 1 })
-          return { headers, flow: 'cycle', requests: cartAddCycle(big.stockVariantId, cart.json.items[0]!.id) }
-        }),
-      ),
-  },
-]
-// Whole orders: each customer adds a unit, checks out and pays, then starts again. Its ceiling is the
-// bare server answering the same three requests, so the ratio compares an order with three bare requests.
-const orders: Scenario = {
-  name: 'orders (add to cart + checkout + pay)',
-  label: 'order',
-  unit: 'orders/s',
-  targets: [{ kind: 'rate', value: 1000 }, { kind: 'p99', value: 50 }],
-  clients: async () => (await customers(server!.base, big, CONCURRENCY, 'buy-')).map((headers): LoadClient => ({ headers, flow: 'order', variantId: big.stockVariantId })),
+    targets: ratio(0.4),
+    connections: CONCURRENCY,
+    lists: buyers.map(({ headers, itemId }) => cartAddCycle(big.stockVariantId, itemId).map((r): WrkRequest => ({ method: r.method, path: r.path, headers: json(headers), body: JSON.stringify(r.body) }))),
+    // A run stops anywhere in the cycle: each line starts the next one at 1 unit, so none passes the most a line holds.
+    beforeServerRun: async () => {
+      for (const { headers, itemId } of buyers) await call(server!.base, 'PATCH', `/v1/cart/items/${itemId}`, headers, { quantity: 1 })
+    },
+  }
 }
 
+const reads = (name: string, target: number, list: WrkRequest[]): Scenario => ({ name, targets: ratio(target), connections: CONCURRENCY, lists: [list] })
+const scenarios = async (): Promise<Scenario[]> => [
+  // The server makes /health's JSON on every request; so does its ceiling here.
+  { ...reads('GET /health', 0.7, [get('/health', {})]), stringifyPerRequest: true, compareGenerators: true },
+  reads('product list', 0.6, [get('/v1/products?page=1&pageSize=20')]),
+  reads('search', 0.5, [get('/v1/products?search=camiseta%20azul')]),
+  reads('product detail', 0.6, detailIds.map((id) => get(productPath(id)))),
+  reads('review list', 0.5, [get(`/v1/products/${big.reviewedProductId}/reviews?page=1&pageSize=20`)]),
+  await cartAdd(),
+]
+
 const timing = { seconds: SECONDS, warmup: WARMUP, rounds: ROUNDS }
-const chosen = [...(wanted('endpoints') ? scenarios : []), ...(wanted('orders') ? [orders] : [])]
-if (chosen.length) log(`\none scenario at a time: the big store (${big.products.toLocaleString('en')} products), ${CONCURRENCY} keep-alive connections, ${SECONDS} s each after ${WARMUP} s of warm-up; then the ceiling with the same clients`)
-for (const scenario of chosen) {
-  const measured = await againstCeiling(server!, scenario, work, timing)
-  results.endpoints.push(measured)
-  log(`  ${scenario.name}: ratios ${measured.turns!.map((t) => t.toFixed(2)).join(', ')}; median ${measured.server.rps.toFixed(0)} / ${measured.ceiling!.rps.toFixed(0)} ${scenario.unit ?? 'req/s'}, p99 ${measured.server.p99.toFixed(1)} ms`)
+const pct = (x: number) => `${(x * 100).toFixed(0)} %`
+if (wanted('endpoints')) {
+  log(`\none endpoint at a time with wrk: the big store (${big.products.toLocaleString('en')} products), ${CONCURRENCY} keep-alive connections, ${SECONDS} s a turn after ${WARMUP} s of warm-up; then the ceiling with the same connections and requests`)
+  for (const scenario of await scenarios()) {
+    const m = await againstCeiling(server!, scenario, work, timing)
+    results.endpoints.push(m)
+    const verdict = m.failed ? `FAILED: ${m.failed}` : m.generatorBound ? 'generator-bound (no ratio)' : `ratio ${m.ratio!.toFixed(2)}`
+    log(`  ${m.name}: ${verdict}; turns ${m.turns!.map((t) => t.toFixed(2)).join(', ')}; median ${m.server.rps.toFixed(0)} / ${m.ceiling!.rps.toFixed(0)} req/s, p99 ${m.server.p99.toFixed(1)} ms; CPU of the ceiling ${m.ceilingCpu!.map(pct).join(', ')} (wrk ${m.wrkCpu!.map(pct).join(', ')}), of the server ${m.serverCpu!.map(pct).join(', ')}`)
+    if (m.generators) log(`  load generators on the bare /health server: wrk ${m.generators.wrkRps.toFixed(0)} req/s (the bare server's CPU ${pct(m.generators.wrkCeilingCpu)}), the JS generator ${m.generators.jsRps.toFixed(0)} req/s (the bare server's CPU ${pct(m.generators.jsCeilingCpu)})`)
+  }
+}
+if (wanted('orders')) {
+  // Whole orders: each customer adds a unit, checks out and pays, then starts again.
+  log(`\nwhole orders on the JS load generator: ${CONCURRENCY} customers, ${SECONDS} s a round after ${WARMUP} s of warm-up`)
+  const buyers = (await customers(server!.base, big, CONCURRENCY, 'buy-')).map((headers): LoadClient => ({ headers, flow: 'order', variantId: big.stockVariantId }))
+  const m = await orderRate(server!, 'orders (add to cart + checkout + pay)', [{ kind: 'rate', value: 1000 }, { kind: 'p99', value: 50 }], buyers, timing)
+  results.endpoints.push(m)
+  log(`  ${m.name}: ${m.server.rps.toFixed(0)} orders/s, p99 ${m.server.p99.toFixed(1)} ms`)
 }
 
 // ---------------------------------------------------------------- orders with webhook fan-out
@@ -241,4 +267,6 @@ writeFileSync(file, JSON.stringify(results, null, 1) + '\n')
 log('\n' + report(results))
 log(`\nwritten to ${file}`)
 rmSync(work, { recursive: true, force: true })
-process.exit(0)
+const failed = results.endpoints.filter((e) => e.failed)
+for (const e of failed) process.stderr.write(`${e.name} FAILED: ${e.failed}; a row measuring refused answers measures nothing\n`)
+process.exit(failed.length ? 1 : 0)

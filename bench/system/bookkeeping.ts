@@ -1,6 +1,6 @@
 /**
- * What the activity counter, the rate limiter and the request inspector cost (the target: under 5 % of list throughput), as
- * steadily as a busy 2-core machine allows.
+ * What the activity counter, the rate limiter and the request inspector cost on list throughput, as
+ * steadily as a busy 2-core machine allows (`--only bookkeeping`: it has no target and runs only when asked for).
  *
  * Both variants of the app (variant-server.ts: `on` and `off`) run at once, each on its own copy of
  * the data (the server holds its database file alone), and the load generator takes turns between

@@ -4,7 +4,7 @@
  */
 import type { LabelStats } from './load'
 import type { Bookkeeping } from './bookkeeping'
-import type { Measured, Target } from './endpoints'
+import { CEILING_CPU_SHARE, type Measured, type Target } from './endpoints'
 import type { Pinning } from './harness'
 import { scaleTable, type ScaleRow } from './scale-report'
 import { statementTable, type StatementRow } from './statement-report'
@@ -39,7 +39,7 @@ const mib = (x: number | undefined) => (x === undefined ? '?' : x.toFixed(1))
 const verdict = (ok: boolean) => (ok ? 'holds' : '**misses**')
 
 function targetText(t: Target, e: Measured): string {
-  if (t.kind === 'ratio') return `ratio >= ${t.value}: ${verdict((e.ratio ?? 0) >= t.value)}`
+  if (t.kind === 'ratio') return `ratio >= ${t.value}: ${e.ratio === undefined ? 'not measured' : verdict(e.ratio >= t.value)}`
   if (t.kind === 'rate') return `>= ${n(t.value)} ${e.unit ?? 'req/s'}: ${verdict(e.server.rps >= t.value)}`
   return `p99 <= ${t.value} ms: ${verdict(e.server.p99 <= t.value)}`
 }
@@ -58,21 +58,36 @@ export function report(r: Results): string {
   return lines.join('\n')
 }
 
+const pct = (x: number) => `${(x * 100).toFixed(0)} %`
+
+/** The ratio cell: the ratio and its turns, or why there is none. */
+function ratioCell(e: Measured): string {
+  const turns = e.turns ? ` (${e.turns.map((t) => t.toFixed(2)).join(', ')})` : ''
+  if (e.failed) return `**failed**: ${e.failed}`
+  // wrk's own share tells why: near a whole core, wrk was the limit; far under it, other work had the cores.
+  if (e.generatorBound) return `generator-bound: the ceiling used ${e.ceilingCpu!.map(pct).join(', ')} of its core, wrk ${e.wrkCpu!.map(pct).join(', ')} of its own${turns}`
+  return e.ratio === undefined ? '' : `${e.ratio.toFixed(2)}${turns}`
+}
+
 function endpointTable(r: Results, out: (line?: string) => void) {
   out()
   out('| endpoint | req/s | p50 ms | p95 ms | p99 ms | errors | ceiling req/s | ratio | target |')
   out('|---|---|---|---|---|---|---|---|---|')
   for (const e of r.endpoints) {
     const s = e.server
-    const ratio = e.ratio === undefined ? '' : `${e.ratio.toFixed(2)}${e.turns ? ` (${e.turns.map((t) => t.toFixed(2)).join(', ')})` : ''}`
     const unit = e.unit ? ` ${e.unit}` : ''
-    out(`| ${e.name} | ${n(s.rps)}${unit} | ${ms(s.p50)} | ${ms(s.p95)} | ${ms(s.p99)} | ${s.errors} | ${e.ceiling ? `${n(e.ceiling.rps)}${unit}` : ''} | ${ratio} | ${(e.targets ?? []).map((t) => targetText(t, e)).join('; ')} |`)
+    out(`| ${e.name} | ${n(s.rps)}${unit} | ${ms(s.p50)} | ${s.p95 === undefined ? '' : ms(s.p95)} | ${ms(s.p99)} | ${s.errors} | ${e.ceiling ? `${n(e.ceiling.rps)}${unit}` : ''} | ${ratioCell(e)} | ${(e.targets ?? []).map((t) => targetText(t, e)).join('; ')} |`)
   }
   if (r.webhooks) {
     const w = r.webhooks
     out(`| webhook fan-out | ${n(w.deliveriesPerSecond)} deliveries/s | | | | ${w.expected - w.delivered} missing | | | ${n(w.delivered)} of ${n(w.expected)} (${n(w.paidOrders)} orders x ${w.endpoints}), last ${n(w.drainAfterLoadMs)} ms after the load |`)
   }
-  if (r.endpoints.some((e) => e.unit === 'orders/s')) out('\nFor orders, the latencies are of the whole order (add to cart, check out, pay), and the errors those of its requests; the ceiling answers the same three requests.')
+  if (r.endpoints.some((e) => e.ceiling)) {
+    out(`\nEndpoints: wrk (p95 not reported); a ratio counts only when every ceiling turn used ${pct(CEILING_CPU_SHARE)} of its core or more (else "generator-bound").`)
+  }
+  const g = r.endpoints.find((e) => e.generators)?.generators
+  if (g) out(`The load generators on the bare /health server: wrk ${n(g.wrkRps)} req/s (the bare server used ${pct(g.wrkCeilingCpu)} of its core), the JS generator ${n(g.jsRps)} req/s (${pct(g.jsCeilingCpu)}).`)
+  if (r.endpoints.some((e) => e.unit === 'orders/s')) out('\nOrders run on the JS load generator: the latencies are of the whole order (add to cart, check out, pay), the errors those of its requests.')
 }
 
 function mixTable(r: Results, out: (line?: string) => void) {
@@ -120,6 +135,6 @@ function measures(r: Results, out: (line?: string) => void) {
   }
   const noise = r.bookkeepingNoise
   out(
-    `| activity counter + rate limiter + request inspector, cost on list req/s (median of ${b.rounds} rounds of ${b.pairs} on/off pairs of ${b.windowSeconds} s windows, each round on freshly started servers; middle half of the pairs ${spread(b)}; the rounds alone ${(b.roundCosts ?? []).map(pct).join(', ')}) | ${pct(b.cost)}${noise ? ` (the same with both sides off: ${pct(noise.cost)}; middle half ${spread(noise)})` : ''} | < 5 %: ${verdict(b.cost < 0.05)} |`,
+    `| activity counter + rate limiter + request inspector, cost on list req/s (median of ${b.rounds} rounds of ${b.pairs} on/off pairs of ${b.windowSeconds} s windows, each round on freshly started servers; middle half of the pairs ${spread(b)}; the rounds alone ${(b.roundCosts ?? []).map(pct).join(', ')}) | ${pct(b.cost)}${noise ? ` (the same with both sides off: ${pct(noise.cost)}; middle half ${spread(noise)})` : ''} | none (retired: bench/README.md) |`,
   )
 }

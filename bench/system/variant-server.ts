@@ -1,7 +1,7 @@
 /**
  * The server from source with its per-request bookkeeping switched on or off, for measuring what the
- * activity counter, the rate limiter and the request inspector cost together (the target: under 5 % of
- * list throughput).
+ * activity counter, the rate limiter and the request inspector cost together, on list
+ * throughput (`npm run bench -- --only bookkeeping`; no target any more).
  *
  *   bun bench/system/variant-server.ts <dataDir> on|off|<parts>
  *
