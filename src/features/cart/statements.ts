@@ -3,7 +3,7 @@ import { stores } from '../../kernel/auth/tables'
 import type { Sql } from '../../kernel/db/database'
 import { perHandle } from '../../kernel/db/per-handle'
 import { withParams } from '../../kernel/db/prepared'
-import { lineColumns } from '../catalog/buyable'
+import { lineColumns } from '../catalog'
 import { cartItems, carts } from './tables'
 
 /*

@@ -5,7 +5,7 @@ import { isoTime } from '../../kernel/clock'
 import type { Sql } from '../../kernel/db/database'
 import { fromCents } from '../../kernel/money'
 import type { Product, ProductSummary, StockMovement, Variant } from './model'
-import { imagesOfProducts, imageUrl, toImage } from '../product-images/images'
+import { imagesOfProducts, imageUrl, toImage } from '../product-images'
 import { productCollections, productRatings, products, stockMovements, variants } from './tables'
 
 // How stored rows become response bodies: cents to money, times to ISO, levels to available.
