@@ -1,8 +1,9 @@
 import type { Config } from './config'
 import { ActivityRecorder } from './features/activity'
+import type { CatalogDeps } from './features/catalog'
 import { RequestLog, type InspectorDeps } from './features/inspector'
 import { type MediaDeps, UploadsInFlight } from './features/media'
-import { productImageUsers } from './features/product-images'
+import { imagesOfProducts, productImageUsers } from './features/product-images'
 import { reviewPhotoUsers } from './features/reviews'
 import { idempotencyPruner, OrderExpiry, type OrdersDeps } from './features/orders'
 import { ListenHub, WebhookDispatcher, webhookPruners, type WebhooksDeps } from './features/webhooks'
@@ -21,7 +22,7 @@ import { Retention } from './kernel/retention'
 import { VERSION } from './version'
 
 /** The kernel's deps and the services features add to them: what the app, the server and the tests hold. */
-export type AppDeps = OrdersDeps & WebhooksDeps & MediaDeps & InspectorDeps
+export type AppDeps = OrdersDeps & WebhooksDeps & MediaDeps & InspectorDeps & CatalogDeps
 
 /** Wires the shared services once; the server, the teacher's commands (cli/jobs.ts) and the tests all build their deps here. */
 export function createDeps(
@@ -67,5 +68,5 @@ export function createDeps(
   const orderExpiry = new OrderExpiry(deps)
   lifecycle.onStop(() => orderExpiry.stop())
   lifecycle.onStop(() => retention.stop())
-  return Object.assign(deps, { webhooks, listeners, orderExpiry, requestLog, mediaUsers: [productImageUsers, reviewPhotoUsers], uploads: new UploadsInFlight() })
+  return Object.assign(deps, { webhooks, listeners, orderExpiry, requestLog, mediaUsers: [productImageUsers, reviewPhotoUsers], uploads: new UploadsInFlight(), productImages: imagesOfProducts })
 }

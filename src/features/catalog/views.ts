@@ -5,7 +5,7 @@ import { isoTime } from '../../kernel/clock'
 import type { Sql } from '../../kernel/db/database'
 import { fromCents } from '../../kernel/money'
 import type { Product, ProductSummary, StockMovement, Variant } from './model'
-import { imagesOfProducts, imageUrl, toImage } from '../product-images'
+import { imageUrl, toImage, type ProductReading } from './images'
 import { productCollections, productRatings, products, stockMovements, variants } from './tables'
 
 // How stored rows become response bodies: cents to money, times to ISO, levels to available.
@@ -99,15 +99,15 @@ export const lookups = perHandle(buildLookups)
  * Builds the bodies for a page of products with three more queries, whatever the page size; image URLs
  * start with `urlBase` (kernel/http/url-base.ts).
  */
-export function productViews(db: Sql, urlBase: string, rows: ProductRow[]): ProductSummary[]
-export function productViews(db: Sql, urlBase: string, rows: ProductRow[], withImages: true): Product[]
-export function productViews(db: Sql, urlBase: string, rows: ProductRow[], withImages = false): (ProductSummary | Product)[] {
+export function productViews(reading: ProductReading, rows: ProductRow[], urlBase: string): ProductSummary[]
+export function productViews(reading: ProductReading, rows: ProductRow[], urlBase: string, withImages: true): Product[]
+export function productViews({ db, productImages }: ProductReading, rows: ProductRow[], urlBase: string, withImages = false): (ProductSummary | Product)[] {
   if (rows.length === 0) return []
   const productIds = rows.map((r) => r.id)
   const ids = { ids: JSON.stringify(productIds) }
   const q = lookups(db)
   const variantsOf = groupBy(q.variants.all(ids), (v) => v.productId)
-  const imagesOf = groupBy(imagesOfProducts(db, productIds), (i) => i.productId)
+  const imagesOf = groupBy(productImages(db, productIds), (i) => i.productId)
   const collectionsOf = groupBy(q.collections.all(ids), (c) => c.productId)
   return rows.map((r) => {
     const vs = (variantsOf.get(r.id) ?? []).map(toVariant)

@@ -1,6 +1,6 @@
 import type { StoreCtx } from '../../kernel/auth/kinds'
 import { AppError } from '../../kernel/errors'
-import { countLiveProducts, createProduct, variantsForSale } from '../catalog'
+import { type CatalogDeps, countLiveProducts, createProduct, variantsForSale } from '../catalog'
 import { addItem } from '../cart'
 import { checkout, type OrdersDeps, pay } from '../orders'
 import { register } from '../customers'
@@ -46,7 +46,7 @@ export const DEMO_PRODUCTS = 40
  * a picture each, and a few customers with paid orders and a review each, so a class can call the API in
  * its first minute. Everything goes through the same services as the API, so every rule and event holds.
  */
-export async function seedDemo(deps: OrdersDeps & UploadDeps, groupId: string, seed = 1) {
+export async function seedDemo(deps: OrdersDeps & UploadDeps & CatalogDeps, groupId: string, seed = 1) {
   const group = getGroup(deps, groupId)
   const ctx: StoreCtx = { storeId: group.storeId, groupId: group.id, actor: { type: 'secretKey', keyId: 'seed-demo', rm: null } }
   const existing = countLiveProducts(deps.db, ctx.storeId)

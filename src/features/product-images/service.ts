@@ -4,9 +4,9 @@ import { writeTransaction, type Sql } from '../../kernel/db/database'
 import type { Deps } from '../../kernel/deps'
 import { AppError, notFound } from '../../kernel/errors'
 import { urlBaseFor } from '../../kernel/http/url-base'
-import { findProduct, liveProducts } from '../catalog'
+import { findProduct, liveProducts, toImage } from '../catalog'
 import { discardUpload, findMedia, libraryPath, linksAsMediaUser, type MediaRow, renumber, type UploadDeps, uploadMedia } from '../media'
-import { toImage, type ImageRow } from './images'
+import type { ImageRow } from './images'
 import { productImages } from './tables'
 
 // A product's images: positions stay 0..n-1 without gaps and exactly one image is the
