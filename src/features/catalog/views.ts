@@ -79,7 +79,7 @@ type ProductRow = Awaited<ReturnType<ReturnType<typeof selectProducts>['all']>>[
 
 /**
  * The look-ups of product bodies, built once per database handle: drizzle builds a statement's
- * SQL text on every call, about half the time of making a page's bodies again after a change.
+ * SQL text on every call, and a page's bodies are made again after every change to the store's catalog.
  */
 function buildLookups(db: Sql) {
   return {
