@@ -3,7 +3,7 @@ import { join } from 'node:path'
 import { hashToken, newCustomerToken, CUSTOMER_TOKEN_TTL_MS } from '../../src/kernel/auth/credentials'
 import { customers, customerSessions } from '../../src/kernel/auth/tables'
 import type { Deps } from '../../src/kernel/deps'
-import { ADMIN_TOKEN, type CallResult, caller } from './app'
+import { ADMIN_TOKEN, type CallResult, type caller } from './app'
 
 type Call = ReturnType<typeof caller>
 

@@ -6,7 +6,7 @@ import type { Sql } from '../../kernel/db/database'
 import { fromCents } from '../../kernel/money'
 import type { Product, ProductSummary, StockMovement, Variant } from './model'
 import { imageUrl, toImage, type ProductReading } from './images'
-import { productCollections, productRatings, products, stockMovements, variants } from './tables'
+import { productCollections, productRatings, products, type stockMovements, variants } from './tables'
 
 // How stored rows become response bodies: cents to money, times to ISO, levels to available.
 
