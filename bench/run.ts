@@ -206,7 +206,7 @@ async function ordersAndFanOut(server: Server) {
   let stats = { count: 0, first: 0, last: 0 }
   const deadline = Date.now() + 60_000
   while (Date.now() < deadline) {
-    stats = (await call(receiver.base, 'GET', '/stats', {})).json
+    stats = (await call<typeof stats>(receiver.base, 'GET', '/stats', {})).json
     if (stats.count >= expected) break
     await Bun.sleep(100)
   }

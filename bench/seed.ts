@@ -4,7 +4,7 @@ import { createGroup } from '../src/features/groups/service'
 import { createTerm } from '../src/features/taxonomy/service'
 import type { StoreCtx, StudentCtx } from '../src/kernel/auth/kinds'
 import { writeTransaction } from '../src/kernel/db/database'
-import type { Deps } from '../src/kernel/deps'
+import type { CatalogDeps } from '../src/features/catalog/images'
 
 /**
  * One store with `count` products made through the real service (createProduct), so every trigger,
@@ -53,13 +53,13 @@ export function productFields(pick: () => number, i: number, terms: Terms) {
 }
 
 /** The store's taxonomy: 20 categories, 50 brands, 10 collections. */
-export function seedTerms(deps: Deps, ctx: StoreCtx): Terms {
+export function seedTerms(deps: CatalogDeps, ctx: StoreCtx): Terms {
   const terms = (kind: 'categories' | 'brands' | 'collections', n: number) =>
     Array.from({ length: n }, (_, i) => createTerm(deps, ctx, kind, { name: `${kind} ${i + 1}` }).id)
   return { categories: terms('categories', 20), brands: terms('brands', 50), collections: terms('collections', 10) }
 }
 
-export async function seedStore(deps: Deps, count: number, onProgress: (done: number) => void, who = { name: 'Bench', rm: 'bench1', seed: 42 }) {
+export async function seedStore(deps: CatalogDeps, count: number, onProgress: (done: number) => void, who = { name: 'Bench', rm: 'bench1', seed: 42 }) {
   const group = createGroup(deps, { name: who.name, members: [{ rm: who.rm, name: 'Bench Student' }] })
   const ctx: StoreCtx = { storeId: group.storeId, groupId: group.id, actor: { type: 'student', rm: who.rm, mustChangePassword: false } }
   const key = createKey(deps, ctx as StudentCtx, 'bench', 'secret')

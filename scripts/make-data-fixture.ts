@@ -39,7 +39,7 @@ const receiver = Bun.serve({
 })
 const server = await startExecutable(SOURCE_SERVER, work, ['--data', data, '--admin-token', ADMIN_TOKEN, '--allow-insecure-webhooks', '--rate-limit-rps', '0'])
 
-async function ok<T = any>(res: Promise<{ status: number; body: T; text: string }>, status = 200): Promise<T> {
+async function ok<T = unknown>(res: Promise<{ status: number; body: T; text: string }>, status = 200): Promise<T> {
   const r = await res
   if (r.status !== status) throw new Error(`expected ${status}, got ${r.status}: ${r.text}`)
   return r.body

@@ -1,7 +1,7 @@
 import { createApp } from './app'
 import { createDeps } from './wiring'
 import { serveJobs } from './cli/jobs'
-import { sweepMediaFolder } from './features/media/sweep'
+import { sweepMediaFolder } from './features/media'
 import { ConfigError, derivePublicUrl, lanAddresses, type Config } from './config'
 import { resolveAdminToken } from './kernel/admin-token'
 import { systemClock } from './kernel/clock'

@@ -1,16 +1,13 @@
 import type { Config } from './config'
-import { ActivityRecorder } from './features/activity/recorder'
-import { RequestLog, type InspectorDeps } from './features/inspector/log'
-import { UploadsInFlight } from './features/media/in-flight'
-import type { MediaDeps } from './features/media/users'
-import { productImageUsers } from './features/product-images/service'
-import { reviewPhotoUsers } from './features/reviews/service'
-import { OrderExpiry, type OrdersDeps } from './features/orders/expiry'
-import { WebhookDispatcher, type WebhooksDeps } from './features/webhooks/dispatcher'
-import { ListenHub } from './features/webhooks/listen'
+import { ActivityRecorder } from './features/activity'
+import type { CatalogDeps } from './features/catalog'
+import { RequestLog, type InspectorDeps } from './features/inspector'
+import { type MediaDeps, UploadsInFlight } from './features/media'
+import { imagesOfProducts, productImageUsers } from './features/product-images'
+import { reviewPhotoUsers } from './features/reviews'
+import { idempotencyPruner, OrderExpiry, type OrdersDeps } from './features/orders'
+import { ListenHub, WebhookDispatcher, webhookPruners, type WebhooksDeps } from './features/webhooks'
 import { argon2Passwords, type Passwords } from './kernel/auth/passwords'
-import { webhookPruners } from './features/webhooks/retention'
-import { idempotencyPruner } from './features/orders/idempotency'
 import { expiredSessionPruners } from './kernel/auth/expired-sessions'
 import { RateLimiter } from './kernel/auth/rate-limiter'
 import type { Clock } from './kernel/clock'
@@ -25,7 +22,7 @@ import { Retention } from './kernel/retention'
 import { VERSION } from './version'
 
 /** The kernel's deps and the services features add to them: what the app, the server and the tests hold. */
-export type AppDeps = OrdersDeps & WebhooksDeps & MediaDeps & InspectorDeps
+export type AppDeps = OrdersDeps & WebhooksDeps & MediaDeps & InspectorDeps & CatalogDeps
 
 /** Wires the shared services once; the server, the teacher's commands (cli/jobs.ts) and the tests all build their deps here. */
 export function createDeps(
@@ -71,5 +68,5 @@ export function createDeps(
   const orderExpiry = new OrderExpiry(deps)
   lifecycle.onStop(() => orderExpiry.stop())
   lifecycle.onStop(() => retention.stop())
-  return Object.assign(deps, { webhooks, listeners, orderExpiry, requestLog, mediaUsers: [productImageUsers, reviewPhotoUsers], uploads: new UploadsInFlight() })
+  return Object.assign(deps, { webhooks, listeners, orderExpiry, requestLog, mediaUsers: [productImageUsers, reviewPhotoUsers], uploads: new UploadsInFlight(), productImages: imagesOfProducts })
 }

@@ -212,7 +212,7 @@ export async function runLoad(spec: LoadSpec): Promise<LoadResult> {
 }
 
 /** JSON over HTTP for the set-up steps; throws on anything but 2xx. */
-export async function call<T = any>(base: string, method: string, path: string, headers: Record<string, string>, body?: unknown): Promise<{ status: number; text: string; json: T }> {
+export async function call<T = unknown>(base: string, method: string, path: string, headers: Record<string, string>, body?: unknown): Promise<{ status: number; text: string; json: T }> {
   const res = await fetch(base + path, {
     method,
     headers: body === undefined ? headers : { ...headers, 'content-type': 'application/json' },

@@ -62,7 +62,7 @@ class Histogram {
     let seen = 0
     for (const i of [...this.buckets.keys()].sort((a, b) => a - b)) {
       seen += this.buckets.get(i)!
-      if (seen >= target) return Math.pow(1.01, i + 0.5) / 1000
+      if (seen >= target) return 1.01 ** (i + 0.5) / 1000
     }
     return this.max
   }

@@ -53,6 +53,7 @@ function wrap<T extends object>(statement: T, sql: string): T {
   return statement
 }
 
+// biome-ignore lint/suspicious/noExplicitAny: the methods take and give different things; each is wrapped the same way, passing them through
 const proto = Database.prototype as unknown as Record<string, (this: Database, ...args: any[]) => any>
 const original = { prepare: proto.prepare!, query: proto.query!, run: proto.run!, exec: proto.exec! }
 proto.prepare = function (sql: string, ...rest: unknown[]) {

@@ -1,6 +1,5 @@
 import type { Command } from 'commander'
-import { attempt } from '../features/webhooks/send'
-import { signedHeaders } from '../features/webhooks/signature'
+import { attempt, signedHeaders } from '../features/webhooks'
 import { printable } from '../kernel/control-characters'
 import { VERSION } from '../version'
 import { CliFailure } from './jobs'

@@ -44,7 +44,7 @@ export const nameText = (field: string, max: number) =>
 const UNPRINTABLE = /[\u0000-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069]/
 const UNPRINTABLES = new RegExp(UNPRINTABLE.source, 'g')
 
-const escape = (c: string) => {
+const escaped = (c: string) => {
   const code = c.charCodeAt(0)
   return code <= 0xff ? `\\x${code.toString(16).padStart(2, '0')}` : `\\u${code.toString(16).padStart(4, '0')}`
 }
@@ -54,7 +54,7 @@ const escape = (c: string) => {
  * newline as `\x0a`, a right-to-left override as `\u202e`), for printing on a terminal: the one way
  * the program escapes what it prints.
  */
-export const printable = (text: string): string => (UNPRINTABLE.test(text) ? text.replace(UNPRINTABLES, escape) : text)
+export const printable = (text: string): string => (UNPRINTABLE.test(text) ? text.replace(UNPRINTABLES, escaped) : text)
 
 /** `value` with `printable` applied to every string in it (a report, an import's summary). */
 export function printableValues<T>(value: T): T {

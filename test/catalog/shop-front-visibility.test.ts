@@ -39,15 +39,13 @@ async function setup() {
   }
 }
 
-type Setup = Awaited<ReturnType<typeof setup>>
-
 const names = (page: { data: { name: string }[] }) => page.data.map((p) => p.name)
 
 /** Everything a caller reads of one product: its detail, its first variant and its review page. */
 const productReads = (id: string, variantId: string) => [`/v1/products/${id}`, `/v1/variants/${variantId}`, `/v1/products/${id}/reviews`]
 
 /** The answers of a caller who does not see the product must be those of ids that do not exist. */
-async function expectUnknown(t: Setup, read: (path: string) => Promise<CallResult>, product: { id: string; variants: { id: string }[] }) {
+async function expectUnknown(read: (path: string) => Promise<CallResult>, product: { id: string; variants: { id: string }[] }) {
   const [detail, variant, reviews] = await Promise.all(productReads(product.id, product.variants[0]!.id).map(read))
   const [noDetail, noVariant, noReviews] = await Promise.all(productReads('prod_doesnotexist', 'var_doesnotexist').map(read))
   for (const [hidden, unknown, id, unknownId] of [
@@ -79,8 +77,8 @@ describe('a publishable key sees PUBLISHED products only', () => {
 
   test('a DRAFT or ARCHIVED product, its variants and its review page are 404 exactly like unknown ids', async () => {
     const t = await setup()
-    await expectUnknown(t, t.shop, t.draft)
-    await expectUnknown(t, t.shop, t.archived)
+    await expectUnknown(t.shop, t.draft)
+    await expectUnknown(t.shop, t.archived)
     // The published one reads as before.
     expect((await expectOk(t.shop(`/v1/products/${t.blue.id}`))).name).toBe('Caneca Azul')
     expect((await expectOk(t.shop(`/v1/variants/${t.blue.variants[0].id}`))).sku).toBe(t.blue.sku)
@@ -130,8 +128,8 @@ describe('kept answers follow the caller', () => {
       const page = await expectOk(t.shop(path))
       expect({ path, names: names(page).sort(), total: page.total }).toEqual({ path, names: ['Caneca Azul', 'Caneca Verde'], total: 2 })
     }
-    await expectUnknown(t, t.shop, t.draft)
-    await expectUnknown(t, t.shop, t.archived)
+    await expectUnknown(t.shop, t.draft)
+    await expectUnknown(t.shop, t.archived)
     // And the other way round: what the publishable key had kept does not hide drafts from the secret key.
     for (const path of queries) expect((await expectOk(t.secret(path))).total).toBe(4)
     expect((await expectOk(t.secret(`/v1/products/${t.draft.id}`))).state).toBe('DRAFT')
@@ -146,9 +144,9 @@ describe('kept answers follow the caller', () => {
     await t.setState(t.blue.id, 'DRAFT')
     const after = await expectOk(t.shop('/v1/products?sort=name'))
     expect([names(after), after.total]).toEqual([['Caneca Verde'], 1])
-    await expectUnknown(t, t.shop, t.blue)
+    await expectUnknown(t.shop, t.blue)
     await t.setState(t.blue.id, 'ARCHIVED')
-    await expectUnknown(t, t.shop, t.blue)
+    await expectUnknown(t.shop, t.blue)
     await t.setState(t.blue.id, 'PUBLISHED')
     expect((await expectOk(t.shop('/v1/products?sort=name'))).total).toBe(2)
     for (const path of blueReads) await expectOk(t.shop(path))

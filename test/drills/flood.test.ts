@@ -1,4 +1,4 @@
-import { describe, expect, test } from 'bun:test'
+import { describe, test } from 'bun:test'
 import { buildExecutable, emptyDir, type Running, startExecutable } from '../helpers/executable'
 import { limit } from '../helpers/limits'
 import { LONG } from './openapi-ops'

@@ -108,7 +108,7 @@ export const caller =
       return { status: response.status, headers: response.headers, body: undefined as T, text: '' }
     }
     const text = await response.text()
-    let parsed: unknown = undefined
+    let parsed: unknown
     try {
       parsed = text ? JSON.parse(text) : undefined
     } catch {

@@ -3,7 +3,7 @@ import { stockMovements, variants } from '../../src/features/catalog/tables'
 import { and, eq } from 'drizzle-orm'
 import { outboxEvents } from '../../src/kernel/tables'
 import type { Deps } from '../../src/kernel/deps'
-import { caller, createTestApp } from './app'
+import { type caller, createTestApp } from './app'
 import { storeCatalog } from './catalog'
 import { apiKey, bearer, expectOk, twoStores } from './world'
 

@@ -4,7 +4,7 @@ import { hashToken, newCustomerToken, CUSTOMER_TOKEN_TTL_MS } from '../../src/ke
 import { customers, customerSessions } from '../../src/kernel/auth/tables'
 import { writeTransaction } from '../../src/kernel/db/database'
 import type { Deps } from '../../src/kernel/deps'
-import { ADMIN_TOKEN, type CallResult, caller } from './app'
+import { ADMIN_TOKEN, type CallResult, type caller } from './app'
 
 type Call = ReturnType<typeof caller>
 

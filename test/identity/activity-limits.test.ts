@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'bun:test'
 import { activityCounts } from '../../src/features/activity/tables'
-import { createTestApp } from '../helpers/app'
+import { type CallResult, createTestApp } from '../helpers/app'
 import { activityProbes } from '../helpers/probes'
 import { admin, apiKey, bearer, createKey, expectOk, twoStores } from '../helpers/world'
 
@@ -147,7 +147,7 @@ describe('fair limits: one rate limit per store', () => {
     const t = await setup({ rateLimitRps: '10', rateLimitBurst: '20' })
     const { A, B } = t.world
     const statuses: number[] = []
-    let last
+    let last: CallResult | undefined
     for (let i = 0; i < 25; i++) {
       last = await t.call('GET', '/v1/probe', { headers: apiKey(A.key.apiKey) })
       statuses.push(last.status)

@@ -82,17 +82,17 @@ describe('names a student types refuse control characters', () => {
     const t = createTestApp()
     const list = `group,rm,name\nAzul,100,Ana\nAzul,101,"${TERMINAL_ESCAPE}"\n"Verde\u009b2J",102,Carla\nAzul,103,"Rui\nSecond line"\n`
     const res = await t.call('POST', '/v1/admin/groups/import', { headers: { ...admin, 'content-type': 'text/csv' }, raw: list })
-    const escape = 'name holds a control character (U+001B at position 4); remove control characters, newlines and tabs included'
+    const escapeMessage = 'name holds a control character (U+001B at position 4); remove control characters, newlines and tabs included'
     expect([res.status, res.body.error.code, res.body.error.details]).toEqual([
       400,
       'VALIDATION_ERROR',
       [
-        { path: 'line 3', line: 3, message: escape },
+        { path: 'line 3', line: 3, message: escapeMessage },
         { path: 'line 4', line: 4, message: 'group holds a control character (U+009B at position 6); remove control characters, newlines and tabs included' },
         { path: 'line 5', line: 5, message: 'name holds a control character (U+000A at position 4); remove control characters, newlines and tabs included' },
       ],
     ])
-    expect(res.body.error.message).toStartWith(`3 problems in the class list (the first: line 3: ${escape}); nothing was imported.`)
+    expect(res.body.error.message).toStartWith(`3 problems in the class list (the first: line 3: ${escapeMessage}); nothing was imported.`)
     expect(t.deps.sqlite.query('select count(*) as n from groups').get()).toEqual({ n: 0 })
   })
 })

@@ -6,14 +6,11 @@ const panel = usePanel()
 const admin = () => ({ 'x-admin-token': panel.adminToken })
 let key: string
 let pk: string
-let groups: { id: string; name: string }[]
 
 beforeAll(async () => {
   if (noBrowser) return
-  groups = [
-    await expectOk(panel.call('POST', '/v1/admin/groups', { headers: admin(), body: { name: 'Turma Norte', members: [{ rm: '7001', name: 'Nina' }, { rm: '7002', name: 'Otto' }] } }), 201),
-    await expectOk(panel.call('POST', '/v1/admin/groups', { headers: admin(), body: { name: 'Turma Sul', members: [{ rm: '7101', name: 'Sara' }] } }), 201),
-  ]
+  await expectOk(panel.call('POST', '/v1/admin/groups', { headers: admin(), body: { name: 'Turma Norte', members: [{ rm: '7001', name: 'Nina' }, { rm: '7002', name: 'Otto' }] } }), 201)
+  await expectOk(panel.call('POST', '/v1/admin/groups', { headers: admin(), body: { name: 'Turma Sul', members: [{ rm: '7101', name: 'Sara' }] } }), 201)
   const token = await activeStudent(panel.call, '7001')
   key = (await createKey(panel.call, token)).apiKey
   pk = (await createKey(panel.call, token, 'shop front', 'publishable')).apiKey

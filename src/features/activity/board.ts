@@ -1,7 +1,7 @@
 import { stores } from '../../kernel/auth/tables'
 import { isoTime } from '../../kernel/clock'
 import type { Deps } from '../../kernel/deps'
-import { failingEndpoints } from '../webhooks/summary'
+import { failingEndpoints } from '../webhooks'
 import type { ClassBoard } from './model'
 import { activityReport } from './report'
 import { DAY, FORMER_MEMBER } from './scope'

@@ -2,8 +2,7 @@ import { createReadStream } from 'node:fs'
 import type { Parser, ReadEntry } from 'tar'
 import { DATA_NAMES } from '../../kernel/data-dir'
 import { pluralize } from '../../kernel/plural'
-import { SIZE_LIMIT } from '../media/formats'
-import { isStoreFolder, libraryFileName } from '../media/service'
+import { isStoreFolder, libraryFileName, SIZE_LIMIT } from '../media'
 import { BackupError, printable, quoted, RefusedBackup } from './errors'
 
 const { database: DB, media: MEDIA } = DATA_NAMES

@@ -3,8 +3,8 @@ import { groupedWrite, writeTransaction, type Db, type Tx } from '../../kernel/d
 import type { Deps } from '../../kernel/deps'
 import { AppError, notFound } from '../../kernel/errors'
 import { fromCents, MAX_CART_LINES, MAX_LINE_QUANTITY, totalCents } from '../../kernel/money'
-import { variantLine, type VariantLine } from '../catalog/buyable'
-import { VARIANTS_HINT } from '../catalog/find'
+import { variantLine, type VariantLine, VARIANTS_HINT } from '../catalog'
+import { storeCurrency } from '../store-settings'
 import { assertCartWithinLimits, assertPriceWithinLimit, lineTooLarge, tooManyLines } from './limits'
 import type { Cart } from './model'
 import { cartStatements, type CartRow, type LineRow } from './statements'
@@ -20,7 +20,7 @@ function cartOf(tx: Tx, deps: Deps, ctx: StoreCtx): CartRow {
   const found = q.cart.get({ customerId, storeId: ctx.storeId })
   if (found) return found
   const now = deps.clock.now()
-  const currency = q.currency.get({ storeId: ctx.storeId })!.currency
+  const currency = storeCurrency(tx, ctx.storeId)
   const row = { id: deps.ids.next('cart'), storeId: ctx.storeId, customerId, createdAt: now, updatedAt: now, currency }
   q.insertCart.run({ id: row.id, storeId: row.storeId, customerId, now })
   return row

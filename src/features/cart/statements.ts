@@ -1,9 +1,9 @@
 import { and, eq, sql } from 'drizzle-orm'
-import { stores } from '../../kernel/auth/tables'
 import type { Sql } from '../../kernel/db/database'
 import { perHandle } from '../../kernel/db/per-handle'
 import { withParams } from '../../kernel/db/prepared'
-import { lineColumns } from '../catalog/buyable'
+import { selectWithVariantLines } from '../catalog'
+import { currencyOfStore } from '../store-settings'
 import { cartItems, carts } from './tables'
 
 /*
@@ -26,13 +26,12 @@ function build(db: Sql) {
           customerId: carts.customerId,
           createdAt: carts.createdAt,
           updatedAt: carts.updatedAt,
-          currency: sql<string>`(select ${stores.currency} from ${stores} where ${stores.id} = ${carts.storeId})`,
+          currency: currencyOfStore(carts.storeId),
         })
         .from(carts)
         .where(and(eq(carts.customerId, p('customerId')), eq(carts.storeId, p('storeId'))))
         .prepare(),
     ),
-    currency: withParams<{ storeId: string }>()(db.select({ currency: stores.currency }).from(stores).where(eq(stores.id, p('storeId'))).prepare()),
     insertCart: withParams<{ id: string; storeId: string; customerId: string; now: number }>()(
       db.insert(carts).values({ id: p('id'), storeId: p('storeId'), customerId: p('customerId'), createdAt: p('now'), updatedAt: p('now') }).prepare(),
     ),
@@ -63,17 +62,14 @@ function build(db: Sql) {
         .prepare(),
     ),
     emptyCart: withParams<{ cartId: string }>()(db.delete(cartItems).where(eq(cartItems.cartId, p('cartId'))).prepare()),
+    // Each line with what it shows of its variant, in the one statement the catalog builds.
     // Unordered: `cartLines` sorts the few lines in JavaScript, for less than SQLite's sorter costs.
     lines: withParams<{ cartId: string; storeId: string }>()(
-      db
-        .select({
-          id: cartItems.id,
-          variantId: cartItems.variantId,
-          quantity: cartItems.quantity,
-          ...lineColumns(cartItems.variantId),
-          createdAt: cartItems.createdAt,
-          rowid: sql<number>`${cartItems}.rowid`,
-        })
+      selectWithVariantLines(
+        db,
+        { id: cartItems.id, variantId: cartItems.variantId, quantity: cartItems.quantity, createdAt: cartItems.createdAt, rowid: sql<number>`${cartItems}.rowid` },
+        cartItems.variantId,
+      )
         .from(cartItems)
         .where(ofCart)
         .prepare(),

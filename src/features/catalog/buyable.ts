@@ -1,4 +1,5 @@
 import { and, eq, isNull, sql, type SQLWrapper } from 'drizzle-orm'
+import type { SelectedFields } from 'drizzle-orm/sqlite-core'
 import type { Sql } from '../../kernel/db/database'
 import { perHandle } from '../../kernel/db/per-handle'
 import { withParams } from '../../kernel/db/prepared'
@@ -21,10 +22,9 @@ const productColumns = (productId: SQLWrapper) => ({
 
 /**
  * The variant and product columns of a line, for the variant whose id `variantId` holds (a column of
- * the caller's table), to put in the caller's own select: one statement reads its rows and what they
- * show. Every one is a subquery by primary key.
+ * the caller's table). Every one is a subquery by primary key.
  */
-export function lineColumns(variantId: SQLWrapper) {
+function lineColumns(variantId: SQLWrapper) {
   const ofVariant = <T>(column: SQLWrapper) => sql<T>`(select ${column} from ${variants} where ${variants.id} = ${variantId})`
   const productId = ofVariant<string>(variants.productId)
   return {
@@ -37,6 +37,14 @@ export function lineColumns(variantId: SQLWrapper) {
     ...productColumns(productId),
   }
 }
+
+/**
+ * A select of the caller's `own` columns and, for the variant whose id `variantId` holds (one of the
+ * caller's columns), what a cart line shows of it and its product: name, sku, price, stock, reserved,
+ * state and deletion. The caller adds its table and conditions; one statement reads its rows and what
+ * they show, and the caller never names the catalog's tables.
+ */
+export const selectWithVariantLines = <Own extends SelectedFields>(db: Sql, own: Own, variantId: SQLWrapper) => db.select({ ...own, ...lineColumns(variantId) })
 
 const prepared = perHandle((db: Sql) =>
   withParams<{ id: string; storeId: string }>()(

@@ -1,13 +1,13 @@
 import { and, asc, count, desc, eq, gte, isNull, lte, sql, sum, type SQL, type SQLWrapper } from 'drizzle-orm'
 import { isShopFront, type StoreCtx } from '../../kernel/auth/kinds'
 import { readTransaction, type Sql } from '../../kernel/db/database'
-import type { Deps } from '../../kernel/deps'
 import { AppError } from '../../kernel/errors'
 import { toCents } from '../../kernel/money'
 import { pageWindow, toPage } from '../../kernel/pagination'
 import type { ProductListQuery, ProductSort } from './model'
 import { countMatches, matchesSearch, searchExpression, searchWords } from './search'
 import { productCollections, productCounts, productRatings, products } from './tables'
+import type { CatalogDeps } from './images'
 import { lookups, productViews } from './views'
 
 // GET /products. Every order ends in the id, so pages never overlap or skip.
@@ -82,14 +82,14 @@ export interface FoundPage {
   seqs: number[]
 }
 
-export function listProducts(deps: Deps, ctx: StoreCtx, asked: ProductListQuery, urlBase: string, sortMatchesUpTo = SORT_MATCHES_UP_TO, remember: PageFinder = (find) => find()) {
+export function listProducts(deps: CatalogDeps, ctx: StoreCtx, asked: ProductListQuery, urlBase: string, sortMatchesUpTo = SORT_MATCHES_UP_TO, remember: PageFinder = (find) => find()) {
   const query = shownQuery(ctx, asked)
   return readTransaction(deps.db, (db) => {
     const { total, seqs } = remember(() => findPage(db, ctx, query, sortMatchesUpTo))
     const position = new Map(seqs.map((seq, i) => [seq, i]))
     const rows = seqs.length === 0 ? [] : lookups(db).bySeq.all({ ids: JSON.stringify(seqs) })
     rows.sort((a, b) => position.get(a.seq)! - position.get(b.seq)!)
-    return toPage(productViews(db, urlBase, rows), total, query)
+    return toPage(productViews({ db, productImages: deps.productImages }, rows, urlBase), total, query)
   })
 }
 

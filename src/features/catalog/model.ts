@@ -234,3 +234,6 @@ export const StockMovement = z
   })
   .meta({ id: 'StockMovement' })
 export type StockMovement = z.infer<typeof StockMovement>
+
+/** Low-stock variants are counted up to this many; past it the overview says "more than". */
+export const LOW_STOCK_COUNTED = 1000

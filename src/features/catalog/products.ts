@@ -1,9 +1,10 @@
 import { and, eq, isNull } from 'drizzle-orm'
 import type { StoreCtx } from '../../kernel/auth/kinds'
 import { writeTransaction, type Sql } from '../../kernel/db/database'
-import type { Deps } from '../../kernel/deps'
 import { AppError, notFound } from '../../kernel/errors'
-import { requireTerms } from '../taxonomy/service'
+import { requireTerms } from '../taxonomy'
+import type { Deps } from '../../kernel/deps'
+import type { CatalogDeps, ProductReading } from './images'
 import { findProduct, PRODUCTS_HINT, savingSku, seesState } from './find'
 import { DEFAULT_MIN_STOCK, type AddVariantBody, type CreateProductBody, type Product, type UpdateProductBody } from './model'
 import { insertVariant } from './variants'
@@ -14,10 +15,10 @@ import { lookups, productViews } from './views'
 // answer's image URLs start with `urlBase` (kernel/http/url-base.ts).
 
 /** A product the caller may see (find.ts): with a publishable key, a DRAFT or ARCHIVED one is an unknown id. */
-export function getProduct(db: Sql, urlBase: string, ctx: StoreCtx, id: string): Product {
-  const row = lookups(db).byId.get({ id, storeId: ctx.storeId })
+export function getProduct(reading: ProductReading, ctx: StoreCtx, id: string, urlBase: string): Product {
+  const row = lookups(reading.db).byId.get({ id, storeId: ctx.storeId })
   if (!row || !seesState(ctx, row.state)) throw notFound('product', id, PRODUCTS_HINT)
-  return productViews(db, urlBase, [row], true)[0]!
+  return productViews(reading, [row], urlBase, true)[0]!
 }
 
 function checkTerms(db: Sql, ctx: StoreCtx, input: { categoryId?: string | null; brandId?: string | null; collectionIds?: string[] }) {
@@ -54,7 +55,7 @@ function assertSkusDistinct(list: AddVariantBody[]) {
  * A SIMPLE product with its variants, all in one transaction: a sku already used in the store, or twice
  * in the list, leaves nothing behind. Each variant's initial stock is its first RECEIVE.
  */
-export function createProduct(deps: Deps, ctx: StoreCtx, input: CreateProductBody, urlBase: string): Product {
+export function createProduct(deps: CatalogDeps, ctx: StoreCtx, input: CreateProductBody, urlBase: string): Product {
   const id = deps.ids.next('prod')
   const now = deps.clock.now()
   const list = variantsToCreate(input)
@@ -77,18 +78,18 @@ export function createProduct(deps: Deps, ctx: StoreCtx, input: CreateProductBod
       .run()
     for (const variant of list) savingSku(variant.sku, () => insertVariant(tx, deps, ctx, id, variant))
     linkCollections(tx, id, input.collectionIds)
-    return getProduct(tx, urlBase, ctx, id)
+    return getProduct({ db: tx, productImages: deps.productImages }, ctx, id, urlBase)
   })
 }
 
-export function updateProduct(deps: Deps, ctx: StoreCtx, id: string, input: UpdateProductBody, urlBase: string): Product {
+export function updateProduct(deps: CatalogDeps, ctx: StoreCtx, id: string, input: UpdateProductBody, urlBase: string): Product {
   const { collectionIds, price: _price, sku: _sku, stock: _stock, ...base } = input
   return writeTransaction(deps.db, (tx) => {
     findProduct(tx, ctx, id)
     checkTerms(tx, ctx, input)
     tx.update(products).set({ ...base, updatedAt: deps.clock.now() }).where(eq(products.id, id)).run()
     if (collectionIds) linkCollections(tx, id, collectionIds)
-    return getProduct(tx, urlBase, ctx, id)
+    return getProduct({ db: tx, productImages: deps.productImages }, ctx, id, urlBase)
   })
 }
 

@@ -4,6 +4,7 @@ import type { Deps } from '../../kernel/deps'
 import { ErrorEnvelope } from '../../kernel/errors'
 import { Page, PageQuery } from '../../kernel/pagination'
 import { visibilityOf } from './find'
+import type { CatalogDeps } from './images'
 import { listProducts, shownQuery } from './list'
 import { AddVariantBody, AdjustBody, CreateProductBody, IdParams, MAX_VARIANTS_PER_CREATE, PatchVariantBody, Product, ProductListQuery, ProductPage, ReceiveBody, StockMovement, UpdateProductBody, Variant } from './model'
 import { createProduct, deleteProduct, getProduct, updateProduct } from './products'
@@ -18,7 +19,7 @@ import { urlBaseFor } from '../../kernel/http/url-base'
 const tags = ['Catalog']
 const stockTags = ['Stock']
 
-export const productRoutes = (deps: Deps) => {
+export const productRoutes = (deps: CatalogDeps) => {
   // Reads are served from the cache while the store's catalog is unchanged. Their bodies are built to
   // the schemas below, which the test suite holds them to (kernel/http/answer-check.ts).
   const cache = catalogReadCache(deps)
@@ -65,7 +66,7 @@ export const productRoutes = (deps: Deps) => {
     )
     .get('/:id', ({ ctx, params, set, request }) => {
       const urlBase = urlBaseFor(deps, request)
-      const find = () => readTransaction(deps.db, (tx) => getProduct(tx, urlBase, ctx, params.id))
+      const find = () => readTransaction(deps.db, (tx) => getProduct({ db: tx, productImages: deps.productImages }, ctx, params.id, urlBase))
       const key = `product ${visibilityOf(ctx)} ${params.id}`
       return jsonResponse(cache.read(ctx.storeId, urlBase, key, () => ({ body: find(), shows: [params.id] })), set)
     }, {

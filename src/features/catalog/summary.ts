@@ -2,6 +2,7 @@ import { and, asc, count, eq, isNull, sql } from 'drizzle-orm'
 import type { StoreCtx } from '../../kernel/auth/kinds'
 import type { Deps } from '../../kernel/deps'
 import { inJsonIds } from '../../kernel/db/json-ids'
+import { LOW_STOCK_COUNTED } from './model'
 import { productCounts, products, PRODUCT_STATES, variants } from './tables'
 
 // What other features read of the catalog in a glance: the store's overview, the moderation list.
@@ -18,9 +19,6 @@ const available = sql<number>`${variants.stock} - ${variants.reserved}`.mapWith(
 /** Written as the index variants_store_low is, so that SQLite reads the low ones as a range of it. */
 const short = sql`(${variants.stock} - ${variants.reserved} - ${variants.minStock})`
 const belowMinimum = sql`${short} <= 0`
-
-/** Low-stock variants are counted up to this many; past it the overview says "more than". */
-export const LOW_STOCK_COUNTED = 1000
 
 /**
  * The variants whose available units (stock minus reserved) are at or below their minStock: the

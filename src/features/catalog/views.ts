@@ -5,8 +5,8 @@ import { isoTime } from '../../kernel/clock'
 import type { Sql } from '../../kernel/db/database'
 import { fromCents } from '../../kernel/money'
 import type { Product, ProductSummary, StockMovement, Variant } from './model'
-import { imagesOfProducts, imageUrl, toImage } from '../product-images/images'
-import { productCollections, productRatings, products, stockMovements, variants } from './tables'
+import { imageUrl, toImage, type ProductReading } from './images'
+import { productCollections, productRatings, products, type stockMovements, variants } from './tables'
 
 // How stored rows become response bodies: cents to money, times to ISO, levels to available.
 
@@ -79,7 +79,7 @@ type ProductRow = Awaited<ReturnType<ReturnType<typeof selectProducts>['all']>>[
 
 /**
  * The look-ups of product bodies, built once per database handle: drizzle builds a statement's
- * SQL text on every call, about half the time of making a page's bodies again after a change.
+ * SQL text on every call, and a page's bodies are made again after every change to the store's catalog.
  */
 function buildLookups(db: Sql) {
   return {
@@ -99,15 +99,15 @@ export const lookups = perHandle(buildLookups)
  * Builds the bodies for a page of products with three more queries, whatever the page size; image URLs
  * start with `urlBase` (kernel/http/url-base.ts).
  */
-export function productViews(db: Sql, urlBase: string, rows: ProductRow[]): ProductSummary[]
-export function productViews(db: Sql, urlBase: string, rows: ProductRow[], withImages: true): Product[]
-export function productViews(db: Sql, urlBase: string, rows: ProductRow[], withImages = false): (ProductSummary | Product)[] {
+export function productViews(reading: ProductReading, rows: ProductRow[], urlBase: string): ProductSummary[]
+export function productViews(reading: ProductReading, rows: ProductRow[], urlBase: string, withImages: true): Product[]
+export function productViews({ db, productImages }: ProductReading, rows: ProductRow[], urlBase: string, withImages = false): (ProductSummary | Product)[] {
   if (rows.length === 0) return []
   const productIds = rows.map((r) => r.id)
   const ids = { ids: JSON.stringify(productIds) }
   const q = lookups(db)
   const variantsOf = groupBy(q.variants.all(ids), (v) => v.productId)
-  const imagesOf = groupBy(imagesOfProducts(db, productIds), (i) => i.productId)
+  const imagesOf = groupBy(productImages(db, productIds), (i) => i.productId)
   const collectionsOf = groupBy(q.collections.all(ids), (c) => c.productId)
   return rows.map((r) => {
     const vs = (variantsOf.get(r.id) ?? []).map(toVariant)

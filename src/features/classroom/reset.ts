@@ -3,8 +3,8 @@ import type { Database } from 'bun:sqlite'
 import { writeTransaction } from '../../kernel/db/database'
 import type { Deps } from '../../kernel/deps'
 import { removeTree } from '../../kernel/platform'
-import { mediaRoot } from '../media/service'
-import { getGroup } from '../groups/service'
+import { mediaRoot } from '../media'
+import { getGroup } from '../groups'
 
 /**
  * Store tables a reset keeps: the group's API keys stay. `catalog_versions` only ever grows: cached

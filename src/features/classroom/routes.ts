@@ -1,9 +1,10 @@
 import { Elysia } from 'elysia'
 import { authMacro } from '../../kernel/auth/macro'
 import { ErrorEnvelope } from '../../kernel/errors'
-import { GroupIdParams } from '../groups/model'
-import type { UploadDeps } from '../media/in-flight'
-import type { OrdersDeps } from '../orders/expiry'
+import { GroupIdParams } from '../groups'
+import type { UploadDeps } from '../media'
+import type { CatalogDeps } from '../catalog'
+import type { OrdersDeps } from '../orders'
 import { ResetResult, SeedBody, SeedResult } from './model'
 import { resetStore } from './reset'
 import { seedDemo } from './seed'
@@ -11,7 +12,7 @@ import { seedDemo } from './seed'
 const tags = ['Admin']
 
 /** The teacher's classroom operations on a store. */
-export const classroomRoutes = (deps: OrdersDeps & UploadDeps) =>
+export const classroomRoutes = (deps: OrdersDeps & UploadDeps & CatalogDeps) =>
   new Elysia({ prefix: '/admin/groups/:id' })
     .use(authMacro)
     .post(

@@ -1,18 +1,14 @@
 import type { StoreCtx } from '../../kernel/auth/kinds'
 import { AppError } from '../../kernel/errors'
-import { createProduct } from '../catalog/products'
-import { countLiveProducts, variantsForSale } from '../catalog/find'
-import { addItem } from '../cart/service'
-import { checkout } from '../orders/checkout'
-import type { OrdersDeps } from '../orders/expiry'
-import { pay } from '../orders/payment'
-import { register } from '../customers/service'
-import { getGroup } from '../groups/service'
-import type { UploadDeps } from '../media/in-flight'
-import { uploadMedia } from '../media/service'
-import { linkImage } from '../product-images/service'
-import { createReview } from '../reviews/service'
-import { createTerm } from '../taxonomy/service'
+import { type CatalogDeps, countLiveProducts, createProduct, variantsForSale } from '../catalog'
+import { addItem } from '../cart'
+import { checkout, type OrdersDeps, pay } from '../orders'
+import { register } from '../customers'
+import { getGroup } from '../groups'
+import { type UploadDeps, uploadMedia } from '../media'
+import { linkImage } from '../product-images'
+import { createReview } from '../reviews'
+import { createTerm } from '../taxonomy'
 import { pluralize } from '../../kernel/plural'
 
 const REVIEW_TITLES: Record<number, string> = { 5: 'Excelente', 4: 'Muito bom', 3: 'Razoável' }
@@ -50,7 +46,7 @@ export const DEMO_PRODUCTS = 40
  * a picture each, and a few customers with paid orders and a review each, so a class can call the API in
  * its first minute. Everything goes through the same services as the API, so every rule and event holds.
  */
-export async function seedDemo(deps: OrdersDeps & UploadDeps, groupId: string, seed = 1) {
+export async function seedDemo(deps: OrdersDeps & UploadDeps & CatalogDeps, groupId: string, seed = 1) {
   const group = getGroup(deps, groupId)
   const ctx: StoreCtx = { storeId: group.storeId, groupId: group.id, actor: { type: 'secretKey', keyId: 'seed-demo', rm: null } }
   const existing = countLiveProducts(deps.db, ctx.storeId)

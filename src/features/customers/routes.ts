@@ -3,7 +3,7 @@ import { authMacro } from '../../kernel/auth/macro'
 import type { Deps } from '../../kernel/deps'
 import { ErrorEnvelope } from '../../kernel/errors'
 import { clientAddress } from '../../kernel/http/client-address'
-import { LoginThrottle, MAX_FAILURES_PER_ACCOUNT, MAX_FAILURES_PER_ACCOUNT_AND_ADDRESS, MAX_FAILURES_PER_ADDRESS } from '../store-auth/login-throttle'
+import { LoginThrottle, MAX_FAILURES_PER_ACCOUNT, MAX_FAILURES_PER_ACCOUNT_AND_ADDRESS, MAX_FAILURES_PER_ADDRESS } from '../store-auth'
 import { Customer, CustomerLoginBody, CustomerSession, RegisterBody } from './model'
 import { login, me, register } from './service'
 

@@ -6,7 +6,7 @@ import { isoTime } from '../../kernel/clock'
 import { isUniqueViolation, writeTransaction, type Sql } from '../../kernel/db/database'
 import type { Deps } from '../../kernel/deps'
 import { AppError } from '../../kernel/errors'
-import type { LoginThrottle } from '../store-auth/login-throttle'
+import type { LoginThrottle } from '../store-auth'
 import type { Customer } from './model'
 
 // Customers belong to one store: the same e-mail may exist in two stores.

@@ -4,9 +4,8 @@ import { writeTransaction, type Sql } from '../../kernel/db/database'
 import type { Deps } from '../../kernel/deps'
 import { AppError } from '../../kernel/errors'
 import { nameText } from '../../kernel/control-characters'
-import { MAX_MEMBERS_PER_GROUP, MemberInput } from '../members/model'
+import { insertMembers, listMembers, MAX_MEMBERS_PER_GROUP, MemberInput, moveMembers } from '../members'
 import { GROUP_NAME_MAX } from './model'
-import { insertMembers, listMembers, moveMembers } from '../members/service'
 import { pluralize } from '../../kernel/plural'
 
 export interface ImportRow {

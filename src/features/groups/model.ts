@@ -31,7 +31,6 @@ export const Group = z
 export type Group = z.infer<typeof Group>
 
 export const GroupIdParams = z.object({ id: z.string() })
-export const RmParams = z.object({ rm: z.string() })
 
 export const PasswordReset = z.object({ rm: z.string(), mustChangePassword: z.literal(true) })
 

@@ -4,9 +4,9 @@ import type { Deps } from '../../kernel/deps'
 import { ErrorEnvelope } from '../../kernel/errors'
 import { textBodyDetail, textOf } from '../../kernel/http/text-body'
 import { Page, PageQuery } from '../../kernel/pagination'
-import { MAX_MEMBERS_PER_GROUP, Member, MemberInput } from '../members/model'
+import { MAX_MEMBERS_PER_GROUP, Member, MemberInput, RmParams } from '../members'
 import { importClassListText } from './import'
-import { CreateGroupBody, Group, GroupIdParams, ImportSummary, PasswordReset, RmParams } from './model'
+import { CreateGroupBody, Group, GroupIdParams, ImportSummary, PasswordReset } from './model'
 import { addGroupMember, createGroup, getGroup, listGroups, resetStudentPassword } from './service'
 
 const tags = ['Admin']

@@ -5,8 +5,7 @@ import { isUniqueViolation, writeTransaction, type Sql } from '../../kernel/db/d
 import type { Deps } from '../../kernel/deps'
 import { AppError } from '../../kernel/errors'
 import { pageWindow, toPage, type PageQuery } from '../../kernel/pagination'
-import { addMember, assertRmsFree, assertRoomFor, insertMembers, listMembers } from '../members/service'
-import type { MemberInput } from '../members/model'
+import { addMember, assertRmsFree, assertRoomFor, insertMembers, listMembers, type MemberInput } from '../members'
 import type { CreateGroupBody, Group } from './model'
 
 // Teacher operations on groups. A group owns exactly one store, made with it.

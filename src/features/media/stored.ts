@@ -37,7 +37,7 @@ const dropped = new FinalizationRegistry<Closing>(closeOnce)
  * system has it, so a link put there in between is refused too.
  */
 export function openLibraryFile(deps: Deps, row: Pick<MediaRow, 'storeId' | 'id' | 'extension'>): OpenedFile | undefined {
-  // Synchronous on purpose: each of these is a few microseconds on a local disk, far less than a trip
+  // Synchronous on purpose: a look at a file's metadata on a local disk costs less than the trip
   // through the thread pool that the asynchronous forms take.
   const path = filePath(deps, row)
   for (const folder of [mediaRoot(deps), dirname(path)]) if (!lstatSync(folder, { throwIfNoEntry: false })?.isDirectory()) return undefined

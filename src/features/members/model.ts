@@ -17,6 +17,9 @@ export const PersonName = nameText('name', 120)
 export const MemberInput = z.object({ rm: Rm, name: PersonName }).strict()
 export type MemberInput = z.infer<typeof MemberInput>
 
+/** A student's path parameter: the RM that names the member. */
+export const RmParams = z.object({ rm: z.string() })
+
 export const Member = z.object({ rm: z.string(), name: z.string() }).meta({ id: 'Member' })
 export type Member = z.infer<typeof Member>
 

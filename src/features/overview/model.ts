@@ -1,7 +1,6 @@
 import { z } from 'zod'
 import { KeyListItem } from '../api-keys/model'
-import { LOW_STOCK_COUNTED } from '../catalog/summary'
-import { ProductStateSchema } from '../catalog/model'
+import { LOW_STOCK_COUNTED, ProductStateSchema } from '../catalog/model'
 import { OrderStatus } from '../orders/model'
 
 /** Low-stock variants listed at most; `total` says how many there are. */

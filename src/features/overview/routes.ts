@@ -1,7 +1,7 @@
 import { Elysia } from 'elysia'
 import { authMacro } from '../../kernel/auth/macro'
 import type { Deps } from '../../kernel/deps'
-import { LOW_STOCK_COUNTED } from '../catalog/summary'
+import { LOW_STOCK_COUNTED } from '../catalog'
 import { FAILING_WINDOW_HOURS, LOW_STOCK_SHOWN, Overview } from './model'
 import { storeOverview } from './service'
 

@@ -1,11 +1,11 @@
 import type { StoreCtx } from '../../kernel/auth/kinds'
 import { isoTime } from '../../kernel/clock'
 import type { Deps } from '../../kernel/deps'
-import { listKeys } from '../api-keys/service'
-import { lowStock, productsByState } from '../catalog/summary'
-import { orderSummary } from '../orders/summary'
-import { getSettings } from '../store-settings/service'
-import { failingEndpoints } from '../webhooks/summary'
+import { listKeys } from '../api-keys'
+import { lowStock, productsByState } from '../catalog'
+import { orderSummary } from '../orders'
+import { getSettings } from '../store-settings'
+import { failingEndpoints } from '../webhooks'
 import { FAILING_WINDOW_HOURS, LOW_STOCK_SHOWN, type Overview } from './model'
 
 const DAY = 24 * 60 * 60 * 1000

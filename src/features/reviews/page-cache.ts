@@ -3,7 +3,7 @@ import type { Db } from '../../kernel/db/database'
 import { perHandle } from '../../kernel/db/per-handle'
 import type { Deps } from '../../kernel/deps'
 import { KeptBodies } from '../../kernel/http/kept-bodies'
-import { storeVersions } from '../catalog/versions'
+import { storeVersions } from '../catalog'
 
 /**
  * The finished bodies of products' review pages, kept per store while the store's `reviews` version

@@ -8,7 +8,7 @@ import { jsonResponse } from '../../kernel/http/json-response'
 import { noContent } from '../../kernel/http/no-content'
 import { urlBaseFor } from '../../kernel/http/url-base'
 import { reviewPageCache } from './page-cache'
-import { visibilityOf } from '../catalog/find'
+import { visibilityOf } from '../catalog'
 
 const tags = ['Reviews']
 

@@ -8,14 +8,11 @@ import { perHandle } from '../../kernel/db/per-handle'
 import type { Deps } from '../../kernel/deps'
 import { AppError, notFound } from '../../kernel/errors'
 import { pageWindow, toPage, type PageQuery } from '../../kernel/pagination'
-import { findProduct, PRODUCTS_HINT } from '../catalog/find'
-import { setProductRating, shownProductRating } from '../catalog/ratings'
-import { findMedia, mediaByIds, toMedia } from '../media/service'
-import { linksAsMediaUser, renumber } from '../media/users'
-import { hasPaidOrderWith } from '../orders/views'
+import { findProduct, productNames, PRODUCTS_HINT, setProductRating, shownProductRating } from '../catalog'
+import { findMedia, linksAsMediaUser, mediaByIds, renumber, toMedia } from '../media'
+import { hasPaidOrderWith } from '../orders'
 import type { CreateReviewBody, Review, UpdateReviewBody } from './model'
 import { reviewMedia, reviews } from './tables'
-import { productNames } from '../catalog/summary'
 
 type ReviewRow = typeof reviews.$inferSelect
 

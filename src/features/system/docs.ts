@@ -1,7 +1,7 @@
 import scalarBundle from '@scalar/api-reference/browser/standalone.js' with { type: 'file' }
 import { Elysia, type AnyElysia } from 'elysia'
 import type { RouteTable } from '../../kernel/http/route-table'
-import { SECURITY_SCHEMES } from './docs-text'
+import type { SECURITY_SCHEMES } from './docs-text'
 import { buildOpenApiDocument } from './openapi-document'
 
 // `GET /openapi.json` and `GET /docs`, the interactive reference. The reference's script is embedded

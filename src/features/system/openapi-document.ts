@@ -98,7 +98,9 @@ function withReadableParsers(app: AnyElysia): AnyElysia {
 
 /** Merges what routes declared beside their response map into the generated answers. */
 function withDeclared(item: Json): Json {
+  // biome-ignore lint/suspicious/noExplicitAny: an operation of the generated document, read and written by the specification's member names
   for (const op of Object.values(item as Record<string, Record<string, any>>)) {
+    // biome-ignore lint/suspicious/noExplicitAny: what a route declared beside its response map, merged into the generated answer as is
     for (const [status, extra] of Object.entries<Record<string, any>>(op[DECLARED] ?? {})) {
       const generated = op.responses?.[status] ?? {}
       op.responses[status] = {

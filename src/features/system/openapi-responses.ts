@@ -3,6 +3,8 @@ import { kernelErrors } from '../../kernel/http/kernel-answers'
 import type { RouteEntry, RouteTable } from '../../kernel/http/route-table'
 import { ERROR_RESPONSES, RESPONSE_HEADERS, SUCCESS_DESCRIPTIONS, type ErrorResponseName, type ResponseHeader } from './docs-text'
 
+// An OpenAPI document as generated: walked by the names the specification gives its members.
+// biome-ignore lint/suspicious/noExplicitAny: any member of the generated document may be read or written
 type Json = Record<string, any>
 
 const ERROR_SCHEMA = { $ref: '#/components/schemas/Error' }

@@ -6,7 +6,7 @@ import type { Deps } from '../../kernel/deps'
 import { AppError, notFound } from '../../kernel/errors'
 import { pageWindow, toPage, type PageQuery } from '../../kernel/pagination'
 import { TAXONOMIES, type TaxonomyKind, type Term, type TermInput, type TermUpdate } from './model'
-import { categories } from './tables'
+import type { categories } from './tables'
 
 // Categories, brands and collections: one implementation for the three. Deleting a
 // term keeps its products: their categoryId or brandId becomes null, collection links go (FK actions).

@@ -1,0 +1,3 @@
+// The reviews feature's door: what the rest of the app uses of it.
+export { reviewRoutes, storeReviewRoutes } from './routes'
+export { createReview, reviewPhotoUsers } from './service'

@@ -1,0 +1,3 @@
+// The taxonomy feature's door: what the rest of the app uses of it.
+export { taxonomyRoutes } from './routes'
+export { createTerm, requireTerms } from './service'
