@@ -1,4 +1,5 @@
 // The media feature's door: what the rest of the app uses of it.
+export { FILE_GUARDS } from './files'
 export { SIZE_LIMIT } from './formats'
 export { UPLOADS_RULE, UploadsInFlight, type UploadDeps } from './in-flight'
 export { Media, uploadRequestBody } from './model'

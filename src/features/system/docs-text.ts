@@ -1,6 +1,6 @@
 import { MAX_JSON_DEPTH, MAX_JSON_VALUES } from '../../kernel/http/json-shape'
 import { MAX_DETAILS } from '../../kernel/http/validation'
-import { FILE_GUARDS } from '../media/files'
+import { FILE_GUARDS } from '../media'
 import { MAX_CART_LINES, MAX_LINE_QUANTITY, MAX_PRICE } from '../../kernel/money'
 
 /** The prose of the OpenAPI document: what a student reads first on /docs. */
