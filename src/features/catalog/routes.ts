@@ -25,7 +25,7 @@ export const productRoutes = (deps: CatalogDeps) => {
   const cache = catalogReadCache(deps)
   return new Elysia({ prefix: '/products' })
     .use(authMacro)
-    .get('/', ({ ctx, query, set, request }) => {
+    .get('/', ({ ctx, query, request }) => {
       const urlBase = urlBaseFor(deps, request)
       // Kept per what the caller sees (find.ts) and the query it may ask: a list made for the secret
       // key is never served to a publishable one.
@@ -34,7 +34,7 @@ export const productRoutes = (deps: CatalogDeps) => {
         const page = listProducts(deps, ctx, shown, urlBase, undefined, remember)
         return { body: page, shows: page.data.map((p) => p.id) }
       })
-      return jsonResponse(body, set)
+      return jsonResponse(body)
     }, {
       auth: 'shop',
       query: ProductListQuery,
@@ -64,11 +64,11 @@ export const productRoutes = (deps: CatalogDeps) => {
         },
       },
     )
-    .get('/:id', ({ ctx, params, set, request }) => {
+    .get('/:id', ({ ctx, params, request }) => {
       const urlBase = urlBaseFor(deps, request)
       const find = () => readTransaction(deps.db, (tx) => getProduct({ db: tx, productImages: deps.productImages }, ctx, params.id, urlBase))
       const key = `product ${visibilityOf(ctx)} ${params.id}`
-      return jsonResponse(cache.read(ctx.storeId, urlBase, key, () => ({ body: find(), shows: [params.id] })), set)
+      return jsonResponse(cache.read(ctx.storeId, urlBase, key, () => ({ body: find(), shows: [params.id] })))
     }, {
       auth: 'shop',
       params: IdParams,

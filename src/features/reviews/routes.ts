@@ -19,12 +19,12 @@ export const reviewRoutes = (deps: Deps) => {
   const pages = reviewPageCache(deps)
   return new Elysia()
     .use(authMacro)
-    .get('/products/:id/reviews', ({ ctx, params, query, set, request }) => {
+    .get('/products/:id/reviews', ({ ctx, params, query, request }) => {
       const urlBase = urlBaseFor(deps, request)
       // Kept per what the caller sees: a DRAFT product's page, made for the secret key, is never served to a publishable one.
       const key = `${visibilityOf(ctx)} ${params.id} ${JSON.stringify(query)}`
       const body = pages.read(ctx.storeId, urlBase, key, () => listProductReviews(deps, ctx, params.id, query, urlBase))
-      return jsonResponse(body, set)
+      return jsonResponse(body)
     }, {
       auth: 'shop',
       params: IdParams,

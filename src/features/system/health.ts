@@ -10,12 +10,13 @@ const Health = z.object({
 })
 
 /** `GET /health`: at the root, no auth, and a query on the database connection must answer. */
-export const healthRoutes = (deps: Deps) =>
-  new Elysia().get(
+export const healthRoutes = (deps: Deps) => {
+  const probe = deps.sqlite.query('select 1')
+  return new Elysia().get(
     '/health',
     () => {
       try {
-        deps.sqlite.query('select 1').get()
+        probe.get()
       } catch (e) {
         throw new AppError('SERVICE_UNAVAILABLE', `The database cannot be read (${(e as Error).message}). Tell the teacher.`)
       }
@@ -30,3 +31,4 @@ export const healthRoutes = (deps: Deps) =>
       detail: { tags: ['System'], summary: 'Is the service up?', description: 'No authentication. Checks that the database answers.' },
     },
   )
+}

@@ -39,6 +39,9 @@ interface Presented {
   studentRm: string | null
 }
 
+/** Longer than any key or token this server makes: a value past it is kept by its hash (createGate). */
+const MAX_KEPT_CREDENTIAL = 100
+
 const read = (request: Request): Presented => {
   const authorization = request.headers.get('authorization')
   const bearer = authorization?.match(/^Bearer\s+(\S+)\s*$/i)?.[1] ?? null
@@ -105,16 +108,26 @@ export function createGate(deps: GateDeps) {
       .where(eq(apiKeys.secretHash, sql.placeholder('hash')))
       .prepare(),
   )
-  // Every request of a shop front presents the same key: its row is kept until the database changes.
-  const keyRow = untilChanged(deps.changes, (hash: string) => keyByHash.get({ hash }))
-  const keyAndSessionRow = untilChanged(deps.changes, (hashes: string) => {
-    const [hash, tokenHash] = hashes.split(' ') as [string, string]
-    const row = keyAndSession.get({ hash, tokenHash })
+  // Every request of a shop front presents the same key: its row is kept until the database changes,
+  // by the credential as sent (hashed only to be looked up), so a repeated key is not hashed again. A
+  // value longer than any credential is not kept: a flood of long made-up keys takes no memory.
+  const kept = (value: string) => value.length <= MAX_KEPT_CREDENTIAL
+  const keyRows = untilChanged(deps.changes, (value: string) => keyByHash.get({ hash: hashToken(value) }))
+  const keyRow = (value: string) => (kept(value) ? keyRows(value) : keyByHash.get({ hash: hashToken(value) }))
+  const readKeyAndSession = (apiKey: string, token: string) => {
+    const row = keyAndSession.get({ hash: hashToken(apiKey), tokenHash: hashToken(token) })
     if (!row) return undefined
     const { session, ...key } = row
     const [customerId, storeId, expiresAt] = session ? (JSON.parse(session) as [string, string, number]) : []
     return { key, session: customerId ? { customerId, storeId: storeId!, expiresAt: expiresAt! } : undefined }
+  }
+  // Kept by both values with a line break between them, which no header value holds.
+  const keyAndSessionRows = untilChanged(deps.changes, (both: string) => {
+    const cut = both.indexOf('\n')
+    return readKeyAndSession(both.slice(0, cut), both.slice(cut + 1))
   })
+  const keyAndSessionRow = (apiKey: string, token: string) =>
+    kept(apiKey) && kept(token) ? keyAndSessionRows(`${apiKey}\n${token}`) : readKeyAndSession(apiKey, token)
   const memberOf = db
     .select({ rm: students.rm })
     .from(students)
@@ -150,7 +163,7 @@ export function createGate(deps: GateDeps) {
           `This route takes ${AUTH_KINDS[kind].expects}.`,
       )
     }
-    row ??= keyRow(hashToken(value))
+    row ??= keyRow(value)
     if (row) name(row.storeId, row.kind === 'publishable' ? 'publishable' : 'secret', null, row.kind === 'publishable')
     if (!row) {
       throw unauthenticated(
@@ -214,7 +227,7 @@ export function createGate(deps: GateDeps) {
         throw unauthenticated(`This route needs ${AUTH_KINDS.customer.expects}.`)
       }
       // Read together only when both are there; otherwise the key's own errors come first, as always.
-      const both = p.bearer && bearerKind === 'ctk_' && !/^(stu|ctk)_/.test(p.apiKey) ? keyAndSessionRow(`${hashToken(p.apiKey)} ${hashToken(p.bearer)}`) : null
+      const both = p.bearer && bearerKind === 'ctk_' && !/^(stu|ctk)_/.test(p.apiKey) ? keyAndSessionRow(p.apiKey, p.bearer) : null
       const key = apiKey(p.apiKey, kind, both?.key)
       // Until a customer token is there, the refusal is recorded as the key alone (apiKey named it): what was sent.
       if (!p.bearer) throw unauthenticated("This route also needs the customer's token in Authorization: Bearer (from POST /v1/customers/login).")

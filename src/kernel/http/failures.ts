@@ -5,10 +5,10 @@ import type { RouteTable } from './route-table'
 // The one place where failures become answers: every error, whatever threw it, leaves as the one error
 // envelope (errorAnswer). Unknown errors are never shown; the kernel logs them with the request id.
 
-/** The error envelope as an answer, with `headers` (the kernel's own and the error's) and the JSON type. */
-export function errorAnswer(error: AppError, requestId: string, headers: Record<string, string>): Response {
-  if (error.headers) Object.assign(headers, error.headers)
-  headers['content-type'] = 'application/json'
+/** The error envelope as an answer, with `headers` (the kernel's own), the error's own and the JSON type. */
+export function errorAnswer(error: AppError, requestId: string, headers: Headers): Response {
+  if (error.headers) for (const name in error.headers) headers.set(name, error.headers[name]!)
+  headers.set('content-type', 'application/json')
   return new Response(JSON.stringify(errorBody(error, requestId)), { status: error.status, headers })
 }
 
@@ -20,8 +20,8 @@ export function uncommittedAnswer(failure: unknown, answered: Response, log: Log
   const requestId = answered.headers.get('x-request-id') ?? ''
   log.error('the writes this answer rested on did not commit; the answer was replaced', { requestId, error: failure instanceof Error ? failure.message : String(failure) })
   void answered.body?.cancel()
-  const headers = Object.fromEntries(answered.headers)
-  delete headers['content-length']
+  const headers = new Headers(answered.headers)
+  headers.delete('content-length')
   return errorAnswer(isDiskFull(failure) ? diskFull() : internal(), requestId, headers)
 }
 

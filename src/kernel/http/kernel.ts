@@ -6,10 +6,12 @@ import { randomToken } from '../ids'
 import { answerChecker } from './answer-check'
 import type { AnswerSet, Call } from './call'
 import { clientAddress, type AddressSource } from './client-address'
-import { EXPOSED_HEADERS, isPreflight, preflightResponse } from './cors'
+import { BLOCK, JSON_BLOCK, answerHeaders } from './answer-headers'
+import { isPreflight, preflightResponse } from './cors'
 import { errorAnswer, routeNotFound, toAppError, uncommittedAnswer } from './failures'
 import { namedStoreOf, refusalSource } from './inspection'
 import { isJsonType, parseJson, readLimitedText, wrongBodyType } from './json-body'
+import { JsonText } from './json-response'
 import type { RouteEntry, RouteTable } from './route-table'
 import { TakeTurns } from './take-turns'
 import { pathStart } from './target'
@@ -53,7 +55,7 @@ export function createKernel(routes: RouteTable, deps: Deps): Kernel {
   const gate = createGate(deps)
   const largeBodies = new TakeTurns()
   const checkAnswer = answerChecker(deps.log)
-  const compiled = new Map<RouteEntry, (call: Call, params: Record<string, string>, queryAt: number) => unknown>()
+  const compiled = new Map<RouteEntry, (call: Call, params: Readonly<Record<string, string>>, queryAt: number) => unknown>()
   for (const route of routes.all()) compiled.set(route, compile(route))
 
   /** One route's path, with what it declared bound now rather than looked up per request. */
@@ -64,15 +66,15 @@ export function createKernel(routes: RouteTable, deps: Deps): Kernel {
     const checkParams = route.params && partChecker('params', route.params)
     const checkQuery = route.query && partChecker('query', route.query)
     const headerSchema = route.headers
-    const run = (call: Call, body: unknown, params: Record<string, string>, queryAt: number) => {
+    const run = (call: Call, body: unknown, params: Readonly<Record<string, string>>, queryAt: number) => {
       const request = call.request
       const headers = headerSchema ? checkPart('headers', headerSchema, Object.fromEntries(request.headers)) : undefined
-      const decoded = checkParams ? checkParams(decodeParams(params)) : params
+      const decoded = checkParams ? checkParams(params) : { ...params }
       const query = queryAt < 0 ? Object.create(null) : parseQueryStandardSchema(request.url, queryAt + 1)
       const context: HandlerContext = { request, server: call.server, set: call.set, ctx: call.ctx, params: decoded, query: checkQuery ? checkQuery(query) : query, headers, body }
       return handler(context)
     }
-    return (call: Call, params: Record<string, string>, queryAt: number): unknown => {
+    return (call: Call, params: Readonly<Record<string, string>>, queryAt: number): unknown => {
       // Authentication comes first, before the body is read: an unknown caller learns nothing else.
       if (auth) gate.admit(auth, call)
       if (!readBody) return run(call, null, params, queryAt)
@@ -127,7 +129,7 @@ export function createKernel(routes: RouteTable, deps: Deps): Kernel {
       server,
       requestId,
       started,
-      set: { status: 200, headers: { 'access-control-allow-origin': '*', 'access-control-expose-headers': EXPOSED_HEADERS, 'x-request-id': requestId } },
+      set: { status: 200, headers: {} },
       ctx: undefined,
       refused: undefined,
       sentBody: undefined,
@@ -171,7 +173,7 @@ export function createKernel(routes: RouteTable, deps: Deps): Kernel {
     }
     // A refusal may come before or while the body arrives (unread-body.ts).
     if (carriesBody(request)) closeAfter(call.set.headers)
-    return errorAnswer(appError, call.requestId, call.set.headers)
+    return errorAnswer(appError, call.requestId, answerHeaders(call, JSON_BLOCK))
   }
 
   /**
@@ -219,27 +221,32 @@ export function createKernel(routes: RouteTable, deps: Deps): Kernel {
 
 /**
  * The one builder of a handler's answer: a Response as it is, with the kernel's headers it does not set
- * itself; a string as text; nothing as an empty body; anything else as JSON.
+ * itself; kept JSON text (jsonResponse) and any other value but a string as JSON; a string as text;
+ * nothing as an empty body.
  */
 function toAnswer(call: Call, value: unknown): Response {
-  const { status, headers } = call.set
-  if (value instanceof Response) return withHeaders(value, call.set)
-  if (value === undefined || value === null) return new Response(null, { status, headers })
+  const status = call.set.status
+  if (value instanceof JsonText) return new Response(value.text, { status, headers: answerHeaders(call, JSON_BLOCK) })
+  if (value instanceof Response) return withHeaders(value, call)
+  if (value === undefined || value === null) return new Response(null, { status, headers: answerHeaders(call, BLOCK) })
   if (typeof value === 'string') {
-    headers['content-type'] ??= 'text/plain'
+    const headers = answerHeaders(call, BLOCK)
+    if (!headers.has('content-type')) headers.set('content-type', 'text/plain')
     return new Response(value, { status, headers })
   }
-  if (value instanceof Blob) return new Response(value, { status, headers })
-  headers['content-type'] ??= 'application/json'
-  return new Response(JSON.stringify(value), { status, headers })
+  if (value instanceof Blob) return new Response(value, { status, headers: answerHeaders(call, BLOCK) })
+  return new Response(JSON.stringify(value), { status, headers: answerHeaders(call, JSON_BLOCK) })
 }
 
-/** A Response a handler made: the headers of `set` it lacks are added, and `set.status` when it says 200. */
-function withHeaders(response: Response, set: AnswerSet): Response {
+/** A Response a handler made: the kernel's headers it lacks are added, and `set.status` when it says 200. */
+function withHeaders(response: Response, call: Call): Response {
+  const { set } = call
   let target = response
   if (response.status === 200 && set.status !== 200) target = new Response(response.body, { status: set.status, headers: response.headers })
   const headers = target.headers
-  for (const name in set.headers) if (!headers.has(name)) headers.set(name, set.headers[name]!)
+  for (const [name, value] of BLOCK) if (!headers.has(name)) headers.set(name, value)
+  if (!headers.has('x-request-id')) headers.set('x-request-id', call.requestId)
+  for (const name in set.headers) if (!headers.has(name)) headers.set(name, String(set.headers[name]))
   return target
 }
 
@@ -247,21 +254,6 @@ function withHeaders(response: Response, set: AnswerSet): Response {
 function withoutBody(response: Response): Response {
   void response.body?.cancel()
   return new Response(null, { status: response.status, headers: response.headers })
-}
-
-/** A parameter's value as the client meant it: `%20` is a space; a broken escape is kept as sent. */
-function decodeParams(params: Record<string, string>): Record<string, string> {
-  for (const name in params) {
-    const value = params[name]!
-    if (value.includes('%')) {
-      try {
-        params[name] = decodeURIComponent(value)
-      } catch {
-        // kept as sent; the route's schema or lookup refuses it
-      }
-    }
-  }
-  return params
 }
 
 const partChecker = (part: 'params' | 'query', schema: BodySchema) => (value: unknown) => checkPart(part, schema, value)

@@ -36,10 +36,26 @@ export interface RouteEntry {
   handler: unknown
 }
 
-/** A route found for a request, with the values of its path's parameters (raw, as sent). */
+/**
+ * A route found for a request, with the values of its path's parameters, decoded (`%20` is a space).
+ * Found matches are kept and shared: whoever hands the values on copies them first.
+ */
 export interface RouteMatch {
   route: RouteEntry
-  params: Record<string, string>
+  readonly params: Readonly<Record<string, string>>
+}
+
+/** How many paths with parameters the route table remembers before it starts again. */
+const RECENT_PATHS = 4096
+
+/** A parameter's value as the client meant it: `%20` is a space; a broken escape is kept as sent. */
+function decoded(value: string): string {
+  if (!value.includes('%')) return value
+  try {
+    return decodeURIComponent(value)
+  } catch {
+    return value
+  }
 }
 
 /**
@@ -65,6 +81,8 @@ export class RouteTable {
   /** The routes without parameters, by `METHOD path`: most requests are found here at once. */
   private statics = new Map<string, RouteMatch>()
   private root = node()
+  /** The matches of paths with parameters asked for lately, null for none (match). */
+  private recent = new Map<string, RouteMatch | null>()
   private longest = 0
 
   fill(routes: { method: string; path: string; hooks?: RouteHooks; handler?: unknown }[]) {
@@ -122,15 +140,25 @@ export class RouteTable {
   match(rawMethod: string, rawPath: string): RouteMatch | undefined {
     const method = rawMethod === 'HEAD' ? 'GET' : rawMethod
     const path = trimSlash(rawPath)
-    const exact = this.statics.get(`${method} ${path}`)
+    const key = `${method} ${path}`
+    const exact = this.statics.get(key)
     if (exact) return exact
+    const seen = this.recent.get(key)
+    if (seen !== undefined) return seen ?? undefined
     const segments = path.split('/')
     const values: string[] = []
     const found = walk(this.root, segments, 1, values, (n) => n.routes.get(method))
-    if (!found) return undefined
-    const params: Record<string, string> = {}
-    for (let i = 0; i < found.names.length; i++) params[found.names[i]!] = values[i]!
-    return { route: found.route, params }
+    let match: RouteMatch | null = null
+    if (found) {
+      const params: Record<string, string> = {}
+      for (let i = 0; i < found.names.length; i++) params[found.names[i]!] = decoded(values[i]!)
+      match = { route: found.route, params }
+    }
+    // A class asks for the same few hundred products again and again; any path at all may be sent, so
+    // the memory of recent paths is bounded.
+    if (this.recent.size >= RECENT_PATHS) this.recent.clear()
+    this.recent.set(key, match)
+    return match ?? undefined
   }
 
   all(): RouteEntry[] {

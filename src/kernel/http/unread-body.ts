@@ -6,13 +6,16 @@
 
 export function carriesBody(request: Request): boolean {
   // A GET's body is null to the handler even when the wire carries one: the headers tell.
-  return request.body !== null || request.headers.has('transfer-encoding') || Number(request.headers.get('content-length') ?? 0) > 0
+  return request.body !== null || declaresBody(request)
 }
 
 /** Methods whose body no route reads. */
 const UNREAD_METHODS = new Set(['GET', 'HEAD', 'OPTIONS'])
 
-export const bodyIsNeverRead = (request: Request) => UNREAD_METHODS.has(request.method) && carriesBody(request)
+export const bodyIsNeverRead = (request: Request) => UNREAD_METHODS.has(request.method) && declaresBody(request)
+
+/** The headers say a body follows (a GET's body is null to the handler whatever the wire carries). */
+const declaresBody = (request: Request) => request.headers.has('transfer-encoding') || Number(request.headers.get('content-length') ?? 0) > 0
 
 /** Marks the answer to end the connection. */
 export function closeAfter(headers: Record<string, unknown>) {
