@@ -330,5 +330,9 @@ describe('HEAD requests', () => {
     const ok = await call('HEAD', '/v1/store/settings', { headers: bearer(token) })
     expect(ok.status).toBe(200)
     expect(ok.text).toBe('')
+    // The length the GET's body has, as HTTP asks of a HEAD.
+    const get = await call('GET', '/v1/store/settings', { headers: bearer(token) })
+    expect(ok.headers.get('content-length')).toBe(String(Buffer.byteLength(get.text)))
+    expect(ok.headers.get('content-type')).toBe('application/json')
   })
 })

@@ -190,7 +190,15 @@ export function createKernel(routes: RouteTable, deps: Deps): Kernel {
   }
 
   function answered2(call: Call, route: RouteEntry | undefined, response: Response): Response | Promise<Response> {
-    const final = call.request.method === 'HEAD' ? withoutBody(response) : response
+    if (call.request.method === 'HEAD') {
+      const bare = withoutBody(response)
+      if (bare instanceof Promise) return bare.then((r) => settled(call, route, r))
+      return settled(call, route, bare)
+    }
+    return settled(call, route, response)
+  }
+
+  function settled(call: Call, route: RouteEntry | undefined, final: Response): Response | Promise<Response> {
     if (!groupOpen(deps.db) || route?.groupedWrites) return inspect(call, route, final)
     return groupsSettled(deps.db).then((failure) => inspect(call, route, failure === undefined ? final : uncommittedAnswer(failure, final, deps.log)))
   }
@@ -250,10 +258,21 @@ function withHeaders(response: Response, call: Call): Response {
   return target
 }
 
-/** The answer to a HEAD: the GET route's status and headers, no body. */
-function withoutBody(response: Response): Response {
-  void response.body?.cancel()
-  return new Response(null, { status: response.status, headers: response.headers })
+/**
+ * The answer to a HEAD: the GET route's status and headers, with the length its body would have had
+ * (read for an answer made in memory; a file's answer states its own), and no body.
+ */
+function withoutBody(response: Response): Response | Promise<Response> {
+  const { status, headers } = response
+  if (response.body === null || headers.has('content-length')) {
+    void response.body?.cancel()
+    return new Response(null, { status, headers })
+  }
+  return response.arrayBuffer().then((bytes) => {
+    const measured = new Headers(headers)
+    measured.set('content-length', String(bytes.byteLength))
+    return new Response(null, { status, headers: measured })
+  })
 }
 
 const partChecker = (part: 'params' | 'query', schema: BodySchema) => (value: unknown) => checkPart(part, schema, value)
