@@ -85,8 +85,8 @@ export function createKernel(routes: RouteTable, deps: Deps): Kernel {
 
   /** How a route takes its body: a JSON one checked against its schema, a text file, or none (undefined). */
   function bodyReader(route: RouteEntry): ((call: Call) => unknown) | undefined {
-    // Upload routes read the stream themselves.
-    if (route.upload) return undefined
+    // Upload routes read the stream themselves; a GET's body is never read (unread-body.ts).
+    if (route.upload || route.method === 'GET') return undefined
     const { textBody, body: schema } = route
     if (textBody) {
       return async (call) => {
