@@ -5,10 +5,13 @@
  * again. A body may also carry tags (the products it shows), so that a change to one of them drops
  * only the bodies that show it.
  *
- * Bound: `maxChars` characters of body text, least recently used first.
+ * Bound: `maxChars` characters of body text; the least recently used go first (a body read again
+ * lately is not moved on every read, only once it has fallen into the older half: see read).
  */
 export class KeptBodies {
-  private entries = new Map<string, { body: string; scope: string; tags: readonly string[] }>()
+  private entries = new Map<string, { body: string; scope: string; tags: readonly string[]; used: number }>()
+  /** Counts reads: an entry's `used` is the read that last moved it to the newest end. */
+  private reads = 0
   private scopes = new Map<string, { version: number; keys: Set<string>; tagged: Map<string, Set<string>> }>()
   private chars = 0
 
@@ -22,16 +25,22 @@ export class KeptBodies {
     const kept = this.scopeAt(scope, version)
     const entryKey = `${scope}\u0000${key}`
     const hit = this.entries.get(entryKey)
+    this.reads++
     if (hit !== undefined) {
-      // Map keeps insertion order: re-inserting marks the entry as the most recently used.
-      this.entries.delete(entryKey)
-      this.entries.set(entryKey, hit)
+      // Map keeps insertion order: re-inserting marks the entry as the most recently used. An entry
+      // moved there within the last half a map's worth of reads is still in the newer half, past where
+      // eviction starts, so it is not moved again.
+      if (this.reads - hit.used > this.entries.size / 2) {
+        this.entries.delete(entryKey)
+        this.entries.set(entryKey, hit)
+        hit.used = this.reads
+      }
       return hit.body
     }
     const made = make()
     const body = JSON.stringify(made.body)
     const tags = made.tags ?? []
-    this.entries.set(entryKey, { body, scope, tags })
+    this.entries.set(entryKey, { body, scope, tags, used: this.reads })
     this.chars += body.length
     kept.keys.add(entryKey)
     for (const tag of tags) {

@@ -63,15 +63,16 @@ export function createKernel(routes: RouteTable, deps: Deps): Kernel {
     const handler = route.handler as Handler
     const { auth } = route
     const readBody = bodyReader(route)
-    const checkParams = route.params && partChecker('params', route.params)
-    const checkQuery = route.query && partChecker('query', route.query)
+    const checkParams = route.params && rememberedChecker('params', route.params)
+    const checkQuery = route.query && rememberedChecker('query', route.query)
     const headerSchema = route.headers
     const run = (call: Call, body: unknown, params: Readonly<Record<string, string>>, queryAt: number) => {
       const request = call.request
       const headers = headerSchema ? checkPart('headers', headerSchema, Object.fromEntries(request.headers)) : undefined
-      const decoded = checkParams ? checkParams(params) : { ...params }
-      const query = queryAt < 0 ? Object.create(null) : parseQueryStandardSchema(request.url, queryAt + 1)
-      const context: HandlerContext = { request, server: call.server, set: call.set, ctx: call.ctx, params: decoded, query: checkQuery ? checkQuery(query) : query, headers, body }
+      const decoded = checkParams ? checkParams(params, paramsKey(params)) : { ...params }
+      const queryText = queryAt < 0 ? '' : request.url.slice(queryAt + 1)
+      const query = checkQuery ? checkQuery(queryText, queryText) : parsedQuery(queryText)
+      const context: HandlerContext = { request, server: call.server, set: call.set, ctx: call.ctx, params: decoded, query, headers, body }
       return handler(context)
     }
     return (call: Call, params: Readonly<Record<string, string>>, queryAt: number): unknown => {
@@ -275,4 +276,44 @@ function withoutBody(response: Response): Response | Promise<Response> {
   })
 }
 
-const partChecker = (part: 'params' | 'query', schema: BodySchema) => (value: unknown) => checkPart(part, schema, value)
+/** The query string as an object, as Elysia reads one: `a=1&a=2` and `a=1,2` are lists. */
+const parsedQuery = (text: string): Record<string, unknown> => (text === '' ? Object.create(null) : parseQueryStandardSchema(text, 0))
+
+/** The values of a path's parameters as one string (a line break is in no path). */
+const paramsKey = (params: Readonly<Record<string, string>>) => {
+  let key = ''
+  for (const name in params) key += `${params[name]}\n`
+  return key
+}
+
+/** How many checked values a route remembers, per part, before it starts again, and the longest text it keeps. */
+const REMEMBERED = 1024
+const REMEMBERED_LENGTH = 256
+
+/**
+ * The check of a route's path parameters or query string, remembered by the text it was given: a class
+ * asks for the same products and pages again and again, and a schema gives the same value for the same
+ * text. A value that passed is kept frozen (deeply), so no handler can change what the next request is
+ * given; one that failed is checked again each time. At most REMEMBERED texts of REMEMBERED_LENGTH
+ * characters are kept (then it starts again): whatever is sent, what is kept stays small.
+ */
+function rememberedChecker<V>(part: 'params' | 'query', schema: BodySchema) {
+  const kept = new Map<string, unknown>()
+  return (value: V, key: string): unknown => {
+    const known = kept.get(key)
+    if (known !== undefined) return known
+    const checked = checkPart(part, schema, part === 'query' ? parsedQuery(value as string) : value)
+    if (key.length > REMEMBERED_LENGTH) return checked
+    if (kept.size >= REMEMBERED) kept.clear()
+    kept.set(key, deepFreeze(checked))
+    return checked
+  }
+}
+
+function deepFreeze<T>(value: T): T {
+  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
+    Object.freeze(value)
+    for (const inner of Object.values(value)) deepFreeze(inner)
+  }
+  return value
+}

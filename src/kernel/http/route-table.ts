@@ -47,6 +47,7 @@ export interface RouteMatch {
 
 /** How many paths with parameters the route table remembers before it starts again. */
 const RECENT_PATHS = 4096
+const RECENT_PATH_LENGTH = 256
 
 /** A parameter's value as the client meant it: `%20` is a space; a broken escape is kept as sent. */
 function decoded(value: string): string {
@@ -155,7 +156,8 @@ export class RouteTable {
       match = { route: found.route, params }
     }
     // A class asks for the same few hundred products again and again; any path at all may be sent, so
-    // the memory of recent paths is bounded.
+    // the memory of recent paths is bounded, in number and in length.
+    if (key.length > RECENT_PATH_LENGTH) return match ?? undefined
     if (this.recent.size >= RECENT_PATHS) this.recent.clear()
     this.recent.set(key, match)
     return match ?? undefined
