@@ -93,9 +93,14 @@ const CONNECTION = Symbol('connection')
 const perConnection = <T>(build: (sqlite: Database) => T) => {
   const kept = new WeakMap<Database, T>()
   return (sqlite: Database) => {
+    const known = kept.get(sqlite)
+    if (known !== undefined) return known
+    // Asked first with this handle: found by the connection, then kept under the handle too, so the
+    // proxy's trap runs once per handle, not on every call.
     const connection = (sqlite as Database & { [CONNECTION]?: Database })[CONNECTION] ?? sqlite
     let value = kept.get(connection)
     if (value === undefined) kept.set(connection, (value = build(sqlite)))
+    kept.set(sqlite, value)
     return value
   }
 }
