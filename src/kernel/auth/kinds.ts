@@ -1,3 +1,5 @@
+import { AppError } from '../errors'
+
 /**
  * The kinds of credential a route can take, declared once on the route (`{ auth: 'secret' }`), which
  * the gate enforces and the OpenAPI document shows as the operation's security.
@@ -76,14 +78,18 @@ export const isShopFront = (actor: Actor) => actor.type === 'publishableKey' || 
 
 export type StudentCtx = StoreCtx & { actor: Extract<Actor, { type: 'student' }> }
 
+/** A route reached with a credential its declaration should have refused: the server's fault, never the caller's. */
+const misdeclared = (needed: string) =>
+  new AppError('INTERNAL_ERROR', `This route was reached without ${needed}, which the server should have refused. Tell the teacher, with the requestId.`)
+
 /** For routes declared `student`/`studentSelf`: the gate let only a student token through. */
 export function asStudent(ctx: StoreCtx): StudentCtx {
-  if (ctx.actor.type !== 'student') throw new Error('route declared for students reached by another credential')
+  if (ctx.actor.type !== 'student') throw misdeclared('a student token')
   return ctx as StudentCtx
 }
 
 /** For routes declared `customer`: the gate let only a customer's token through. */
 export function customerOf(ctx: StoreCtx): string {
-  if (ctx.actor.type !== 'customer') throw new Error('buyer route reached without a customer')
+  if (ctx.actor.type !== 'customer') throw misdeclared("a customer's token")
   return ctx.actor.customerId
 }
