@@ -3,13 +3,13 @@ import { argon2Passwords, PASSWORD_COST } from '../../src/kernel/auth/passwords'
 import { createTestApp } from '../helpers/app'
 import { activeStudent, apiKey, createGroup, createKey, expectOk } from '../helpers/world'
 import { LONG } from './openapi-ops'
-import { limit } from '../helpers/limits'
+import { limit, SLOWDOWN } from '../helpers/limits'
 
 /**
  * A timing oracle: a student times failed logins to learn which RMs exist, which still have their
  * initial password (and can be taken over by logging in with the RM), and which e-mails are customers.
  * Every kind of failure, at the server's real argon2 cost, must take about as long as the others:
- * each median within 30% (or 10 ms) of the slowest. Rounds interleave the kinds so that a busy machine
+ * each median within 30% (or 10 ms) of the slowest, both widened by how busy the machine is. Rounds interleave the kinds so that a busy machine
  * slows them all alike. Quick: 12 rounds; DRILLS=long: 40.
  */
 const ROUNDS = LONG ? 40 : 12
@@ -49,8 +49,11 @@ describe('failed logins take the same time whatever failed', () => {
     }
     const medians = Object.fromEntries(Object.entries(times).map(([k, xs]) => [k, Math.round(median(xs) * 10) / 10]))
     const slowest = Math.max(...Object.values(medians))
-    const tolerance = Math.max(0.3 * slowest, 10)
+    // The band grows with how busy the machine was when the run started (test/helpers/limits.ts), up to
+    // 60 %: an oracle that skips the hash answers in a fraction of the slowest kind's time, far outside it.
+    const tolerance = Math.max(Math.min(0.3 * SLOWDOWN, 0.6) * slowest, limit(10))
     const outliers = Object.entries(medians).filter(([, m]) => slowest - m > tolerance)
-    expect({ medians, outliers }).toEqual({ medians, outliers: [] })
+    const verdict = outliers.length ? `timing bound: more than ${tolerance.toFixed(1)} ms faster than the slowest kind (${slowest} ms); timing-sensitive, rerun alone to tell an oracle from a busy machine` : 'within the band'
+    expect({ medians, outliers, verdict }).toEqual({ medians, outliers: [], verdict: 'within the band' })
   }, limit(60_000))
 })
