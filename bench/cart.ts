@@ -46,7 +46,7 @@ async function seed(dataDir: string) {
   migrate(database.db)
   const deps = createDeps(loadConfig({ dataDir, rateLimitRps: '0' }, {}), database, { clock: systemClock, ids: randomIds, log: memoryLog(), adminToken: ADMIN_TOKEN, publicUrl: '' })
   const { ctx, apiKey } = await seedStore(deps, 200, () => {})
-  const p = createProduct(deps, ctx, { type: 'SIMPLE', name: 'Bench stock', sku: 'BENCH-STOCK', price: 19.9, stock: 1_000_000_000, state: 'PUBLISHED', description: 'Bought by the benchmark.', collectionIds: [], minStock: 0 }, deps.publicUrl)
+  const p = createProduct(deps, ctx, { type: 'SIMPLE', name: 'Bench stock', sku: 'BENCH-STOCK', price: 19.9, stock: 1_000_000_000, state: 'PUBLISHED', description: 'Bought by the benchmark.', collectionIds: [], minStock: 0 }, deps.publicUrl.for())
   const variantId = deps.db.select({ id: variants.id }).from(variants).where(eq(variants.productId, p.id)).get()!.id
   const clients: LoadClient[] = []
   for (let c = 0; c < CONCURRENCY; c++) {

@@ -71,7 +71,7 @@ export async function seedStore(deps: CatalogDeps, count: number, onProgress: (d
     // One outer transaction per thousand products: the same rows, far fewer commits.
     writeTransaction(deps.db, () => {
       for (let i = start; i < Math.min(count, start + batch); i++) {
-        productIds.push(createProduct(deps, ctx, productFields(pick, i, terms), deps.publicUrl).id)
+        productIds.push(createProduct(deps, ctx, productFields(pick, i, terms), deps.publicUrl.for()).id)
       }
     })
     onProgress(Math.min(count, start + batch))

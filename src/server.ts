@@ -49,7 +49,7 @@ export async function serve(config: Config, log: Log = consoleLog) {
   const jobs = await serveJobs({ deps, sqlite: database.sqlite, dataDir: config.dataDir })
   // Known only now when --port 0 asked for a free port.
   deps.listenPort = port
-  deps.publicUrl = derivePublicUrl(config, port)
+  deps.publicUrl.listening(derivePublicUrl(config, port))
   deps.webhooks.start()
   deps.orderExpiry.start()
   deps.retention.start()
@@ -74,7 +74,7 @@ export async function serve(config: Config, log: Log = consoleLog) {
   }
   for (const signal of platform.stopSignals) process.on(signal, () => void stop(signal))
   // Last: the banner tells scripts and tests the server is ready, so everything is in place before it.
-  printBanner(config, port, deps.publicUrl, admin)
+  printBanner(config, port, deps.publicUrl.for(), admin)
   return { app, deps, port }
 }
 

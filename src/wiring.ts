@@ -1,3 +1,4 @@
+import { PublicUrl } from './kernel/http/url-base'
 import type { Config } from './config'
 import { ActivityRecorder } from './features/activity'
 import type { CatalogDeps } from './features/catalog'
@@ -56,7 +57,7 @@ export function createDeps(
     version: VERSION,
     startedAt: clock.now(),
     adminToken: options.adminToken,
-    publicUrl: options.publicUrl,
+    publicUrl: new PublicUrl(config.publicUrl, options.publicUrl),
     listenPort: config.port,
     retention,
   }

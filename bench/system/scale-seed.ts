@@ -69,7 +69,7 @@ async function seed(dir: string, size: { products: number; orders: number }, log
   const apiKey = createKey(deps, ctx as StudentCtx, 'bench', 'secret').apiKey
   const terms = seedTerms(deps, ctx)
   const special = (name: string, stock: number) =>
-    createProduct(deps, ctx, { type: 'SIMPLE', name, sku: name.toUpperCase().replace(/\W+/g, '-'), price: 19.9, stock, state: 'PUBLISHED', description: `${name}: bought by the benchmark.`, collectionIds: [], minStock: 0 }, deps.publicUrl)
+    createProduct(deps, ctx, { type: 'SIMPLE', name, sku: name.toUpperCase().replace(/\W+/g, '-'), price: 19.9, stock, state: 'PUBLISHED', description: `${name}: bought by the benchmark.`, collectionIds: [], minStock: 0 }, deps.publicUrl.for())
   const stock = special('Bench stock', 1_000_000_000)
   const popular = Array.from({ length: POPULAR }, (_, i) => special(`Popular ${i + 1}`, 10_000_000))
   const storeId = ctx.storeId

@@ -100,7 +100,7 @@ async function seedOne(
   const { ctx, apiKey, productIds } = await seedStore(deps, size.products, onProgress, { name, rm, seed })
   const keyCtx = ctx
   const product = (name: string, stock: number) => {
-    const p = createProduct(deps, ctx, { type: 'SIMPLE', name, sku: name.toUpperCase().replace(/\W+/g, '-'), price: 19.9, stock, state: 'PUBLISHED', description: `${name}: bought by the benchmark.`, collectionIds: [], minStock: 0 }, deps.publicUrl)
+    const p = createProduct(deps, ctx, { type: 'SIMPLE', name, sku: name.toUpperCase().replace(/\W+/g, '-'), price: 19.9, stock, state: 'PUBLISHED', description: `${name}: bought by the benchmark.`, collectionIds: [], minStock: 0 }, deps.publicUrl.for())
     return { productId: p.id, variantId: deps.db.select({ id: variants.id }).from(variants).where(eq(variants.productId, p.id)).get()!.id }
   }
   const stock = product('Bench stock', 1_000_000_000)
@@ -116,7 +116,7 @@ async function seedOne(
     }
     const bought = new Set(Array.from({ length: size.ordersEach }, (_, o) => (c + o) % hot.length))
     for (const h of bought) {
-      createReview(deps, customer, hot[h]!.productId, { rating: 1 + ((c + h) % 5), title: `Review ${c}-${h}`, comment: 'Chegou rápido e é como na foto. Recomendo para quem precisa no dia a dia.', mediaIds: [] }, deps.publicUrl)
+      createReview(deps, customer, hot[h]!.productId, { rating: 1 + ((c + h) % 5), title: `Review ${c}-${h}`, comment: 'Chegou rápido e é como na foto. Recomendo para quem precisa no dia a dia.', mediaIds: [] }, deps.publicUrl.for())
     }
   }
   const step = Math.max(1, Math.floor(productIds.length / 1000))

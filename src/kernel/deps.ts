@@ -1,3 +1,4 @@
+import type { PublicUrl } from './http/url-base'
 import type { Database } from 'bun:sqlite'
 import type { Config } from '../config'
 import type { CallRecorder } from './auth/gate'
@@ -42,8 +43,8 @@ export interface Deps {
   startedAt: number
   /** The teacher's token for /v1/admin, configured or generated. */
   adminToken: string
-  /** Base of absolute URLs handed to clients (media files), without a trailing slash. */
-  publicUrl: string
+  /** The server's public address: the base of the URLs handed to clients (media files), per request or without one. */
+  publicUrl: PublicUrl
   /** The port actually listened on: config.port until the server knows it (`--port 0` picks one). */
   listenPort: number
   /** Prunes what RETENTION_DAYS lets go (kernel/retention.ts); started by the server, tests await tick(). */

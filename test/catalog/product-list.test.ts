@@ -12,7 +12,7 @@ const names = (page: { data: { name: string }[] }) => page.data.map((p) => p.nam
 
 /** The median time of 15 list calls made without the read cache (each one finds its page), each checked to find `total`. */
 function medianListCost(deps: Parameters<typeof listProducts>[0], ctx: Parameters<typeof listProducts>[1], query: Parameters<typeof listProducts>[2], total: number) {
-  return medianMs(() => expect(listProducts(deps, ctx, query, deps.publicUrl).total).toBe(total), 15)
+  return medianMs(() => expect(listProducts(deps, ctx, query, deps.publicUrl.for()).total).toBe(total), 15)
 }
 
 describe('GET /v1/products', () => {
@@ -245,8 +245,8 @@ describe('the two ways to find a filtered page', () => {
     ]
     for (const raw of queries) {
       const query = ProductListQuery.parse(raw)
-      const walked = listProducts(deps, ctx, query, deps.publicUrl, 0)
-      const fromMatches = listProducts(deps, ctx, query, deps.publicUrl, Infinity)
+      const walked = listProducts(deps, ctx, query, deps.publicUrl.for(), 0)
+      const fromMatches = listProducts(deps, ctx, query, deps.publicUrl.for(), Infinity)
       expect(walked.data.map((p) => p.id)).toEqual(fromMatches.data.map((p) => p.id))
       expect(walked.total).toBe(fromMatches.total)
       expect(walked.data.length).toBeGreaterThan(0)

@@ -151,7 +151,7 @@ describe('the origin a request names', () => {
         const { status, urls } = await urlsAt(hostile)
         expect(`${hostile}: ${status}`).toBe(`${hostile}: 200`)
         expect(urls.length).toBeGreaterThan(0)
-        expect(`${hostile}: ${urls.filter((u) => !u.startsWith(`${t.deps.publicUrl}/v1/files/`))}`).toBe(`${hostile}: `)
+        expect(`${hostile}: ${urls.filter((u) => !u.startsWith(`${t.deps.publicUrl.for()}/v1/files/`))}`).toBe(`${hostile}: `)
       }
     } finally {
       await server.stop()

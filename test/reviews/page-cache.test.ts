@@ -67,7 +67,7 @@ describe('cached review pages', () => {
     const s = await reviewSetup()
     const cache = reviewPageCache(s.deps)
     const count = () => (s.deps.sqlite.query('select count(*) as n from reviews').get() as { n: number }).n
-    const read = () => JSON.parse(cache.read(s.w.A.group.storeId, s.deps.publicUrl, 'page', () => ({ reviews: count() })))
+    const read = () => JSON.parse(cache.read(s.w.A.group.storeId, s.deps.publicUrl.for(), 'page', () => ({ reviews: count() })))
     expect(read()).toEqual({ reviews: 0 })
     const b = await s.paidBuyer()
     expect(() =>

@@ -14,7 +14,6 @@ import { listMovements } from './stock'
 import { addVariant, adjustStock, getVariant, patchVariant, receiveStock } from './variants'
 import { noContent } from '../../kernel/http/no-content'
 import { readTransaction } from '../../kernel/db/database'
-import { urlBaseFor } from '../../kernel/http/url-base'
 
 const tags = ['Catalog']
 const stockTags = ['Stock']
@@ -26,7 +25,7 @@ export const productRoutes = (deps: CatalogDeps) => {
   return new Elysia({ prefix: '/products' })
     .use(authMacro)
     .get('/', ({ ctx, query, request }) => {
-      const urlBase = urlBaseFor(deps, request)
+      const urlBase = deps.publicUrl.for(request)
       // Kept per what the caller sees (find.ts) and the query it may ask: a list made for the secret
       // key is never served to a publishable one.
       const shown = shownQuery(ctx, query)
@@ -50,7 +49,7 @@ export const productRoutes = (deps: CatalogDeps) => {
       '/',
       ({ ctx, body, set, request }) => {
         set.status = 201
-        return createProduct(deps, ctx, body, urlBaseFor(deps, request))
+        return createProduct(deps, ctx, body, deps.publicUrl.for(request))
       },
       {
         auth: 'secret',
@@ -65,7 +64,7 @@ export const productRoutes = (deps: CatalogDeps) => {
       },
     )
     .get('/:id', ({ ctx, params, request }) => {
-      const urlBase = urlBaseFor(deps, request)
+      const urlBase = deps.publicUrl.for(request)
       const find = () => readTransaction(deps.db, (tx) => getProduct({ db: tx, productImages: deps.productImages }, ctx, params.id, urlBase))
       const key = `product ${visibilityOf(ctx)} ${params.id}`
       return jsonResponse(cache.read(ctx.storeId, urlBase, key, () => ({ body: find(), shows: [params.id] })))
@@ -80,7 +79,7 @@ export const productRoutes = (deps: CatalogDeps) => {
           'With a publishable key (pk_...) only a PUBLISHED product is found: a DRAFT or ARCHIVED one is 404 NOT_FOUND, the same answer as an unknown id. The secret key and student tokens read every state.',
       },
     })
-    .put('/:id', ({ ctx, params, body, request }) => updateProduct(deps, ctx, params.id, body, urlBaseFor(deps, request)), {
+    .put('/:id', ({ ctx, params, body, request }) => updateProduct(deps, ctx, params.id, body, deps.publicUrl.for(request)), {
       auth: 'secret',
       params: IdParams,
       body: UpdateProductBody,

@@ -85,12 +85,12 @@ export async function seedDemo(deps: OrdersDeps & UploadDeps & CatalogDeps, grou
       categoryId: categories[category]!.id,
       brandId: brand.id,
       collectionIds,
-    }, deps.publicUrl)
+    }, deps.publicUrl.for())
     variantCount += variants.length
     const form = new FormData()
     form.append('file', new Blob([demoPicture([...rgb])], { type: 'image/png' }), `demo-${n}.png`)
     const { media } = await uploadMedia(deps, ctx, new Request('http://seed.local/', { method: 'POST', body: form }))
-    linkImage(deps, ctx, product.id, { mediaId: media.id }, deps.publicUrl)
+    linkImage(deps, ctx, product.id, { mediaId: media.id }, deps.publicUrl.for())
   }
   const customers = []
   let orders = 0
@@ -112,7 +112,7 @@ export async function seedDemo(deps: OrdersDeps & UploadDeps & CatalogDeps, grou
       // The first purchase of each customer gets a review. It draws no random number, so the rest of what a seed makes does not depend on it.
       if (k === 0) {
         const rating = 5 - (i % 3)
-        createReview(deps, buyer, bought.productId, { rating, title: REVIEW_TITLES[rating]!, comment: 'Demo review written by seed-demo.', mediaIds: [] }, deps.publicUrl)
+        createReview(deps, buyer, bought.productId, { rating, title: REVIEW_TITLES[rating]!, comment: 'Demo review written by seed-demo.', mediaIds: [] }, deps.publicUrl.for())
         reviews++
       }
     }

@@ -8,7 +8,6 @@ import { DeleteMediaQuery, FileHeaders, FileParams, Media, MediaIdParams, MediaL
 import { deleteMedia, listMedia, mediaUsage, uploadMedia } from './service'
 import type { MediaDeps } from './users'
 import { noContent } from '../../kernel/http/no-content'
-import { urlBaseFor } from '../../kernel/http/url-base'
 
 const tags = ['Media']
 
@@ -34,7 +33,7 @@ export const mediaRoutes = (deps: MediaDeps) =>
         } as never,
       },
     )
-    .get('/media', ({ ctx, query, request }) => listMedia(deps, ctx, query, urlBaseFor(deps, request)), {
+    .get('/media', ({ ctx, query, request }) => listMedia(deps, ctx, query, deps.publicUrl.for(request)), {
       auth: 'secret',
       query: MediaListQuery,
       response: { 200: Page(Media) },

@@ -10,7 +10,6 @@ import { inJsonIds } from '../../kernel/db/json-ids'
 import { perHandle } from '../../kernel/db/per-handle'
 import type { Deps } from '../../kernel/deps'
 import { AppError, notFound } from '../../kernel/errors'
-import { urlBaseFor } from '../../kernel/http/url-base'
 import { pageWindow, toPage, type PageQuery } from '../../kernel/pagination'
 import { MIME_BY_EXTENSION, MiB, type MediaKind } from './formats'
 import type { Media } from './model'
@@ -117,7 +116,7 @@ async function receiveIntoLibrary(deps: Deps, ctx: StoreCtx, request: Request, u
     await removeLibraryFile(deps, row)
     throw e
   }
-  return { media: toMedia(urlBaseFor(deps, request), row), fields: file.fields }
+  return { media: toMedia(deps.publicUrl.for(request), row), fields: file.fields }
 }
 
 /** An upload its caller could not use after all (uploadAndLink): its record and its file go. */

@@ -7,7 +7,6 @@ import { Media, type UploadDeps, uploadRequestBody, UPLOADS_RULE } from '../medi
 import { ImageIdParams, LinkImageBody, ProductIdParams, UpdateImageBody } from './model'
 import { linkImage, unlinkImage, updateImage, uploadAndLink } from './service'
 import { noContent } from '../../kernel/http/no-content'
-import { urlBaseFor } from '../../kernel/http/url-base'
 
 const tags = ['Media']
 
@@ -38,7 +37,7 @@ export const productImageRoutes = (deps: UploadDeps) =>
       '/products/:id/images',
       ({ ctx, params, body, set, request }) => {
         set.status = 201
-        return linkImage(deps, ctx, params.id, body, urlBaseFor(deps, request))
+        return linkImage(deps, ctx, params.id, body, deps.publicUrl.for(request))
       },
       {
         auth: 'secret',
@@ -52,7 +51,7 @@ export const productImageRoutes = (deps: UploadDeps) =>
         },
       },
     )
-    .patch('/images/:id', ({ ctx, params, body, request }) => updateImage(deps, ctx, params.id, body, urlBaseFor(deps, request)), {
+    .patch('/images/:id', ({ ctx, params, body, request }) => updateImage(deps, ctx, params.id, body, deps.publicUrl.for(request)), {
       auth: 'secret',
       params: ImageIdParams,
       body: UpdateImageBody,

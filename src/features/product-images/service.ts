@@ -3,7 +3,6 @@ import type { StoreCtx } from '../../kernel/auth/kinds'
 import { writeTransaction, type Sql } from '../../kernel/db/database'
 import type { Deps } from '../../kernel/deps'
 import { AppError, notFound } from '../../kernel/errors'
-import { urlBaseFor } from '../../kernel/http/url-base'
 import { findProduct, liveProducts, toImage } from '../catalog'
 import { discardUpload, findMedia, libraryPath, linksAsMediaUser, type MediaRow, renumber, type UploadDeps, uploadMedia } from '../media'
 import type { ImageRow } from './images'
@@ -71,7 +70,7 @@ export async function uploadAndLink(deps: UploadDeps, ctx: StoreCtx, productId: 
     const image = writeTransaction(deps.db, (tx) => {
       const m = findMedia(tx, ctx, uploaded.id)
       requireImage(m)
-      return link(deps, tx, ctx, productId, { mediaId: m.id, url: libraryPath(m) }, urlBaseFor(deps, request), isPrimary)
+      return link(deps, tx, ctx, productId, { mediaId: m.id, url: libraryPath(m) }, deps.publicUrl.for(request), isPrimary)
     })
     return { image, media: uploaded }
   } catch (e) {

@@ -6,7 +6,6 @@ import { CanReview, CreateReviewBody, IdParams, ModerateReviewBody, PlainReviewP
 import { canReview, createReview, deleteReview, listMyReviews, listProductReviews, listStoreReviews, moderateReview, updateReview } from './service'
 import { jsonResponse } from '../../kernel/http/json-response'
 import { noContent } from '../../kernel/http/no-content'
-import { urlBaseFor } from '../../kernel/http/url-base'
 import { reviewPageCache } from './page-cache'
 import { visibilityOf } from '../catalog'
 
@@ -20,7 +19,7 @@ export const reviewRoutes = (deps: Deps) => {
   return new Elysia()
     .use(authMacro)
     .get('/products/:id/reviews', ({ ctx, params, query, request }) => {
-      const urlBase = urlBaseFor(deps, request)
+      const urlBase = deps.publicUrl.for(request)
       // Kept per what the caller sees: a DRAFT product's page, made for the secret key, is never served to a publishable one.
       const key = `${visibilityOf(ctx)} ${params.id} ${JSON.stringify(query)}`
       const body = pages.read(ctx.storeId, urlBase, key, () => listProductReviews(deps, ctx, params.id, query, urlBase))
@@ -52,7 +51,7 @@ export const reviewRoutes = (deps: Deps) => {
       '/products/:id/reviews',
       ({ ctx, params, body, set, request }) => {
         set.status = 201
-        return createReview(deps, ctx, params.id, body, urlBaseFor(deps, request))
+        return createReview(deps, ctx, params.id, body, deps.publicUrl.for(request))
       },
       {
         auth: 'customer',
@@ -67,7 +66,7 @@ export const reviewRoutes = (deps: Deps) => {
         },
       },
     )
-    .patch('/reviews/:id', ({ ctx, params, body, request }) => updateReview(deps, ctx, params.id, body, urlBaseFor(deps, request)), {
+    .patch('/reviews/:id', ({ ctx, params, body, request }) => updateReview(deps, ctx, params.id, body, deps.publicUrl.for(request)), {
       auth: 'customer',
       params: IdParams,
       body: UpdateReviewBody,
@@ -87,7 +86,7 @@ export const reviewRoutes = (deps: Deps) => {
         detail: { tags, summary: 'Delete your review', description: '204 with no body; the product summary follows. Another customer\u2019s review is 403 FORBIDDEN.' },
       },
     )
-    .get('/me/reviews', ({ ctx, query, request }) => listMyReviews(deps, ctx, query, urlBaseFor(deps, request)), {
+    .get('/me/reviews', ({ ctx, query, request }) => listMyReviews(deps, ctx, query, deps.publicUrl.for(request)), {
       auth: 'customer',
       query: ReviewListQuery,
       response: { 200: PlainReviewPage, 400: ErrorEnvelope },
@@ -99,13 +98,13 @@ export const reviewRoutes = (deps: Deps) => {
 export const storeReviewRoutes = (deps: Deps) =>
   new Elysia({ prefix: '/store/reviews' })
     .use(authMacro)
-    .get('', ({ ctx, query, request }) => listStoreReviews(deps, ctx, query, urlBaseFor(deps, request)), {
+    .get('', ({ ctx, query, request }) => listStoreReviews(deps, ctx, query, deps.publicUrl.for(request)), {
       auth: 'secret',
       query: StoreReviewQuery,
       response: { 200: StoreReviewPage, 400: ErrorEnvelope },
       detail: { tags, summary: "All of the store's reviews, hidden ones included", description: 'Newest first. Filters: `productId`, `hidden` (true or false), `rating` (1 to 5).' },
     })
-    .patch('/:id', ({ ctx, params, body, request }) => moderateReview(deps, ctx, params.id, body, urlBaseFor(deps, request)), {
+    .patch('/:id', ({ ctx, params, body, request }) => moderateReview(deps, ctx, params.id, body, deps.publicUrl.for(request)), {
       auth: 'secret',
       params: IdParams,
       body: ModerateReviewBody,

@@ -103,7 +103,7 @@ export class WebhookDispatcher {
   /** Checks a URL against the target rules as they are now (targets.ts); throws BadTarget. */
   checkTarget(url: string) {
     const { config, listenPort, publicUrl } = this.deps
-    const rules = { allowInsecure: config.allowInsecureWebhooks, allowLoopback: config.allowLoopbackWebhooks, listenPort, publicUrl }
+    const rules = { allowInsecure: config.allowInsecureWebhooks, allowLoopback: config.allowLoopbackWebhooks, listenPort, publicUrl: publicUrl.for() }
     return checkTarget(url, rules, this.resolve)
   }
 

@@ -4,7 +4,7 @@
  * With --public-url it is that URL. Without it, it is the origin the request was sent to, so a page
  * opened at http://127.0.0.1:3000 gets pictures it can load, where the machine's guessed LAN address
  * may be another network's (Docker, a VPN) or one the caller cannot reach. What is sent without a
- * request, a webhook, keeps the configured or guessed address (`deps.publicUrl`).
+ * request, a webhook, keeps the configured or guessed address (`PublicUrl` below, `deps.publicUrl`).
  *
  * The origin is the request URL's, which the server builds from the Host header, and a client writes
  * that as it likes: only a plain host[:port] (a name, an IPv4 address or a bracketed IPv6 address) is
@@ -46,7 +46,24 @@ function checkedOrigin(scheme: string, authority: string): string | undefined {
   return scheme + authority
 }
 
-/** The base of the file URLs in the answer to `request` (see above). */
-export function urlBaseFor(deps: { config: { publicUrl: string | undefined }; publicUrl: string }, request: Request): string {
-  return deps.config.publicUrl ?? requestOrigin(request.url) ?? deps.publicUrl
+/**
+ * The one source of the server's public address: `--public-url` when given; else, for an answer, the
+ * origin its request was sent to, and without a request (a webhook, the banner, seeded data) the
+ * machine's guessed LAN address, known once the server listens (see above).
+ */
+export class PublicUrl {
+  constructor(
+    private readonly configured: string | undefined,
+    private guessed = configured ?? '',
+  ) {}
+
+  /** The address guessed once the server listens (--port 0 picks the port then); --public-url stays. */
+  listening(guessed: string) {
+    if (this.configured === undefined) this.guessed = guessed
+  }
+
+  /** The base of the file URLs in the answer to `request`, or without one, the configured or guessed address. */
+  for(request?: Request): string {
+    return this.configured ?? (request ? requestOrigin(request.url) : undefined) ?? this.guessed
+  }
 }
