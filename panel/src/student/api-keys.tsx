@@ -12,7 +12,7 @@ export function ApiKeysPage() {
   const create = (event: Event) => {
     const form = event.currentTarget as HTMLFormElement
     const { name = '', kind = 'secret' } = formValues(event)
-    action.run(async () => {
+    void action.run(async () => {
       const key = await call<CreatedKey>('POST', '/store/api-keys', { body: { name, kind } })
       setCreated(key)
       form.reset()

@@ -90,7 +90,7 @@ function Login({ onSignedIn, notice }: { onSignedIn: (s: StudentSession) => void
   const action = useAction()
   const submit = (event: Event) => {
     const { rm = '', password = '' } = formValues(event)
-    action.run(async () => {
+    void action.run(async () => {
       const answer = await call<LoginAnswer>(null, 'POST', '/store/auth/login', { body: { rm, password } })
       onSignedIn({ token: answer.token, ...answer.student, mustChangePassword: answer.mustChangePassword })
     })
@@ -114,7 +114,7 @@ function ChangePassword({ session, onChanged, onSignOut }: { session: StudentSes
     const { currentPassword = '', newPassword = '', repeat = '' } = formValues(event)
     setMismatch(newPassword !== repeat)
     if (newPassword !== repeat) return
-    action.run(async () => {
+    void action.run(async () => {
       const answer = await call<PasswordChanged>({ student: session.token }, 'POST', '/store/auth/change-password', { body: { currentPassword, newPassword } })
       onChanged({ ...session, token: answer.token, mustChangePassword: false })
     })

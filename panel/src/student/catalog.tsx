@@ -28,7 +28,7 @@ export function CatalogPage() {
   const create = (event: Event) => {
     const form = event.currentTarget as HTMLFormElement
     const { name = '', sku = '', price = '', stock = '' } = formValues(event)
-    action.run(async () => {
+    void action.run(async () => {
       const product = await call<Product>('POST', '/products', { body: { name, sku, price: Number(price), stock: Number(stock) } })
       form.reset()
       products.reload()

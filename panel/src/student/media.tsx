@@ -19,7 +19,7 @@ export function MediaPage() {
     const form = event.currentTarget as HTMLFormElement
     // The browser writes the multipart body and its boundary: never set Content-Type by hand.
     const body = new FormData(form)
-    action.run(async () => {
+    void action.run(async () => {
       const file = await call<Media>('POST', '/uploads', { raw: { body } })
       form.reset()
       refresh()

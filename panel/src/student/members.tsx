@@ -10,7 +10,7 @@ export function MembersPage() {
   const add = (event: Event) => {
     const form = event.currentTarget as HTMLFormElement
     const { rm = '', name = '' } = formValues(event)
-    action.run(async () => {
+    void action.run(async () => {
       const member = await call<Member>('POST', '/store/members', { body: { rm, name } })
       form.reset()
       members.reload()

@@ -24,7 +24,7 @@ export function SettingsPage() {
         .filter(([k, v]) => v !== settings[k as keyof Settings])
         .map(([k, v]) => [k, k === 'supportEmail' && v === '' ? null : v]),
     )
-    action.run(async () => {
+    void action.run(async () => {
       const saved = await call<Settings>('PUT', '/store/settings', { body: changes })
       setSettings(saved)
       setDraft(saved)

@@ -66,7 +66,7 @@ export function WebhooksPage() {
     const form = event.currentTarget as HTMLFormElement
     const { url = '', description } = formValues(event)
     const chosen = new FormData(form).getAll('events').map(String)
-    action.run(async () => {
+    void action.run(async () => {
       const endpoint = await call<RegisteredWebhook>('POST', '/webhooks', { body: { url, events: chosen, ...(description ? { description } : {}) } })
       setRegistered(endpoint)
       form.reset()

@@ -80,7 +80,7 @@ function Login({ onSignedIn, notice }: { onSignedIn: (token: string) => void; no
   const submit = (event: Event) => {
     const { token = '' } = formValues(event)
     // Any admin route tells whether the token is right; the smallest one will do.
-    action.run(async () => {
+    void action.run(async () => {
       await call({ admin: token }, 'GET', '/admin/groups', { query: { pageSize: 1 } })
       onSignedIn(token)
     })

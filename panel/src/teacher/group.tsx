@@ -35,7 +35,7 @@ function Members({ group, onChange }: { group: Group; onChange: () => void }) {
   const add = (event: Event) => {
     const form = event.currentTarget as HTMLFormElement
     const { rm = '', name = '' } = formValues(event)
-    action.run(async () => {
+    void action.run(async () => {
       const member = await call<Member>('POST', `/admin/groups/${group.id}/members`, { body: { rm, name } })
       form.reset()
       onChange()

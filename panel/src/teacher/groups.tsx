@@ -59,7 +59,7 @@ function CreateGroup({ onCreated }: { onCreated: () => void }) {
     setProblems(parsed.problems)
     setCreated(undefined)
     if (parsed.problems.length) return
-    action.run(async () => {
+    void action.run(async () => {
       const group = await call<Group>('POST', '/admin/groups', { body: { name, members: parsed.members } })
       form.reset()
       setCreated(group)

@@ -27,7 +27,7 @@ export function ImportPage() {
   const send = (event: Event) => {
     event.preventDefault()
     setAnswer(undefined)
-    action.run(async () => {
+    void action.run(async () => {
       const body = await call<ImportSummary>('POST', '/admin/groups/import', { raw: { body: text, type: 'text/csv' } })
       setAnswer(body)
       return body
