@@ -137,7 +137,11 @@ const get = (path: string, headers: Record<string, string> = key(big)): WrkReque
 const detailIds = big.sampleProductIds.slice(0, 200)
 const ratio = (value: number) => [{ kind: 'ratio' as const, value }]
 
-/** Cart add: each connection is a customer of its own, adding 1 unit at a time to its own cart line (scenarios.ts, cartAddCycle). */
+/**
+ * Cart add: 32 customers, each adding 1 unit at a time to its own cart line (scenarios.ts,
+ * cartAddCycle), taking turns on one wrk thread's 32 connections: one thread per customer made wrk
+ * slower than the bare ceiling it had to fill.
+ */
 async function cartAdd(): Promise<Scenario> {
   const buyers = await Promise.all(
     (await customers(server!.base, big, CONCURRENCY, 'cart-')).map(async (headers) => {
@@ -150,6 +154,7 @@ async function cartAdd(): Promise<Scenario> {
     name: 'cart add',
     targets: ratio(0.4),
     connections: CONCURRENCY,
+    rotate: true,
     lists: buyers.map(({ headers, itemId }) => cartAddCycle(big.stockVariantId, itemId).map((r): WrkRequest => ({ method: r.method, path: r.path, headers: json(headers), body: JSON.stringify(r.body) }))),
     // A run stops anywhere in the cycle: each line starts the next one at 1 unit, so none passes the most a line holds.
     beforeServerRun: async () => {

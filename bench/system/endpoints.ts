@@ -27,6 +27,8 @@ export interface Scenario {
   connections: number
   /** The requests, one list per wrk thread (runWrk): one list for all connections, or one per connection. */
   lists: WrkRequest[][]
+  /** The lists are clients taking turns on one wrk thread (runWrk, `rotate`), not a thread each. */
+  rotate?: boolean
   /** Run before each warm-up and turn on the server (the ceiling keeps no state). */
   beforeServerRun?: () => Promise<void>
   /** The ceiling makes each answer with JSON.stringify of a fresh copy of the object, as the server does, instead of sending it ready-made. */
@@ -96,9 +98,9 @@ export async function againstCeiling(server: Server, scenario: Scenario, work: s
   const ceiling = await startHelper('ceiling.ts', [bodyFile])
   const onServer = async (seconds: number) => {
     await scenario.beforeServerRun?.()
-    return runWrk(server.base, lists, connections, seconds, server.proc.pid, work)
+    return runWrk(server.base, lists, connections, seconds, server.proc.pid, work, scenario.rotate)
   }
-  const onCeiling = (seconds: number) => runWrk(ceiling.base, lists, connections, seconds, ceiling.proc.pid, work)
+  const onCeiling = (seconds: number) => runWrk(ceiling.base, lists, connections, seconds, ceiling.proc.pid, work, scenario.rotate)
   const turns: { server: WrkStats; ceiling: WrkStats; ratio: number }[] = []
   let generators: Measured['generators']
   try {

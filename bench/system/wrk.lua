@@ -1,7 +1,9 @@
 -- The whole-system bench's wrk script (bench/system/wrk.ts writes the data file and reads the line
--- done() prints). `wrk -s wrk.lua <url> -- <data.lua>`: the data file returns a list of request lists;
--- wrk thread i sends list i in turn, forever, over all of its connections. One list per thread with
--- one connection each makes each connection one client (a customer with its own cart).
+-- done() prints). `wrk -s wrk.lua <url> -- <data.lua> [rotate]`: the data file returns a list of
+-- request lists. Without `rotate`, wrk thread i sends list i in turn, forever, over all of its
+-- connections. With `rotate` (one thread), each list is a client (a customer with its own cart) and
+-- each request is the next client's next one, so many clients share a few connections: a thread per
+-- client would cost wrk more than the answers it measures.
 
 local lists = nil
 local next_thread = 0
@@ -11,18 +13,36 @@ function setup(thread)
   thread:set("list", next_thread)
 end
 
+local function format(requests)
+  local out = {}
+  for i, r in ipairs(requests) do
+    out[i] = wrk.format(r.method, r.path, r.headers, r.body)
+  end
+  return out
+end
+
 function init(args)
   lists = dofile(args[1])
-  prepared = {}
-  for i, r in ipairs(lists[list]) do
-    prepared[i] = wrk.format(r.method, r.path, r.headers, r.body)
+  rotate = args[2] == "rotate"
+  clients = {}
+  sent = {}
+  if rotate then
+    for c, requests in ipairs(lists) do
+      clients[c] = format(requests)
+      sent[c] = 0
+    end
+  else
+    clients[1] = format(lists[list])
+    sent[1] = 0
   end
-  sent = 0
+  turn = 0
 end
 
 function request()
-  sent = sent + 1
-  return prepared[(sent - 1) % #prepared + 1]
+  turn = turn % #clients + 1
+  local mine = clients[turn]
+  sent[turn] = sent[turn] + 1
+  return mine[(sent[turn] - 1) % #mine + 1]
 end
 
 -- One JSON line after wrk's own text; latencies in microseconds. errors.status counts answers >= 400.

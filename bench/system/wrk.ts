@@ -62,14 +62,16 @@ function lua(value: unknown): string {
 
 /**
  * One wrk run of `seconds` on `base` with `connections` keep-alive connections. One list: one wrk
- * thread sends it in turn over every connection. Several lists: one thread per list, the connections
- * shared out among them (as many lists as connections: each connection a client of its own).
- * `watch` is the pid whose CPU share is measured (the server or its ceiling).
+ * thread sends it in turn over every connection. Several lists, `rotate`: one thread, each list a client
+ * whose requests take their turn with the other clients' (wrk.lua). Several lists otherwise: one thread
+ * per list, the connections shared out among them. `watch` is the pid whose CPU share is measured (the
+ * server or its ceiling).
  */
-export async function runWrk(base: string, lists: WrkRequest[][], connections: number, seconds: number, watch: number, work: string): Promise<WrkStats> {
+export async function runWrk(base: string, lists: WrkRequest[][], connections: number, seconds: number, watch: number, work: string, rotate = false): Promise<WrkStats> {
   const data = join(work, 'wrk-data.lua')
   writeFileSync(data, `return ${lua(lists)}\n`)
-  const command = ['wrk', `-t${lists.length}`, `-c${connections}`, `-d${Math.max(1, Math.round(seconds))}s`, '--latency', '-s', join(import.meta.dir, 'wrk.lua'), base, '--', data]
+  const threads = rotate ? 1 : lists.length
+  const command = ['wrk', `-t${threads}`, `-c${connections}`, `-d${Math.max(1, Math.round(seconds))}s`, '--latency', '-s', join(import.meta.dir, 'wrk.lua'), base, '--', data, ...(rotate ? ['rotate'] : [])]
   const cpuBefore = cpuSeconds(watch)
   const started = performance.now()
   const proc = Bun.spawn(onSide('load', command), { stdout: 'pipe', stderr: 'pipe' })
