@@ -39,7 +39,7 @@ interface Presented {
   studentRm: string | null
 }
 
-/** Longer than any key or token this server makes: a value past it is kept by its hash (createGate). */
+/** Longer than any key or token this server makes: a value past it is looked up, not kept (createGate). */
 const MAX_KEPT_CREDENTIAL = 100
 
 const read = (request: Request): Presented => {
