@@ -22,6 +22,24 @@ export function medianMs(work: () => void, runs = 9): number {
 }
 
 /**
+ * The medians of `runs` timings of `a` and of `b`, timed in turn (a, b, a, b, …), in milliseconds: a
+ * busy moment of the machine slows both alike, where a baseline timed first and the measure after
+ * could fall on either side of it.
+ */
+export function interleavedMedians(a: () => void, b: () => void, runs = 15): [number, number] {
+  const times: [number[], number[]] = [[], []]
+  for (let i = 0; i < runs; i++) {
+    for (const [side, work] of [a, b].entries()) {
+      const started = performance.now()
+      work()
+      times[side]!.push(performance.now() - started)
+    }
+  }
+  const median = (xs: number[]) => xs.sort((x, y) => x - y)[Math.floor(runs / 2)]!
+  return [median(times[0]), median(times[1])]
+}
+
+/**
  * A timing bound relative to a baseline measured in the same run, on the same machine, just before:
  * `measuredMs` may be at most `factor` times `baselineMs`, plus `slackMs` (scaled like limit()) where the
  * times are too small for their ratio alone to mean anything. A busy machine slows both alike. The
