@@ -83,8 +83,9 @@ export function createApp(deps: AppDeps, extraRoutes?: AnyElysia): App {
     stop: async () => void (await served.server?.stop()),
     handle: async (request) => kernel.fetch(request, served.server),
     listen(options) {
-      // As Elysia listened: several processes may share a port (reusePort), an idle connection ends after 30 s.
-      served.server = Bun.serve({ reusePort: true, idleTimeout: 30, development: false, ...options, fetch: (request, server) => kernel.fetch(request, server) })
+      // A port is this server's alone: shared (reusePort, as Elysia listened), a second server on it would
+      // take half the connections of the first. An idle connection ends after 30 s.
+      served.server = Bun.serve({ reusePort: false, idleTimeout: 30, development: false, ...options, fetch: (request, server) => kernel.fetch(request, server) })
       return served
     },
   }

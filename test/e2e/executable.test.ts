@@ -124,6 +124,17 @@ describe('the single executable', () => {
     expect(data.stderr).toStartWith('storefront: --data / DATA_DIR: cannot create or write the folder')
     expect(existsSync(join(dir, 'data'))).toBe(false)
 
+    // A port another server listens on, even one that would share it, is refused: two servers on one port
+    // would each answer part of a class's requests from their own data.
+    const holder = Bun.serve({ hostname: '127.0.0.1', port: 0, reusePort: true, fetch: () => new Response('another server') })
+    try {
+      const taken = await runExecutable(built, ['--port', String(holder.port), '--host', '127.0.0.1', '--data', join(emptyDir(), 'data')])
+      expect(taken.code).toBe(2)
+      expect(taken.stderr).toBe(`storefront: --port / PORT: port ${holder.port} on 127.0.0.1 is already in use; pick another port\n`)
+    } finally {
+      holder.stop(true)
+    }
+
     const unknown = await runExecutable(built, ['--prot', '3000'])
     expect(unknown.code).toBe(2)
     expect(unknown.stderr).toContain("unknown option '--prot'")
