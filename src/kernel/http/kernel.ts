@@ -79,8 +79,7 @@ export function createKernel(routes: RouteTable, deps: Deps): Kernel {
       // Authentication comes first, before the body is read: an unknown caller learns nothing else.
       if (auth) gate.admit(auth, call)
       if (!readBody) return run(call, null, params, queryAt)
-      const body = readBody(call)
-      return body instanceof Promise ? body.then((value) => run(call, value, params, queryAt)) : run(call, body, params, queryAt)
+      return next(readBody(call), (body) => run(call, body, params, queryAt))
     }
   }
 
@@ -154,7 +153,7 @@ export function createKernel(routes: RouteTable, deps: Deps): Kernel {
     } catch (error) {
       answer = failed(call, error)
     }
-    return answer instanceof Promise ? answer.then((response) => answered(call, route, response)) : answered(call, route, answer)
+    return next(answer, (response) => answered(call, route, response))
   }
 
   /** The error envelope for whatever was thrown, counted for the caller, and logged when it is the server's fault. */
@@ -183,20 +182,10 @@ export function createKernel(routes: RouteTable, deps: Deps): Kernel {
    * the group could not commit, as that failure. A route that groups its writes waits for its own.
    */
   function answered(call: Call, route: RouteEntry | undefined, response: Response): Response | Promise<Response> {
-    if (checkAnswer) {
-      const checked = checkAnswer(route, response)
-      if (checked instanceof Promise) return checked.then((r) => answered2(call, route, r), (error) => answered2(call, route, failed(call, error)))
-    }
-    return answered2(call, route, response)
-  }
-
-  function answered2(call: Call, route: RouteEntry | undefined, response: Response): Response | Promise<Response> {
-    if (call.request.method === 'HEAD') {
-      const bare = withoutBody(response)
-      if (bare instanceof Promise) return bare.then((r) => settled(call, route, r))
-      return settled(call, route, bare)
-    }
-    return settled(call, route, response)
+    // In the test suite, an answer that breaks its schema becomes the server's fault (answer-check.ts).
+    const checked = checkAnswer ? Promise.resolve(checkAnswer(route, response)).catch((error) => failed(call, error)) : response
+    const final = call.request.method === 'HEAD' ? next(checked, withoutBody) : checked
+    return next(final, (answer) => settled(call, route, answer))
   }
 
   function settled(call: Call, route: RouteEntry | undefined, final: Response): Response | Promise<Response> {
@@ -227,6 +216,9 @@ export function createKernel(routes: RouteTable, deps: Deps): Kernel {
 
   return { fetch }
 }
+
+/** `step` of `value` at once, or once it has settled when it is a promise: a step that need not wait does not. */
+const next = <T, U>(value: T | Promise<T>, step: (value: T) => U | Promise<U>): U | Promise<U> => (value instanceof Promise ? value.then(step) : step(value))
 
 /**
  * The one builder of a handler's answer: a Response as it is, with the kernel's headers it does not set

@@ -15,12 +15,11 @@ export const MAX_DETAILS = 20
 const PATH_LIMIT = 100
 const MESSAGE_LIMIT = 500
 
-const WHERE: Record<string, string> = {
+const WHERE: Record<RequestPart, string> = {
   body: 'request body',
   query: 'query string',
   params: 'path',
   headers: 'headers',
-  cookie: 'cookies',
 }
 
 /** Where in the request a value came from, as a message names it. */
@@ -40,8 +39,8 @@ export function checkPart(part: RequestPart, schema: BodySchema, value: unknown)
   return result.value
 }
 
-function invalid(type: string, value: unknown, issues: Issue[]): AppError {
-  const where = WHERE[type] ?? type
+function invalid(type: RequestPart, value: unknown, issues: Issue[]): AppError {
+  const where = WHERE[type]
   if (type === 'body' && value === undefined) {
     return new AppError(
       'VALIDATION_ERROR',
