@@ -78,15 +78,19 @@ export class RequestLog implements RequestInspector {
     let failure: Failure | undefined
     let repeats: Repeats | undefined
     if (call.status >= 400) {
-      // The values hidden from the sent body are hidden from the answer too, which may quote them.
-      const hidden: string[] = []
-      const sent = this.body(call.sentBody, hidden)
-      error = this.errorOf(call.status, call.answerBody, hidden)
+      const envelope = envelopeOf(call.answerBody)
+      const code = envelope ? cut(envelope.code, 64) : 'HTTP'
       if (call.source !== undefined) {
-        const key = `${Math.floor(at / MINUTE)} ${call.status} ${error.code} ${call.source}`
+        const key = `${Math.floor(at / MINUTE)} ${call.status} ${code} ${call.source}`
+        // A repeat of a flood only counts into its entry: nothing of it is redacted or kept.
         if (log.repeat(call.store.shopFront, key, call.requestId, at)) return
         repeats = { key, count: 1, lastAt: at, lastId: call.requestId, sentAt: at, sentCount: 1 }
       }
+      // The values hidden from the sent body are hidden from the answer too, which may quote them.
+      const hidden: string[] = []
+      const sent = this.body(call.sentBody, hidden)
+      const message = envelope ? this.redact.echoes(this.redact.text(cut(envelope.message, MESSAGE_LIMIT)), hidden) : `The server answered ${call.status}.`
+      error = { code, message }
       failure = this.failure(call, sent, hidden)
     }
     const item: Kept = {
@@ -109,18 +113,6 @@ export class RequestLog implements RequestInspector {
   }
 
   /** The error code and message of an answer in the error envelope; the status alone for anything else. */
-  private errorOf(status: number, body: string | undefined, hidden: readonly string[]): AnswerError {
-    try {
-      const { error } = JSON.parse(body ?? '') as { error?: { code?: unknown; message?: unknown } }
-      if (typeof error?.code === 'string' && typeof error.message === 'string') {
-        return { code: cut(error.code, 64), message: this.redact.echoes(this.redact.text(cut(error.message, MESSAGE_LIMIT)), hidden) }
-      }
-    } catch {
-      // not the envelope
-    }
-    return { code: 'HTTP', message: `The server answered ${status}.` }
-  }
-
   /** `sent`: the request's body as kept; `hidden`, the values it lost. */
   private failure(call: InspectedCall, sent: KeptBody, hidden: readonly string[]): Failure {
     const requestHeaders = this.redact.headers(call.request.headers, HEADER_LIMIT)
@@ -161,7 +153,11 @@ export class RequestLog implements RequestInspector {
   /** Path and query as shown: cut, then redacted. */
   private shownTarget(k: Kept) {
     const { path, query } = targetOf(k.url)
-    return { path: this.redact.text(clip(path, TARGET_LIMIT)), query: query === '' ? '' : this.redact.query(clip(query, TARGET_LIMIT)) }
+    return { path: this.shownPath(path), query: query === '' ? '' : this.redact.query(clip(query, TARGET_LIMIT)) }
+  }
+
+  private shownPath(path: string) {
+    return this.redact.text(clip(path, TARGET_LIMIT))
   }
 
   private matcher(query: RequestQuery): (item: Kept) => boolean {
@@ -172,7 +168,7 @@ export class RequestLog implements RequestInspector {
       (status === undefined || (cls ? String(k.status)[0] === cls : String(k.status) === status)) &&
       (method === undefined || k.method === method) &&
       // The path as shown: a prefix filter on the raw one would tell, a character at a time, what redaction hides.
-      (path === undefined || this.shownTarget(k).path.startsWith(path)) &&
+      (path === undefined || this.shownPath(targetOf(k.url).path).startsWith(path)) &&
       (rm === undefined || k.rm === rm) &&
       (client === undefined || k.client === client) &&
       (since === undefined || (k.repeats?.lastAt ?? k.at) >= since)
@@ -240,4 +236,15 @@ export class RequestLog implements RequestInspector {
   endStreams() {
     for (const end of [...this.streamEnds]) end()
   }
+}
+
+/** The code and message of an answer that is the error envelope, as sent; undefined for any other answer. */
+function envelopeOf(body: string | undefined): { code: string; message: string } | undefined {
+  try {
+    const { error } = JSON.parse(body ?? '') as { error?: { code?: unknown; message?: unknown } }
+    if (typeof error?.code === 'string' && typeof error.message === 'string') return { code: error.code, message: error.message }
+  } catch {
+    // not the envelope
+  }
+  return undefined
 }

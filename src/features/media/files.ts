@@ -23,7 +23,7 @@ const noSuchFile = () => new AppError('NOT_FOUND', 'No such file. Media URLs com
  * caching headers, ETag and single byte ranges (so a browser can scrub a video). What is on disk is
  * served only when it is a plain file (stored.ts): a link there is a 404, never what it points to.
  */
-export async function serveFile(deps: Deps, request: Request, storeId: string, name: string): Promise<Response> {
+export function serveFile(deps: Deps, request: Request, storeId: string, name: string): Response {
   const named = libraryFileName(name)
   const row = named ? deps.db.select().from(media).where(and(eq(media.id, named.id), eq(media.storeId, storeId))).get() : undefined
   if (!row || row.extension !== named!.extension || MIME_BY_EXTENSION[row.extension] !== row.mimeType) throw noSuchFile()

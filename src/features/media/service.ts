@@ -189,7 +189,8 @@ export async function deleteMedia(deps: MediaDeps, ctx: StoreCtx, id: string, fo
   await removeLibraryFile(deps, row)
 }
 
-const isLink = async (path: string) => (await lstat(path).catch(() => undefined))?.isSymbolicLink() === true
+/** Whether `path` is a link (not what it points to); false when nothing is there. */
+export const isLink = async (path: string) => (await lstat(path).catch(() => undefined))?.isSymbolicLink() === true
 
 /**
  * The store's folder of the library, made when missing. The server makes no links: one in the place of

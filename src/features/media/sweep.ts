@@ -3,7 +3,7 @@ import { lstat, mkdir, readdir } from 'node:fs/promises'
 import { join } from 'node:path'
 import type { Deps } from '../../kernel/deps'
 import { removeLink, removeTree } from '../../kernel/platform'
-import { libraryFileName, mediaRoot } from './service'
+import { isLink, libraryFileName, mediaRoot } from './service'
 import { media } from './tables'
 
 export interface Swept {
@@ -12,9 +12,6 @@ export interface Swept {
   /** Links anywhere in the media folder, the folder itself included, removed as links. */
   links: number
 }
-
-const isLink = async (path: string) => (await lstat(path).catch(() => undefined))?.isSymbolicLink() === true
-
 
 /**
  * At start: removes what a crash can leave in the media folder, half-received uploads (.tmp-*) and
