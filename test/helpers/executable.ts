@@ -5,6 +5,14 @@ import { build, EXECUTABLE_ENV } from './build'
 import { stopChild, track } from './children'
 import { limit } from './limits'
 import { tempDir } from './temp'
+import { CHECK_ANSWERS_ENV } from '../../src/kernel/http/answer-check'
+import { CHECK_STAMPS_ENV } from '../../src/kernel/db/change-stamp'
+
+/**
+ * What an executable a test starts sees of the environment: PATH, and the switches that have it check
+ * its own answers and writes as the test process does (test/setup.ts); nothing else of the test's.
+ */
+const BASE_ENV = { PATH: process.env.PATH ?? '', [CHECK_ANSWERS_ENV]: '1', [CHECK_STAMPS_ENV]: '1' }
 
 const root = join(import.meta.dir, '..', '..')
 
@@ -43,7 +51,7 @@ export const SOURCE_SERVER = [process.execPath, join(root, 'src', 'main.ts')]
 
 /**
  * Starts the executable with --port 0 and waits for its banner to learn the port it got; `env` adds to
- * a bare PATH. `startsWithin` is longer for an executable run under an emulator.
+ * BASE_ENV. `startsWithin` is longer for an executable run under an emulator.
  */
 export async function startExecutable(bin: string | string[], cwd: string, args: string[] = [], env: Record<string, string> = {}, startsWithin = limit(15_000)): Promise<Running> {
   const proc = track(
@@ -52,7 +60,7 @@ export async function startExecutable(bin: string | string[], cwd: string, args:
       stdin: 'ignore',
       stdout: 'pipe',
       stderr: 'pipe',
-      env: { PATH: process.env.PATH ?? '', ...env },
+      env: { ...BASE_ENV, ...env },
     }),
   )
   let out = ''
@@ -90,9 +98,9 @@ export async function startExecutable(bin: string | string[], cwd: string, args:
 /** A fresh folder for a server or a command to work in, removed when the test file is done. */
 export const emptyDir = (): string => tempDir('e2e')
 
-/** Runs the executable to completion (for CLI errors and subcommands); `env` adds to a bare PATH. */
+/** Runs the executable to completion (for CLI errors and subcommands); `env` adds to BASE_ENV. */
 export async function runExecutable(bin: string | string[], args: string[], cwd = emptyDir(), env: Record<string, string> = {}) {
-  const proc = track(Bun.spawn([...[bin].flat(), ...args], { cwd, stdout: 'pipe', stderr: 'pipe', env: { PATH: process.env.PATH ?? '', ...env } }))
+  const proc = track(Bun.spawn([...[bin].flat(), ...args], { cwd, stdout: 'pipe', stderr: 'pipe', env: { ...BASE_ENV, ...env } }))
   const [code, stdout, stderr] = await Promise.all([proc.exited, new Response(proc.stdout).text(), new Response(proc.stderr).text()])
   return { code, stdout, stderr }
 }
