@@ -49,7 +49,7 @@ export async function login(deps: Deps, ctx: StoreCtx, throttle: LoginThrottle, 
     throw new AppError('UNAUTHENTICATED', 'E-mail or password is wrong for this store. A customer registers once per store: POST /v1/customers/register.')
   }
   attempt.succeeded()
-  return openSession(deps.db, { id: row.id, email: row.email, name: row.name }, ctx.storeId, deps.clock.now())
+  return writeTransaction(deps.db, (tx) => openSession(tx, { id: row.id, email: row.email, name: row.name }, ctx.storeId, deps.clock.now()))
 }
 
 export function me(deps: Deps, ctx: StoreCtx): Customer {
