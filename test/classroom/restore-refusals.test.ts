@@ -1,27 +1,15 @@
 import { Database } from 'bun:sqlite'
 import { describe, expect, test } from 'bun:test'
-import { createHash } from 'node:crypto'
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
-import { join, relative } from 'node:path'
+import { join } from 'node:path'
 import { backup, BackupError, RefusedBackup, restore } from '../../src/features/backup/service'
 import { loadMigrations } from '../../src/kernel/db/migrate'
 import { createTestApp } from '../helpers/app'
-import { entriesOf, file, folder, hardlink, symlink, tarGz, withSql, type TarEntry } from '../helpers/archives'
+import { contents, entriesOf, file, folder, hardlink, symlink, tarGz, withSql, type TarEntry } from '../helpers/archives'
 import { tempDir } from '../helpers/temp'
 import { twoStores } from '../helpers/world'
 
 /** Every entry of a folder, links and folders included, with the bytes of each file. */
-function contents(root: string): Record<string, string> {
-  if (!existsSync(root)) return {}
-  return Object.fromEntries(
-    readdirSync(root, { recursive: true, withFileTypes: true }).map((e) => {
-      const path = join(e.parentPath, e.name)
-      const kind = e.isSymbolicLink() ? 'link' : e.isDirectory() ? 'folder' : createHash('sha256').update(readFileSync(path)).digest('hex')
-      return [relative(root, path), kind]
-    }),
-  )
-}
-
 /** A data folder with two stores and their media, a real backup of it, and that backup's entries. */
 async function backedUp() {
   const t = createTestApp({ settings: { rateLimitRps: '0' } })

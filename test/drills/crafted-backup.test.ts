@@ -1,8 +1,7 @@
 import { describe, expect, test } from 'bun:test'
-import { createHash } from 'node:crypto'
 import { mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
-import { join, relative } from 'node:path'
-import { entriesOf, symlink, tarGz, withSql } from '../helpers/archives'
+import { join } from 'node:path'
+import { contents, entriesOf, symlink, tarGz, withSql } from '../helpers/archives'
 import { buildExecutable, emptyDir, overHttp, runExecutable, startExecutable } from '../helpers/executable'
 import { apiKey, bearer, expectOk, FIXTURES, formWith } from '../helpers/world'
 
@@ -19,16 +18,6 @@ import { apiKey, bearer, expectOk, FIXTURES, formWith } from '../helpers/world'
 const bin = await buildExecutable()
 
 /** Every entry under `root`, links and folders included, with a checksum of each file's bytes. */
-function contents(root: string): Record<string, string> {
-  return Object.fromEntries(
-    readdirSync(root, { recursive: true, withFileTypes: true }).map((e) => {
-      const path = join(e.parentPath, e.name)
-      const kind = e.isSymbolicLink() ? 'link' : e.isDirectory() ? 'folder' : createHash('sha256').update(readFileSync(path)).digest('hex')
-      return [relative(root, path), kind]
-    }),
-  )
-}
-
 /** Everything but the data folder: what neither a restore nor a server may touch. */
 const outsideOf = (all: Record<string, string>, data = 'data') => Object.fromEntries(Object.entries(all).filter(([path]) => path !== data && !path.startsWith(`${data}/`)))
 

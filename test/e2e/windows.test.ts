@@ -35,7 +35,7 @@ const PNG = [0x89, 0x50, 0x4e, 0x47]
 const BACKUP_ENTRIES = 43
 
 /** Starts the Windows executable on `data` (wine starts it in a few seconds, the first time longer). */
-const start = async (wine: Wine, data: string) => startExecutable(wine.exe, dir, ['--data', data, '--rate-limit-rps', '0'], wine.env, 60_000)
+const start = async (wine: Wine, data: string) => startExecutable(wine.exe, dir, ['--data', data, '--rate-limit-rps', '0'], wine.env, limit(60_000))
 /**
  * Runs `work` on the started server, then stops it as Ctrl-C in its console window does (wine turns
  * SIGINT into that console event) and checks it stopped cleanly; a failure of `work` is the one told.

@@ -1,6 +1,7 @@
 import { Database } from 'bun:sqlite'
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
-import { join } from 'node:path'
+import { createHash } from 'node:crypto'
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { join, relative } from 'node:path'
 import { tempDir } from './temp'
 
 /**
@@ -95,4 +96,16 @@ export function withSql(entries: TarEntry[], sql: string): TarEntry[] {
   db.exec(sql)
   db.close()
   return entries.map((e) => (e.path === 'storefront.db' ? file(e.path, readFileSync(path)) : e))
+}
+
+/** What is under `root`, by relative path: a file by its SHA-256, a folder or a link by its kind ({} when there is no `root`). */
+export function contents(root: string): Record<string, string> {
+  if (!existsSync(root)) return {}
+  return Object.fromEntries(
+    readdirSync(root, { recursive: true, withFileTypes: true }).map((e) => {
+      const path = join(e.parentPath, e.name)
+      const kind = e.isSymbolicLink() ? 'link' : e.isDirectory() ? 'folder' : createHash('sha256').update(readFileSync(path)).digest('hex')
+      return [relative(root, path), kind]
+    }),
+  )
 }

@@ -93,6 +93,3 @@ export function killChildren(): void {
   for (const proc of running) if (!ended(proc)) proc.kill('SIGKILL')
   running.clear()
 }
-
-/** The pids still registered (for the test that checks a timed-out test leaves nothing behind). */
-export const childPids = (): number[] => [...running].map((proc) => proc.pid)

@@ -8,7 +8,7 @@ import { track } from './children'
  * below, gcc-mingw-w64-x86-64; .ci/run installs them). Everything wine keeps (its registry, its C: drive,
  * its wineserver) lives in a prefix inside the test's own folder, and `stopWine` ends what is left of it.
  */
-export const WINE_PACKAGES = 'wine wine64 gcc-mingw-w64-x86-64'
+const WINE_PACKAGES = 'wine wine64 gcc-mingw-w64-x86-64'
 const MINGW_GCC = 'x86_64-w64-mingw32-gcc'
 
 /** What is missing to run the Windows executable here, as a message that says what to install; undefined when nothing is. */
