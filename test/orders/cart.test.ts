@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'bun:test'
 import { eq } from 'drizzle-orm'
 import { carts } from '../../src/features/cart/tables'
-import { expectOk } from '../helpers/world'
+import { bearer, expectOk } from '../helpers/world'
 import { buyer, levels, registerBuyer, shopSetup } from '../helpers/orders'
 
 describe('the cart', () => {
@@ -11,6 +11,19 @@ describe('the cart', () => {
     expect(cart).toMatchObject({ items: [], itemCount: 0, subtotal: 0, currency: 'BRL' })
     expect(cart.id).toStartWith('cart_')
     expect((await s.shop.cart()).id).toBe(cart.id)
+  })
+
+  test("the cart and the order it becomes carry the store's currency as it is set now, a cart made before the change too", async () => {
+    const s = await shopSetup()
+    await expectOk(s.shop.add(s.variantId, 1))
+    const other = await registerBuyer(s.call, s.w.A.key.apiKey, 'lia@example.com')
+    await expectOk(s.call('PUT', '/v1/store/settings', { headers: bearer(s.w.A.student), body: { currency: 'USD' } }))
+    // A cart made before the change, and one made after it.
+    expect((await s.shop.cart()).currency).toBe('USD')
+    expect((await other.cart()).currency).toBe('USD')
+    expect((await expectOk(s.shop.checkout(), 201)).currency).toBe('USD')
+    // Another store keeps its own.
+    expect((await buyer(s.call, s.w.B.key.apiKey, s.w.B.customer.token).cart()).currency).toBe('BRL')
   })
 
   test('adding the same variant again adds the quantities up; totals are exact in cents (3 × 19.99 = 59.97)', async () => {
