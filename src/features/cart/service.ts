@@ -3,49 +3,69 @@ import { groupedWrite, writeTransaction, type Db, type Tx } from '../../kernel/d
 import type { Deps } from '../../kernel/deps'
 import { AppError, notFound } from '../../kernel/errors'
 import { fromCents, MAX_CART_LINES, MAX_LINE_QUANTITY, totalCents } from '../../kernel/money'
-import { variantLine, type VariantLine, VARIANTS_HINT } from '../catalog'
+import { lineOfVariant, variantLine, VARIANTS_HINT, type LineOfVariant, type VariantLineValues } from '../catalog'
 import { storeCurrency } from '../store-settings'
 import { assertCartWithinLimits, assertPriceWithinLimit, lineTooLarge, tooManyLines } from './limits'
 import type { Cart } from './model'
-import { cartStatements, type CartRow, type LineRow } from './statements'
+import { cartStatements } from './statements'
 
 // The customer's one cart: lines by variant, priced at today's prices.
 
 const statementsOf = (db: Db) => cartStatements(db)
 
-/** The customer's cart, created on first use. */
-function cartOf(tx: Tx, deps: Deps, ctx: StoreCtx): CartRow {
-  const customerId = customerOf(ctx)
-  const q = statementsOf(tx)
-  const found = q.cart.get({ customerId, storeId: ctx.storeId })
-  if (found) return found
-  const now = deps.clock.now()
-  const currency = storeCurrency(tx, ctx.storeId)
-  const row = { id: deps.ids.next('cart'), storeId: ctx.storeId, customerId, createdAt: now, updatedAt: now, currency }
-  q.insertCart.run({ id: row.id, storeId: row.storeId, customerId, now })
-  return row
+/** A cart line: the row's own fields and what it shows of its variant and product as they are now. */
+export interface CartLine extends LineOfVariant {
+  id: string
+  variantId: string
+  quantity: number
+  createdAt: number
+  rowid: number
 }
 
-/**
- * The lines of a cart with their variants and products as they are now, oldest first. A line of a
- * deleted product or variant is not one: a deletion leaves every cart in the same commit, with no
- * write to any cart, and its SKU, free again, can never show up in a line bought under it. Such rows
- * stay in the table, unseen, until checkout empties the cart (docs/tables.md).
- */
-const cartLines = (db: Db, ctx: StoreCtx, cartId: string): CartLine[] =>
-  statementsOf(db)
-    .lines.all({ cartId, storeId: ctx.storeId })
-    .filter((l) => l.variantDeletedAt === null && l.productDeletedAt === null)
-    .sort((a, b) => a.createdAt - b.createdAt || a.rowid - b.rowid)
+/** A cart with its lines, oldest first. */
+interface CartWithLines {
+  id: string
+  currency: string
+  lines: CartLine[]
+}
 
-export type CartLine = LineRow
+type LineValues = [string, string, number, number, number, VariantLineValues | null]
+
+/**
+ * The customer's cart with its lines (cartStatements' one statement), or undefined before the first
+ * look. A line of a deleted product or variant is not one: a deletion leaves every cart in the same
+ * commit, with no write to any cart, and its SKU, free again, can never show up in a line bought under
+ * it. Such rows stay in the table, unseen, until checkout empties the cart (docs/tables.md).
+ */
+function readCart(db: Db, ctx: StoreCtx): CartWithLines | undefined {
+  const row = statementsOf(db).cart.get({ customerId: customerOf(ctx), storeId: ctx.storeId })
+  if (!row) return undefined
+  const lines: CartLine[] = []
+  for (const [id, variantId, quantity, createdAt, rowid, variant] of JSON.parse(row.lines) as LineValues[]) {
+    if (variant === null) continue
+    const line = { id, variantId, quantity, createdAt, rowid, ...lineOfVariant(variant) }
+    if (line.variantDeletedAt === null && line.productDeletedAt === null) lines.push(line)
+  }
+  lines.sort((a, b) => a.createdAt - b.createdAt || a.rowid - b.rowid)
+  return { id: row.id, currency: row.currency, lines }
+}
+
+/** The customer's cart with its lines, created (empty) on first use. */
+function cartOf(tx: Tx, deps: Deps, ctx: StoreCtx): CartWithLines {
+  const found = readCart(tx, ctx)
+  if (found) return found
+  const now = deps.clock.now()
+  const cart = { id: deps.ids.next('cart'), currency: storeCurrency(tx, ctx.storeId), lines: [] }
+  statementsOf(tx).insertCart.run({ id: cart.id, storeId: ctx.storeId, customerId: customerOf(ctx), now })
+  return cart
+}
 
 /** Can be bought now: its product is PUBLISHED (a DRAFT or ARCHIVED one stays in the cart, unavailable). */
 const buyable = (l: CartLine) => l.state === 'PUBLISHED'
 
 const availableOf = (l: CartLine) => (buyable(l) ? l.stock - l.reserved : 0)
 
-/** The answer: the cart's lines (as `cartLines` reads them) priced and counted. */
+/** The answer: the cart's lines (as `readCart` reads them) priced and counted. */
 function cartView(cart: { id: string; currency: string }, lines: CartLine[]): Cart {
   const items = lines.map((l) => ({
     id: l.id,
@@ -67,13 +87,10 @@ function cartView(cart: { id: string; currency: string }, lines: CartLine[]): Ca
   }
 }
 
-const freshView = (db: Db, ctx: StoreCtx, cart: { id: string; currency: string }) => cartView(cart, cartLines(db, ctx, cart.id))
-
 export function getCart(deps: Deps, ctx: StoreCtx): Cart {
   // Reading a cart that exists takes no write lock; only the first look creates it.
-  const existing = statementsOf(deps.db).cart.get({ customerId: customerOf(ctx), storeId: ctx.storeId })
-  if (existing) return freshView(deps.db, ctx, existing)
-  return writeTransaction(deps.db, (tx) => freshView(tx, ctx, cartOf(tx, deps, ctx)))
+  const cart = readCart(deps.db, ctx) ?? writeTransaction(deps.db, (tx) => cartOf(tx, deps, ctx))
+  return cartView(cart, cart.lines)
 }
 
 /**
@@ -84,7 +101,7 @@ export function getCart(deps: Deps, ctx: StoreCtx): Cart {
  * found (404, as an unknown id), so that a shop page never learns a draft exists; the line of a
  * product unpublished after it entered the cart is the customer's own, and stays 409.
  */
-function assertCanHold(variantId: string, variant: VariantLine | undefined, quantity: number): VariantLine {
+function assertCanHold(variantId: string, variant: LineOfVariant | undefined, quantity: number): LineOfVariant {
   if (!variant || variant.variantDeletedAt !== null) throw notFound('variant', variantId, VARIANTS_HINT)
   if (variant.state !== 'PUBLISHED' || variant.productDeletedAt !== null) {
     throw new AppError('PRODUCT_UNAVAILABLE', `Product '${variant.name}' (variant ${variant.sku}) is ${variant.state}, not PUBLISHED, so it cannot be bought. Publish it first: PUT /v1/products/${variant.productId} {"state":"PUBLISHED"}.`, [
@@ -110,7 +127,7 @@ export function addItem(deps: Deps, ctx: StoreCtx, input: { variantId: string; q
   return groupedWrite(deps.db, (tx) => {
     const q = statementsOf(tx)
     const cart = cartOf(tx, deps, ctx)
-    const lines = cartLines(tx, ctx, cart.id)
+    const { lines } = cart
     const at = lines.findIndex((l) => l.variantId === input.variantId)
     const existing = lines[at]
     const quantity = (existing?.quantity ?? 0) + input.quantity
@@ -139,8 +156,8 @@ export function addItem(deps: Deps, ctx: StoreCtx, input: { variantId: string; q
 }
 
 /** The cart's lines and where among them the line `itemId` is (404 if it is not this cart's). */
-function linesWith(tx: Tx, ctx: StoreCtx, cartId: string, itemId: string) {
-  const lines = cartLines(tx, ctx, cartId)
+function linesWith(cart: CartWithLines, itemId: string) {
+  const { lines } = cart
   const at = lines.findIndex((l) => l.id === itemId)
   if (at < 0) throw notFound('cart item', itemId, 'GET /v1/cart shows the ids of your cart items')
   return { lines, at, line: lines[at]! }
@@ -149,7 +166,7 @@ function linesWith(tx: Tx, ctx: StoreCtx, cartId: string, itemId: string) {
 export function changeItem(deps: Deps, ctx: StoreCtx, itemId: string, quantity: number): Promise<Cart> {
   return groupedWrite(deps.db, (tx) => {
     const cart = cartOf(tx, deps, ctx)
-    const { lines, at, line } = linesWith(tx, ctx, cart.id, itemId)
+    const { lines, at, line } = linesWith(cart, itemId)
     assertCanHold(line.variantId, line, quantity)
     statementsOf(tx).setQuantity.run({ id: line.id, storeId: ctx.storeId, quantity })
     lines[at] = { ...line, quantity }
@@ -161,7 +178,7 @@ export function removeItem(deps: Deps, ctx: StoreCtx, itemId: string): Promise<C
   return groupedWrite(deps.db, (tx) => {
     const q = statementsOf(tx)
     const cart = cartOf(tx, deps, ctx)
-    const { lines, at, line } = linesWith(tx, ctx, cart.id, itemId)
+    const { lines, at, line } = linesWith(cart, itemId)
     q.removeItem.run({ id: line.id, storeId: ctx.storeId })
     q.touchCart.run({ id: cart.id, storeId: ctx.storeId, now: deps.clock.now() })
     lines.splice(at, 1)
@@ -176,7 +193,7 @@ export function removeItem(deps: Deps, ctx: StoreCtx, itemId: string): Promise<C
  */
 export function cartToBuy(tx: Tx, deps: Deps, ctx: StoreCtx): { id: string; currency: string; lines: CartLine[] } {
   const cart = cartOf(tx, deps, ctx)
-  const lines = cartLines(tx, ctx, cart.id)
+  const { lines } = cart
   if (lines.length === 0) throw new AppError('CART_EMPTY', 'The cart is empty. Add items first: POST /v1/cart/items {"variantId": "var_...", "quantity": 1}.')
   const unavailable = lines.filter((l) => !buyable(l))
   if (unavailable.length > 0) {

@@ -1,8 +1,8 @@
-import { and, eq, sql } from 'drizzle-orm'
+import { and, eq, sql, type SQLWrapper } from 'drizzle-orm'
 import type { Sql } from '../../kernel/db/database'
 import { perHandle } from '../../kernel/db/per-handle'
 import { withParams } from '../../kernel/db/prepared'
-import { selectWithVariantLines } from '../catalog'
+import { variantLineJson } from '../catalog'
 import { currencyOfStore } from '../store-settings'
 import { cartItems, carts } from './tables'
 
@@ -14,19 +14,24 @@ import { cartItems, carts } from './tables'
 
 const p = sql.placeholder
 
+/** The lines of the cart `cartId` names, as the JSON array the `cart` statement reads (a nested fragment, so drizzle names every column with its table). */
+const linesOf = (cartId: SQLWrapper, storeId: SQLWrapper) =>
+  sql<string>`${sql`(select json_group_array(json_array(${cartItems.id}, ${cartItems.variantId}, ${cartItems.quantity}, ${cartItems.createdAt}, ${cartItems}.rowid, ${variantLineJson(cartItems.variantId)}))
+    from ${cartItems} where ${cartItems.cartId} = ${cartId} and ${cartItems.storeId} = ${storeId})`}`
+
 function build(db: Sql) {
-  const ofCart = and(eq(cartItems.cartId, p('cartId')), eq(cartItems.storeId, p('storeId')))
   return {
-    // The store's currency comes with the cart: the answer needs it, and a subquery costs no statement.
+    // The cart with the store's currency and every line, with what each line shows of its variant and
+    // product, in one statement: a subquery costs no statement, and the lines come as one JSON array
+    // (`[id, variantId, quantity, createdAt, rowid, [variant and product]]` each, unordered: service.ts
+    // sorts the few lines in JavaScript, for less than SQLite's sorter costs), which drizzle maps as one
+    // column instead of fourteen per line (bench/README.md, "The cart's one statement").
     cart: withParams<{ customerId: string; storeId: string }>()(
       db
         .select({
           id: carts.id,
-          storeId: carts.storeId,
-          customerId: carts.customerId,
-          createdAt: carts.createdAt,
-          updatedAt: carts.updatedAt,
           currency: currencyOfStore(carts.storeId),
+          lines: linesOf(carts.id, carts.storeId),
         })
         .from(carts)
         .where(and(eq(carts.customerId, p('customerId')), eq(carts.storeId, p('storeId'))))
@@ -62,22 +67,8 @@ function build(db: Sql) {
         .prepare(),
     ),
     emptyCart: withParams<{ cartId: string }>()(db.delete(cartItems).where(eq(cartItems.cartId, p('cartId'))).prepare()),
-    // Each line with what it shows of its variant, in the one statement the catalog builds.
-    // Unordered: `cartLines` sorts the few lines in JavaScript, for less than SQLite's sorter costs.
-    lines: withParams<{ cartId: string; storeId: string }>()(
-      selectWithVariantLines(
-        db,
-        { id: cartItems.id, variantId: cartItems.variantId, quantity: cartItems.quantity, createdAt: cartItems.createdAt, rowid: sql<number>`${cartItems}.rowid` },
-        cartItems.variantId,
-      )
-        .from(cartItems)
-        .where(ofCart)
-        .prepare(),
-    ),
   }
 }
 
 export const cartStatements = perHandle(build)
 
-export type CartRow = NonNullable<ReturnType<ReturnType<typeof cartStatements>['cart']['get']>>
-export type LineRow = ReturnType<ReturnType<typeof cartStatements>['lines']['all']>[number]

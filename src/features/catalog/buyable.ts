@@ -1,5 +1,4 @@
 import { and, eq, isNull, sql, type SQLWrapper } from 'drizzle-orm'
-import type { SelectedFields } from 'drizzle-orm/sqlite-core'
 import type { Sql } from '../../kernel/db/database'
 import { perHandle } from '../../kernel/db/per-handle'
 import { withParams } from '../../kernel/db/prepared'
@@ -20,31 +19,37 @@ const productColumns = (productId: SQLWrapper) => ({
   productDeletedAt: ofProduct<number | null>(products.deletedAt, productId),
 })
 
-/**
- * The variant and product columns of a line, for the variant whose id `variantId` holds (a column of
- * the caller's table). Every one is a subquery by primary key.
- */
-function lineColumns(variantId: SQLWrapper) {
-  const ofVariant = <T>(column: SQLWrapper) => sql<T>`(select ${column} from ${variants} where ${variants.id} = ${variantId})`
-  const productId = ofVariant<string>(variants.productId)
-  return {
-    productId,
-    sku: ofVariant<string>(variants.sku),
-    priceCents: ofVariant<number>(variants.priceCents),
-    stock: ofVariant<number>(variants.stock),
-    reserved: ofVariant<number>(variants.reserved),
-    variantDeletedAt: ofVariant<number | null>(variants.deletedAt),
-    ...productColumns(productId),
-  }
+/** What a cart line shows of its variant and product (`variantLine` reads the same of one variant). */
+export interface LineOfVariant {
+  productId: string
+  sku: string
+  priceCents: number
+  stock: number
+  reserved: number
+  variantDeletedAt: number | null
+  name: string
+  state: string
+  productDeletedAt: number | null
 }
 
+/** A line's variant and product as `variantLineJson` writes them: an array, in this order. */
+export type VariantLineValues = [string, string, number, number, number, number | null, string, string, number | null]
+
 /**
- * A select of the caller's `own` columns and, for the variant whose id `variantId` holds (one of the
- * caller's columns), what a cart line shows of it and its product: name, sku, price, stock, reserved,
- * state and deletion. The caller adds its table and conditions; one statement reads its rows and what
- * they show, and the caller never names the catalog's tables.
+ * What a cart line shows of the variant whose id `variantId` holds (a column of the caller's table) and
+ * of its product, as one JSON array (`lineOfVariant` reads it), or null when the variant is gone. One
+ * subquery by primary key for the lot: a column each cost SQLite a lookup per column and drizzle a
+ * mapping per column, most of a cart add's time (bench/README.md, "The cart's one statement").
  */
-export const selectWithVariantLines = <Own extends SelectedFields>(db: Sql, own: Own, variantId: SQLWrapper) => db.select({ ...own, ...lineColumns(variantId) })
+export const variantLineJson = (variantId: SQLWrapper) =>
+  sql`json((select json_array(${variants.productId}, ${variants.sku}, ${variants.priceCents}, ${variants.stock}, ${variants.reserved}, ${variants.deletedAt}, ${products.name}, ${products.state}, ${products.deletedAt})
+    from ${variants}, ${products} where ${variants.id} = ${variantId} and ${products.id} = ${variants.productId}))`
+
+/** The array `variantLineJson` wrote, as named fields. */
+export function lineOfVariant(values: VariantLineValues): LineOfVariant {
+  const [productId, sku, priceCents, stock, reserved, variantDeletedAt, name, state, productDeletedAt] = values
+  return { productId, sku, priceCents, stock, reserved, variantDeletedAt, name, state, productDeletedAt }
+}
 
 const prepared = perHandle((db: Sql) =>
   withParams<{ id: string; storeId: string }>()(
@@ -65,13 +70,12 @@ const prepared = perHandle((db: Sql) =>
 )
 
 /**
- * A live variant of the store with its product, shaped as `lineColumns` shapes a line, as the caller
+ * A live variant of the store with its product, shaped as a cart line shows it (LineOfVariant), as the caller
  * may see it (find.ts): with a publishable key, a variant of a DRAFT or ARCHIVED product is none, as
  * an unknown id. Undefined if none.
  */
-export function variantLine(db: Sql, ctx: StoreCtx, id: string) {
+export function variantLine(db: Sql, ctx: StoreCtx, id: string): LineOfVariant | undefined {
   const line = prepared(db).get({ id, storeId: ctx.storeId })
   return line && seesState(ctx, line.state) ? line : undefined
 }
 
-export type VariantLine = NonNullable<ReturnType<typeof variantLine>>

@@ -1,6 +1,6 @@
 import { and, eq, sql } from 'drizzle-orm'
 import type { Clock } from '../clock'
-import { untilChanged, type ChangeStamp } from '../db/change-stamp'
+import type { ChangeStamp } from '../db/change-stamp'
 import type { Db } from '../db/database'
 import { withParams } from '../db/prepared'
 import { AppError } from '../errors'
@@ -8,6 +8,7 @@ import type { Call } from '../http/call'
 import { clientAddress, type AddressSource } from '../http/client-address'
 import type { NamedStore } from '../http/inspection'
 import { API_KEY_FORMAT, constantTimeEqual, hashToken } from './credentials'
+import { untilCredentialsChange } from './kept-credentials'
 import { AUTH_KINDS, isShopFront, type Actor, type AuthKind, type StoreCtx } from './kinds'
 import { SHOP_FRONT_SHARE, type RateLimiter } from './rate-limiter'
 import { apiKeys, customerSessions, stores, studentSessions, students } from './tables'
@@ -94,9 +95,8 @@ export function createGate(deps: GateDeps) {
     .where(eq(studentSessions.tokenHash, sql.placeholder('hash')))
     .prepare()
   // A buyer route's key and customer session in one statement, not two, kept like the key alone while
-  // the database is unchanged. Expiry is still checked against the clock on every request (customer()
-  // below); a revoked key or a removed session is a change, so the next request reads again. Where
-  // every request writes (a cart add), the kept row never survives and this statement runs on every request.
+  // no credential changes. Expiry is still checked against the clock on every request (customer()
+  // below); a revoked key or a removed session is a change, so the next request reads again.
   const keyAndSession = withParams<{ hash: string; tokenHash: string }>()(
     db
       .select({
@@ -108,11 +108,11 @@ export function createGate(deps: GateDeps) {
       .where(eq(apiKeys.secretHash, sql.placeholder('hash')))
       .prepare(),
   )
-  // Every request of a shop front presents the same key: its row is kept until the database changes,
-  // by the credential as sent (hashed only to be looked up), so a repeated key is not hashed again. A
+  // Every request of a shop front presents the same key: its row is kept until a credential changes
+  // (kept-credentials.ts), by the credential as sent (hashed only to be looked up), so a repeated key is not hashed again. A
   // value longer than any credential is not kept: a flood of long made-up keys takes no memory.
   const kept = (value: string) => value.length <= MAX_KEPT_CREDENTIAL
-  const keyRows = untilChanged(deps.changes, (value: string) => keyByHash.get({ hash: hashToken(value) }))
+  const keyRows = untilCredentialsChange(db, deps.changes, (value: string) => keyByHash.get({ hash: hashToken(value) }))
   const keyRow = (value: string) => (kept(value) ? keyRows(value) : keyByHash.get({ hash: hashToken(value) }))
   const readKeyAndSession = (apiKey: string, token: string) => {
     const row = keyAndSession.get({ hash: hashToken(apiKey), tokenHash: hashToken(token) })
@@ -122,7 +122,7 @@ export function createGate(deps: GateDeps) {
     return { key, session: customerId ? { customerId, storeId: storeId!, expiresAt: expiresAt! } : undefined }
   }
   // Kept by both values with a line break between them, which no header value holds.
-  const keyAndSessionRows = untilChanged(deps.changes, (both: string) => {
+  const keyAndSessionRows = untilCredentialsChange(db, deps.changes, (both: string) => {
     const cut = both.indexOf('\n')
     return readKeyAndSession(both.slice(0, cut), both.slice(cut + 1))
   })

@@ -1,0 +1,60 @@
+import { eq } from 'drizzle-orm'
+import { CHECK_STAMPS_ENV, type ChangeStamp } from '../db/change-stamp'
+import type { Db } from '../db/database'
+import { credentialChanges } from './tables'
+
+/** Rows kept at most; past it they are dropped and read again (a flood of made-up keys takes no memory). */
+const MAX_KEPT = 10_000
+
+/**
+ * `load` (a credential's row by the value sent) memoized until a credential changes: the answer is
+ * always the one `load` would give now, while a cart add that writes on every request keeps the
+ * buyer's key and session.
+ *
+ * `credential_changes.n` is raised by triggers on every write to what such a row holds (migration
+ * 0016). Reading it is one statement, so it is read only when the database may have changed
+ * (ChangeStamp) or inside a transaction. Rows are kept with the `n` they were read at, and are good
+ * for as long as `n` is the same, inside a transaction too: writes that are later rolled back change
+ * nothing kept, since the same `n` means the same credential rows. A row read inside a transaction
+ * while `n` differs from the kept one is not kept: the transaction could still be undone, and `n`
+ * return to an earlier value with other rows behind it.
+ *
+ * In the test suite (CHECK_STAMPS_ENV) every kept row is read again and compared, so a write that no
+ * trigger counts fails a test.
+ */
+export function untilCredentialsChange<V>(db: Db, changes: ChangeStamp, load: (key: string) => V): (key: string) => V {
+  const version = db.select({ n: credentialChanges.n }).from(credentialChanges).where(eq(credentialChanges.id, 1)).prepare()
+  const checked = process.env[CHECK_STAMPS_ENV] === '1'
+  let kept = new Map<string, V>()
+  let keptAt: number | undefined
+  /** The change stamp at which `keptAt` was last read, outside a transaction. */
+  let confirmedAt: number | null = null
+  return (key) => {
+    const stamp = changes.now()
+    if (stamp === null || stamp !== confirmedAt) {
+      const now = version.get()?.n
+      if (now === undefined) return load(key)
+      if (now !== keptAt) {
+        if (stamp === null) return load(key)
+        kept = new Map()
+        keptAt = now
+      }
+      if (stamp !== null) confirmedAt = stamp
+    }
+    if (kept.has(key)) {
+      const value = kept.get(key)!
+      if (checked) compare(key, value, load(key))
+      return value
+    }
+    const value = load(key)
+    if (kept.size >= MAX_KEPT) kept = new Map()
+    kept.set(key, value)
+    return value
+  }
+}
+
+function compare(key: string, keptValue: unknown, now: unknown) {
+  if (JSON.stringify(keptValue) !== JSON.stringify(now)) {
+    throw new Error(`a kept credential row is stale (${key.slice(0, 8)}…): a write changed it without raising credential_changes`)
+  }
+}
