@@ -1,3 +1,4 @@
+import { isSecretName } from '../../kernel/secret-names'
 import { cut } from './cut'
 
 // Secrets never reach the inspector, which every member of a group reads (and the teacher): a
@@ -9,18 +10,6 @@ import { cut } from './cut'
 // recorded, and on the path and query of every call when they are read: never on a call that passes.
 
 export const REDACTED = '[redacted]'
-
-/** A field, parameter or header name that holds a secret, in any case: password, passwd, senha, pwd, newPassword, apiToken, signingSecret, apiKey, … */
-const SECRET_NAME = /pass|senha|pwd|secret|token|api[-_]?key|authorization|credential|cookie|^key$/i
-/**
- * `pw` as a word of the name: pw, PW, newPw, pw_hash, x-pw, pw2. Not as letters inside a word, so
- * upward, stopwatch, shipWeight and pwned keep their value; an all-capitals word starting with PW
- * (PWA, PWM) is hidden.
- */
-const PW_WORD = /(?:^|[^A-Za-z])[Pp][Ww](?![a-z])|(?<=[a-z])P[Ww](?![a-z])/
-
-/** Whether a field, parameter or header of this name holds a secret. */
-export const isSecretName = (name: string) => SECRET_NAME.test(name) || PW_WORD.test(name)
 
 /**
  * This server's credentials: sk_/pk_ keys, stu_/ctk_ tokens, whsec_ signing secrets, adm_ teacher

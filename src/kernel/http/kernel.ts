@@ -14,10 +14,11 @@ import { isJsonType, parseJson, readLimitedText, wrongBodyType } from './json-bo
 import { JsonText } from './json-response'
 import type { RouteEntry, RouteTable } from './route-table'
 import { TakeTurns } from './take-turns'
+import { namesASecret, RememberedChecks } from './remembered'
 import { pathStart } from './target'
 import { readTextBody } from './text-body'
 import { bodyIsNeverRead, carriesBody, closeAfter } from './unread-body'
-import { checkPart, type BodySchema } from './validation'
+import { checkPart } from './validation'
 
 // What every request goes through, compiled once per route when the app is made (docs/architecture.md,
 // "The request path"): a request id, CORS, the route's credential and the store's rate limit, its body
@@ -55,6 +56,7 @@ export function createKernel(routes: RouteTable, deps: Deps): Kernel {
   const gate = createGate(deps)
   const largeBodies = new TakeTurns()
   const checkAnswer = answerChecker(deps.log)
+  const remembered = new RememberedChecks()
   const compiled = new Map<RouteEntry, (call: Call, params: Readonly<Record<string, string>>, queryAt: number) => unknown>()
   for (const route of routes.all()) compiled.set(route, compile(route))
 
@@ -63,8 +65,9 @@ export function createKernel(routes: RouteTable, deps: Deps): Kernel {
     const handler = route.handler as Handler
     const { auth } = route
     const readBody = bodyReader(route)
-    const checkParams = route.params && rememberedChecker('params', route.params)
-    const checkQuery = route.query && rememberedChecker('query', route.query)
+    const { params: paramsSchema, query: querySchema } = route
+    const checkParams = paramsSchema && remembered.of((params: Readonly<Record<string, string>>) => checkPart('params', paramsSchema, params))
+    const checkQuery = querySchema && remembered.of((text: string) => checkPart('query', querySchema, parsedQuery(text)))
     const headerSchema = route.headers
     const run = (call: Call, body: unknown, params: Readonly<Record<string, string>>, queryAt: number) => {
       const request = call.request
@@ -102,20 +105,22 @@ export function createKernel(routes: RouteTable, deps: Deps): Kernel {
         return null
       }
     }
+    // A body with a password or a token in it is checked each time, never kept (remembered.ts).
+    const read = (text: string) => checkPart('body', schema, parseJson(text))
+    const check = namesASecret(schema) ? read : remembered.of(read)
     return (call) => {
       const request = call.request
       const type = request.headers.get('content-type') ?? ''
-      if (isJsonType(type)) return readJson(call, schema)
+      if (isJsonType(type)) return readJson(call, check)
       if (type === '' && !request.body) return checkPart('body', schema, undefined)
       throw wrongBodyType(type)
     }
   }
 
-  async function readJson(call: Call, schema: BodySchema) {
+  async function readJson(call: Call, check: (text: string, key: string) => unknown) {
     const text = await readLimitedText(call.request)
     call.sentBody = text
-    const read = () => checkPart('body', schema, parseJson(text))
-    return text.length > LARGE_BODY ? largeBodies.run(read) : read()
+    return text.length > LARGE_BODY ? largeBodies.run(() => check(text, text)) : check(text, text)
   }
 
   function fetch(request: Request, server: AddressSource | null): Response | Promise<Response> {
@@ -276,36 +281,4 @@ const paramsKey = (params: Readonly<Record<string, string>>) => {
   let key = ''
   for (const name in params) key += `${params[name]}\n`
   return key
-}
-
-/** How many checked values a route remembers, per part, before it starts again, and the longest text it keeps. */
-const REMEMBERED = 1024
-const REMEMBERED_LENGTH = 256
-
-/**
- * The check of a route's path parameters or query string, remembered by the text it was given: a class
- * asks for the same products and pages again and again, and a schema gives the same value for the same
- * text. A value that passed is kept frozen (deeply), so no handler can change what the next request is
- * given; one that failed is checked again each time. At most REMEMBERED texts of REMEMBERED_LENGTH
- * characters are kept (then it starts again): whatever is sent, what is kept stays small.
- */
-function rememberedChecker<V>(part: 'params' | 'query', schema: BodySchema) {
-  const kept = new Map<string, unknown>()
-  return (value: V, key: string): unknown => {
-    const known = kept.get(key)
-    if (known !== undefined) return known
-    const checked = checkPart(part, schema, part === 'query' ? parsedQuery(value as string) : value)
-    if (key.length > REMEMBERED_LENGTH) return checked
-    if (kept.size >= REMEMBERED) kept.clear()
-    kept.set(key, deepFreeze(checked))
-    return checked
-  }
-}
-
-function deepFreeze<T>(value: T): T {
-  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
-    Object.freeze(value)
-    for (const inner of Object.values(value)) deepFreeze(inner)
-  }
-  return value
 }
