@@ -2,7 +2,7 @@ import { describe, expect, test } from 'bun:test'
 import { catalogReadCache } from '../../src/features/catalog/read-cache'
 import { moveStock } from '../../src/features/catalog/stock'
 import { writeTransaction } from '../../src/kernel/db/database'
-import { createTestDeps } from '../helpers/app'
+import { bodyText, createTestDeps } from '../helpers/app'
 import { storeCtx } from '../helpers/catalog'
 import { shopSetup } from '../helpers/orders'
 import { expectOk } from '../helpers/world'
@@ -77,7 +77,7 @@ describe('cached product reads after a change of stock or price', () => {
     const other = await s.catalog.createProduct({ stock: 1 })
     const cache = catalogReadCache(s.deps)
     const ctx = storeCtx(s.w.A.group.storeId)
-    const detail = () => JSON.parse(cache.read(ctx.storeId, s.deps.publicUrl.for(), `product ${s.product.id}`, () => ({ body: { stock: levelsNow(s) }, shows: [s.product.id] })))
+    const detail = () => JSON.parse(bodyText(cache.read(ctx.storeId, s.deps.publicUrl.for(), `product ${s.product.id}`, () => ({ body: { stock: levelsNow(s) }, shows: [s.product.id] }))))
     expect(detail()).toEqual({ stock: 10 })
     expect(() =>
       writeTransaction(s.deps.db, (tx) => {

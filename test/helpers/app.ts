@@ -128,3 +128,6 @@ export async function cleanupTestApps() {
     rmSync(dir, { recursive: true, force: true })
   }
 }
+
+/** A kept answer's JSON (text or UTF-8 bytes, kernel/http/json-response.ts) as text. */
+export const bodyText = (body: string | Uint8Array) => (typeof body === 'string' ? body : new TextDecoder().decode(body))

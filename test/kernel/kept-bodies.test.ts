@@ -3,7 +3,7 @@ import { KeptBodies } from '../../src/kernel/http/kept-bodies'
 
 describe('kept bodies', () => {
   test('past the bound the least recently used go first: a body read all along stays, those never read again go', () => {
-    // Each body is 12 characters ("\"body-NNNN\""); the bound holds 20 of them.
+    // Each body is 12 bytes ("\"body-NNNN\""); the bound holds 20 of them.
     const kept = new KeptBodies(240)
     let made = 0
     const read = (key: string) => kept.read('store', 1, key, () => (made++, { body: `body-${key.padStart(4, '0')}` }))
@@ -17,15 +17,25 @@ describe('kept bodies', () => {
     expect(made).toBe(before) // still kept: not made again
     read('0')
     expect(made).toBe(before + 1) // long gone: made again
-    expect(kept.size().chars).toBeLessThanOrEqual(240)
+    expect(kept.size().bytes).toBeLessThanOrEqual(240)
   })
 
   test('a body is made once while its scope keeps its version, and again at another version', () => {
     const kept = new KeptBodies(10_000)
     let made = 0
     const make = () => (made++, { body: { n: made } })
-    expect(kept.read('s', 1, 'k', make)).toBe('{"n":1}')
-    expect(kept.read('s', 1, 'k', make)).toBe('{"n":1}')
-    expect(kept.read('s', 2, 'k', make)).toBe('{"n":2}')
+    const text = (bytes: Uint8Array) => new TextDecoder().decode(bytes)
+    expect(text(kept.read('s', 1, 'k', make))).toBe('{"n":1}')
+    expect(text(kept.read('s', 1, 'k', make))).toBe('{"n":1}')
+    expect(text(kept.read('s', 2, 'k', make))).toBe('{"n":2}')
+  })
+
+  test('a body is kept as its UTF-8 bytes, encoded once: the same bytes are given again, and the bound counts bytes', () => {
+    const kept = new KeptBodies(10_000)
+    const first = kept.read('s', 1, 'k', () => ({ body: { name: 'Açaí' } }))
+    expect(kept.read('s', 1, 'k', () => ({ body: 'made again' }))).toBe(first)
+    expect(new TextDecoder().decode(first)).toBe('{"name":"Açaí"}')
+    // 15 characters, 17 bytes: ç and í take two each.
+    expect(kept.size()).toEqual({ bodies: 1, bytes: 17 })
   })
 })

@@ -4,6 +4,7 @@ import { productRatings } from '../../src/features/catalog/tables'
 import { reviewPageCache } from '../../src/features/reviews/page-cache'
 import { customers } from '../../src/kernel/auth/tables'
 import { writeTransaction } from '../../src/kernel/db/database'
+import { bodyText } from '../helpers/app'
 import { reviewSetup } from '../helpers/reviews'
 import { expectOk } from '../helpers/world'
 
@@ -67,7 +68,7 @@ describe('cached review pages', () => {
     const s = await reviewSetup()
     const cache = reviewPageCache(s.deps)
     const count = () => (s.deps.sqlite.query('select count(*) as n from reviews').get() as { n: number }).n
-    const read = () => JSON.parse(cache.read(s.w.A.group.storeId, s.deps.publicUrl.for(), 'page', () => ({ reviews: count() })))
+    const read = () => JSON.parse(bodyText(cache.read(s.w.A.group.storeId, s.deps.publicUrl.for(), 'page', () => ({ reviews: count() }))))
     expect(read()).toEqual({ reviews: 0 })
     const b = await s.paidBuyer()
     expect(() =>

@@ -4,6 +4,7 @@ import type { Db } from '../../kernel/db/database'
 import { perHandle } from '../../kernel/db/per-handle'
 import type { Deps } from '../../kernel/deps'
 import { KeptBodies } from '../../kernel/http/kept-bodies'
+import type { JsonBody } from '../../kernel/http/json-response'
 import type { FoundPage, PageFinder } from './list'
 import { productStockVersions } from './tables'
 import { storeVersions } from './versions'
@@ -34,9 +35,9 @@ export class CatalogReadCache {
   constructor(
     private readonly db: Db,
     changes: ChangeStamp,
-    maxChars = 32 * 1024 * 1024,
+    maxBytes = 32 * 1024 * 1024,
   ) {
-    this.bodies = new KeptBodies(maxChars)
+    this.bodies = new KeptBodies(maxBytes)
     this.versionsOf = storeVersions(db, changes)
     const p = sql.placeholder
     this.stockChangedSince = db
@@ -71,7 +72,7 @@ export class CatalogReadCache {
    * an answer never carries the URLs of another Host's request; the page a list's `render` finds through
    * `remember` holds no URL, and is kept (`found`) for every base at once.
    */
-  read(storeId: string, urlBase: string, key: string, render: (remember: PageFinder) => { body: unknown; shows: readonly string[] }): string {
+  read(storeId: string, urlBase: string, key: string, render: (remember: PageFinder) => { body: unknown; shows: readonly string[] }): JsonBody {
     // Inside a transaction the versions and rows read could still be rolled back: the cache stays out.
     if (this.db.$client.inTransaction) return JSON.stringify(render((find) => find()).body)
     const versions = this.versionsOf(storeId)

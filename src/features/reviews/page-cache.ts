@@ -3,6 +3,7 @@ import type { Db } from '../../kernel/db/database'
 import { perHandle } from '../../kernel/db/per-handle'
 import type { Deps } from '../../kernel/deps'
 import { KeptBodies } from '../../kernel/http/kept-bodies'
+import type { JsonBody } from '../../kernel/http/json-response'
 import { storeVersions } from '../catalog'
 
 /**
@@ -10,7 +11,7 @@ import { storeVersions } from '../catalog'
  * stays. Triggers raise it on every change such a page shows, whichever feature makes it: a review, its
  * photos or their files, a reviewer's name, the product's rating or the product itself
  * (migrations/0013_review_page_versions.sql). A page is made right after the version is read, in one
- * synchronous step, so it always belongs to that version. Bound: 8 MiB of body text, least recently
+ * synchronous step, so it always belongs to that version. Bound: 8 MiB of bodies, least recently
  * used first (docs/caches.md).
  */
 export class ReviewPageCache {
@@ -31,7 +32,7 @@ export class ReviewPageCache {
    * `render` (which may throw) and kept. A page is kept per URL base, so an answer never carries the
    * URLs of another Host's request (kernel/http/url-base.ts).
    */
-  read(storeId: string, urlBase: string, key: string, render: () => unknown): string {
+  read(storeId: string, urlBase: string, key: string, render: () => unknown): JsonBody {
     // Inside a transaction what is read could still be rolled back: the cache stays out.
     if (this.db.$client.inTransaction) return JSON.stringify(render())
     return this.bodies.read(storeId, this.versionsOf(storeId).reviews, `${key}\u0000${urlBase}`, () => {

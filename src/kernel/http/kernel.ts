@@ -232,7 +232,7 @@ const next = <T, U>(value: T | Promise<T>, step: (value: T) => U | Promise<U>): 
  */
 function toAnswer(call: Call, value: unknown): Response {
   const status = call.set.status
-  if (value instanceof JsonText) return new Response(value.text, { status, headers: answerHeaders(call, JSON_BLOCK) })
+  if (value instanceof JsonText) return new Response(value.body, { status, headers: answerHeaders(call, JSON_BLOCK) })
   if (value instanceof Response) return withHeaders(value, call)
   if (value === undefined || value === null) return new Response(null, { status, headers: answerHeaders(call, BLOCK) })
   if (typeof value === 'string') {
