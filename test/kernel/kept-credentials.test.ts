@@ -1,9 +1,9 @@
 import { afterEach, describe, expect, test } from 'bun:test'
 import { eq } from 'drizzle-orm'
-import { customers } from '../../src/kernel/auth/tables'
+import { apiKeys, customers } from '../../src/kernel/auth/tables'
 import { CHECK_STAMPS_ENV } from '../../src/kernel/db/change-stamp'
-import { writeTransaction } from '../../src/kernel/db/database'
-import { shopSetup } from '../helpers/orders'
+import { groupedWrite, writeTransaction } from '../../src/kernel/db/database'
+import { registerBuyer, shopSetup } from '../helpers/orders'
 import { statementsOf, summary } from '../helpers/statement-log'
 import { bearer, expectOk } from '../helpers/world'
 
@@ -29,6 +29,17 @@ describe("the buyer's kept key and session", () => {
     const s = await keptSetup()
     expect(await reads(() => expectOk(s.shop.add(s.variantId, 1)))).toEqual([])
     expect(await reads(() => expectOk(s.shop.add(s.variantId, 1)))).toEqual([])
+  })
+
+  test('inside a commit group the gate reads neither the rows nor whether a credential changed', async () => {
+    const s = await keptSetup()
+    const buyers = [s.shop, await registerBuyer(s.call, s.w.A.key.apiKey, 'second@example.com'), await registerBuyer(s.call, s.w.A.key.apiKey, 'third@example.com')]
+    for (const b of buyers) await expectOk(b.add(s.variantId, 1))
+    const { statements } = await statementsOf(() => Promise.all(buyers.map((b) => expectOk(b.add(s.variantId, 1)))))
+    const log = statements.map(summary)
+    // One group: the first add opens it, the two others join it.
+    expect(log.filter((x) => x === 'begin immediate' || x === 'savepoint nested')).toEqual(['begin immediate', 'savepoint nested', 'savepoint nested'])
+    expect(log.filter((x) => x === 'select credential_changes' || x === 'select api_keys').length).toBeLessThanOrEqual(1)
   })
 
   test('a key revoked is refused by the very next request', async () => {
@@ -65,5 +76,19 @@ describe("the buyer's kept key and session", () => {
     const answer = await s.shop.add(s.variantId, 1)
     expect(answer.status).toBe(500)
     expect(s.log.lines.filter((l) => l.includes('a kept credential row is stale'))).toHaveLength(1)
+  })
+
+  test("the suite's check finds a grouped write that changes a credential: a request of its group is the server's fault", async () => {
+    process.env[CHECK_STAMPS_ENV] = '1'
+    const s = await shopSetup()
+    await expectOk(s.shop.add(s.variantId, 1))
+    // A read after the last commit: the gate knows that no credential changed up to it.
+    await s.shop.cart()
+    // No grouped write of the app touches a credential; this one, made for the test, does.
+    const revoking = groupedWrite(s.deps.db, (tx) => tx.update(apiKeys).set({ revokedAt: 1 }).where(eq(apiKeys.id, s.w.A.key.id)).run())
+    const answer = await s.shop.add(s.variantId, 1)
+    await revoking
+    expect(answer.status).toBe(500)
+    expect(s.log.lines.filter((l) => l.includes('a grouped write changed a credential'))).toHaveLength(1)
   })
 })

@@ -1,6 +1,6 @@
 import { eq } from 'drizzle-orm'
 import { CHECK_STAMPS_ENV, type ChangeStamp } from '../db/change-stamp'
-import type { Db } from '../db/database'
+import { groupOpen, type Db } from '../db/database'
 import { credentialChanges } from './tables'
 
 /** Rows kept at most; past it they are dropped and read again (a flood of made-up keys takes no memory). */
@@ -9,15 +9,16 @@ const MAX_KEPT = 10_000
 /**
  * `load` (a credential's row by the value sent) memoized until a credential changes: the answer is
  * always the one `load` would give now, while a cart add that writes on every request keeps the
- * buyer's key and session.
+ * buyer's key and session (docs/caches.md, "Credentials").
  *
  * `credential_changes.n` is raised by triggers on every write to what such a row holds (migration
- * 0016). Reading it is one statement, so it is read only when the database may have changed
- * (ChangeStamp) or inside a transaction. Rows are kept with the `n` they were read at, and are good
- * for as long as `n` is the same, inside a transaction too: writes that are later rolled back change
- * nothing kept, since the same `n` means the same credential rows. A row read inside a transaction
- * while `n` differs from the kept one is not kept: the transaction could still be undone, and `n`
- * return to an earlier value with other rows behind it.
+ * 0016). Rows are kept with the `n` they were read at, and are good for as long as `n` is the same.
+ * Reading `n` is one statement, so it is read only when the database may have changed since it was
+ * last read (ChangeStamp), and not inside a commit group opened since then: a group runs only the
+ * grouped writes of the buying flow (every other writer commits it first, kernel/db/database.ts), and
+ * none of them writes a credential, which the test suite checks on every such use. A row read inside
+ * a transaction while `n` differs from the kept one is not kept: the transaction could still be
+ * undone, and `n` return to an earlier value with other rows behind it.
  *
  * In the test suite (CHECK_STAMPS_ENV) every kept row is read again and compared, so a write that no
  * trigger counts fails a test.
@@ -29,18 +30,25 @@ export function untilCredentialsChange<V>(db: Db, changes: ChangeStamp, load: (k
   let keptAt: number | undefined
   /** The change stamp at which `keptAt` was last read, outside a transaction. */
   let confirmedAt: number | null = null
-  return (key) => {
-    const stamp = changes.now()
-    if (stamp === null || stamp !== confirmedAt) {
-      const now = version.get()?.n
-      if (now === undefined) return load(key)
-      if (now !== keptAt) {
-        if (stamp === null) return load(key)
-        kept = new Map()
-        keptAt = now
-      }
-      if (stamp !== null) confirmedAt = stamp
+  /** Whether the kept rows are those of now: the version is read again only when it may have moved. */
+  const current = (stamp: number | null): boolean => {
+    if (stamp !== null && stamp === confirmedAt) return true
+    if (stamp === null && changes.committed() === confirmedAt && groupOpen(db)) {
+      if (checked && version.get()?.n !== keptAt) throw new Error('a grouped write changed a credential: the gate would keep a stale row inside the commit group')
+      return true
     }
+    const now = version.get()?.n
+    if (now === undefined) return false
+    if (now !== keptAt) {
+      if (stamp === null) return false
+      kept = new Map()
+      keptAt = now
+    }
+    if (stamp !== null) confirmedAt = stamp
+    return true
+  }
+  return (key) => {
+    if (!current(changes.now())) return load(key)
     if (kept.has(key)) {
       const value = kept.get(key)!
       if (checked) compare(key, value, load(key))

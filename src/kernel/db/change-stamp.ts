@@ -31,6 +31,11 @@ export class ChangeStamp {
     this.check?.()
     return transactionsEnded(this.sqlite)
   }
+
+  /** The stamp of what is committed, inside a transaction too: it moves when the transaction ends. */
+  committed(): number {
+    return transactionsEnded(this.sqlite)
+  }
 }
 
 /**
