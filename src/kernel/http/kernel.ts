@@ -105,9 +105,11 @@ export function createKernel(routes: RouteTable, deps: Deps): Kernel {
         return null
       }
     }
-    // A body with a password or a token in it is checked each time, never kept (remembered.ts).
+    // A body with a password or a token in it is checked each time, never kept (remembered.ts). Which
+    // routes take one is found at a route's first body, not when the app is made: it takes a while.
     const read = (text: string) => checkPart('body', schema, parseJson(text))
-    const check = namesASecret(schema) ? read : remembered.of(read)
+    let chosen: ((text: string, key: string) => unknown) | undefined
+    const check = (text: string, key: string) => (chosen ??= namesASecret(schema) ? read : remembered.of(read))(text, key)
     return (call) => {
       const request = call.request
       const type = request.headers.get('content-type') ?? ''
