@@ -1,7 +1,7 @@
 /**
  * `npm run bench`: the whole system, measured against the machine's own ceiling.
  *
- *   bun bench/run.ts [--seconds 3] [--rounds 3] [--concurrency 32] [--mix-seconds 20] [--starts 5]
+ *   bun bench/run.ts [--seconds 3] [--rounds 3] [--turns 9] [--turn-seconds 1] [--concurrency 32] [--mix-seconds 20] [--starts 5]
  *                    [--bookkeeping-rounds 3] [--scale-max 100000] [--only <parts>] [--unpinned] [--fresh]
  *
  * Builds the executable (unless a build newer than every source exists), seeds a classroom (30 stores,
@@ -37,6 +37,8 @@ const { values: args } = parseArgs({
   options: {
     seconds: { type: 'string', default: '3' },
     rounds: { type: 'string', default: '3' },
+    turns: { type: 'string', default: '9' },
+    'turn-seconds': { type: 'string', default: '1' },
     concurrency: { type: 'string', default: '32' },
     'mix-seconds': { type: 'string', default: '20' },
     starts: { type: 'string', default: '5' },
@@ -59,12 +61,19 @@ const SECONDS = Number(args.seconds)
 const CONCURRENCY = Number(args.concurrency)
 const WARMUP = 1
 const ROUNDS = Number(args.rounds)
+/**
+ * The endpoints: the server and its ceiling take this many short turns in alternation, each pair a
+ * second apart, so that a change of the shared machine's speed between the two halves of a pair (a
+ * neighbour's burst) moves few pairs, and the median of the pairs' ratios stands.
+ */
+const TURNS = Number(args.turns)
+const TURN_SECONDS = Number(args['turn-seconds'])
 const MIX_WARMUP = 8
 /** Rounds of freshly started servers, each 100 pairs of 0.3 s windows: about a minute a round (bench/system/bookkeeping.ts). */
 const BOOKKEEPING = { rounds: Number(args['bookkeeping-rounds']), pairs: 100, windowSeconds: 0.3 }
 const log = (line: string) => process.stdout.write(line + '\n')
 const work = mkdtempSync(join(tmpdir(), 'storefront-bench-run-'))
-const results: Results = { at: new Date().toISOString(), bun: Bun.version, cores: navigator.hardwareConcurrency, pinning, parts: [...only], seconds: SECONDS, concurrency: CONCURRENCY, endpoints: [], mix: {}, startup: {}, memory: {}, bookkeeping: {} }
+const results: Results = { at: new Date().toISOString(), bun: Bun.version, cores: navigator.hardwareConcurrency, pinning, parts: [...only], seconds: SECONDS, turns: TURNS, turnSeconds: TURN_SECONDS, concurrency: CONCURRENCY, endpoints: [], mix: {}, startup: {}, memory: {}, bookkeeping: {} }
 
 log(pinning.note)
 const bin = await freshExecutable(log)
@@ -177,9 +186,9 @@ const scenarios = async (): Promise<Scenario[]> => [
 const timing = { seconds: SECONDS, warmup: WARMUP, rounds: ROUNDS }
 const pct = (x: number) => `${(x * 100).toFixed(0)} %`
 if (wanted('endpoints')) {
-  log(`\none endpoint at a time with wrk: the big store (${big.products.toLocaleString('en')} products), ${CONCURRENCY} keep-alive connections, ${SECONDS} s a turn after ${WARMUP} s of warm-up; then the ceiling with the same connections and requests`)
+  log(`\none endpoint at a time with wrk: the big store (${big.products.toLocaleString('en')} products), ${CONCURRENCY} keep-alive connections, after ${WARMUP} s of warm-up ${TURNS} turns of ${TURN_SECONDS} s of the server, each followed by one of the ceiling with the same connections and requests`)
   for (const scenario of await scenarios()) {
-    const m = await againstCeiling(server!, scenario, work, timing)
+    const m = await againstCeiling(server!, scenario, work, { seconds: TURN_SECONDS, warmup: WARMUP, rounds: TURNS })
     results.endpoints.push(m)
     const verdict = m.failed ? `FAILED: ${m.failed}` : m.generatorBound ? 'generator-bound (no ratio)' : `ratio ${m.ratio!.toFixed(2)}`
     log(`  ${m.name}: ${verdict}; turns ${m.turns!.map((t) => t.toFixed(2)).join(', ')}; median ${m.server.rps.toFixed(0)} / ${m.ceiling!.rps.toFixed(0)} req/s, p99 ${m.server.p99.toFixed(1)} ms; CPU of the ceiling ${m.ceilingCpu!.map(pct).join(', ')} (wrk ${m.wrkCpu!.map(pct).join(', ')}), of the server ${m.serverCpu!.map(pct).join(', ')}`)

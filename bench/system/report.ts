@@ -20,6 +20,9 @@ export interface Results {
   /** The parts that ran (`--only`); every part when absent. */
   parts?: string[]
   seconds: number
+  /** The endpoints' turns of the server and of its ceiling, and their length (absent in runs before 2026-11-26 afternoon: `seconds` and 3). */
+  turns?: number
+  turnSeconds?: number
   concurrency: number
   endpoints: Measured[]
   mix: Record<string, LabelStats>
@@ -47,7 +50,7 @@ function targetText(t: Target, e: Measured): string {
 export function report(r: Results): string {
   const lines: string[] = []
   const out = (line = '') => lines.push(line)
-  out(`Bun ${r.bun}, ${r.cores} cores, ${r.at}; ${r.concurrency} connections, ${r.seconds} s per turn; ratio = median of the turns (all turns in brackets)`)
+  out(`Bun ${r.bun}, ${r.cores} cores, ${r.at}; ${r.concurrency} connections; endpoints: ${r.turns ?? 3} turns of ${r.turnSeconds ?? r.seconds} s, ratio = median of the turns (all turns in brackets); orders: rounds of ${r.seconds} s`)
   out(r.pinning ? `${r.pinning.note}.` : 'not pinned.')
   if (r.parts) out(`parts run: ${r.parts.join(', ')}`)
   if (r.endpoints.length) endpointTable(r, out)

@@ -73,15 +73,16 @@ export async function runWrk(base: string, lists: WrkRequest[][], connections: n
   const threads = rotate ? 1 : lists.length
   const command = ['wrk', `-t${threads}`, `-c${connections}`, `-d${Math.max(1, Math.round(seconds))}s`, '--latency', '-s', join(import.meta.dir, 'wrk.lua'), base, '--', data, ...(rotate ? ['rotate'] : [])]
   const cpuBefore = cpuSeconds(watch)
-  const started = performance.now()
   const proc = Bun.spawn(onSide('load', command), { stdout: 'pipe', stderr: 'pipe' })
   const out = await new Response(proc.stdout).text()
   const code = await proc.exited
-  const wall = (performance.now() - started) / 1000
-  const cpuShare = (cpuSeconds(watch) - cpuBefore) / wall
   const line = out.split('\n').find((l) => l.startsWith('wrk-json '))
   if (code !== 0 || !line) throw new Error(`wrk failed (exit ${code}): ${out}${await new Response(proc.stderr).text()}`)
   const r = JSON.parse(line.slice('wrk-json '.length)) as Record<string, number>
+  // Shares of the load's own duration, as wrk measured it: wrk's start (its script reading the request
+  // lists, its connections) is not load, and would read as an idle ceiling in a short turn.
+  const loaded = r.durationUs! / 1e6
+  const cpuShare = (cpuSeconds(watch) - cpuBefore) / loaded
   return {
     requests: r.requests!,
     rps: r.requests! / (r.durationUs! / 1e6),
@@ -91,6 +92,6 @@ export async function runWrk(base: string, lists: WrkRequest[][], connections: n
     socketErrors: r.connect! + r.read! + r.write! + r.timeout!,
     failedStatus: r.status!,
     cpuShare,
-    wrkCpuShare: Number(proc.resourceUsage()?.cpuTime.total ?? 0) / 1e6 / wall,
+    wrkCpuShare: Number(proc.resourceUsage()?.cpuTime.total ?? 0) / 1e6 / loaded,
   }
 }
