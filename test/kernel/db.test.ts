@@ -63,6 +63,7 @@ describe('event outbox', () => {
     const row = deps.db.select().from(outboxEvents).where(eq(outboxEvents.id, id)).get()!
     expect(id).toMatch(/^evt_[0-9a-z]{20}$/)
     expect(row).toEqual({
+      seq: 1,
       id,
       storeId: 'str_1',
       type: 'order.paid',

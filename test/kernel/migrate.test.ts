@@ -1,11 +1,20 @@
+import { Database } from 'bun:sqlite'
 import { describe, expect, test } from 'bun:test'
 import type { MigrationMeta } from 'drizzle-orm/migrator'
-import { readFileSync } from 'node:fs'
+import { copyFileSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { openDatabase } from '../../src/kernel/db/database'
+import { createApp } from '../../src/app'
+import { loadConfig } from '../../src/config'
+import { ManualClock } from '../../src/kernel/clock'
+import { openDatabase, writeTransaction } from '../../src/kernel/db/database'
 import { loadMigrations, migrate, NewerDataFolder, recordedVersion } from '../../src/kernel/db/migrate'
+import { randomIds } from '../../src/kernel/ids'
+import { memoryLog } from '../../src/kernel/log'
 import { VERSION } from '../../src/version'
+import { createDeps } from '../../src/wiring'
 import { tempDir } from '../helpers/temp'
+import { apiKey } from '../helpers/world'
+import { openListen } from '../webhooks/listen-stream'
 
 const migrations = loadMigrations()
 const last = migrations.at(-1)!.folderMillis
@@ -136,5 +145,49 @@ describe('a database written by a newer build', () => {
     sqlite.exec('DROP TABLE __storefront_meta')
     expect(() => migrate(db)).toThrow(`written by a Storefront of schema ${migrations.length + 1}, newer than this Storefront ${VERSION} (schema ${migrations.length})`)
     close()
+  })
+})
+
+describe('the outbox sequence', () => {
+  // A data folder of the schema before `seq` existed (test/fixtures/data-folders/README.md).
+  const FIXTURE = join(import.meta.dir, '..', 'fixtures', 'data-folders', '0.3.0-schema17')
+
+  test('events written before it keep their order (seq is the old rowid), and a listen stream resumes after them', async () => {
+    const fixture = JSON.parse(readFileSync(join(FIXTURE, 'fixture.json'), 'utf8'))
+    const dir = tempDir('outbox-seq')
+    const file = join(dir, 'storefront.db')
+    copyFileSync(join(FIXTURE, 'storefront.db'), file)
+    // Retention took some events from the middle: the rowids left have a hole.
+    const old = new Database(file)
+    old.exec('PRAGMA foreign_keys = ON; DELETE FROM outbox_events WHERE rowid BETWEEN 4 AND 6')
+    const before = old.query('SELECT rowid AS seq, id, type FROM outbox_events ORDER BY rowid').all() as { seq: number; id: string; type: string }[]
+    const deliveries = old.query('SELECT id, event_id FROM webhook_deliveries ORDER BY id').all()
+    old.close()
+    expect(before.map((e) => e.seq)).toEqual([1, 2, 3, ...Array.from({ length: 11 }, (_, i) => i + 7)])
+
+    const database = openDatabase(file)
+    migrate(database.db)
+    const { sqlite } = database
+    expect(sqlite.query('SELECT seq, id, type FROM outbox_events ORDER BY seq').all()).toEqual(before)
+    expect(sqlite.query("SELECT seq FROM sqlite_sequence WHERE name = 'outbox_events'").get()).toEqual({ seq: 17 })
+    expect(sqlite.query('SELECT id, event_id FROM webhook_deliveries ORDER BY id').all()).toEqual(deliveries)
+
+    const clock = new ManualClock()
+    const deps = createDeps(loadConfig({ dataDir: dir, rateLimitRps: '0' }, {}), database, { clock, ids: randomIds, log: memoryLog(), adminToken: fixture.adminToken, publicUrl: 'http://localhost:3000' })
+    try {
+      const from = before.findIndex((e) => e.seq === 10)
+      const stream = await openListen(createApp(deps), { ...apiKey(fixture.apiKey), 'last-event-id': before[from]!.id })
+      expect((await stream.next()).id).toBe(before[from]!.id)
+      const missed = before.slice(from + 1)
+      expect((await stream.webhooks(missed.length)).map((m) => [m.id, m.data.type])).toEqual(missed.map((e) => [e.id, e.type]))
+      const next = writeTransaction(deps.db, (tx) => deps.outbox.emit(tx, fixture.storeId, 'order.paid', { orderId: 'ord_after' }))
+      expect((await stream.webhooks(1)).map((m) => [m.id, m.data.type])).toEqual([[next, 'order.paid']])
+      expect(sqlite.query('SELECT seq FROM outbox_events WHERE id = ?').get(next)).toEqual({ seq: 18 })
+      expect(await stream.nothingMore()).toBe(true)
+      await stream.close()
+    } finally {
+      await deps.lifecycle.stop()
+      database.close()
+    }
   })
 })

@@ -15,13 +15,20 @@ import { ADMIN_TOKEN, createTestApp } from '../helpers/app'
 import { shopSetup } from '../helpers/orders'
 import { emit } from '../helpers/receivers'
 import { admin, apiKey, bearer, createKey, expectOk, twoStores } from '../helpers/world'
-import { openListen } from './listen-stream'
+import { openListen, type ListenMessage } from './listen-stream'
 
 const LISTEN_NAMES = 'order.created, order.paid, order.cancelled, order.refunded, product.low_stock, shipment.updated, review.created'
 
 async function setup() {
   const t = createTestApp({ settings: { rateLimitRps: '0' } })
   return { ...t, w: await twoStores(t.call, t.deps) }
+}
+
+/** Every message the stream has waiting, in order, until none more comes. */
+async function waiting(stream: Awaited<ReturnType<typeof openListen>>) {
+  const got: ListenMessage[] = []
+  while (!(await stream.nothingMore())) got.push(await stream.next())
+  return got.map((m) => ({ event: m.event, id: m.id, type: m.data.type }))
 }
 
 /** The body a delivery of this stored event would POST. */
@@ -154,6 +161,48 @@ describe('GET /v1/webhooks/listen', () => {
     await third.next()
     expect((await third.webhooks(5)).map((m) => m.id)).toEqual([a, ...missed, live])
     await third.close()
+  })
+
+  test("an open stream still gets the events written after a reset deleted the store's events, the newest of all", async () => {
+    const t = await setup()
+    const storeId = t.w.A.group.storeId
+    const stream = await openListen(t.app, apiKey(t.w.A.key.apiKey))
+    await stream.next()
+    const before = [emit(t.deps, storeId, 'order.created'), emit(t.deps, storeId, 'order.paid'), emit(t.deps, storeId, 'order.cancelled')]
+    expect((await stream.webhooks(3)).map((m) => m.id)).toEqual(before)
+    const reset = await expectOk(t.call('POST', `/v1/admin/groups/${t.w.A.group.id}/reset-store`, { headers: admin }))
+    expect(reset.removed.outbox_events).toBe(3)
+
+    // A place given to an event is never given again, so these come after the stream's place.
+    const types = ['order.created', 'order.paid', 'order.refunded', 'review.created'] as const
+    const after = types.map((type) => emit(t.deps, storeId, type))
+    expect(await waiting(stream)).toEqual(after.map((id, i) => ({ event: 'webhook', id, type: types[i] })))
+    await stream.close()
+  })
+
+  test("a reconnection with Last-Event-ID, open while another store's newest events are deleted, gets what follows", async () => {
+    const t = await setup()
+    const storeId = t.w.A.group.storeId
+    const key = apiKey(t.w.A.key.apiKey)
+    const first = await openListen(t.app, key)
+    await first.next()
+    const seen = emit(t.deps, storeId, 'order.created')
+    expect((await first.webhooks(1)).map((m) => m.id)).toEqual([seen])
+    await first.close()
+
+    const missed = emit(t.deps, storeId, 'order.paid')
+    for (const type of ['order.created', 'order.paid', 'order.cancelled'] as const) emit(t.deps, t.w.B.group.storeId, type)
+    const second = await openListen(t.app, { ...key, 'last-event-id': seen })
+    expect((await second.next()).id).toBe(seen)
+    expect(await waiting(second)).toEqual([{ event: 'webhook', id: missed, type: 'order.paid' }])
+    // Store B's events were the newest of all; its reset deletes them under the open stream.
+    const reset = await expectOk(t.call('POST', `/v1/admin/groups/${t.w.B.group.id}/reset-store`, { headers: admin }))
+    expect(reset.removed.outbox_events).toBe(3)
+
+    const types = ['order.refunded', 'order.created', 'order.paid', 'shipment.updated'] as const
+    const after = types.map((type) => emit(t.deps, storeId, type))
+    expect(await waiting(second)).toEqual(after.map((id, i) => ({ event: 'webhook', id, type: types[i] })))
+    await second.close()
   })
 
   test(`a reconnection is sent at most the newest ${MAX_REPLAY} events missed, after a gap message; an unknown event id gets a gap message and new events`, async () => {

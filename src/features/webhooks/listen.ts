@@ -1,5 +1,5 @@
 import type { Server } from 'bun'
-import { and, desc, eq, gt, lte, ne, sql } from 'drizzle-orm'
+import { and, desc, eq, gt, lte, max, ne, sql } from 'drizzle-orm'
 import type { StoreCtx } from '../../kernel/auth/kinds'
 import { isoTime } from '../../kernel/clock'
 import { readTransaction, writeTransaction, type Db, type Sql } from '../../kernel/db/database'
@@ -50,9 +50,13 @@ interface ListenRequest {
   server: Server<unknown> | null
 }
 
-/** Events of one store after a place in the outbox, in the order they were written (rowid, which follows commit order). */
+/**
+ * Events of one store after a place in the outbox, in the order they were written: `seq`, which follows
+ * commit order and is never given twice (kernel/tables.ts), so deleting the newest events (a store reset,
+ * retention) cannot put later ones behind an open stream's place.
+ */
 function queries(db: Db) {
-  const seq = sql<number>`${outboxEvents}.rowid`
+  const seq = outboxEvents.seq
   const ofStore = (storeId: string, types: string[]) =>
     and(
       eq(outboxEvents.storeId, storeId),
@@ -61,7 +65,7 @@ function queries(db: Db) {
     )
   return {
     /** The last place written to, over every store: the live stream starts there. */
-    end: () => db.select({ seq: sql<number | null>`max(rowid)` }).from(outboxEvents).get()?.seq ?? 0,
+    end: () => db.select({ seq: max(seq) }).from(outboxEvents).get()?.seq ?? 0,
     placeOf: (storeId: string, id: string) => db.select({ seq }).from(outboxEvents).where(and(eq(outboxEvents.id, id), eq(outboxEvents.storeId, storeId))).get()?.seq,
     /** The store's newest event (of any type): where a new stream starts, as an id. */
     newest: (storeId: string) => db.select({ id: outboxEvents.id }).from(outboxEvents).where(eq(outboxEvents.storeId, storeId)).orderBy(desc(seq)).limit(1).get()?.id,
