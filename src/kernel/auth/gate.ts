@@ -115,8 +115,9 @@ export function createGate(deps: GateDeps) {
       .prepare(),
   )
   // Every request of a shop front presents the same key: its row is kept until a credential changes
-  // (kept-credentials.ts), by the credential as sent (hashed only to be looked up), so a repeated key is not hashed again. A
-  // value longer than any credential is not kept: a flood of long made-up keys takes no memory.
+  // (kept-credentials.ts), by the credential as sent (hashed only to be looked up), so a repeated key is
+  // not hashed again. A value longer than any credential is not kept: a flood of long made-up keys takes
+  // no memory.
   const kept = (value: string) => value.length <= MAX_KEPT_CREDENTIAL
   const keyRows = untilCredentialsChange(db, deps.changes, (value: string) => keyByHash.get({ hash: hashToken(value) }))
   const keyRow = (value: string) => (kept(value) ? keyRows(value) : keyByHash.get({ hash: hashToken(value) }))
