@@ -42,6 +42,21 @@ describe("the buyer's kept key and session", () => {
     expect(log.filter((x) => x === 'select credential_changes' || x === 'select api_keys').length).toBeLessThanOrEqual(1)
   })
 
+  test('after a write, the key alone and the key with a session ask once whether a credential changed', async () => {
+    const s = await keptSetup()
+    const product = () => expectOk(s.call('GET', `/v1/products/${s.product.id}`, { headers: { 'x-api-key': s.w.A.key.apiKey } }))
+    // Kept by the catalog's cache from here on: read again, it opens no transaction of its own.
+    await product()
+    await s.shop.cart()
+    const { statements } = await statementsOf(async () => {
+      await expectOk(s.shop.add(s.variantId, 1))
+      await product()
+      await s.shop.cart()
+    })
+    // The add's own commit moved the stamp: the product read (the key alone) asks again, the cart read (key and session) after it does not.
+    expect(statements.map(summary).filter((x) => x === 'select credential_changes' || x === 'select api_keys')).toEqual(['select credential_changes'])
+  })
+
   test('a key revoked is refused by the very next request', async () => {
     const s = await keptSetup()
     await expectOk(s.call('DELETE', `/v1/store/api-keys/${s.w.A.key.id}`, { headers: bearer(s.w.A.student) }), 204)

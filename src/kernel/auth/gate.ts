@@ -8,7 +8,7 @@ import type { Call } from '../http/call'
 import { clientAddress, type AddressSource } from '../http/client-address'
 import type { NamedStore } from '../http/inspection'
 import { API_KEY_FORMAT, constantTimeEqual, hashToken } from './credentials'
-import { untilCredentialsChange } from './kept-credentials'
+import { keptCredentials } from './kept-credentials'
 import { AUTH_KINDS, isShopFront, type Actor, type AuthKind, type StoreCtx } from './kinds'
 import { SHOP_FRONT_SHARE, type RateLimiter } from './rate-limiter'
 import { apiKeys, customerSessions, stores, studentSessions, students } from './tables'
@@ -119,7 +119,8 @@ export function createGate(deps: GateDeps) {
   // not hashed again. A value longer than any credential is not kept: a flood of long made-up keys takes
   // no memory.
   const kept = (value: string) => value.length <= MAX_KEPT_CREDENTIAL
-  const keyRows = untilCredentialsChange(db, deps.changes, (value: string) => keyByHash.get({ hash: hashToken(value) }))
+  const keptUntilChange = keptCredentials(db, deps.changes)
+  const keyRows = keptUntilChange((value: string) => keyByHash.get({ hash: hashToken(value) }))
   const keyRow = (value: string) => (kept(value) ? keyRows(value) : keyByHash.get({ hash: hashToken(value) }))
   const readKeyAndSession = (apiKey: string, token: string) => {
     const row = keyAndSession.get({ hash: hashToken(apiKey), tokenHash: hashToken(token) })
@@ -129,7 +130,7 @@ export function createGate(deps: GateDeps) {
     return { key, session: customerId ? { customerId, storeId: storeId!, expiresAt: expiresAt! } : undefined }
   }
   // Kept by both values with a line break between them, which no header value holds.
-  const keyAndSessionRows = untilCredentialsChange(db, deps.changes, (both: string) => {
+  const keyAndSessionRows = keptUntilChange((both: string) => {
     const cut = both.indexOf('\n')
     return readKeyAndSession(both.slice(0, cut), both.slice(cut + 1))
   })

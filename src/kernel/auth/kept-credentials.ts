@@ -7,9 +7,10 @@ import { credentialChanges } from './tables'
 const MAX_KEPT = 10_000
 
 /**
- * `load` (a credential's row by the value sent) memoized until a credential changes: the answer is
- * always the one `load` would give now, while a cart add that writes on every request keeps the
- * buyer's key and session (docs/caches.md, "Credentials").
+ * Memos of the gate's credential rows, each `load` (a row by the value sent) kept until a credential
+ * changes: the answer is always the one `load` would give now, while a cart add that writes on every
+ * request keeps the buyer's key and session (docs/caches.md, "Credentials"). The memos share one
+ * reading of the version below, so a write has it read once, whichever memo asks first.
  *
  * `credential_changes.n` is raised by triggers on every write to what such a row holds (migration
  * 0016). Rows are kept with the `n` they were read at, and are good for as long as `n` is the same.
@@ -23,14 +24,15 @@ const MAX_KEPT = 10_000
  * In the test suite (CHECK_STAMPS_ENV) every kept row is read again and compared, so a write that no
  * trigger counts fails a test.
  */
-export function untilCredentialsChange<V>(db: Db, changes: ChangeStamp, load: (key: string) => V): (key: string) => V {
+export function keptCredentials(db: Db, changes: ChangeStamp) {
   const version = db.select({ n: credentialChanges.n }).from(credentialChanges).where(eq(credentialChanges.id, 1)).prepare()
   const checked = process.env[CHECK_STAMPS_ENV] === '1'
-  let kept = new Map<string, V>()
   let keptAt: number | undefined
   /** The change stamp at which `keptAt` was last read, outside a transaction. */
   let confirmedAt: number | null = null
-  /** Whether the kept rows are those of now: the version is read again only when it may have moved. */
+  /** Moves whenever `keptAt` does: a memo holding rows of another generation drops them. */
+  let generation = 0
+  /** Whether rows read at `keptAt` are those of now: the version is read again only when it may have moved. */
   const current = (stamp: number | null): boolean => {
     if (stamp !== null && stamp === confirmedAt) return true
     if (stamp === null && changes.committed() === confirmedAt && groupOpen(db)) {
@@ -41,23 +43,30 @@ export function untilCredentialsChange<V>(db: Db, changes: ChangeStamp, load: (k
     if (now === undefined) return false
     if (now !== keptAt) {
       if (stamp === null) return false
-      kept = new Map()
       keptAt = now
+      generation++
     }
     if (stamp !== null) confirmedAt = stamp
     return true
   }
-  return (key) => {
-    if (!current(changes.now())) return load(key)
-    if (kept.has(key)) {
-      const value = kept.get(key)!
-      if (checked) compare(key, value, load(key))
+  return <V>(load: (key: string) => V): ((key: string) => V) => {
+    let kept = new Map<string, V>()
+    let keptGeneration = generation
+    return (key) => {
+      if (!current(changes.now())) return load(key)
+      if (keptGeneration !== generation || kept.size >= MAX_KEPT) {
+        kept = new Map()
+        keptGeneration = generation
+      }
+      if (kept.has(key)) {
+        const value = kept.get(key)!
+        if (checked) compare(key, value, load(key))
+        return value
+      }
+      const value = load(key)
+      kept.set(key, value)
       return value
     }
-    const value = load(key)
-    if (kept.size >= MAX_KEPT) kept = new Map()
-    kept.set(key, value)
-    return value
   }
 }
 
