@@ -66,15 +66,15 @@ export function createKernel(routes: RouteTable, deps: Deps): Kernel {
     const { auth } = route
     const readBody = bodyReader(route)
     const { params: paramsSchema, query: querySchema } = route
-    const checkParams = paramsSchema && remembered.of((params: Readonly<Record<string, string>>) => checkPart('params', paramsSchema, params))
+    const checkParams = paramsSchema && remembered.of((params: Readonly<Record<string, string>>) => checkPart('params', paramsSchema, params), paramsKey)
     const checkQuery = querySchema && remembered.of((text: string) => checkPart('query', querySchema, parsedQuery(text)))
     const headerSchema = route.headers
     const run = (call: Call, body: unknown, params: Readonly<Record<string, string>>, queryAt: number) => {
       const request = call.request
       const headers = headerSchema ? checkPart('headers', headerSchema, Object.fromEntries(request.headers)) : undefined
-      const decoded = checkParams ? checkParams(params, paramsKey(params)) : { ...params }
+      const decoded = checkParams ? checkParams(params) : { ...params }
       const queryText = queryAt < 0 ? '' : request.url.slice(queryAt + 1)
-      const query = checkQuery ? checkQuery(queryText, queryText) : parsedQuery(queryText)
+      const query = checkQuery ? checkQuery(queryText) : parsedQuery(queryText)
       const context: HandlerContext = { request, server: call.server, set: call.set, ctx: call.ctx, params: decoded, query, headers, body }
       return handler(context)
     }
@@ -108,8 +108,8 @@ export function createKernel(routes: RouteTable, deps: Deps): Kernel {
     // A body with a password or a token in it is checked each time, never kept (remembered.ts). Which
     // routes take one is found at a route's first body, not when the app is made: it takes a while.
     const read = (text: string) => checkPart('body', schema, parseJson(text))
-    let chosen: ((text: string, key: string) => unknown) | undefined
-    const check = (text: string, key: string) => (chosen ??= namesASecret(schema) ? read : remembered.of(read))(text, key)
+    let chosen: ((text: string) => unknown) | undefined
+    const check = (text: string) => (chosen ??= namesASecret(schema) ? read : remembered.of(read))(text)
     return (call) => {
       const request = call.request
       const type = request.headers.get('content-type') ?? ''
@@ -119,10 +119,10 @@ export function createKernel(routes: RouteTable, deps: Deps): Kernel {
     }
   }
 
-  async function readJson(call: Call, check: (text: string, key: string) => unknown) {
+  async function readJson(call: Call, check: (text: string) => unknown) {
     const text = await readLimitedText(call.request)
     call.sentBody = text
-    return text.length > LARGE_BODY ? largeBodies.run(() => check(text, text)) : check(text, text)
+    return text.length > LARGE_BODY ? largeBodies.run(() => check(text)) : check(text)
   }
 
   function fetch(request: Request, server: AddressSource | null): Response | Promise<Response> {

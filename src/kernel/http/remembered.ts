@@ -25,11 +25,14 @@ export class RememberedChecks {
     private readonly maxLength = REMEMBERED_LENGTH,
   ) {}
 
-  /** `check` of a value, remembered by `key`: the value's text. */
-  of<V>(check: (value: V) => unknown): (value: V, key: string) => unknown {
+  /** `check` of a text, remembered by the text; of another value, by its text `keyOf(value)`. */
+  of(check: (text: string) => unknown): (text: string) => unknown
+  of<V>(check: (value: V) => unknown, keyOf: (value: V) => string): (value: V) => unknown
+  of<V>(check: (value: V) => unknown, keyOf: (value: V) => string = (value) => value as string): (value: V) => unknown {
     const kept = new Map<string, unknown>()
     this.routes.push(kept)
-    return (value, key) => {
+    return (value) => {
+      const key = keyOf(value)
       const known = kept.get(key)
       if (known !== undefined) return known
       const checked = check(value)
