@@ -4,7 +4,6 @@ import type { Deps } from '../../kernel/deps'
 import { AppError, notFound } from '../../kernel/errors'
 import { fromCents, MAX_CART_LINES, MAX_LINE_QUANTITY, totalCents } from '../../kernel/money'
 import { lineOfVariant, variantLine, VARIANTS_HINT, type LineOfVariant, type VariantLineValues } from '../catalog'
-import { storeCurrency } from '../store-settings'
 import { assertCartWithinLimits, assertPriceWithinLimit, lineTooLarge, tooManyLines } from './limits'
 import type { Cart } from './model'
 import { cartStatements } from './statements'
@@ -23,13 +22,14 @@ export interface CartLine extends LineOfVariant {
 }
 
 /** A cart with its lines, oldest first. */
-interface CartWithLines {
+export interface CartWithLines {
   id: string
   currency: string
   lines: CartLine[]
 }
 
-type LineValues = [string, string, number, number, number, VariantLineValues | null]
+/** A line as the cart statement writes it; every line has its variant and product (foreign keys that cascade). */
+type LineValues = [string, string, number, number, number, VariantLineValues]
 
 /**
  * The customer's cart with its lines (cartStatements' one statement), or undefined before the first
@@ -42,7 +42,6 @@ function readCart(db: Db, ctx: StoreCtx): CartWithLines | undefined {
   if (!row) return undefined
   const lines: CartLine[] = []
   for (const [id, variantId, quantity, createdAt, rowid, variant] of JSON.parse(row.lines) as LineValues[]) {
-    if (variant === null) continue
     const line = { id, variantId, quantity, createdAt, rowid, ...lineOfVariant(variant) }
     if (line.variantDeletedAt === null && line.productDeletedAt === null) lines.push(line)
   }
@@ -54,10 +53,9 @@ function readCart(db: Db, ctx: StoreCtx): CartWithLines | undefined {
 function cartOf(tx: Tx, deps: Deps, ctx: StoreCtx): CartWithLines {
   const found = readCart(tx, ctx)
   if (found) return found
-  const now = deps.clock.now()
-  const cart = { id: deps.ids.next('cart'), currency: storeCurrency(tx, ctx.storeId), lines: [] }
-  statementsOf(tx).insertCart.run({ id: cart.id, storeId: ctx.storeId, customerId: customerOf(ctx), now })
-  return cart
+  statementsOf(tx).insertCart.run({ id: deps.ids.next('cart'), storeId: ctx.storeId, customerId: customerOf(ctx), now: deps.clock.now() })
+  // Read as any cart is: with the store's currency.
+  return readCart(tx, ctx)!
 }
 
 /** Can be bought now: its product is PUBLISHED (a DRAFT or ARCHIVED one stays in the cart, unavailable). */
@@ -66,7 +64,8 @@ const buyable = (l: CartLine) => l.state === 'PUBLISHED'
 const availableOf = (l: CartLine) => (buyable(l) ? l.stock - l.reserved : 0)
 
 /** The answer: the cart's lines (as `readCart` reads them) priced and counted. */
-function cartView(cart: { id: string; currency: string }, lines: CartLine[]): Cart {
+function cartView(cart: CartWithLines): Cart {
+  const { lines } = cart
   const items = lines.map((l) => ({
     id: l.id,
     variantId: l.variantId,
@@ -90,7 +89,7 @@ function cartView(cart: { id: string; currency: string }, lines: CartLine[]): Ca
 export function getCart(deps: Deps, ctx: StoreCtx): Cart {
   // Reading a cart that exists takes no write lock; only the first look creates it.
   const cart = readCart(deps.db, ctx) ?? writeTransaction(deps.db, (tx) => cartOf(tx, deps, ctx))
-  return cartView(cart, cart.lines)
+  return cartView(cart)
 }
 
 /**
@@ -151,7 +150,7 @@ export function addItem(deps: Deps, ctx: StoreCtx, input: { variantId: string; q
       const line = { ...variant, id, variantId: input.variantId, quantity, createdAt: now, rowid: Number.MAX_SAFE_INTEGER }
       lines.splice(lines.findLastIndex((l) => l.createdAt <= now) + 1, 0, line)
     }
-    return cartView(cart, lines)
+    return cartView(cart)
   })
 }
 
@@ -170,7 +169,7 @@ export function changeItem(deps: Deps, ctx: StoreCtx, itemId: string, quantity: 
     assertCanHold(line.variantId, line, quantity)
     statementsOf(tx).setQuantity.run({ id: line.id, storeId: ctx.storeId, quantity })
     lines[at] = { ...line, quantity }
-    return cartView(cart, lines)
+    return cartView(cart)
   })
 }
 
@@ -182,7 +181,7 @@ export function removeItem(deps: Deps, ctx: StoreCtx, itemId: string): Promise<C
     q.removeItem.run({ id: line.id, storeId: ctx.storeId })
     q.touchCart.run({ id: cart.id, storeId: ctx.storeId, now: deps.clock.now() })
     lines.splice(at, 1)
-    return cartView(cart, lines)
+    return cartView(cart)
   })
 }
 
@@ -191,7 +190,7 @@ export function removeItem(deps: Deps, ctx: StoreCtx, itemId: string): Promise<C
  * are now, every one buyable and within the limits (limits.ts), or the refusal that names what to fix.
  * Whether the stock suffices is checkout's to say, as it reserves.
  */
-export function cartToBuy(tx: Tx, deps: Deps, ctx: StoreCtx): { id: string; currency: string; lines: CartLine[] } {
+export function cartToBuy(tx: Tx, deps: Deps, ctx: StoreCtx): CartWithLines {
   const cart = cartOf(tx, deps, ctx)
   const { lines } = cart
   if (lines.length === 0) throw new AppError('CART_EMPTY', 'The cart is empty. Add items first: POST /v1/cart/items {"variantId": "var_...", "quantity": 1}.')
@@ -204,7 +203,7 @@ export function cartToBuy(tx: Tx, deps: Deps, ctx: StoreCtx): { id: string; curr
     )
   }
   assertCartWithinLimits(lines)
-  return { id: cart.id, currency: cart.currency, lines }
+  return cart
 }
 
 /** After checkout: the cart keeps no lines, and stays for the next purchase. */

@@ -7,17 +7,12 @@ import { seesState } from './find'
 import { products, variants } from './tables'
 
 // What a cart reads of the catalog: a variant with its product, as a cart line shows it and an add
-// checks it. The reads go by primary key through scalar subqueries, not joins: the same rows, and
-// SQLite runs such a lookup for a fraction of what a joined table costs it (bench/README.md).
+// checks it, as one JSON array of the columns below: drizzle maps one column instead of nine, and a
+// cart's lines read every variant and product through one subquery each (bench/README.md, "The cart's
+// one statement").
 
-const ofProduct = <T>(column: SQLWrapper, productId: SQLWrapper) => sql<T>`(select ${column} from ${products} where ${products.id} = ${productId})`
-
-/** The product's columns a line shows, of the product `productId` names. */
-const productColumns = (productId: SQLWrapper) => ({
-  name: ofProduct<string>(products.name, productId),
-  state: ofProduct<string>(products.state, productId),
-  productDeletedAt: ofProduct<number | null>(products.deletedAt, productId),
-})
+/** The columns of a line's variant and product, in the order of `VariantLineValues`. */
+const LINE_COLUMNS = sql.join([variants.productId, variants.sku, variants.priceCents, variants.stock, variants.reserved, variants.deletedAt, products.name, products.state, products.deletedAt], sql`, `)
 
 /** What a cart line shows of its variant and product (`variantLine` reads the same of one variant). */
 export interface LineOfVariant {
@@ -37,13 +32,11 @@ export type VariantLineValues = [string, string, number, number, number, number 
 
 /**
  * What a cart line shows of the variant whose id `variantId` holds (a column of the caller's table) and
- * of its product, as one JSON array (`lineOfVariant` reads it), or null when the variant is gone. One
- * subquery by primary key for the lot: a column each cost SQLite a lookup per column and drizzle a
- * mapping per column, most of a cart add's time (bench/README.md, "The cart's one statement").
+ * of its product, as one JSON array (`lineOfVariant` reads it): one subquery by primary key for the lot,
+ * where a column each cost SQLite a lookup and drizzle a mapping per column.
  */
 export const variantLineJson = (variantId: SQLWrapper) =>
-  sql`json((select json_array(${variants.productId}, ${variants.sku}, ${variants.priceCents}, ${variants.stock}, ${variants.reserved}, ${variants.deletedAt}, ${products.name}, ${products.state}, ${products.deletedAt})
-    from ${variants}, ${products} where ${variants.id} = ${variantId} and ${products.id} = ${variants.productId}))`
+  sql`json((select json_array(${LINE_COLUMNS}) from ${variants}, ${products} where ${variants.id} = ${variantId} and ${products.id} = ${variants.productId}))`
 
 /** The array `variantLineJson` wrote, as named fields. */
 export function lineOfVariant(values: VariantLineValues): LineOfVariant {
@@ -54,16 +47,9 @@ export function lineOfVariant(values: VariantLineValues): LineOfVariant {
 const prepared = perHandle((db: Sql) =>
   withParams<{ id: string; storeId: string }>()(
     db
-      .select({
-        productId: variants.productId,
-        sku: variants.sku,
-        priceCents: variants.priceCents,
-        stock: variants.stock,
-        reserved: variants.reserved,
-        variantDeletedAt: variants.deletedAt,
-        ...productColumns(variants.productId),
-      })
+      .select({ line: sql<string>`json_array(${LINE_COLUMNS})` })
       .from(variants)
+      .innerJoin(products, eq(products.id, variants.productId))
       .where(and(eq(variants.id, sql.placeholder('id')), eq(variants.storeId, sql.placeholder('storeId')), isNull(variants.deletedAt)))
       .prepare(),
   ),
@@ -75,7 +61,8 @@ const prepared = perHandle((db: Sql) =>
  * an unknown id. Undefined if none.
  */
 export function variantLine(db: Sql, ctx: StoreCtx, id: string): LineOfVariant | undefined {
-  const line = prepared(db).get({ id, storeId: ctx.storeId })
+  const row = prepared(db).get({ id, storeId: ctx.storeId })
+  const line = row && lineOfVariant(JSON.parse(row.line) as VariantLineValues)
   return line && seesState(ctx, line.state) ? line : undefined
 }
 
