@@ -14,14 +14,12 @@ export function errorAnswer(error: AppError, requestId: string, headers: Headers
 
 /**
  * The answer that replaces one made while a commit group was open, when that group could not commit
- * (database.ts, groupedWrite): what the first answer said may never have happened.
+ * (database.ts, groupedWrite): what the first answer said may never have happened. `headers` are the
+ * kernel's own for the call, as for any error: nothing of the replaced answer's is kept.
  */
-export function uncommittedAnswer(failure: unknown, answered: Response, log: Log): Response {
-  const requestId = answered.headers.get('x-request-id') ?? ''
+export function uncommittedAnswer(failure: unknown, answered: Response, requestId: string, headers: Headers, log: Log): Response {
   log.error('the writes this answer rested on did not commit; the answer was replaced', { requestId, error: failure instanceof Error ? failure.message : String(failure) })
   void answered.body?.cancel()
-  const headers = new Headers(answered.headers)
-  headers.delete('content-length')
   return errorAnswer(isDiskFull(failure) ? diskFull() : internal(), requestId, headers)
 }
 

@@ -197,7 +197,7 @@ export function createKernel(routes: RouteTable, deps: Deps): Kernel {
 
   function settled(call: Call, route: RouteEntry | undefined, final: Response): Response | Promise<Response> {
     if (!groupOpen(deps.db) || route?.groupedWrites) return inspect(call, route, final)
-    return groupsSettled(deps.db).then((failure) => inspect(call, route, failure === undefined ? final : uncommittedAnswer(failure, final, deps.log)))
+    return groupsSettled(deps.db).then((failure) => inspect(call, route, failure === undefined ? final : uncommittedAnswer(failure, final, call.requestId, answerHeaders(call, JSON_BLOCK), deps.log)))
   }
 
   /**
