@@ -15,7 +15,7 @@ const MAX_PAGES = 10_000
  * Serialized product reads (lists and details), kept per store while the store's catalog version
  * stays the same. Triggers raise that version on every change a read can show, whichever feature
  * makes it (migrations/0004_catalog_versions.sql), so an entry can never be stale: a shop front that
- * polls the same page gets the stored body instead of four to six queries, a schema check and a stringify.
+ * polls the same page gets the stored body instead of four to six queries and a stringify.
  *
  * A change of stock (an order, a receipt) does not raise the version: it raises the store's `stock`
  * version and records it as the product's own (migrations/0012_catalog_stock_versions.sql). Each body

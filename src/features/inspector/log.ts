@@ -112,7 +112,6 @@ export class RequestLog implements RequestInspector {
     log.add(item, call.store.shopFront)
   }
 
-  /** The error code and message of an answer in the error envelope; the status alone for anything else. */
   /** `sent`: the request's body as kept; `hidden`, the values it lost. */
   private failure(call: InspectedCall, sent: KeptBody, hidden: readonly string[]): Failure {
     const requestHeaders = this.redact.headers(call.request.headers, HEADER_LIMIT)

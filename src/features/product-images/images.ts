@@ -14,4 +14,4 @@ export type ImageRow = typeof productImages.$inferSelect
 const ofProducts = perHandle((db: Sql) => db.select().from(productImages).where(inJsonIds(productImages.productId)).orderBy(asc(productImages.position)).prepare())
 
 /** The images of these products, each product's in position order. */
-export const imagesOfProducts: ProductImageReader = (db: Sql, productIds: string[]): ImageRow[] => ofProducts(db).all({ ids: JSON.stringify(productIds) })
+export const imagesOfProducts: ProductImageReader = (db, productIds) => ofProducts(db).all({ ids: JSON.stringify(productIds) })

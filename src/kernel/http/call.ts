@@ -19,7 +19,7 @@ export interface Call {
   readonly requestId: string
   /** performance.now() when the request arrived. */
   readonly started: number
-  /** Handed to the handler as `set`; the kernel's own headers (CORS, request id, RateLimit-*) are in it from the start. */
+  /** Handed to the handler as `set`: the gate's RateLimit-* headers and what the handler sets; CORS and the request id are added when the answer is built (answer-headers.ts). */
   readonly set: AnswerSet
   /** The admitted caller of a store route (the gate, kernel/auth/gate.ts). */
   ctx: StoreCtx | undefined

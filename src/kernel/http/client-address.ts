@@ -1,4 +1,4 @@
-/** What the address needs of the server: Bun's and Elysia's servers both have it. */
+/** What the address needs of the server: Bun's has it. */
 export interface AddressSource {
   requestIP(request: Request): { address: string } | null
 }

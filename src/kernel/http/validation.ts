@@ -2,7 +2,7 @@ import { AppError, type ErrorDetail } from '../errors'
 
 type Issue = { message: string; path?: readonly (PropertyKey | { key: PropertyKey })[]; code?: string; keys?: string[]; expected?: string }
 
-/** A Standard Schema (zod's `~standard`): what a route declares as its body. */
+/** A Standard Schema (zod's `~standard`): what a route declares for its body, and for its query, path and headers. */
 export interface BodySchema {
   '~standard': { validate(value: unknown): { issues?: readonly unknown[]; value?: unknown } | Promise<unknown> }
 }
