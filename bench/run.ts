@@ -26,7 +26,7 @@ import { buildBareServer, call, copyData, freshExecutable, launch, freePort, onS
 import { seededClassroom } from './system/seed'
 import { measureBookkeeping } from './system/bookkeeping'
 import { againstCeiling, orderRate, type Scenario } from './system/endpoints'
-import { report, type Results } from './system/report'
+import { pct, report, type Results } from './system/report'
 import { cartAddCycle, classroomClients, customers, key, productPath } from './system/scenarios'
 import { WRK_MISSING, type WrkRequest } from './system/wrk'
 
@@ -184,7 +184,6 @@ const scenarios = async (): Promise<Scenario[]> => [
 ]
 
 const timing = { seconds: SECONDS, warmup: WARMUP, rounds: ROUNDS }
-const pct = (x: number) => `${(x * 100).toFixed(0)} %`
 if (wanted('endpoints')) {
   log(`\none endpoint at a time with wrk: the big store (${big.products.toLocaleString('en')} products), ${CONCURRENCY} keep-alive connections, after ${WARMUP} s of warm-up ${TURNS} turns of ${TURN_SECONDS} s of the server, each followed by one of the ceiling with the same connections and requests`)
   for (const scenario of await scenarios()) {

@@ -61,7 +61,8 @@ export function report(r: Results): string {
   return lines.join('\n')
 }
 
-const pct = (x: number) => `${(x * 100).toFixed(0)} %`
+/** A share as whole percent (one argument: safe to hand to `map`). */
+export const pct = (x: number) => `${(x * 100).toFixed(0)} %`
 
 /** The ratio cell: the ratio and its turns, or why there is none. */
 function ratioCell(e: Measured): string {
@@ -130,14 +131,14 @@ function measures(r: Results, out: (line?: string) => void) {
   }
   if (r.memory.afterRunMib !== undefined) out(`| RSS after the full run | ${mib(r.memory.afterRunMib)} MiB | < 250 MiB: ${verdict(r.memory.afterRunMib < 250)} |`)
   if (b.cost === undefined) return
-  const pct = (x: number) => `${(x * 100).toFixed(1)} %`
+  const tenths = (x: number) => `${(x * 100).toFixed(1)} %`
   /** The middle half of the pairs' costs: how much one pair moves. */
   const spread = (k: Partial<Bookkeeping>) => {
     const costs = (k.onRps ?? []).map((on, i) => 1 - on / k.offRps![i]!).sort((a, b) => a - b)
-    return costs.length ? `${pct(costs[Math.floor(costs.length / 4)]!)} to ${pct(costs[Math.floor((3 * costs.length) / 4)]!)}` : ''
+    return costs.length ? `${tenths(costs[Math.floor(costs.length / 4)]!)} to ${tenths(costs[Math.floor((3 * costs.length) / 4)]!)}` : ''
   }
   const noise = r.bookkeepingNoise
   out(
-    `| activity counter + rate limiter + request inspector, cost on list req/s (median of ${b.rounds} rounds of ${b.pairs} on/off pairs of ${b.windowSeconds} s windows, each round on freshly started servers; middle half of the pairs ${spread(b)}; the rounds alone ${(b.roundCosts ?? []).map(pct).join(', ')}) | ${pct(b.cost)}${noise ? ` (the same with both sides off: ${pct(noise.cost)}; middle half ${spread(noise)})` : ''} | none (retired: bench/README.md) |`,
+    `| activity counter + rate limiter + request inspector, cost on list req/s (median of ${b.rounds} rounds of ${b.pairs} on/off pairs of ${b.windowSeconds} s windows, each round on freshly started servers; middle half of the pairs ${spread(b)}; the rounds alone ${(b.roundCosts ?? []).map(tenths).join(', ')}) | ${tenths(b.cost)}${noise ? ` (the same with both sides off: ${tenths(noise.cost)}; middle half ${spread(noise)})` : ''} | none (retired: bench/README.md) |`,
   )
 }

@@ -85,7 +85,7 @@ export async function runWrk(base: string, lists: WrkRequest[][], connections: n
   const cpuShare = (cpuSeconds(watch) - cpuBefore) / loaded
   return {
     requests: r.requests!,
-    rps: r.requests! / (r.durationUs! / 1e6),
+    rps: r.requests! / loaded,
     p50: r.p50! / 1000,
     p99: r.p99! / 1000,
     max: r.max! / 1000,
