@@ -3,14 +3,10 @@ import { cleanupTestApps } from './helpers/app'
 import { killChildren, reapChildren } from './helpers/children'
 import { stopReceivers } from './helpers/receivers'
 import { removeTempDirs } from './helpers/temp'
-import { CHECK_ANSWERS_ENV } from '../src/kernel/http/answer-check'
-import { CHECK_STAMPS_ENV } from '../src/kernel/db/change-stamp'
+import { TEST_CHECKS } from './helpers/checks'
 
-// In every test, in-process or in an executable a test starts: every JSON answer is checked against
-// its route's schema (src/kernel/http/answer-check.ts), and every write against the commit count that
-// tells kept reads of a change (src/kernel/db/change-stamp.ts).
-process.env[CHECK_ANSWERS_ENV] = '1'
-process.env[CHECK_STAMPS_ENV] = '1'
+// In every test, in-process or in an executable a test starts (helpers/checks.ts).
+Object.assign(process.env, TEST_CHECKS)
 
 afterEach(async () => {
   await cleanupTestApps()

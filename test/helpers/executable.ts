@@ -5,14 +5,13 @@ import { build, EXECUTABLE_ENV } from './build'
 import { stopChild, track } from './children'
 import { limit } from './limits'
 import { tempDir } from './temp'
-import { CHECK_ANSWERS_ENV } from '../../src/kernel/http/answer-check'
-import { CHECK_STAMPS_ENV } from '../../src/kernel/db/change-stamp'
+import { TEST_CHECKS } from './checks'
 
 /**
  * What an executable a test starts sees of the environment: PATH, and the switches that have it check
  * its own answers and writes as the test process does (test/setup.ts); nothing else of the test's.
  */
-const BASE_ENV = { PATH: process.env.PATH ?? '', [CHECK_ANSWERS_ENV]: '1', [CHECK_STAMPS_ENV]: '1' }
+const BASE_ENV = { PATH: process.env.PATH ?? '', ...TEST_CHECKS }
 
 const root = join(import.meta.dir, '..', '..')
 
