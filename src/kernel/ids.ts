@@ -41,7 +41,7 @@ let drawn = pool.length
 const chosen = new Uint8Array(64)
 const ascii = new TextDecoder('latin1')
 
-/** `length` characters of [0-9a-z] from the system's secure random source (20 chars ≈ 103 bits). */
+/** `length` characters of [0-9a-z] from the system's secure random source (12 chars ≈ 62 bits, 20 ≈ 103). */
 export function randomToken(length: number): string {
   const into = length <= chosen.length ? chosen : new Uint8Array(length)
   for (let n = 0; n < length; ) {
@@ -56,7 +56,20 @@ export function randomToken(length: number): string {
   return ascii.decode(into.subarray(0, length))
 }
 
-export const randomIds: Ids = { next: (prefix) => `${prefix}_${randomToken(20)}` }
+/** Milliseconds written in 8 characters of [0-9a-z], whose order as text is their order as numbers (they wrap in 2059). */
+const TIME_SPAN = 36 ** 8
+
+/**
+ * Ids of 20 characters: the time they were made (8) and 12 random ones (62 bits). New rows' ids sort
+ * after older ones, so each table's id index grows at its end: a commit of a few orders rewrites a few
+ * of its pages instead of one page per row, which halved the WAL an order writes and the checkpoints
+ * that flush it (docs/transactions.md). Nothing reads the time back: an id stays opaque.
+ */
+export function timeOrderedIds(now: () => number): Ids {
+  return { next: (prefix) => `${prefix}_${(now() % TIME_SPAN).toString(36).padStart(8, '0')}${randomToken(12)}` }
+}
+
+export const randomIds: Ids = timeOrderedIds(Date.now)
 
 /** Predictable ids for tests: `prod_000001`, `prod_000002`, … per prefix. */
 export function sequentialIds(): Ids {

@@ -2,7 +2,7 @@ import { describe, expect, test } from 'bun:test'
 import fc from 'fast-check'
 import { createHash } from 'node:crypto'
 import { hashToken } from '../../src/kernel/auth/credentials'
-import { describeId, randomIds, randomToken, sequentialIds } from '../../src/kernel/ids'
+import { describeId, randomIds, randomToken, sequentialIds, timeOrderedIds } from '../../src/kernel/ids'
 import { fromCents, hasAtMostTwoDecimals, MAX_CART_LINES, MAX_LINE_QUANTITY, MAX_PRICE, MAX_PRICE_CENTS, Money, toCents, totalCents } from '../../src/kernel/money'
 
 describe('money as integer cents', () => {
@@ -48,6 +48,25 @@ describe('prefixed ids', () => {
     const ids = new Set(Array.from({ length: 2000 }, () => randomIds.next('prod')))
     expect(ids.size).toBe(2000)
     for (const id of ids) expect(id).toMatch(/^prod_[0-9a-z]{20}$/)
+  })
+
+  test('ids made later sort after earlier ones, whatever their random part, and keep 20 characters', () => {
+    let now = Date.UTC(2026, 10, 26)
+    const ids = timeOrderedIds(() => now)
+    const made: string[] = []
+    for (let i = 0; i < 500; i++) {
+      made.push(ids.next('ord'))
+      now += 1 + (i % 7)
+    }
+    expect([...made].sort()).toEqual(made)
+    for (const id of made) expect(id).toMatch(/^ord_[0-9a-z]{20}$/)
+    // Made in the same millisecond, they share the time's 8 characters and differ in the random 12.
+    const same = [ids.next('ord'), ids.next('ord')]
+    expect(same[0]!.slice(0, 12)).toBe(same[1]!.slice(0, 12))
+    expect(same[0]).not.toBe(same[1])
+    // The last millisecond before the 8 characters wrap, and the first after it.
+    expect(timeOrderedIds(() => 36 ** 8 - 1).next('evt').slice(4, 12)).toBe('zzzzzzzz')
+    expect(timeOrderedIds(() => 36 ** 8).next('evt').slice(4, 12)).toBe('00000000')
   })
 
   test('random tokens use every character of the alphabet about equally', () => {

@@ -75,7 +75,9 @@ Every answer carries \`X-Request-Id\`. Every answer to a store credential, once 
 carries \`Location\`: what a \`201\` created is in its body, with the id to read it again.
 
 ## Conventions
-- Ids are strings with a type prefix (\`prod_\`, \`var_\`, \`ord_\`, ...).
+- Ids are strings with a type prefix (\`prod_\`, \`var_\`, \`ord_\`, ...) and 20 characters of [0-9a-z]. Treat them as
+  opaque: they begin with the time they were made (so the database keeps new rows together), but an
+  app that needs a time reads \`createdAt\`.
 - Money is a JSON number with at most 2 decimals (kept as integer cents inside). A price is at most
   ${MAX_PRICE}, a cart line at most ${MAX_LINE_QUANTITY} units and a cart at most ${MAX_CART_LINES} lines, so every total is exact.
 - Times are ISO 8601 strings in UTC.
