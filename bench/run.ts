@@ -27,7 +27,7 @@ import { seededClassroom } from './system/seed'
 import { measureBookkeeping } from './system/bookkeeping'
 import { againstCeiling, orderRate, type Scenario } from './system/endpoints'
 import { pct, report, type Results } from './system/report'
-import { cartAddCycle, classroomClients, customers, key, productPath } from './system/scenarios'
+import { cartAddCycle, classroomClients, customers, key, ORDER_PRODUCTS, orderVariants, productPath } from './system/scenarios'
 import { WRK_MISSING, type WrkRequest } from './system/wrk'
 
 const PARTS = ['starts', 'mix', 'endpoints', 'orders', 'webhooks', 'bookkeeping', 'statements', 'scale'] as const
@@ -141,6 +141,7 @@ if (wanted('mix')) await classroomMix()
 // The limit is off here: it exists to stop one store flooding the others, and would cap this one store
 // at 50 requests/s. Webhooks to 127.0.0.1 need --allow-loopback-webhooks.
 const serverParts = wanted('endpoints') || wanted('orders') || wanted('webhooks')
+const orderedVariants = serverParts ? orderVariants(classroom(), big) : []
 const server: Server | undefined = serverParts ? await startStorefront(bin, classroom(), ['--rate-limit-rps', '0', '--allow-loopback-webhooks']) : undefined
 const get = (path: string, headers: Record<string, string> = key(big)): WrkRequest => ({ method: 'GET', path, headers })
 const detailIds = big.sampleProductIds.slice(0, 200)
@@ -196,9 +197,9 @@ if (wanted('endpoints')) {
 }
 if (wanted('orders')) {
   // Whole orders: each customer adds a unit, checks out and pays, then starts again.
-  log(`\nwhole orders on the JS load generator: ${CONCURRENCY} customers, ${SECONDS} s a round after ${WARMUP} s of warm-up`)
-  const buyers = (await customers(server!.base, big, CONCURRENCY, 'buy-')).map((headers): LoadClient => ({ headers, flow: 'order', variantId: big.stockVariantId }))
-  const m = await orderRate(server!, 'orders (add to cart + checkout + pay)', [{ kind: 'rate', value: 1000 }, { kind: 'p99', value: 50 }], buyers, timing)
+  log(`\nwhole orders on the JS load generator: ${CONCURRENCY} customers, each order a random variant of ${ORDER_PRODUCTS.toLocaleString('en')} products, ${SECONDS} s a round after ${WARMUP} s of warm-up`)
+  const buyers = (await customers(server!.base, big, CONCURRENCY, 'buy-')).map((headers): LoadClient => ({ headers, flow: 'order' }))
+  const m = await orderRate(server!, 'orders (add to cart + checkout + pay)', [{ kind: 'rate', value: 1000 }, { kind: 'p99', value: 50 }], buyers, timing, orderedVariants)
   results.endpoints.push(m)
   log(`  ${m.name}: ${m.server.rps.toFixed(0)} orders/s, p99 ${m.server.p99.toFixed(1)} ms`)
 }
@@ -213,7 +214,7 @@ async function ordersAndFanOut(server: Server) {
   }
   const buyers = await customers(server.base, big, CONCURRENCY, 'order-')
   const loadEnded = Date.now() + (WARMUP + SECONDS) * 1000
-  const flow = await runLoad({ base: server.base, seconds: SECONDS, warmup: WARMUP, clients: buyers.map((headers) => ({ headers, flow: 'order', variantId: big.stockVariantId })) })
+  const flow = await runLoad({ base: server.base, seconds: SECONDS, warmup: WARMUP, clients: buyers.map((headers): LoadClient => ({ headers, flow: 'order' })), variants: orderedVariants })
   const paidTotal = flow['paid (all)']?.count ?? 0
   const expected = paidTotal * 3
   let stats = { count: 0, first: 0, last: 0 }
@@ -238,7 +239,7 @@ async function ordersAndFanOut(server: Server) {
 }
 
 if (wanted('webhooks')) {
-  log('\norders (add 1 unit, check out, pay with PIX; 32 customers), each paid order fanned out to 3 webhook receivers')
+  log(`\norders (add 1 unit of a random variant of ${ORDER_PRODUCTS.toLocaleString('en')} products, check out, pay with PIX; 32 customers), each paid order fanned out to 3 webhook receivers`)
   await ordersAndFanOut(server!)
 }
 if (server) {

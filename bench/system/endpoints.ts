@@ -151,10 +151,10 @@ async function compareGenerators(ceiling: { base: string; proc: Bun.Subprocess }
  * round with the median rate. No ceiling: the targets are a rate and a p99, far under what the
  * generator can send.
  */
-export async function orderRate(server: Server, name: string, targets: Target[], clients: LoadClient[], timing: { seconds: number; warmup: number; rounds: number }): Promise<Measured> {
+export async function orderRate(server: Server, name: string, targets: Target[], clients: LoadClient[], timing: { seconds: number; warmup: number; rounds: number }, variants?: string[]): Promise<Measured> {
   const rounds: LabelStats[] = []
   for (let round = 0; round < timing.rounds; round++) {
-    const order = (await runLoad({ base: server.base, seconds: timing.seconds, warmup: timing.warmup, clients })).order
+    const order = (await runLoad({ base: server.base, seconds: timing.seconds, warmup: timing.warmup, clients, variants })).order
     if (!order) throw new Error(`${name}: no order was paid`)
     rounds.push(order)
   }

@@ -21,6 +21,7 @@ export interface LoadClient {
   /** `cycle`: the requests in turn, forever. `order`: add to cart, check out, pay (ids from the answers). */
   flow: 'cycle' | 'order'
   requests?: LoadRequest[]
+  /** What an `order` client buys; without it, a variant of the spec's `variants` at random, each order. */
   variantId?: string
   /** Pause after each answer: a scripted student client, not a flood. */
   thinkMs?: number
@@ -33,6 +34,8 @@ export interface LoadSpec {
   seconds: number
   warmup: number
   clients: LoadClient[]
+  /** The variants `order` clients without their own pick from. */
+  variants?: string[]
 }
 
 export interface LabelStats {
@@ -110,7 +113,8 @@ async function run(client: LoadClient) {
       continue
     }
     const t = performance.now()
-    const added = await send(client, 'cart add', 'POST', '/v1/cart/items', { variantId: client.variantId, quantity: 1 })
+    const variantId = client.variantId ?? spec.variants![Math.floor(Math.random() * spec.variants!.length)]
+    const added = await send(client, 'cart add', 'POST', '/v1/cart/items', { variantId, quantity: 1 })
     if (added.status !== 201 && added.status !== 200) continue
     const order = await send(client, 'checkout', 'POST', '/v1/orders/checkout')
     if (order.status !== 201) continue

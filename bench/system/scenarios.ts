@@ -2,12 +2,40 @@
  * What the whole-system bench's clients ask: the classroom mix (every store's shop front browsing and
  * one customer buying) and the helpers the single-endpoint scenarios share.
  */
+import { Database } from 'bun:sqlite'
+import { join } from 'node:path'
 import { MAX_LINE_QUANTITY } from '../../src/kernel/money'
 import type { LoadClient, LoadRequest } from './load'
 import { call } from './harness'
 import type { SeededStore } from './seed'
 
 export const key = (s: SeededStore) => ({ 'x-api-key': s.apiKey })
+
+/** How many products whole orders buy from, at random: the catalog of the target's store. */
+export const ORDER_PRODUCTS = 10_000
+
+/**
+ * The variants whole orders buy: one each of the first `ORDER_PRODUCTS` published products of `store`
+ * with stock to spare (a run buys about one unit of each), read from its data folder before a server
+ * opens it. Each order picks one at random, so that orders write all over the catalog, as a class's do,
+ * and not to one hot row and its page.
+ */
+export function orderVariants(dataDir: string, store: SeededStore): string[] {
+  const db = new Database(join(dataDir, 'storefront.db'))
+  try {
+    const rows = db
+      .query(
+        `select v.id from variants v join products p on p.id = v.product_id
+          where v.store_id = ? and p.state = 'PUBLISHED' and p.deleted_at is null and v.deleted_at is null and v.stock - v.reserved >= 20
+          order by p.seq limit ?`,
+      )
+      .all(store.storeId, ORDER_PRODUCTS) as { id: string }[]
+    if (rows.length < ORDER_PRODUCTS) throw new Error(`the seeded store has ${rows.length} products to order from, not ${ORDER_PRODUCTS}: seed it again (--fresh)`)
+    return rows.map((r) => r.id)
+  } finally {
+    db.close()
+  }
+}
 
 /** Register over HTTP, one at a time (argon2 takes 19 MiB a hash: a burst of them would swell RSS). */
 export async function customers(base: string, store: SeededStore, n: number, prefix: string) {
