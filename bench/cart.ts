@@ -24,7 +24,7 @@ import { register } from '../src/features/customers/service'
 import { systemClock } from '../src/kernel/clock'
 import { openDatabase } from '../src/kernel/db/database'
 import { migrate } from '../src/kernel/db/migrate'
-import { randomIds } from '../src/kernel/ids'
+import { systemIds } from '../src/kernel/ids'
 import { memoryLog } from '../src/kernel/log'
 import { seedStore } from './seed'
 import { call, freePort, launch, runLoad, startHelper, type Server } from './system/harness'
@@ -44,7 +44,7 @@ async function seed(dataDir: string) {
   mkdirSync(join(dataDir, 'media'), { recursive: true })
   const database = openDatabase(join(dataDir, 'storefront.db'))
   migrate(database.db)
-  const deps = createDeps(loadConfig({ dataDir, rateLimitRps: '0' }, {}), database, { clock: systemClock, ids: randomIds, log: memoryLog(), adminToken: ADMIN_TOKEN, publicUrl: '' })
+  const deps = createDeps(loadConfig({ dataDir, rateLimitRps: '0' }, {}), database, { clock: systemClock, ids: systemIds, log: memoryLog(), adminToken: ADMIN_TOKEN, publicUrl: '' })
   const { ctx, apiKey } = await seedStore(deps, 200, () => {})
   const p = createProduct(deps, ctx, { type: 'SIMPLE', name: 'Bench stock', sku: 'BENCH-STOCK', price: 19.9, stock: 1_000_000_000, state: 'PUBLISHED', description: 'Bought by the benchmark.', collectionIds: [], minStock: 0 }, deps.publicUrl.for())
   const variantId = deps.db.select({ id: variants.id }).from(variants).where(eq(variants.productId, p.id)).get()!.id

@@ -25,7 +25,7 @@ import type { StoreCtx, StudentCtx } from '../src/kernel/auth/kinds'
 import { systemClock } from '../src/kernel/clock'
 import { openDatabase } from '../src/kernel/db/database'
 import { migrate } from '../src/kernel/db/migrate'
-import { randomIds } from '../src/kernel/ids'
+import { systemIds } from '../src/kernel/ids'
 import { memoryLog } from '../src/kernel/log'
 import { seedStore } from './seed'
 
@@ -49,7 +49,7 @@ const seeded = existsSync(dbFile)
 const database = openDatabase(dbFile)
 migrate(database.db)
 const config = loadConfig({ dataDir, rateLimitRps: '0' }, {})
-const deps = createDeps(config, database, { clock: systemClock, ids: randomIds, log: memoryLog(), adminToken: 'bench-admin-token-0000', publicUrl: '' })
+const deps = createDeps(config, database, { clock: systemClock, ids: systemIds, log: memoryLog(), adminToken: 'bench-admin-token-0000', publicUrl: '' })
 const log = (line: string) => process.stdout.write(line + '\n')
 
 async function store(): Promise<{ ctx: StoreCtx; apiKey: string; productIds: string[] }> {

@@ -12,7 +12,7 @@ import { registerWebhook } from '../src/features/webhooks/service'
 import { systemClock } from '../src/kernel/clock'
 import { openDatabase, writeTransaction } from '../src/kernel/db/database'
 import { migrate } from '../src/kernel/db/migrate'
-import { randomIds } from '../src/kernel/ids'
+import { systemIds } from '../src/kernel/ids'
 import { memoryLog } from '../src/kernel/log'
 
 const EVENTS = 1000
@@ -22,7 +22,7 @@ const dir = mkdtempSync(join(tmpdir(), 'storefront-bench-'))
 const database = openDatabase(join(dir, 'storefront.db'))
 migrate(database.db)
 const config = loadConfig({ dataDir: dir, allowLoopbackWebhooks: true, port: '0' }, {})
-const deps = createDeps(config, database, { clock: systemClock, ids: randomIds, log: memoryLog(), adminToken: 'bench-admin-token-000', publicUrl: '' })
+const deps = createDeps(config, database, { clock: systemClock, ids: systemIds, log: memoryLog(), adminToken: 'bench-admin-token-000', publicUrl: '' })
 
 const group = createGroup(deps, { name: 'Bench', members: [{ rm: 'b1', name: 'Bench' }] })
 const ctx = { storeId: group.storeId, groupId: group.id, actor: { type: 'student' as const, rm: 'b1', mustChangePassword: false } }

@@ -6,7 +6,7 @@ import { ConfigError, derivePublicUrl, lanAddresses, type Config } from './confi
 import { resolveAdminToken } from './kernel/admin-token'
 import { systemClock } from './kernel/clock'
 import { openForServer, prepareDataDir, removePidFile, writePidFile } from './kernel/data-dir'
-import { randomIds } from './kernel/ids'
+import { systemIds } from './kernel/ids'
 import { consoleLog, type Log } from './kernel/log'
 import { platform } from './kernel/platform'
 import { VERSION } from './version'
@@ -23,7 +23,7 @@ export async function serve(config: Config, log: Log = consoleLog) {
   const admin = resolveAdminToken(config.dataDir, config.adminToken)
   const deps = createDeps(config, database, {
     clock: systemClock,
-    ids: randomIds,
+    ids: systemIds,
     log,
     adminToken: admin.token,
     publicUrl: config.publicUrl ?? '',

@@ -10,7 +10,7 @@ import { createDeps } from '../../src/wiring'
 import { argon2Passwords } from '../../src/kernel/auth/passwords'
 import { systemClock } from '../../src/kernel/clock'
 import { openDatabase, type Db } from '../../src/kernel/db/database'
-import { randomIds } from '../../src/kernel/ids'
+import { systemIds } from '../../src/kernel/ids'
 import { memoryLog } from '../../src/kernel/log'
 import { ADMIN_TOKEN } from './seed'
 
@@ -25,7 +25,7 @@ export function openInProcess(dataDir: string, migrate?: (db: Db) => void) {
   const database = openDatabase(join(dataDir, 'storefront.db'))
   migrate?.(database.db)
   const config = loadConfig({ dataDir, rateLimitRps: '0' }, {})
-  const deps = createDeps(config, database, { clock: systemClock, ids: randomIds, log: memoryLog(), adminToken: ADMIN_TOKEN, publicUrl: '', passwords: argon2Passwords({ memoryCost: 8, timeCost: 1 }) })
+  const deps = createDeps(config, database, { clock: systemClock, ids: systemIds, log: memoryLog(), adminToken: ADMIN_TOKEN, publicUrl: '', passwords: argon2Passwords({ memoryCost: 8, timeCost: 1 }) })
   const app = createApp(deps)
   async function call(method: string, path: string, headers: Record<string, string>, body?: unknown): Promise<Answer> {
     const t = performance.now()

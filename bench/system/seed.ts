@@ -25,7 +25,7 @@ import type { StoreCtx } from '../../src/kernel/auth/kinds'
 import { systemClock } from '../../src/kernel/clock'
 import { openDatabase } from '../../src/kernel/db/database'
 import { loadMigrations, migrate } from '../../src/kernel/db/migrate'
-import { randomIds } from '../../src/kernel/ids'
+import { systemIds } from '../../src/kernel/ids'
 import { memoryLog } from '../../src/kernel/log'
 import { fanOut } from '../../src/features/webhooks/deliveries'
 import type { Db } from '../../src/kernel/db/database'
@@ -37,7 +37,7 @@ import { seedStore } from '../seed'
  * answering (60 ms). Done here once, the data is as a server that ran leaves it.
  */
 export function drainOutbox(db: Db) {
-  while (fanOut(db, randomIds, Date.now(), 500).taken === 500);
+  while (fanOut(db, systemIds, Date.now(), 500).taken === 500);
 }
 
 /** Raise when what the seed makes changes: the cache of seeded data is keyed by it. */
@@ -72,7 +72,7 @@ export async function seedClassroom(dataDir: string, log: (line: string) => void
   const database = openDatabase(join(dataDir, 'storefront.db'))
   migrate(database.db)
   const config = loadConfig({ dataDir, rateLimitRps: '0' }, {})
-  const deps = createDeps(config, database, { clock: systemClock, ids: randomIds, log: memoryLog(), adminToken: ADMIN_TOKEN, publicUrl: '' })
+  const deps = createDeps(config, database, { clock: systemClock, ids: systemIds, log: memoryLog(), adminToken: ADMIN_TOKEN, publicUrl: '' })
   const stores: SeededStore[] = []
   stores.push(await seedOne(deps, 'Bench', 'bench01', 42, BIG, (n) => n % 20_000 === 0 && log(`  big store: ${n} products`)))
   log(`  big store seeded (${((performance.now() - started) / 1000).toFixed(0)} s)`)

@@ -18,7 +18,7 @@ import { createDeps } from '../../src/wiring'
 import { systemClock } from '../../src/kernel/clock'
 import { inspectNothing } from '../../src/kernel/http/inspection'
 import { openDatabase } from '../../src/kernel/db/database'
-import { randomIds } from '../../src/kernel/ids'
+import { systemIds } from '../../src/kernel/ids'
 import { memoryLog } from '../../src/kernel/log'
 import { ADMIN_TOKEN } from './seed'
 
@@ -31,7 +31,7 @@ const unknown = [...on].filter((part) => !PARTS.includes(part))
 if (unknown.length > 0) throw new Error(`variant-server: the mode is on, off or a comma list of ${PARTS.join(', ')}; not ${unknown.join(', ')}`)
 const config = loadConfig({ dataDir, rateLimitRps: on.has('limiter') ? '1000000' : '0', rateLimitBurst: '1000000' }, {})
 const database = openDatabase(join(dataDir, 'storefront.db'))
-const deps = createDeps(config, database, { clock: systemClock, ids: randomIds, log: memoryLog(), adminToken: ADMIN_TOKEN, publicUrl: '' })
+const deps = createDeps(config, database, { clock: systemClock, ids: systemIds, log: memoryLog(), adminToken: ADMIN_TOKEN, publicUrl: '' })
 if (!on.has('activity')) deps.activity = { count() {}, countError() {} } as unknown as typeof deps.activity
 if (!on.has('inspector')) deps.inspector = inspectNothing
 const app = createApp(deps)

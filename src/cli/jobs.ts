@@ -10,7 +10,7 @@ import { systemClock } from '../kernel/clock'
 import { controlSocketPath, openDataDatabase, prepareDataDir, serverRunning } from '../kernel/data-dir'
 import { DatabaseInUse } from '../kernel/db/database'
 import { AppError } from '../kernel/errors'
-import { randomIds } from '../kernel/ids'
+import { systemIds } from '../kernel/ids'
 import { printable } from '../kernel/control-characters'
 import { consoleLog } from '../kernel/log'
 import { platform, type Platform } from '../kernel/platform'
@@ -209,7 +209,7 @@ function openDataDir(dataDir: string): DataDirHandle & { close(): Promise<void> 
   const config = loadConfig({ dataDir } as RawSettings, process.env)
   prepareDataDir(config.dataDir)
   const database = openDataDatabase(config.dataDir)
-  const deps = createDeps(config, database, { clock: systemClock, ids: randomIds, log: consoleLog, adminToken: '', publicUrl: '' })
+  const deps = createDeps(config, database, { clock: systemClock, ids: systemIds, log: consoleLog, adminToken: '', publicUrl: '' })
   return {
     deps,
     sqlite: database.sqlite,

@@ -69,7 +69,8 @@ export function timeOrderedIds(now: () => number): Ids {
   return { next: (prefix) => `${prefix}_${(now() % TIME_SPAN).toString(36).padStart(8, '0')}${randomToken(12)}` }
 }
 
-export const randomIds: Ids = timeOrderedIds(Date.now)
+/** The server's ids: the system clock's milliseconds and the secure random source. */
+export const systemIds: Ids = timeOrderedIds(Date.now)
 
 /** Predictable ids for tests: `prod_000001`, `prod_000002`, … per prefix. */
 export function sequentialIds(): Ids {

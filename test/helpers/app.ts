@@ -9,7 +9,7 @@ import { ManualClock } from '../../src/kernel/clock'
 import { argon2Passwords, type Passwords } from '../../src/kernel/auth/passwords'
 import { openDatabase, type OpenDatabase } from '../../src/kernel/db/database'
 import { migrate } from '../../src/kernel/db/migrate'
-import { randomIds } from '../../src/kernel/ids'
+import { systemIds } from '../../src/kernel/ids'
 import type { Lifecycle } from '../../src/kernel/lifecycle'
 import { memoryLog } from '../../src/kernel/log'
 import { tempDir } from './temp'
@@ -49,7 +49,7 @@ export function createTestDeps(settings: RawSettings = {}, passwords: Passwords 
   const database = migratedDatabase(join(dir, 'storefront.db'))
   const clock = new ManualClock()
   const log = memoryLog()
-  const deps = createDeps(config, database, { clock, ids: randomIds, log, adminToken: ADMIN_TOKEN, publicUrl: 'http://localhost:3000', passwords })
+  const deps = createDeps(config, database, { clock, ids: systemIds, log, adminToken: ADMIN_TOKEN, publicUrl: 'http://localhost:3000', passwords })
   open.push({ database, dir, lifecycle: deps.lifecycle })
   return { deps, clock, log, dir, database }
 }

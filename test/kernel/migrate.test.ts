@@ -8,7 +8,7 @@ import { loadConfig } from '../../src/config'
 import { ManualClock } from '../../src/kernel/clock'
 import { openDatabase, writeTransaction } from '../../src/kernel/db/database'
 import { loadMigrations, migrate, NewerDataFolder, recordedVersion } from '../../src/kernel/db/migrate'
-import { randomIds } from '../../src/kernel/ids'
+import { systemIds } from '../../src/kernel/ids'
 import { memoryLog } from '../../src/kernel/log'
 import { VERSION } from '../../src/version'
 import { createDeps } from '../../src/wiring'
@@ -173,7 +173,7 @@ describe('the outbox sequence', () => {
     expect(sqlite.query('SELECT id, event_id FROM webhook_deliveries ORDER BY id').all()).toEqual(deliveries)
 
     const clock = new ManualClock()
-    const deps = createDeps(loadConfig({ dataDir: dir, rateLimitRps: '0' }, {}), database, { clock, ids: randomIds, log: memoryLog(), adminToken: fixture.adminToken, publicUrl: 'http://localhost:3000' })
+    const deps = createDeps(loadConfig({ dataDir: dir, rateLimitRps: '0' }, {}), database, { clock, ids: systemIds, log: memoryLog(), adminToken: fixture.adminToken, publicUrl: 'http://localhost:3000' })
     try {
       const from = before.findIndex((e) => e.seq === 10)
       const stream = await openListen(createApp(deps), { ...apiKey(fixture.apiKey), 'last-event-id': before[from]!.id })

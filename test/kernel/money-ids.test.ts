@@ -2,7 +2,7 @@ import { describe, expect, test } from 'bun:test'
 import fc from 'fast-check'
 import { createHash } from 'node:crypto'
 import { hashToken } from '../../src/kernel/auth/credentials'
-import { describeId, randomIds, randomToken, sequentialIds, timeOrderedIds } from '../../src/kernel/ids'
+import { describeId, systemIds, randomToken, sequentialIds, timeOrderedIds } from '../../src/kernel/ids'
 import { fromCents, hasAtMostTwoDecimals, MAX_CART_LINES, MAX_LINE_QUANTITY, MAX_PRICE, MAX_PRICE_CENTS, Money, toCents, totalCents } from '../../src/kernel/money'
 
 describe('money as integer cents', () => {
@@ -44,8 +44,8 @@ describe('money as integer cents', () => {
 })
 
 describe('prefixed ids', () => {
-  test('random ids carry their prefix and 20 characters of [0-9a-z], without repeats', () => {
-    const ids = new Set(Array.from({ length: 2000 }, () => randomIds.next('prod')))
+  test("the server's ids carry their prefix and 20 characters of [0-9a-z], without repeats", () => {
+    const ids = new Set(Array.from({ length: 2000 }, () => systemIds.next('prod')))
     expect(ids.size).toBe(2000)
     for (const id of ids) expect(id).toMatch(/^prod_[0-9a-z]{20}$/)
   })

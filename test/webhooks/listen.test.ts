@@ -7,7 +7,7 @@ import { BEFORE_FIRST_EVENT, MAX_LISTENERS, MAX_REPLAY } from '../../src/feature
 import { eventBody } from '../../src/features/webhooks/signature'
 import { writeTransaction } from '../../src/kernel/db/database'
 import { openDatabase } from '../../src/kernel/db/database'
-import { randomIds } from '../../src/kernel/ids'
+import { systemIds } from '../../src/kernel/ids'
 import { memoryLog } from '../../src/kernel/log'
 import { outboxEvents } from '../../src/kernel/tables'
 import { createDeps } from '../../src/wiring'
@@ -91,7 +91,7 @@ describe('GET /v1/webhooks/listen', () => {
     t.database.close()
     const database = openDatabase(join(t.dir, 'storefront.db'))
     try {
-      const deps = createDeps(loadConfig({ dataDir: t.dir, rateLimitRps: '0' }, {}), database, { clock: t.clock, ids: randomIds, log: memoryLog(), adminToken: ADMIN_TOKEN, publicUrl: 'http://localhost:3000' })
+      const deps = createDeps(loadConfig({ dataDir: t.dir, rateLimitRps: '0' }, {}), database, { clock: t.clock, ids: systemIds, log: memoryLog(), adminToken: ADMIN_TOKEN, publicUrl: 'http://localhost:3000' })
       const restarted = await openListen(createApp(deps), apiKey(t.w.A.key.apiKey))
       expect((await restarted.next()).data.signingSecret).toBe(ready.data.signingSecret)
       await restarted.close()
