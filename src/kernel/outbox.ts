@@ -15,8 +15,11 @@ export interface Outbox {
    * of the webhook dispatcher then serves the events of many requests, instead of one look each.
    */
   emit(tx: Tx, storeId: string, type: EventType, data: Record<string, unknown>): string
-  /** Called with no arguments whenever new events may be waiting; the dispatcher reads them from the table. */
-  onEmit(listener: () => void): void
+  /**
+   * Called whenever new events may be waiting, with the stores that emitted them in that turn: the
+   * dispatcher reads them from the table, and a store's listen streams wake only for its own.
+   */
+  onEmit(listener: (stores: ReadonlySet<string>) => void): void
 }
 
 const p = sql.placeholder
@@ -27,19 +30,21 @@ const insertEvent = perHandle((tx: Tx) =>
 )
 
 export function createOutbox(ids: Ids, clock: Clock): Outbox {
-  const listeners: (() => void)[] = []
-  let scheduled = false
+  const listeners: ((stores: ReadonlySet<string>) => void)[] = []
+  /** The stores that emitted since the last notice; the notice is scheduled once this is no longer empty. */
+  let emitted = new Set<string>()
   const notify = () => {
-    scheduled = false
-    for (const l of listeners) l()
+    const stores = emitted
+    emitted = new Set()
+    for (const l of listeners) l(stores)
   }
   return {
     emit(tx, storeId, type, data) {
       const id = ids.next('evt')
       insertEvent(tx).run({ id, storeId, type, data, now: clock.now() })
-      if (!scheduled && listeners.length > 0) {
-        scheduled = true
-        setImmediate(notify)
+      if (listeners.length > 0) {
+        if (emitted.size === 0) setImmediate(notify)
+        emitted.add(storeId)
       }
       return id
     },

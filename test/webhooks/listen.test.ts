@@ -163,6 +163,33 @@ describe('GET /v1/webhooks/listen', () => {
     await third.close()
   })
 
+  test("a store's events wake only its own streams: another store's orders make them read nothing", async () => {
+    const t = await setup()
+    const [a, b] = [t.w.A.group.storeId, t.w.B.group.storeId]
+    const streamA = await openListen(t.app, apiKey(t.w.A.key.apiKey))
+    const streamB = await openListen(t.app, apiKey(t.w.B.key.apiKey))
+    await streamA.next()
+    await streamB.next()
+    const reads = () => ({ a: t.deps.listeners.reads.get(a) ?? 0, b: t.deps.listeners.reads.get(b) ?? 0 })
+    const before = reads()
+    // Each in its own turn of the event loop, so that each is a wake of its own.
+    const ofB: string[] = []
+    for (let i = 0; i < 5; i++) {
+      ofB.push(emit(t.deps, b, 'order.paid', { orderId: `ord_b${i}` }))
+      expect((await streamB.webhooks(1))[0]!.id).toBe(ofB[i])
+    }
+    expect(await streamA.nothingMore()).toBe(true)
+    const afterB = reads()
+    expect(afterB.a).toBe(before.a)
+    expect(afterB.b).toBeGreaterThanOrEqual(before.b + 5)
+    // A's own event wakes it.
+    const ofA = emit(t.deps, a, 'order.paid', { orderId: 'ord_a' })
+    expect((await streamA.webhooks(1))[0]!.id).toBe(ofA)
+    expect(reads().a).toBeGreaterThan(afterB.a)
+    await streamA.close()
+    await streamB.close()
+  })
+
   test("an open stream still gets the events written after a reset deleted the store's events, the newest of all", async () => {
     const t = await setup()
     const storeId = t.w.A.group.storeId

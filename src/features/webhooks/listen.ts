@@ -107,16 +107,21 @@ export function listenSecret(deps: Deps, storeId: string): string {
 
 /**
  * The open listen streams, per store, and what wakes them: the outbox tells of new events once per turn
- * of the event loop that emitted some (kernel/outbox.ts); with no stream open that costs nothing more.
+ * of the event loop that emitted some, and which stores emitted them (kernel/outbox.ts). Only those
+ * stores' streams wake and read, so one store's orders cost the others' streams nothing; with no
+ * stream open it costs nothing more.
  */
 export class ListenHub {
   private streams = new Map<string, Map<Listener, () => void>>()
-  private waiting = new Set<() => void>()
+  /** Per store, its streams waiting for its next event. */
+  private waiting = new Map<string, Set<() => void>>()
   private q: ReturnType<typeof queries>
+  /** How many times each store's streams read the outbox, for tests. */
+  readonly reads = new Map<string, number>()
 
   constructor(private deps: Deps) {
     this.q = queries(deps.db)
-    deps.outbox.onEmit(() => this.wake())
+    deps.outbox.onEmit((stores) => this.wake(stores))
   }
 
   /** The store's open streams, oldest first. */
@@ -130,25 +135,32 @@ export class ListenHub {
     for (const store of this.streams.values()) for (const end of [...store.values()]) end()
   }
 
-  private wake() {
-    const waiting = [...this.waiting]
-    this.waiting.clear()
-    for (const resolve of waiting) resolve()
+  private wake(stores: ReadonlySet<string>) {
+    for (const storeId of stores) {
+      const waiting = this.waiting.get(storeId)
+      if (!waiting) continue
+      this.waiting.delete(storeId)
+      for (const resolve of waiting) resolve()
+    }
   }
 
-  /** Settles with 'woken' at the next wake, 'quiet' after `ms` without one, or 'ended' when cancelled. */
-  private nextWake(ms: number): { promise: Promise<'woken' | 'quiet' | 'ended'>; cancel: () => void } {
+  /** Settles with 'woken' at the store's next event, 'quiet' after `ms` without one, or 'ended' when cancelled. */
+  private nextWake(storeId: string, ms: number): { promise: Promise<'woken' | 'quiet' | 'ended'>; cancel: () => void } {
     let settle!: (why: 'woken' | 'quiet' | 'ended') => void
     const promise = new Promise<'woken' | 'quiet' | 'ended'>((resolve) => (settle = resolve))
     const woken = () => finish('woken')
     const finish = (why: 'woken' | 'quiet' | 'ended') => {
       clearTimeout(timer)
-      this.waiting.delete(woken)
+      const waiting = this.waiting.get(storeId)
+      waiting?.delete(woken)
+      if (waiting?.size === 0) this.waiting.delete(storeId)
       settle(why)
     }
     const timer = setTimeout(() => finish('quiet'), ms)
     timer.unref?.()
-    this.waiting.add(woken)
+    const waiting = this.waiting.get(storeId)
+    if (waiting) waiting.add(woken)
+    else this.waiting.set(storeId, new Set([woken]))
     return { promise, cancel: () => finish('ended') }
   }
 
@@ -217,6 +229,7 @@ export class ListenHub {
         },
         pull: async (c) => {
           while (open) {
+            this.reads.set(storeId, (this.reads.get(storeId) ?? 0) + 1)
             const { rows, upTo } = readTransaction(this.deps.db, () => {
               const upTo = this.q.end()
               return { rows: this.q.read(storeId, events, cursor, upTo), upTo }
@@ -227,7 +240,7 @@ export class ListenHub {
             listener.forwarded += rows.length
             cursor = rows.length === BATCH ? rows.at(-1)!.seq : upTo
             if (rows.length > 0) return
-            const wait = this.nextWake(LISTEN_HEARTBEAT_MS)
+            const wait = this.nextWake(storeId, LISTEN_HEARTBEAT_MS)
             pending = wait
             const why = await wait.promise
             pending = undefined
