@@ -270,6 +270,29 @@ describe('GET /v1/webhooks/listen', () => {
     expect(bad.body.error.message).toBe(`Last-Event-ID must be the id of the last event received (evt_...), or ${BEFORE_FIRST_EVENT} when the ready message said so; leave it out to receive new events only.`)
   })
 
+  test('a reconnection that asked for some events is sent only those it missed, and its gap counts only those', async () => {
+    const t = await setup()
+    const storeId = t.w.A.group.storeId
+    const key = apiKey(t.w.A.key.apiKey)
+    const last = emit(t.deps, storeId, 'order.paid', { n: 0 })
+    // Paid and created in turn: MAX_REPLAY + 2 paid ones, as many created ones the stream does not ask for.
+    const paid = writeTransaction(t.deps.db, (tx) =>
+      Array.from({ length: MAX_REPLAY + 2 }, (_, i) => {
+        t.deps.outbox.emit(tx, storeId, 'order.created', { n: i })
+        return t.deps.outbox.emit(tx, storeId, 'order.paid', { n: i + 1 })
+      }),
+    )
+    const stream = await openListen(t.app, { ...key, 'last-event-id': last }, '?events=order.paid,order.refunded')
+    expect((await stream.next()).id).toBe(paid[1])
+    expect((await stream.next()).data.message).toStartWith(`2 older events missed since ${last} were skipped`)
+    expect((await stream.webhooks(MAX_REPLAY)).map((m) => m.id)).toEqual(paid.slice(2))
+    expect(await stream.nothingMore()).toBe(true)
+    const refunded = emit(t.deps, storeId, 'order.refunded', {})
+    emit(t.deps, storeId, 'order.created', {})
+    expect(await waiting(stream)).toEqual([{ event: 'webhook', id: refunded, type: 'order.refunded' }])
+    await stream.close()
+  })
+
   test(`at most ${MAX_LISTENERS} listen streams per store (409 LIMIT_REACHED); a closed one frees its place; the listeners list shows them; each opening is a call in the activity`, async () => {
     const t = await setup()
     const callsOf = async () => {
