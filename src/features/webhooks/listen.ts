@@ -1,5 +1,5 @@
 import type { Server } from 'bun'
-import { and, desc, eq, gt, lte, max, ne, sql } from 'drizzle-orm'
+import { and, desc, eq, gt, lte, max, ne, sql, type Placeholder } from 'drizzle-orm'
 import type { StoreCtx } from '../../kernel/auth/kinds'
 import { isoTime } from '../../kernel/clock'
 import { readTransaction, writeTransaction, type Db, type Sql } from '../../kernel/db/database'
@@ -59,28 +59,29 @@ interface ListenRequest {
 function queries(db: Db) {
   const seq = outboxEvents.seq
   const p = sql.placeholder
-  const ofStore = (storeId: string, types: string[]) =>
+  /** The store's events but pings, of the types whose JSON list `types` holds, or of every type when it is undefined. */
+  const ofStore = (storeId: string | Placeholder, types: string | Placeholder | undefined) =>
     and(
       eq(outboxEvents.storeId, storeId),
       ne(outboxEvents.type, 'ping'),
-      types.includes('*') ? undefined : sql`${outboxEvents.type} in (select value from json_each(${JSON.stringify(types)}))`,
+      types === undefined ? undefined : sql`${outboxEvents.type} in (select value from json_each(${types}))`,
     )
+  /** A listener's event names as `ofStore` takes them: `*` is every type. */
+  const typesOf = (types: string[]) => (types.includes('*') ? undefined : JSON.stringify(types))
   // What a stream runs each time it wakes, prepared once: drizzle builds a statement's SQL text on every
   // call otherwise, which made a wake's read about four times as costly (bench/README.md).
   const end = db.select({ seq: max(seq) }).from(outboxEvents).prepare()
-  const columns = { seq, id: outboxEvents.id, type: outboxEvents.type, createdAt: outboxEvents.createdAt, data: outboxEvents.data }
-  const between = and(eq(outboxEvents.storeId, p('storeId')), ne(outboxEvents.type, 'ping'), gt(seq, p('after')), lte(seq, p('upTo')))
-  type Between = { storeId: string; after: number; upTo: number }
-  const readAll = withParams<Between>()(db.select(columns).from(outboxEvents).where(between).orderBy(seq).limit(BATCH).prepare())
-  const readOf = withParams<Between & { types: string }>()(
+  const readOf = (types: Placeholder | undefined) =>
     db
-      .select(columns)
+      .select({ seq, id: outboxEvents.id, type: outboxEvents.type, createdAt: outboxEvents.createdAt, data: outboxEvents.data })
       .from(outboxEvents)
-      .where(and(between, sql`${outboxEvents.type} in (select value from json_each(${p('types')}))`))
+      .where(and(ofStore(p('storeId'), types), gt(seq, p('after')), lte(seq, p('upTo'))))
       .orderBy(seq)
       .limit(BATCH)
-      .prepare(),
-  )
+      .prepare()
+  type Between = { storeId: string; after: number; upTo: number }
+  const readAll = withParams<Between>()(readOf(undefined))
+  const readSome = withParams<Between & { types: string }>()(readOf(p('types')))
   return {
     /** The last place written to, over every store: the live stream starts there. */
     end: () => end.get()?.seq ?? 0,
@@ -89,12 +90,14 @@ function queries(db: Db) {
     newest: (storeId: string) => db.select({ id: outboxEvents.id }).from(outboxEvents).where(eq(outboxEvents.storeId, storeId)).orderBy(desc(seq)).limit(1).get()?.id,
     /** The event just before the newest MAX_REPLAY after `after`, when there are more than that. */
     replayStart: (storeId: string, types: string[], after: number) =>
-      db.select({ seq, id: outboxEvents.id }).from(outboxEvents).where(and(ofStore(storeId, types), gt(seq, after))).orderBy(desc(seq)).limit(1).offset(MAX_REPLAY).get(),
+      db.select({ seq, id: outboxEvents.id }).from(outboxEvents).where(and(ofStore(storeId, typesOf(types)), gt(seq, after))).orderBy(desc(seq)).limit(1).offset(MAX_REPLAY).get(),
     countBetween: (storeId: string, types: string[], after: number, upTo: number) =>
-      db.select({ n: sql<number>`count(*)` }).from(outboxEvents).where(and(ofStore(storeId, types), gt(seq, after), lte(seq, upTo))).get()!.n,
+      db.select({ n: sql<number>`count(*)` }).from(outboxEvents).where(and(ofStore(storeId, typesOf(types)), gt(seq, after), lte(seq, upTo))).get()!.n,
     /** The store's next events of `types` after `after`, up to `upTo`, at most BATCH. */
-    read: (storeId: string, types: string[], after: number, upTo: number) =>
-      types.includes('*') ? readAll.all({ storeId, after, upTo }) : readOf.all({ storeId, types: JSON.stringify(types), after, upTo }),
+    read: (storeId: string, types: string[], after: number, upTo: number) => {
+      const some = typesOf(types)
+      return some === undefined ? readAll.all({ storeId, after, upTo }) : readSome.all({ storeId, types: some, after, upTo })
+    },
   }
 }
 
