@@ -7,6 +7,7 @@ import { BEFORE_FIRST_EVENT, MAX_LISTENERS, MAX_REPLAY } from '../../src/feature
 import { eventBody } from '../../src/features/webhooks/signature'
 import { writeTransaction } from '../../src/kernel/db/database'
 import { openDatabase } from '../../src/kernel/db/database'
+import type { EventType } from '../../src/kernel/events'
 import { systemIds } from '../../src/kernel/ids'
 import { memoryLog } from '../../src/kernel/log'
 import { outboxEvents } from '../../src/kernel/tables'
@@ -30,6 +31,15 @@ async function waiting(stream: Awaited<ReturnType<typeof openListen>>) {
   while (!(await stream.nothingMore())) got.push(await stream.next())
   return got.map((m) => ({ event: m.event, id: m.id, type: m.data.type }))
 }
+
+/** Emits one event of each type in the store, and expects the stream to send exactly those, in order. */
+async function sendsEach(t: { deps: any }, stream: Awaited<ReturnType<typeof openListen>>, storeId: string, types: readonly EventType[]) {
+  const ids = types.map((type) => emit(t.deps, storeId, type))
+  expect(await waiting(stream)).toEqual(ids.map((id, i) => ({ event: 'webhook', id, type: types[i] })))
+}
+
+/** Resets a group's store (teacher route); its answer says how many rows each table lost. */
+const resetStore = (t: { call: any }, groupId: string) => expectOk(t.call('POST', `/v1/admin/groups/${groupId}/reset-store`, { headers: admin }))
 
 /** The body a delivery of this stored event would POST. */
 const bodyOf = (t: { deps: any }, id: string) => {
@@ -197,13 +207,10 @@ describe('GET /v1/webhooks/listen', () => {
     await stream.next()
     const before = [emit(t.deps, storeId, 'order.created'), emit(t.deps, storeId, 'order.paid'), emit(t.deps, storeId, 'order.cancelled')]
     expect((await stream.webhooks(3)).map((m) => m.id)).toEqual(before)
-    const reset = await expectOk(t.call('POST', `/v1/admin/groups/${t.w.A.group.id}/reset-store`, { headers: admin }))
-    expect(reset.removed.outbox_events).toBe(3)
+    expect((await resetStore(t, t.w.A.group.id)).removed.outbox_events).toBe(3)
 
     // A place given to an event is never given again, so these come after the stream's place.
-    const types = ['order.created', 'order.paid', 'order.refunded', 'review.created'] as const
-    const after = types.map((type) => emit(t.deps, storeId, type))
-    expect(await waiting(stream)).toEqual(after.map((id, i) => ({ event: 'webhook', id, type: types[i] })))
+    await sendsEach(t, stream, storeId, ['order.created', 'order.paid', 'order.refunded', 'review.created'])
     await stream.close()
   })
 
@@ -223,12 +230,9 @@ describe('GET /v1/webhooks/listen', () => {
     expect((await second.next()).id).toBe(seen)
     expect(await waiting(second)).toEqual([{ event: 'webhook', id: missed, type: 'order.paid' }])
     // Store B's events were the newest of all; its reset deletes them under the open stream.
-    const reset = await expectOk(t.call('POST', `/v1/admin/groups/${t.w.B.group.id}/reset-store`, { headers: admin }))
-    expect(reset.removed.outbox_events).toBe(3)
+    expect((await resetStore(t, t.w.B.group.id)).removed.outbox_events).toBe(3)
 
-    const types = ['order.refunded', 'order.created', 'order.paid', 'shipment.updated'] as const
-    const after = types.map((type) => emit(t.deps, storeId, type))
-    expect(await waiting(second)).toEqual(after.map((id, i) => ({ event: 'webhook', id, type: types[i] })))
+    await sendsEach(t, second, storeId, ['order.refunded', 'order.created', 'order.paid', 'shipment.updated'])
     await second.close()
   })
 
