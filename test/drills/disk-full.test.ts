@@ -73,6 +73,9 @@ describe('disk full while uploading', () => {
       const small = await fetch(`${server.base}/v1/uploads`, { method: 'POST', headers: key, body: form })
       expect(small.status).toBe(201)
       expect((await call(server.base, 'GET', `/v1/products/${product.body.id}`, key)).body.name).toBe('Before')
+    } catch (e) {
+      console.error(`the server printed:\n${server.stdout()}${server.stderr()}`)
+      throw e
     } finally {
       expect(await server.stop('SIGTERM')).toBe(0)
     }
@@ -107,6 +110,9 @@ describe('disk full while uploading', () => {
       rmSync(filler, { force: true })
       const after = await call(server.base, 'POST', '/v1/admin/groups', { 'x-admin-token': ADMIN }, { name: 'After', members: [{ rm: 'e2000', name: 'E' }] })
       expect(after.status).toBe(201)
+    } catch (e) {
+      console.error(`the server printed:\n${server.stdout()}${server.stderr()}`)
+      throw e
     } finally {
       expect(await server.stop('SIGTERM')).toBe(0)
     }

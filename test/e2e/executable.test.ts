@@ -187,7 +187,7 @@ describe('secrets at rest', () => {
     const whileRunning = scan()
     expect(whileRunning.length).toBeGreaterThan(0)
     expect(await server.stop()).toBe(0)
-    const log = server.stdout() + (await new Response(server.proc.stderr).text())
+    const log = server.stdout() + server.stderr()
     for (const secret of secrets) {
       expect(whileRunning.includes(secret)).toBe(false)
       expect(scan().includes(secret)).toBe(false)

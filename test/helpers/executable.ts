@@ -37,6 +37,8 @@ export interface Running {
   base: string
   /** Everything printed on stdout so far. */
   stdout(): string
+  /** Everything printed on stderr so far (read as it comes, so a server that logs much never waits on the pipe). */
+  stderr(): string
   /** Sends `signal` (SIGTERM) and waits for the exit code; killed if still running after children.ts's STOP_GRACE_MS. */
   stop(signal?: NodeJS.Signals): Promise<number>
 }
@@ -63,20 +65,19 @@ export async function startExecutable(bin: string | string[], cwd: string, args:
     }),
   )
   let out = ''
-  const reader = proc.stdout.getReader()
-  const pump = (async () => {
-    for (;;) {
-      const { done, value } = await reader.read()
-      if (done) return
-      out += new TextDecoder().decode(value)
-    }
-  })()
+  let err = ''
+  const collect = async (stream: ReadableStream<Uint8Array>, add: (text: string) => void) => {
+    const decoder = new TextDecoder()
+    for await (const chunk of stream) add(decoder.decode(chunk, { stream: true }))
+  }
+  const pump = Promise.all([collect(proc.stdout, (t) => (out += t)), collect(proc.stderr, (t) => (err += t))])
   const deadline = Date.now() + startsWithin
   while (!/stop with Ctrl-C/.test(out)) {
     if (proc.exitCode !== null || Date.now() > deadline) {
       const late = proc.exitCode === null
       if (late) proc.kill('SIGKILL')
-      throw new Error(`executable did not ${late ? `start within ${startsWithin} ms` : 'start'}: ${out} ${await new Response(proc.stderr).text()}`)
+      await pump
+      throw new Error(`executable did not ${late ? `start within ${startsWithin} ms` : 'start'}: ${out} ${err}`)
     }
     await Bun.sleep(20)
   }
@@ -86,6 +87,7 @@ export async function startExecutable(bin: string | string[], cwd: string, args:
     port,
     base: `http://127.0.0.1:${port}`,
     stdout: () => out,
+    stderr: () => err,
     async stop(signal = 'SIGTERM') {
       const code = await stopChild(proc, signal)
       await pump
