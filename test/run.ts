@@ -19,6 +19,7 @@ import { availableParallelism, loadavg, tmpdir } from 'node:os'
 import { join, relative } from 'node:path'
 import { build, EXECUTABLE_ENV } from './helpers/build'
 import { SLOWDOWN_ENV } from './helpers/limits'
+import { whyFailed } from './helpers/why-failed'
 
 /**
  * How much slower this machine is now than with nothing else running, from two measures taken at
@@ -61,6 +62,8 @@ interface Round {
   tests: number
   files: number
   failed: string[]
+  /** What each failed test printed (its error, and what it logged), as bun printed it above its `(fail)` line. */
+  why: string[]
 }
 
 /** Runs `bun test` with `args`, passing its output through as it comes, and reads its summary. */
@@ -85,6 +88,7 @@ async function round(args: string[], env: Record<string, string | undefined>): P
     tests: Number(ran?.[1] ?? 0),
     files: Number(ran?.[2] ?? 0),
     failed: [...new Set(text.match(/^\(fail\) .*$/gm) ?? [])],
+    why: whyFailed(text),
   }
 }
 
@@ -122,6 +126,8 @@ try {
 const sum = (pick: (r: Round) => number) => rounds.reduce((n, r) => n + pick(r), 0)
 const failed = rounds.flatMap((r) => r.failed)
 const broken = rounds.map((r, i) => (r.code !== 0 && r.counts.fail === 0 ? `round ${i + 1} ended with exit code ${r.code}` : '')).filter(Boolean)
+const why = rounds.flatMap((r) => r.why)
+if (why.length > 0) console.log(`\nwhy they failed (repeated from above):\n${why.join('\n\n')}`)
 console.log(`\nnpm test, both rounds:`)
 for (const line of [...failed, ...broken]) console.log(line)
 for (const word of ['pass', 'fail', 'skip', 'todo', 'errors'] as const) {
