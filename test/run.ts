@@ -1,7 +1,8 @@
 /**
  * `npm test`. With arguments (`npm test -- test/orders`) it is `bun test` with them, as one process.
  * Without, it runs every test file in two rounds, then prints the totals of both the way bun does
- * (" N pass", " M fail"; .ci/run reads them) after the list of failed tests:
+ * (" N pass", " M fail"; .ci/run reads them) after the list of failed tests, and above that each
+ * failed test's error again, read from the round's JUnit report (where a CI log's tail shows it):
  *
  *   1. every file but the drills in ALONE, WORKERS at a time (`bun test --parallel`), the slowest
  *      first as test/timings.json says.
@@ -14,12 +15,12 @@
  * after (test/helpers/build.ts). `npm test -- --update-timings` runs everything and writes the times
  * of round 1's files into test/timings.json (commit it after adding a slow file).
  */
-import { mkdtempSync, rmSync } from 'node:fs'
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { availableParallelism, loadavg, tmpdir } from 'node:os'
 import { join, relative } from 'node:path'
 import { build, EXECUTABLE_ENV } from './helpers/build'
 import { SLOWDOWN_ENV } from './helpers/limits'
-import { whyFailed } from './helpers/why-failed'
+import { failuresOf } from './helpers/why-failed'
 
 /**
  * How much slower this machine is now than with nothing else running, from two measures taken at
@@ -62,13 +63,13 @@ interface Round {
   tests: number
   files: number
   failed: string[]
-  /** What each failed test printed (its error, and what it logged), as bun printed it above its `(fail)` line. */
+  /** Each failed test with its error, from the round's JUnit report. */
   why: string[]
 }
 
-/** Runs `bun test` with `args`, passing its output through as it comes, and reads its summary. */
-async function round(args: string[], env: Record<string, string | undefined>): Promise<Round> {
-  const proc = Bun.spawn([process.execPath, 'test', ...args], { stdout: 'pipe', stderr: 'pipe', env })
+/** Runs `bun test` with `args`, passing its output through as it comes, and reads its summary and its JUnit `report`. */
+async function round(args: string[], env: Record<string, string | undefined>, report: string): Promise<Round> {
+  const proc = Bun.spawn([process.execPath, 'test', '--reporter=junit', `--reporter-outfile=${report}`, ...args], { stdout: 'pipe', stderr: 'pipe', env })
   current = proc
   let text = ''
   const relay = async (from: ReadableStream<Uint8Array>, to: NodeJS.WriteStream) => {
@@ -88,7 +89,7 @@ async function round(args: string[], env: Record<string, string | undefined>): P
     tests: Number(ran?.[1] ?? 0),
     files: Number(ran?.[2] ?? 0),
     failed: [...new Set(text.match(/^\(fail\) .*$/gm) ?? [])],
-    why: whyFailed(text),
+    why: existsSync(report) ? failuresOf(readFileSync(report, 'utf8')) : [],
   }
 }
 
@@ -116,8 +117,12 @@ try {
   const env = { ...process.env, [EXECUTABLE_ENV]: await build(join(binDir, 'storefront')) }
   const timings = join(import.meta.dir, 'timings.json')
   rounds = [
-    await round([TIMEOUT, `--parallel=${WORKERS}`, '--no-isolate', `--timings=${timings}`, ...(updateTimings ? ['--update-timings'] : []), ...ALONE.map((f) => `--path-ignore-patterns=${f}`)], env),
-    await round([TIMEOUT, ...ALONE], env),
+    await round(
+      [TIMEOUT, `--parallel=${WORKERS}`, '--no-isolate', `--timings=${timings}`, ...(updateTimings ? ['--update-timings'] : []), ...ALONE.map((f) => `--path-ignore-patterns=${f}`)],
+      env,
+      join(binDir, 'round-1.xml'),
+    ),
+    await round([TIMEOUT, ...ALONE], env, join(binDir, 'round-2.xml')),
   ]
 } finally {
   removeBin()
@@ -127,7 +132,7 @@ const sum = (pick: (r: Round) => number) => rounds.reduce((n, r) => n + pick(r),
 const failed = rounds.flatMap((r) => r.failed)
 const broken = rounds.map((r, i) => (r.code !== 0 && r.counts.fail === 0 ? `round ${i + 1} ended with exit code ${r.code}` : '')).filter(Boolean)
 const why = rounds.flatMap((r) => r.why)
-if (why.length > 0) console.log(`\nwhy they failed (repeated from above):\n${why.join('\n\n')}`)
+if (why.length > 0) console.log(`\nwhy they failed (repeated from above, at most 5):\n${why.join('\n\n')}`)
 console.log(`\nnpm test, both rounds:`)
 for (const line of [...failed, ...broken]) console.log(line)
 for (const word of ['pass', 'fail', 'skip', 'todo', 'errors'] as const) {

@@ -74,7 +74,8 @@ describe('disk full while uploading', () => {
       expect(small.status).toBe(201)
       expect((await call(server.base, 'GET', `/v1/products/${product.body.id}`, key)).body.name).toBe('Before')
     } catch (e) {
-      console.error(`the server printed:\n${server.stdout()}${server.stderr()}`)
+      // In the error itself, so that npm test's closing summary shows it too.
+      if (e instanceof Error) e.message += `\n\nthe server printed:\n${server.stdout()}${server.stderr()}`
       throw e
     } finally {
       expect(await server.stop('SIGTERM')).toBe(0)
@@ -111,7 +112,8 @@ describe('disk full while uploading', () => {
       const after = await call(server.base, 'POST', '/v1/admin/groups', { 'x-admin-token': ADMIN }, { name: 'After', members: [{ rm: 'e2000', name: 'E' }] })
       expect(after.status).toBe(201)
     } catch (e) {
-      console.error(`the server printed:\n${server.stdout()}${server.stderr()}`)
+      // In the error itself, so that npm test's closing summary shows it too.
+      if (e instanceof Error) e.message += `\n\nthe server printed:\n${server.stdout()}${server.stderr()}`
       throw e
     } finally {
       expect(await server.stop('SIGTERM')).toBe(0)

@@ -1,29 +1,33 @@
-/**
- * A line that ends what one test printed: another test's result, the name of the file whose tests
- * follow, or the list of failed tests bun prints at the end.
- */
-const BOUNDARY = /^(\((pass|fail|skip|todo)\) |\S.*\.test\.[jt]sx?:$|\d+ tests? failed:$)/
 /** At most this many lines of each failure are repeated, for at most this many failures. */
 const WHY_LINES = 40
 const WHY_FAILURES = 5
 
+const ENTITIES: Record<string, string> = { quot: '"', apos: "'", lt: '<', gt: '>', amp: '&' }
+const fromXml = (text: string) =>
+  text.replace(/&(#x[0-9a-f]+|#\d+|\w+);/gi, (whole, name: string) =>
+    name.startsWith('#x') || name.startsWith('#X')
+      ? String.fromCodePoint(Number.parseInt(name.slice(2), 16))
+      : name.startsWith('#')
+        ? String.fromCodePoint(Number(name.slice(1)))
+        : (ENTITIES[name] ?? whole),
+  )
+
+const attributes = (text: string) => Object.fromEntries([...text.matchAll(/(\w+)="([^"]*)"/g)].map(([, k, v]) => [k!, fromXml(v!)]))
+
 /**
- * For each failed test, its `(fail)` line and the lines bun printed above it since the line that ended
- * the output before: the error, the source line, the stack and whatever the test logged. With
- * `--parallel` bun prints each file's output in blocks, so those lines are the failed test's own.
- * `npm test` repeats them at the end, where a CI log's tail shows them.
+ * Each failed test of a JUnit report that `bun test --reporter=junit` wrote: a `(fail)` line with its
+ * file, line and describe path, then its error and stack, indented. `npm test` prints them at the end,
+ * where a CI log's tail shows them. The report, not the console, says which error is whose: with
+ * `--parallel`, bun sometimes prints a test's error after its `(fail)` line instead of before.
  */
-export function whyFailed(text: string): string[] {
-  const lines = text.split('\n')
-  const seen = new Set<string>()
+export function failuresOf(junit: string): string[] {
   const blocks: string[] = []
-  lines.forEach((line, i) => {
-    if (!line.startsWith('(fail) ') || seen.has(line) || blocks.length === WHY_FAILURES) return
-    seen.add(line)
-    let start = i
-    while (start > 0 && !BOUNDARY.test(lines[start - 1]!)) start--
-    const own = lines.slice(start, i).join('\n').trim().split('\n').slice(-WHY_LINES)
-    blocks.push([line, ...own.map((l) => `  ${l}`)].join('\n'))
-  })
+  for (const [, head, failure] of junit.matchAll(/<testcase ([^>]*?)>\s*<failure[^>]*>([\s\S]*?)<\/failure>/g)) {
+    if (blocks.length === WHY_FAILURES) break
+    const { name, classname, file, line } = attributes(head!)
+    const path = [...(classname ? classname.split(' > ').reverse() : []), name].join(' > ')
+    const text = fromXml(failure!).trim().split('\n').slice(0, WHY_LINES)
+    blocks.push([`(fail) ${path} (${file}:${line})`, ...text.map((l) => `  ${l}`)].join('\n'))
+  }
   return blocks
 }

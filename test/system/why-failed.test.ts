@@ -1,55 +1,53 @@
 import { describe, expect, test } from 'bun:test'
-import { writeFileSync } from 'node:fs'
+import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { tempDir } from '../helpers/temp'
-import { whyFailed } from '../helpers/why-failed'
+import { failuresOf } from '../helpers/why-failed'
 
-/** Two files run by bun in parallel, as `npm test` runs them: one fails after logging, the other throws among passing tests. */
-async function parallelOutput() {
+/** Two files run by bun in parallel with a JUnit report, as `npm test` runs them: one fails in a describe, the other throws among passing tests. */
+async function parallelReport() {
   const dir = tempDir('why-failed')
   writeFileSync(
     join(dir, 'a.test.ts'),
-    `import { expect, test } from 'bun:test'
-test('a passes', () => expect(1).toBe(1))
-test('a fails', async () => { await Bun.sleep(40); console.error('the server said: disk gone'); expect({ status: 201 }).toEqual({ status: 507 }) })
-test('a passes after', () => expect(1).toBe(1))
+    `import { describe, expect, test } from 'bun:test'
+describe('uploads <big> & "small"', () => {
+  test('a passes', () => expect(1).toBe(1))
+  test('a fails', async () => { await Bun.sleep(40); expect({ status: 201 }).toEqual({ status: 507 }) })
+})
 `,
   )
   writeFileSync(
     join(dir, 'b.test.ts'),
     `import { expect, test } from 'bun:test'
 for (let i = 0; i < 4; i++) test('b' + i, async () => { await Bun.sleep(15); expect(i).toBe(i) })
-test('b throws', () => { throw new Error('thrown in b') })
+test('b throws', () => { throw new Error('thrown in b: <disk gone>') })
 `,
   )
-  const proc = Bun.spawn([process.execPath, 'test', '--parallel=2', '--no-isolate'], { cwd: dir, stdout: 'pipe', stderr: 'pipe' })
-  const [out, err] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited])
-  return out + err
+  const report = join(dir, 'report.xml')
+  const proc = Bun.spawn([process.execPath, 'test', '--parallel=2', '--no-isolate', '--reporter=junit', `--reporter-outfile=${report}`], { cwd: dir, stdout: 'ignore', stderr: 'ignore' })
+  expect(await proc.exited).toBe(1)
+  return readFileSync(report, 'utf8')
 }
 
 describe("npm test's closing summary", () => {
-  test('repeats, for each failed test of a parallel run, its error and what it logged, and nothing of the other tests', async () => {
-    const blocks = whyFailed(await parallelOutput())
-    expect(blocks).toHaveLength(2)
-    const a = blocks.find((b) => b.startsWith('(fail) a fails'))!
-    const b = blocks.find((b) => b.startsWith('(fail) b throws'))!
-    expect(a).toContain('  the server said: disk gone')
-    expect(a).toContain('"status": 507')
-    expect(a).toContain('"status": 201')
-    expect(b).toContain('  error: thrown in b')
-    for (const block of [a, b]) {
-      expect(block).not.toMatch(/\((pass|fail)\) (a passes|b\d)/)
-      expect(block).not.toMatch(/tests? failed:/)
-    }
-    expect(b).not.toContain('disk gone')
+  test('repeats each failed test of a parallel run with its file, describe path and error, and nothing of the tests that passed', async () => {
+    const blocks = failuresOf(await parallelReport())
+    expect(blocks.map((b) => b.split('\n')[0]).sort()).toEqual(['(fail) b throws (b.test.ts:3)', '(fail) uploads <big> & "small" > a fails (a.test.ts:4)'])
+    const a = blocks.find((b) => b.includes('a fails'))!
+    const b = blocks.find((b) => b.includes('b throws'))!
+    expect(a).toContain('  -   "status": 507,')
+    expect(a).toContain('  +   "status": 201,')
+    expect(b).toContain('  Error: thrown in b: <disk gone>')
     expect(a).not.toContain('thrown in b')
+    expect(b).not.toContain('507')
+    for (const block of blocks) expect(block).not.toMatch(/a passes|b\d/)
   })
 
-  test('keeps the last 40 lines of a long failure, and at most 5 failures', () => {
-    const long = ['x.test.ts:', ...Array.from({ length: 60 }, (_, i) => `line ${i}`), '(fail) long one']
-    const [block] = whyFailed(long.join('\n'))
-    expect(block!.split('\n')).toEqual(['(fail) long one', ...Array.from({ length: 40 }, (_, i) => `  line ${i + 20}`)])
-    const many = Array.from({ length: 8 }, (_, i) => `error ${i}\n(fail) test ${i}`).join('\n')
-    expect(whyFailed(many).map((b) => b.split('\n')[0])).toEqual([0, 1, 2, 3, 4].map((i) => `(fail) test ${i}`))
+  test('keeps the first 40 lines of a long failure, and at most 5 failures', () => {
+    const failure = (name: string, lines: string[]) => `<testcase name="${name}" classname="" file="x.test.ts" line="1"><failure type="Error">${lines.join('&#10;')}</failure></testcase>`
+    const [long] = failuresOf(failure('long', Array.from({ length: 60 }, (_, i) => `line ${i}`)))
+    expect(long!.split('\n')).toEqual(['(fail) long (x.test.ts:1)', ...Array.from({ length: 40 }, (_, i) => `  line ${i}`)])
+    const many = Array.from({ length: 8 }, (_, i) => failure(`test ${i}`, ['Error: no'])).join('\n')
+    expect(failuresOf(many).map((b) => b.split('\n')[0])).toEqual([0, 1, 2, 3, 4].map((i) => `(fail) test ${i} (x.test.ts:1)`))
   })
 })
