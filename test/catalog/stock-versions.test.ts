@@ -1,5 +1,6 @@
 import { describe, expect, test } from 'bun:test'
 import { catalogReadCache } from '../../src/features/catalog/read-cache'
+import { STOCK_CHANGES_KEPT } from '../../src/features/catalog/tables'
 import { moveStock } from '../../src/features/catalog/stock'
 import { writeTransaction } from '../../src/kernel/db/database'
 import { bodyText, createTestDeps } from '../helpers/app'
@@ -118,6 +119,44 @@ describe('which cached bodies a change drops', () => {
     // Any other change (a price) still makes every body of the store again.
     await expectOk(s.catalog.send('PATCH', `/v1/variants/${s.variantId}`, { price: 25 }))
     expect(await readAll()).toEqual({ made: 4, stock: [6, 7, 6, 7] })
+  })
+
+  test("a store's stock changes are kept in a ring of the latest ones: a read behind by more than it keeps drops every body, one across its end only those it shows", async () => {
+    const s = await shopSetup()
+    const other = await s.catalog.createProduct({ state: 'PUBLISHED', stock: 4 })
+    const cache = catalogReadCache(s.deps)
+    const ctx = storeCtx(s.w.A.group.storeId)
+    const receive = (variantId: string, times: number) =>
+      writeTransaction(s.deps.db, (tx) => {
+        for (let i = 0; i < times; i++) moveStock(tx, s.deps, ctx, { variantId, kind: 'RECEIVE', quantity: 1, reason: 'ring' })
+      })
+    const stockVersion = () => (s.deps.sqlite.query('select stock from catalog_versions where store_id = ?').get(ctx.storeId) as { stock: number }).stock
+    const details = async () => {
+      const made = cache.made
+      const stock = [(await s.catalog.product(s.product.id)).stock, (await s.catalog.product(other.id)).stock]
+      return { made: cache.made - made, stock }
+    }
+    expect(await details()).toEqual({ made: 2, stock: [10, 4] })
+    // One change of the product, then as many of the other as the ring keeps: the first is no longer in it.
+    receive(s.variantId, 1)
+    receive(other.variants[0].id, STOCK_CHANGES_KEPT)
+    expect(await details()).toEqual({ made: 2, stock: [11, 4 + STOCK_CHANGES_KEPT] })
+    expect(await details()).toEqual({ made: 0, stock: [11, 4 + STOCK_CHANGES_KEPT] })
+    // The other product's changes up to two slots before the ring's end, then three of the product, across it.
+    const toEnd = (2 * STOCK_CHANGES_KEPT - 2 - (stockVersion() % STOCK_CHANGES_KEPT)) % STOCK_CHANGES_KEPT
+    expect(toEnd).toBeGreaterThan(0)
+    receive(other.variants[0].id, toEnd)
+    const otherStock = 4 + STOCK_CHANGES_KEPT + toEnd
+    expect(await details()).toEqual({ made: 1, stock: [11, otherStock] })
+    receive(s.variantId, 3)
+    expect(stockVersion() % STOCK_CHANGES_KEPT).toBe(1)
+    expect(await details()).toEqual({ made: 1, stock: [14, otherStock] })
+  })
+
+  test('the ring the trigger writes is as large as the cache reads it', () => {
+    const { database } = createTestDeps()
+    const { sql } = database.sqlite.query("select sql from sqlite_master where type = 'trigger' and name = 'variants_stock_version_update'").get() as { sql: string }
+    expect(sql).toContain(`stock % ${STOCK_CHANGES_KEPT},`)
   })
 
   test('every column of a variant raises, when updated, either the store catalog version or the product stock version', () => {

@@ -18,6 +18,14 @@ const FIXTURES = readdirSync(ROOT, { withFileTypes: true })
   .map((e) => e.name)
 const SCHEMA = loadMigrations().length
 
+/**
+ * Tables a migration dropped on purpose because they held no data, only bookkeeping the server keeps
+ * for itself, and what took their place. Every other table keeps each of its rows.
+ */
+const DROPPED: Record<string, string> = {
+  product_stock_versions: "which products' cached reads to drop after a stock change; stock_changes keeps that now, and the cache starts empty at every start",
+}
+
 interface Fixture {
   writtenBy: { version: string; schema: number }
   adminToken: string
@@ -75,6 +83,10 @@ describe('a data folder written by an earlier build', () => {
         for (const [table, count] of Object.entries(fixture.rows)) {
           // The migrations table grows, and the build that last opened the folder is rewritten (checked above).
           if (table === '__drizzle_migrations' || table === '__storefront_meta') continue
+          if (table in DROPPED) {
+            expect(after.sqlite.query("SELECT name FROM sqlite_master WHERE name = ?").all(table)).toEqual([])
+            continue
+          }
           // The fixture is as it was written...
           expect([table, rowsOf(before, table, ['rowid']).length]).toEqual([table, count])
           // ...and each of its rows is still there, with the values it had, whatever columns were added.

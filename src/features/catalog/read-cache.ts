@@ -1,4 +1,4 @@
-import { and, eq, gt, sql } from 'drizzle-orm'
+import { and, between, eq, gt, sql } from 'drizzle-orm'
 import type { ChangeStamp } from '../../kernel/db/change-stamp'
 import type { Db } from '../../kernel/db/database'
 import { perHandle } from '../../kernel/db/per-handle'
@@ -6,7 +6,7 @@ import type { Deps } from '../../kernel/deps'
 import { KeptBodies } from '../../kernel/http/kept-bodies'
 import type { JsonBody } from '../../kernel/http/json-response'
 import type { FoundPage, PageFinder } from './list'
-import { productStockVersions } from './tables'
+import { STOCK_CHANGES_KEPT, stockChanges } from './tables'
 import { storeVersions } from './versions'
 
 const MAX_PAGES = 10_000
@@ -18,9 +18,10 @@ const MAX_PAGES = 10_000
  * polls the same page gets the stored body instead of four to six queries and a stringify.
  *
  * A change of stock (an order, a receipt) does not raise the version: it raises the store's `stock`
- * version and records it as the product's own (migrations/0012_catalog_stock_versions.sql). Each body
- * is tagged with the products it shows, and a read that sees the store's `stock` version move first
- * drops the bodies of the products changed since, and only those (docs/caches.md).
+ * version and writes the product it changed into the store's ring of latest stock changes
+ * (`stock_changes`, migrations/0018_stock_changes_ring.sql). Each body is tagged with the products it
+ * shows, and a read that sees the store's `stock` version move first drops the bodies of the products
+ * changed since, and only those (docs/caches.md).
  */
 export class CatalogReadCache {
   private readonly bodies
@@ -28,7 +29,7 @@ export class CatalogReadCache {
   /** Per store: the `stock` version its kept bodies are up to date with. */
   private stockSeen = new Map<string, number>()
   private readonly versionsOf
-  private readonly stockChangedSince
+  private readonly stockChangedIn
   /** How many bodies were made (not served from the cache), for tests. */
   made = 0
 
@@ -40,10 +41,10 @@ export class CatalogReadCache {
     this.bodies = new KeptBodies(maxBytes)
     this.versionsOf = storeVersions(db, changes)
     const p = sql.placeholder
-    this.stockChangedSince = db
-      .select({ productId: productStockVersions.productId })
-      .from(productStockVersions)
-      .where(and(eq(productStockVersions.storeId, p('storeId')), gt(productStockVersions.version, p('since'))))
+    this.stockChangedIn = db
+      .select({ productId: stockChanges.productId })
+      .from(stockChanges)
+      .where(and(eq(stockChanges.storeId, p('storeId')), between(stockChanges.slot, p('from'), p('to')), gt(stockChanges.version, p('since'))))
       .prepare()
   }
 
@@ -86,19 +87,32 @@ export class CatalogReadCache {
 
   /**
    * Drops the bodies of the products whose stock changed since the store's bodies were last brought
-   * up to date. Every stock change raises `stock` and writes it as its product's version, in the
+   * up to date. Every stock change raises `stock` and writes its product into the ring, in the
    * change's transaction; the bodies are read and made synchronously, so none can fall in between.
    */
   private followStock(storeId: string, stock: number) {
     const seen = this.stockSeen.get(storeId)
     if (seen === stock) return
-    if (seen !== undefined && seen < stock) {
-      for (const { productId } of this.stockChangedSince.all({ storeId, since: seen })) this.bodies.dropTagged(storeId, productId)
-    } else {
-      // First sight of the store, or a version that went back (never, short of a restored database).
-      this.bodies.dropAll(storeId)
-    }
+    // First sight of the store, a version that went back (never, short of a restored database), or
+    // changes the ring no longer holds all of: every body of the store goes.
+    const changed = seen !== undefined && seen < stock ? this.changedSince(storeId, seen, stock) : undefined
+    if (changed) for (const productId of changed) this.bodies.dropTagged(storeId, productId)
+    else this.bodies.dropAll(storeId)
     this.stockSeen.set(storeId, stock)
+  }
+
+  /**
+   * The products of the store's stock changes after `since` up to `stock`, read from their slots of
+   * the ring; undefined when it no longer holds every one of them: more changes than it keeps, or a
+   * store reset that emptied it.
+   */
+  private changedSince(storeId: string, since: number, stock: number): string[] | undefined {
+    if (stock - since > STOCK_CHANGES_KEPT) return undefined
+    const from = (since + 1) % STOCK_CHANGES_KEPT
+    const to = stock % STOCK_CHANGES_KEPT
+    const slots = from <= to ? [[from, to]] : [[from, STOCK_CHANGES_KEPT - 1], [0, to]]
+    const rows = slots.flatMap(([a, b]) => this.stockChangedIn.all({ storeId, from: a, to: b, since }))
+    return rows.length === stock - since ? rows.map((r) => r.productId) : undefined
   }
 }
 

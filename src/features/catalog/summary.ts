@@ -3,7 +3,7 @@ import type { StoreCtx } from '../../kernel/auth/kinds'
 import type { Deps } from '../../kernel/deps'
 import { inJsonIds } from '../../kernel/db/json-ids'
 import { LOW_STOCK_COUNTED } from './model'
-import { productCounts, products, PRODUCT_STATES, variants } from './tables'
+import { isLow, lowStockKey, productCounts, products, PRODUCT_STATES, variants } from './tables'
 
 // What other features read of the catalog in a glance: the store's overview, the moderation list.
 
@@ -16,9 +16,12 @@ export function productsByState(deps: Deps, ctx: StoreCtx): Record<(typeof PRODU
 }
 
 const available = sql<number>`${variants.stock} - ${variants.reserved}`.mapWith(Number)
-/** Written as the index variants_store_low is, so that SQLite reads the low ones as a range of it. */
-const short = sql`(${variants.stock} - ${variants.reserved} - ${variants.minStock})`
-const belowMinimum = sql`${short} <= 0`
+/**
+ * Written as the index variants_store_low is, key and condition, so that SQLite reads the low ones as
+ * a range of it: the index holds only those, and a query that does not state its condition cannot use it.
+ */
+const short = lowStockKey(variants)
+const belowMinimum = isLow(variants)
 
 /**
  * The variants whose available units (stock minus reserved) are at or below their minStock: the

@@ -15,6 +15,12 @@ export type StockMovementKind = (typeof STOCK_MOVEMENT_KINDS)[number]
 
 const live = (t: { deletedAt: unknown }) => sql`${t.deletedAt} is null`
 
+type Levels = { stock: unknown; reserved: unknown; minStock: unknown }
+/** Units available minus the minimum, as the index of low variants and the query that reads it both write it. */
+export const lowStockKey = (t: Levels) => sql`(${t.stock} - ${t.reserved} - ${t.minStock})`
+/** A variant at or below its minimum: the condition of that index, which the query must state as it is. */
+export const isLow = (t: Levels) => sql`${lowStockKey(t)} <= 0`
+
 export const products = sqliteTable(
   'products',
   {
@@ -79,7 +85,8 @@ export const variants = sqliteTable(
     uniqueIndex('variants_store_sku').on(t.storeId, sql`lower(${t.sku})`).where(live(t)),
     index('variants_product').on(t.productId, t.position),
     // The store overview's low stock: units available minus the minimum, at or below 0, read as a range.
-    index('variants_store_low').on(t.storeId, sql`(${t.stock} - ${t.reserved} - ${t.minStock})`).where(live(t)),
+    // Only the low ones are in it: a stock move of a variant with units to spare writes no page of it.
+    index('variants_store_low').on(t.storeId, lowStockKey(t)).where(sql`${live(t)} and ${isLow(t)}`),
   ],
 )
 
@@ -174,18 +181,26 @@ export const catalogVersions = sqliteTable('catalog_versions', {
   reviews: integer().notNull().default(0),
 })
 
+/** How many of a store's latest stock changes `stock_changes` holds: the trigger writes version % STOCK_CHANGES_KEPT. */
+export const STOCK_CHANGES_KEPT = 4096
+
 /**
- * Per product, the store's `stock` version of its last stock change, written by the trigger that
- * raises it: the products whose cached bodies a read must drop are those above the version it last saw.
+ * The store's latest stock changes, as a ring: the change that raised the store's `stock` version to
+ * `version` is in slot `version % STOCK_CHANGES_KEPT`, with the product it changed, written by the
+ * trigger that raises it (0018). Consecutive changes write consecutive slots, so an order writes a
+ * page the orders before it wrote, not one of a per-product table spread over the whole catalog; the
+ * ring needs no pruning. A read that is further behind than the ring holds drops all of the store's
+ * bodies (read-cache.ts).
  */
-export const productStockVersions = sqliteTable(
-  'product_stock_versions',
+export const stockChanges = sqliteTable(
+  'stock_changes',
   {
-    productId: text('product_id')
-      .primaryKey()
-      .references(() => products.id, { onDelete: 'cascade' }),
-    storeId: text('store_id').notNull(),
+    storeId: text('store_id')
+      .notNull()
+      .references(() => stores.id, { onDelete: 'cascade' }),
+    slot: integer().notNull(),
     version: integer().notNull(),
+    productId: text('product_id').notNull(),
   },
-  (t) => [index('product_stock_versions_store').on(t.storeId, t.version)],
+  (t) => [primaryKey({ columns: [t.storeId, t.slot] })],
 )
