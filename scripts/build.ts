@@ -7,6 +7,7 @@
 import { readMigrationFiles } from 'drizzle-orm/migrator'
 import { join } from 'node:path'
 import { buildPanel } from '../src/features/panel/bundle'
+import { baselineFor, type Baseline } from '../src/kernel/db/migrate'
 import { platform } from '../src/kernel/platform'
 
 const root = join(import.meta.dir, '..')
@@ -27,12 +28,16 @@ const HOST = `${platform.name === 'win32' ? 'windows' : platform.name}-${process
 export const fileFor = (target: Target) => join(root, 'dist', `storefront-${target}${target.startsWith('windows') ? '.exe' : ''}`)
 
 /** What every executable carries, made once for however many are built. */
-let embedded: Promise<{ migrations: ReturnType<typeof readMigrationFiles>; panel: Awaited<ReturnType<typeof buildPanel>> }> | undefined
+let embedded: Promise<{ migrations: ReturnType<typeof readMigrationFiles>; baseline: Baseline; panel: Awaited<ReturnType<typeof buildPanel>> }> | undefined
 
 /** Writes one executable for `target` (this machine when left out) to `outfile`. */
 export async function buildExecutable(outfile: string, target?: Target) {
-  embedded ??= buildPanel().then((panel) => ({ panel, migrations: readMigrationFiles({ migrationsFolder: join(root, 'migrations') }) }))
-  const { migrations, panel } = await embedded
+  embedded ??= buildPanel().then((panel) => {
+    const migrations = readMigrationFiles({ migrationsFolder: join(root, 'migrations') })
+    // What an empty database is after them: a new folder's first start makes it in one pass (src/kernel/db/migrate.ts).
+    return { panel, migrations, baseline: baselineFor(migrations) }
+  })
+  const { migrations, baseline, panel } = await embedded
   // Bytecode skips parsing at start: the executable starts in about half the time. JavaScriptCore
   // makes it in the Bun running this build; it is only used where an executable so built was seen to
   // run: this machine, and Linux (linux-arm64 under qemu-user starts in 3.5 s instead of 4.9 s). The
@@ -48,7 +53,7 @@ export async function buildExecutable(outfile: string, target?: Target) {
     bytecode,
     // Bytecode needs CommonJS; every target gets the same format, so they run the same code.
     format: 'cjs',
-    define: { STOREFRONT_MIGRATIONS: JSON.stringify(migrations), STOREFRONT_PANEL: JSON.stringify(panel) },
+    define: { STOREFRONT_MIGRATIONS: JSON.stringify(migrations), STOREFRONT_BASELINE: JSON.stringify(baseline), STOREFRONT_PANEL: JSON.stringify(panel) },
   })
   if (!result.success) throw new AggregateError(result.logs, `the build for ${target ?? 'this machine'} failed`)
   return { outfile, migrations: migrations.length, panelFiles: panel.length, bytecode }

@@ -7,7 +7,7 @@ import { createApp } from '../../src/app'
 import { loadConfig } from '../../src/config'
 import { ManualClock } from '../../src/kernel/clock'
 import { openDatabase, writeTransaction } from '../../src/kernel/db/database'
-import { loadMigrations, migrate, NewerDataFolder, recordedVersion } from '../../src/kernel/db/migrate'
+import { baselineFor, loadMigrations, migrate, NewerDataFolder, recordedVersion, type Baseline } from '../../src/kernel/db/migrate'
 import { systemIds } from '../../src/kernel/ids'
 import { memoryLog } from '../../src/kernel/log'
 import { VERSION } from '../../src/version'
@@ -111,6 +111,66 @@ describe('migrations', () => {
     migrate(db)
     expect(sqlite.query('select key, value from __storefront_meta').all()).toEqual([{ key: 'written_by', value: VERSION }])
     close()
+  })
+})
+
+describe("a new folder's database made from the build's baseline", () => {
+  /** A database file in a new folder, migrated with `migrations` and `baseline` (none: replayed one by one). */
+  function made(list: MigrationMeta[], baseline: Baseline | undefined) {
+    const database = openDatabase(join(tempDir('baseline'), 'storefront.db'))
+    migrate(database.db, list, baseline)
+    return database
+  }
+
+  /** Everything a database holds: every schema entry and every row of every table (SQLite's own, the search index's and the bookkeeping's too). */
+  function everything(sqlite: Database) {
+    const entries = sqlite.query('select type, name, tbl_name, sql from sqlite_master order by type, name').all() as { type: string; name: string }[]
+    const rows = Object.fromEntries(
+      entries.filter((e) => e.type === 'table').map((e) => [e.name, (sqlite.query(`select * from "${e.name}"`).values() as unknown[][]).map((r) => JSON.stringify(r)).sort()]),
+    )
+    return { entries, rows, userVersion: sqlite.query('pragma user_version').get() }
+  }
+
+  test('is the database the migrations make: every schema entry and every row of every table', () => {
+    const replayed = made(migrations, undefined)
+    const fromBaseline = made(migrations, baselineFor(migrations))
+    const want = everything(replayed.sqlite)
+    expect(want.entries.length).toBeGreaterThan(100)
+    expect(want.rows.credential_changes).toEqual(['[1,0]'])
+    expect(everything(fromBaseline.sqlite)).toEqual(want)
+    replayed.close()
+    fromBaseline.close()
+  })
+
+  test('takes the migrations that came after its build as a replayed one does', () => {
+    const replayed = made(migrations, undefined)
+    const upgraded = made(migrations.slice(0, -1), baselineFor(migrations.slice(0, -1)))
+    migrate(upgraded.db, migrations)
+    expect(everything(upgraded.sqlite)).toEqual(everything(replayed.sqlite))
+    replayed.close()
+    upgraded.close()
+  })
+
+  test('is used only for an empty database, and only when it stands for exactly the migrations of the build', () => {
+    const marked = (list: MigrationMeta[]): Baseline => {
+      const baseline = baselineFor(list)
+      return { ...baseline, schema: [...baseline.schema, 'CREATE TABLE `made_from_baseline` (`id` text)'] }
+    }
+    const hasMark = (sqlite: Database) => sqlite.query("select 1 from sqlite_master where name = 'made_from_baseline'").get() !== null
+    const fresh = made(migrations, marked(migrations))
+    expect(hasMark(fresh.sqlite)).toBe(true)
+    // A baseline of fewer migrations than the build's: they are replayed.
+    const older = made(migrations, marked(migrations.slice(0, -1)))
+    expect(hasMark(older.sqlite)).toBe(false)
+    const replayed = made(migrations, undefined)
+    expect(everything(older.sqlite)).toEqual(everything(replayed.sqlite))
+    // A database with anything in it already: the pending migrations are replayed on it.
+    const started = openDatabase(join(tempDir('baseline'), 'storefront.db'))
+    started.sqlite.exec('CREATE TABLE `left_by_hand` (`id` text)')
+    migrate(started.db, migrations, marked(migrations))
+    expect(hasMark(started.sqlite)).toBe(false)
+    expect(started.sqlite.query('select count(*) as n from __drizzle_migrations').get()).toEqual({ n: migrations.length })
+    for (const d of [fresh, older, replayed, started]) d.close()
   })
 })
 

@@ -3,7 +3,7 @@ import { join } from 'node:path'
 import type { MigrationMeta } from 'drizzle-orm/migrator'
 import { readMigrationFiles } from 'drizzle-orm/migrator'
 import { VERSION } from '../../version'
-import { writeTransaction, type Db } from './database'
+import { openDatabase, writeTransaction, type Db } from './database'
 import { pluralize } from '../plural'
 
 /**
@@ -11,6 +11,25 @@ import { pluralize } from '../plural'
  * constant (scripts/build.ts). Running from source, they are read from ./migrations.
  */
 declare const STOREFRONT_MIGRATIONS: MigrationMeta[] | undefined
+
+/**
+ * What an empty database is once every migration has run, as a build computed it (`baselineFor`): the
+ * executable's first start on a new folder makes it in one pass instead of replaying every migration
+ * (a table rebuilt, a search index renamed: each a pass over the whole schema). Running from source
+ * there is none, and the migrations run as they always do.
+ */
+declare const STOREFRONT_BASELINE: Baseline | undefined
+
+export interface Baseline {
+  /** The migrations it stands for, by the time drizzle-kit gave each, in order. */
+  migrations: number[]
+  /** Every CREATE of the schema, in the order SQLite keeps them (a virtual table makes its own shadow tables). */
+  schema: string[]
+  /** The rows the migrations wrote into an empty database (a counter's first row, AUTOINCREMENT's counters), table by table. */
+  rows: { table: string; columns: string[]; values: (string | number | null)[][] }[]
+}
+
+export const embeddedBaseline = (): Baseline | undefined => (typeof STOREFRONT_BASELINE !== 'undefined' ? STOREFRONT_BASELINE : undefined)
 
 export function loadMigrations(): MigrationMeta[] {
   if (typeof STOREFRONT_MIGRATIONS !== 'undefined') return STOREFRONT_MIGRATIONS
@@ -76,19 +95,22 @@ export function refuseNewer(sqlite: Database, migrations = loadMigrations()): vo
  * CASCADE. SQLite ignores the migrations' own `PRAGMA foreign_keys` inside a transaction, so it is done
  * around it, and the keys are checked before the commit instead.
  */
-export function migrate(db: Db, migrations = loadMigrations()): void {
+export function migrate(db: Db, migrations = loadMigrations(), baseline = embeddedBaseline()): void {
   const sqlite = db.$client
   refuseNewer(sqlite, migrations)
   const applied = new Set(appliedMigrations(sqlite))
   const pending = migrations.filter((m) => !applied.has(m.folderMillis))
+  // A new folder's empty database is made from the baseline when it stands for exactly these migrations.
+  const fromBaseline = baseline !== undefined && isEmpty(sqlite) && sameMigrations(baseline, migrations)
   sqlite.exec('PRAGMA foreign_keys = OFF')
   try {
     writeTransaction(db, () => {
       sqlite.exec(MIGRATIONS_TABLE)
       sqlite.exec(META_TABLE)
+      if (fromBaseline) make(sqlite, baseline)
       for (const migration of pending) {
         // exec runs every statement of a part (a prepared statement would run the first one only).
-        for (const part of migration.sql) if (part.trim()) sqlite.exec(part)
+        if (!fromBaseline) for (const part of migration.sql) if (part.trim()) sqlite.exec(part)
         sqlite.query('INSERT INTO "__drizzle_migrations" (hash, created_at) VALUES (?, ?)').run(migration.hash, migration.folderMillis)
       }
       if (pending.length) refuseDanglingKeys(sqlite)
@@ -106,4 +128,54 @@ function refuseDanglingKeys(sqlite: Database) {
   throw new Error(
     `the migrations would leave ${pluralize(dangling.length, 'row')} pointing at rows that do not exist (the first: ${first.table} rowid ${first.rowid}, into ${first.parent}); nothing was changed`,
   )
+}
+
+const isEmpty = (sqlite: Database) => sqlite.query('SELECT 1 FROM sqlite_master').get() === null
+
+const sameMigrations = (baseline: Baseline, migrations: MigrationMeta[]) =>
+  baseline.migrations.length === migrations.length && migrations.every((m, i) => baseline.migrations[i] === m.folderMillis)
+
+function make(sqlite: Database, baseline: Baseline) {
+  for (const statement of baseline.schema) sqlite.exec(statement)
+  for (const { table, columns, values } of baseline.rows) {
+    const insert = sqlite.query(`INSERT INTO "${table}" (${columns.map((c) => `"${c}"`).join(', ')}) VALUES (${columns.map(() => '?').join(', ')})`)
+    for (const row of values) insert.run(...row)
+  }
+}
+
+/** The tables SQLite makes for a virtual table (a search index's data), which the virtual table's CREATE makes again. */
+const shadowTables = (sqlite: Database) => new Set((sqlite.query("SELECT name FROM pragma_table_list WHERE type = 'shadow'").all() as { name: string }[]).map((t) => t.name))
+
+/** The migrations' bookkeeping, which `migrate` writes itself. */
+const BOOKKEEPING = new Set([MIGRATIONS_TABLE_NAME, META_TABLE_NAME])
+
+/**
+ * The baseline of `migrations`: an empty database is migrated (in memory) and read back, its schema in
+ * the order SQLite keeps it and the rows the migrations wrote. The build embeds it (scripts/build.ts);
+ * test/kernel/migrate.test.ts checks that a database made from it is the one the migrations make.
+ */
+export function baselineFor(migrations: MigrationMeta[]): Baseline {
+  const { sqlite, db } = openDatabase(':memory:')
+  try {
+    migrate(db, migrations, undefined)
+    const shadows = shadowTables(sqlite)
+    const own = (name: string) => !name.startsWith('sqlite_') && !shadows.has(name) && !BOOKKEEPING.has(name)
+    const entries = (sqlite.query('SELECT type, name, tbl_name AS of, sql FROM sqlite_master WHERE sql IS NOT NULL ORDER BY rowid').all() as { type: string; name: string; of: string; sql: string }[]).filter(
+      (e) => own(e.name) && own(e.of),
+    )
+    const schema = entries.map((e) => e.sql)
+    const rows: Baseline['rows'] = []
+    // The AUTOINCREMENT counters too: a table rebuilt by copying rows leaves one, even at 0.
+    const tables = [...entries.filter((e) => e.type === 'table' && !e.sql.startsWith('CREATE VIRTUAL TABLE')).map((e) => e.name), ...(hasTable(sqlite, 'sqlite_sequence') ? ['sqlite_sequence'] : [])]
+    for (const name of tables) {
+      const all = sqlite.query(`SELECT * FROM "${name}"`).values() as (string | number | null)[][]
+      if (all.length === 0) continue
+      if (all.flat().some((v) => v !== null && typeof v !== 'string' && typeof v !== 'number')) throw new Error(`the migrations write a value of ${name} that the baseline cannot carry (only text, numbers and null)`)
+      const columns = (sqlite.query(`SELECT name FROM pragma_table_info('${name}')`).all() as { name: string }[]).map((c) => c.name)
+      rows.push({ table: name, columns, values: all })
+    }
+    return { migrations: migrations.map((m) => m.folderMillis), schema, rows }
+  } finally {
+    sqlite.close()
+  }
 }
