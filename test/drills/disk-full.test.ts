@@ -80,6 +80,9 @@ describe('disk full while uploading', () => {
     } finally {
       expect(await server.stop('SIGTERM')).toBe(0)
     }
+    // Stopped, everything it printed has been read: the teacher was told what is full and what to do, without a stack trace.
+    expect(server.stderr()).toContain(`the disk holding ${dir} is full: requests that write answer 507 until there is room on it`)
+    expect(server.stderr()).not.toContain('receiveFile')
     // The server holds its database alone while it runs; stopped, the file is checked.
     const db = new Database(join(dir, 'storefront.db'), { readonly: true })
     expect(db.query('PRAGMA integrity_check').all()).toEqual([{ integrity_check: 'ok' }])
@@ -118,6 +121,8 @@ describe('disk full while uploading', () => {
     } finally {
       expect(await server.stop('SIGTERM')).toBe(0)
     }
+    expect(server.stderr()).toContain(`the disk holding ${dir} is full`)
+    expect(server.stderr()).not.toContain('SQLITE_FULL')
     const db = new Database(join(dir, 'storefront.db'), { readonly: true })
     expect(db.query('PRAGMA integrity_check').all()).toEqual([{ integrity_check: 'ok' }])
     expect((db.query("SELECT count(*) AS n FROM groups WHERE name = 'After'").get() as { n: number }).n).toBe(1)

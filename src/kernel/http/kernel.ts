@@ -171,12 +171,10 @@ export function createKernel(routes: RouteTable, deps: Deps): Kernel {
     // The client's address is known here, on the failed path: a flood's refusals are counted per source.
     call.source = refusalSource(call, appError.status, () => clientAddress(call.server, request))
     if (appError.status >= 500) {
-      deps.log.error('request failed', {
-        requestId: call.requestId,
-        method: request.method,
-        path: request.url.slice(Math.max(0, pathStart(request.url))),
-        error: error instanceof Error ? (error.stack ?? error.message) : String(error),
-      })
+      const what = { requestId: call.requestId, method: request.method, path: request.url.slice(Math.max(0, pathStart(request.url))) }
+      // A full disk is the teacher's to fix, not a fault of the server: said so, without a stack.
+      if (appError.code === 'INSUFFICIENT_STORAGE') deps.log.error(`the disk holding ${deps.config.dataDir} is full: requests that write answer 507 until there is room on it`, what)
+      else deps.log.error('request failed', { ...what, error: error instanceof Error ? (error.stack ?? error.message) : String(error) })
     }
     // A refusal may come before or while the body arrives (unread-body.ts).
     if (carriesBody(request)) closeAfter(call.set.headers)
