@@ -2,6 +2,7 @@ import { describe, expect, test } from 'bun:test'
 import { asc, eq } from 'drizzle-orm'
 import { webhookDeliveries } from '../../src/features/webhooks/tables'
 import { shopSetup } from '../helpers/orders'
+import { statementsOf } from '../helpers/statement-log'
 import { apiKey, expectOk } from '../helpers/world'
 
 const DAY = 24 * 60 * 60 * 1000
@@ -80,21 +81,11 @@ describe('the store overview', () => {
 
   test('reads the low variants as a range of the index that holds only them', async () => {
     const s = await shopSetup({ stock: 1, minStock: 2 })
-    const sqlite = s.deps.sqlite
-    const query = sqlite.query.bind(sqlite)
-    const asked: string[] = []
-    sqlite.query = ((text: string) => {
-      if (text.includes('min_stock')) asked.push(text)
-      return query(text)
-    }) as typeof sqlite.query
-    try {
-      const o = await expectOk(s.call('GET', '/v1/store/overview', { headers: apiKey(s.w.A.key.apiKey) }))
-      expect(o.lowStock.data.map((v: any) => v.available)).toEqual([1])
-    } finally {
-      sqlite.query = query
-    }
+    const { result: o, statements } = await statementsOf(() => expectOk(s.call('GET', '/v1/store/overview', { headers: apiKey(s.w.A.key.apiKey) })))
+    expect(o.lowStock.data.map((v: any) => v.available)).toEqual([1])
+    const asked = statements.filter((text) => text.includes('min_stock'))
     // The list and its bounded count; a condition written otherwise than the index's would read every variant of the store.
-    const plans = asked.map((text) => (query(`EXPLAIN QUERY PLAN ${text}`).all() as { detail: string }[]).map((r) => r.detail).join('; '))
+    const plans = asked.map((text) => (s.deps.sqlite.query(`EXPLAIN QUERY PLAN ${text}`).all() as { detail: string }[]).map((r) => r.detail).join('; '))
     expect(plans).toHaveLength(2)
     for (const plan of plans) expect(plan).toMatch(/SEARCH variants USING INDEX variants_store_low \(store_id=\? AND <expr><\?\)/)
   })
