@@ -22,10 +22,11 @@ const last = migrations.at(-1)!.folderMillis
 /** A migration made after every real one, as drizzle-kit would write it (one statement per part). */
 const later = (n: number, sql: string[]): MigrationMeta => ({ sql, bps: true, folderMillis: last + n, hash: `test-${n}` })
 
-function migrated() {
+/** A database file in a new folder, migrated with `list`, made from `baseline` when one is given (none in tests: replayed one by one). */
+function migrated(list = migrations, baseline?: Baseline) {
   const file = join(tempDir('migrate'), 'storefront.db')
   const database = openDatabase(file)
-  migrate(database.db)
+  migrate(database.db, list, baseline)
   return { ...database, file }
 }
 
@@ -115,13 +116,6 @@ describe('migrations', () => {
 })
 
 describe("a new folder's database made from the build's baseline", () => {
-  /** A database file in a new folder, migrated with `migrations` and `baseline` (none: replayed one by one). */
-  function made(list: MigrationMeta[], baseline: Baseline | undefined) {
-    const database = openDatabase(join(tempDir('baseline'), 'storefront.db'))
-    migrate(database.db, list, baseline)
-    return database
-  }
-
   /** Everything a database holds: every schema entry and every row of every table (SQLite's own, the search index's and the bookkeeping's too). */
   function everything(sqlite: Database) {
     const entries = sqlite.query('select type, name, tbl_name, sql from sqlite_master order by type, name').all() as { type: string; name: string }[]
@@ -132,8 +126,8 @@ describe("a new folder's database made from the build's baseline", () => {
   }
 
   test('is the database the migrations make: every schema entry and every row of every table', () => {
-    const replayed = made(migrations, undefined)
-    const fromBaseline = made(migrations, baselineFor(migrations))
+    const replayed = migrated()
+    const fromBaseline = migrated(migrations, baselineFor(migrations))
     const want = everything(replayed.sqlite)
     expect(want.entries.length).toBeGreaterThan(100)
     expect(want.rows.credential_changes).toEqual(['[1,0]'])
@@ -143,8 +137,8 @@ describe("a new folder's database made from the build's baseline", () => {
   })
 
   test('takes the migrations that came after its build as a replayed one does', () => {
-    const replayed = made(migrations, undefined)
-    const upgraded = made(migrations.slice(0, -1), baselineFor(migrations.slice(0, -1)))
+    const replayed = migrated()
+    const upgraded = migrated(migrations.slice(0, -1), baselineFor(migrations.slice(0, -1)))
     migrate(upgraded.db, migrations)
     expect(everything(upgraded.sqlite)).toEqual(everything(replayed.sqlite))
     replayed.close()
@@ -157,12 +151,12 @@ describe("a new folder's database made from the build's baseline", () => {
       return { ...baseline, schema: [...baseline.schema, 'CREATE TABLE `made_from_baseline` (`id` text)'] }
     }
     const hasMark = (sqlite: Database) => sqlite.query("select 1 from sqlite_master where name = 'made_from_baseline'").get() !== null
-    const fresh = made(migrations, marked(migrations))
+    const fresh = migrated(migrations, marked(migrations))
     expect(hasMark(fresh.sqlite)).toBe(true)
     // A baseline of fewer migrations than the build's: they are replayed.
-    const older = made(migrations, marked(migrations.slice(0, -1)))
+    const older = migrated(migrations, marked(migrations.slice(0, -1)))
     expect(hasMark(older.sqlite)).toBe(false)
-    const replayed = made(migrations, undefined)
+    const replayed = migrated()
     expect(everything(older.sqlite)).toEqual(everything(replayed.sqlite))
     // A database with anything in it already: the pending migrations are replayed on it.
     const started = openDatabase(join(tempDir('baseline'), 'storefront.db'))
