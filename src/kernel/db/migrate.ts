@@ -168,11 +168,11 @@ export function baselineFor(migrations: MigrationMeta[]): Baseline {
     // The AUTOINCREMENT counters too: a table rebuilt by copying rows leaves one, even at 0.
     const tables = [...entries.filter((e) => e.type === 'table' && !e.sql.startsWith('CREATE VIRTUAL TABLE')).map((e) => e.name), ...(hasTable(sqlite, 'sqlite_sequence') ? ['sqlite_sequence'] : [])]
     for (const name of tables) {
-      const all = sqlite.query(`SELECT * FROM "${name}"`).values() as (string | number | null)[][]
-      if (all.length === 0) continue
-      if (all.flat().some((v) => v !== null && typeof v !== 'string' && typeof v !== 'number')) throw new Error(`the migrations write a value of ${name} that the baseline cannot carry (only text, numbers and null)`)
-      const columns = (sqlite.query(`SELECT name FROM pragma_table_info('${name}')`).all() as { name: string }[]).map((c) => c.name)
-      rows.push({ table: name, columns, values: all })
+      const all = sqlite.query(`SELECT * FROM "${name}"`)
+      const values = all.values() as (string | number | null)[][]
+      if (values.length === 0) continue
+      if (values.flat().some((v) => v !== null && typeof v !== 'string' && typeof v !== 'number')) throw new Error(`the migrations write a value of ${name} that the baseline cannot carry (only text, numbers and null)`)
+      rows.push({ table: name, columns: all.columnNames, values })
     }
     return { migrations: migrations.map((m) => m.folderMillis), schema, rows }
   } finally {
