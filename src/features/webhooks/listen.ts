@@ -51,6 +51,10 @@ interface ListenRequest {
   server: Server<unknown> | null
 }
 
+/** A listener's event names as the queries take them, made once per stream: their JSON list, or undefined for `*`. */
+type TypesFilter = string | undefined
+const typesOf = (types: string[]): TypesFilter => (types.includes('*') ? undefined : JSON.stringify(types))
+
 /**
  * Events of one store after a place in the outbox, in the order they were written: `seq`, which follows
  * commit order and is never given twice (kernel/tables.ts), so deleting the newest events (a store reset,
@@ -60,14 +64,12 @@ function queries(db: Db) {
   const seq = outboxEvents.seq
   const p = sql.placeholder
   /** The store's events but pings, of the types whose JSON list `types` holds, or of every type when it is undefined. */
-  const ofStore = (storeId: string | Placeholder, types: string | Placeholder | undefined) =>
+  const ofStore = (storeId: string | Placeholder, types: TypesFilter | Placeholder) =>
     and(
       eq(outboxEvents.storeId, storeId),
       ne(outboxEvents.type, 'ping'),
       types === undefined ? undefined : sql`${outboxEvents.type} in (select value from json_each(${types}))`,
     )
-  /** A listener's event names as `ofStore` takes them: `*` is every type. */
-  const typesOf = (types: string[]) => (types.includes('*') ? undefined : JSON.stringify(types))
   // What a stream runs each time it wakes, prepared once: drizzle builds a statement's SQL text on every
   // call otherwise, which made a wake's read about four times as costly (bench/README.md).
   const end = db.select({ seq: max(seq) }).from(outboxEvents).prepare()
@@ -89,15 +91,13 @@ function queries(db: Db) {
     /** The store's newest event (of any type): where a new stream starts, as an id. */
     newest: (storeId: string) => db.select({ id: outboxEvents.id }).from(outboxEvents).where(eq(outboxEvents.storeId, storeId)).orderBy(desc(seq)).limit(1).get()?.id,
     /** The event just before the newest MAX_REPLAY after `after`, when there are more than that. */
-    replayStart: (storeId: string, types: string[], after: number) =>
-      db.select({ seq, id: outboxEvents.id }).from(outboxEvents).where(and(ofStore(storeId, typesOf(types)), gt(seq, after))).orderBy(desc(seq)).limit(1).offset(MAX_REPLAY).get(),
-    countBetween: (storeId: string, types: string[], after: number, upTo: number) =>
-      db.select({ n: sql<number>`count(*)` }).from(outboxEvents).where(and(ofStore(storeId, typesOf(types)), gt(seq, after), lte(seq, upTo))).get()!.n,
+    replayStart: (storeId: string, types: TypesFilter, after: number) =>
+      db.select({ seq, id: outboxEvents.id }).from(outboxEvents).where(and(ofStore(storeId, types), gt(seq, after))).orderBy(desc(seq)).limit(1).offset(MAX_REPLAY).get(),
+    countBetween: (storeId: string, types: TypesFilter, after: number, upTo: number) =>
+      db.select({ n: sql<number>`count(*)` }).from(outboxEvents).where(and(ofStore(storeId, types), gt(seq, after), lte(seq, upTo))).get()!.n,
     /** The store's next events of `types` after `after`, up to `upTo`, at most BATCH. */
-    read: (storeId: string, types: string[], after: number, upTo: number) => {
-      const some = typesOf(types)
-      return some === undefined ? readAll.all({ storeId, after, upTo }) : readSome.all({ storeId, types: some, after, upTo })
-    },
+    read: (storeId: string, types: TypesFilter, after: number, upTo: number) =>
+      types === undefined ? readAll.all({ storeId, after, upTo }) : readSome.all({ storeId, types, after, upTo }),
   }
 }
 
@@ -205,7 +205,8 @@ export class ListenHub {
     }
     const secret = listenSecret(this.deps, storeId)
     const { events } = input
-    const start = readTransaction(this.deps.db, () => this.startOf(storeId, events, input.lastEventId))
+    const types = typesOf(events)
+    const start = readTransaction(this.deps.db, () => this.startOf(storeId, types, input.lastEventId))
     let cursor = start.after
 
     const actor = ctx.actor
@@ -248,7 +249,7 @@ export class ListenHub {
             this.reads.set(storeId, (this.reads.get(storeId) ?? 0) + 1)
             const { rows, upTo } = readTransaction(this.deps.db, () => {
               const upTo = this.q.end()
-              return { rows: this.q.read(storeId, events, cursor, upTo), upTo }
+              return { rows: this.q.read(storeId, types, cursor, upTo), upTo }
             })
             for (const e of rows) {
               c.enqueue(message('webhook', { type: e.type, body: eventBody(e) }, e.id))
@@ -278,7 +279,7 @@ export class ListenHub {
    * place as an event id for the ready message, so that a client reconnecting with the last id it saw
    * misses nothing, even when it saw no event yet.
    */
-  private startOf(storeId: string, events: string[], lastEventId: string | null): { after: number; id: string; gap?: string } {
+  private startOf(storeId: string, types: TypesFilter, lastEventId: string | null): { after: number; id: string; gap?: string } {
     const live = () => ({ after: this.q.end(), id: this.q.newest(storeId) ?? BEFORE_FIRST_EVENT })
     if (lastEventId === null) return live()
     const after = lastEventId === BEFORE_FIRST_EVENT ? 0 : this.q.placeOf(storeId, lastEventId)
@@ -288,9 +289,9 @@ export class ListenHub {
         gap: `The event ${lastEventId} is not among this store's events any more (they are kept for the server's RETENTION_DAYS), so the events missed since cannot be sent; new events follow. GET /v1/store/orders shows where your orders stand.`,
       }
     }
-    const skipFrom = this.q.replayStart(storeId, events, after)
+    const skipFrom = this.q.replayStart(storeId, types, after)
     if (!skipFrom) return { after, id: lastEventId }
-    const skipped = this.q.countBetween(storeId, events, after, skipFrom.seq)
+    const skipped = this.q.countBetween(storeId, types, after, skipFrom.seq)
     return {
       after: skipFrom.seq,
       id: skipFrom.id,
