@@ -217,7 +217,8 @@ function openDataDir(dataDir: string): DataDirHandle & { close(): Promise<void> 
     progress: progressLine,
     async close() {
       await deps.lifecycle.stop()
-      database.close()
+      const kept = database.close()
+      if (kept) consoleLog.error(kept)
     },
   }
 }

@@ -1,4 +1,5 @@
 import { Database } from 'bun:sqlite'
+import { basename } from 'node:path'
 import { drizzle, type BunSQLiteDatabase } from 'drizzle-orm/bun-sqlite'
 import type { BaseSQLiteDatabase } from 'drizzle-orm/sqlite-core'
 
@@ -9,7 +10,12 @@ export type Sql = BaseSQLiteDatabase<'sync', unknown>
 export interface OpenDatabase {
   sqlite: Database
   db: Db
-  close(): void
+  /**
+   * Commits the open group, folds the WAL into the file and closes. Closes even when the folding
+   * fails (a full disk): then says why, for the log; the WAL stays beside the file, and the next open
+   * reads it.
+   */
+  close(): string | undefined
 }
 
 /** Another process holds the database file: a second server, or a command run beside the server. */
@@ -47,11 +53,14 @@ export function openDatabase(file: string): OpenDatabase {
     close() {
       commitGroup(sqlite)
       // Fold the WAL back into the main file so a copied data dir is complete on its own.
+      let kept: string | undefined
       try {
         sqlite.exec('PRAGMA wal_checkpoint(TRUNCATE)')
-      } finally {
-        sqlite.close()
+      } catch (e) {
+        kept = `the database's log could not be folded into ${file} (${(e as Error).message}): ${basename(file)}-wal stays beside it, and is read at the next start; copy the two files together`
       }
+      sqlite.close()
+      return kept
     },
   }
 }
