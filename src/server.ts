@@ -20,6 +20,8 @@ export async function serve(config: Config, log: Log = consoleLog) {
     log.error(`could not make ${pluralize(found.notPrivate.length, 'file')} of the data folder readable by this user only, such as ${found.notPrivate[0]}; other users of this machine may read them (a file system without permissions, such as a FAT USB stick?)`)
   }
   const database = await openForServer(config.dataDir)
+  // Checkpoints wait on the disk: a thread of their own keeps that wait off the requests.
+  database.checkpointInBackground({ trouble: (message) => log.error(message) })
   const admin = resolveAdminToken(config.dataDir, config.adminToken)
   const deps = createDeps(config, database, {
     clock: systemClock,

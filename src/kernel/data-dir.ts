@@ -122,8 +122,8 @@ export function serverRunning(dataDir: string): number | undefined {
 }
 
 /**
- * True while a server (or a command) has the folder's database open: it holds the file alone
- * (exclusive locking), so a connection of ours is refused at once. A pid file alone does not tell:
+ * True while a server (or a command) has the folder's database open: its process holds the file alone
+ * (openDatabase), so a connection of this process is refused at once. A pid file alone does not tell:
  * after a crash and a reboot its pid may belong to anything.
  */
 export function databaseHeld(dataDir: string): boolean {

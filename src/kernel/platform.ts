@@ -38,6 +38,13 @@ export interface Platform {
    * has no such flag: there the caller's own lstat is what keeps a link from being followed.
    */
   readonly readNoFollow: number
+  /**
+   * The SQLite VFS that locks the database file for this process alone, keeps the WAL index in its
+   * memory, and still lets other connections of the same process (the checkpointer's thread,
+   * kernel/db/checkpointer.ts) open it: `unix-excl`. Windows has no such VFS: there the one connection
+   * holds the file in exclusive locking mode and runs the checkpoints itself.
+   */
+  readonly processLockingVfs: string | null
 }
 
 /**
@@ -60,6 +67,7 @@ export function platformFor(name: NodeJS.Platform): Platform {
       // SIGTERM is never delivered there: `kill` ends a process without a word.
       stopSignals: ['SIGINT', 'SIGBREAK', 'SIGHUP'],
       readNoFollow: constants.O_RDONLY,
+      processLockingVfs: null,
     }
   }
   return {
@@ -74,6 +82,7 @@ export function platformFor(name: NodeJS.Platform): Platform {
     stopSignals: ['SIGINT', 'SIGTERM', 'SIGHUP'],
     // O_NONBLOCK: a fifo put in the file's place between the look and the open must not block the open.
     readNoFollow: constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK,
+    processLockingVfs: 'unix-excl',
   }
 }
 

@@ -5,6 +5,7 @@ import { join } from 'node:path'
 import { loadMigrations } from '../../src/kernel/db/migrate'
 import { ADMIN_TOKEN } from '../helpers/app'
 import { buildExecutable, emptyDir, overHttp, runExecutable, startExecutable } from '../helpers/executable'
+import { limit } from '../helpers/limits'
 import { streamUpload } from '../helpers/raw-upload'
 import { activeStudent, admin, bearer, createGroup } from '../helpers/world'
 
@@ -156,6 +157,38 @@ describe('the single executable', () => {
       expect(oneLine).toContain(s)
     }
   })
+})
+
+describe('checkpoints', () => {
+  test('run on a thread of their own: a group made a moment ago reaches the database file itself while the server runs', async () => {
+    const { dir, bin } = copiedAlone()
+    const server = await startExecutable(bin, dir)
+    try {
+      const adminToken = readFileSync(join(dir, 'data', 'admin-token'), 'utf8').trim()
+      const made = await fetch(`${server.base}/v1/admin/groups`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-admin-token': adminToken }, body: JSON.stringify({ name: 'Checkpoint', members: [{ rm: 'rm88', name: 'Caio' }] }) })
+      expect(made.status).toBe(201)
+      // A few pages of log: SQLite's own checkpoint would wait for a thousand. The file is copied
+      // without its log, so only what a checkpoint wrote into the file itself is seen.
+      const inFileAlone = () => {
+        const copy = join(dir, `alone-${Date.now()}.db`)
+        copyFileSync(join(dir, 'data', 'storefront.db'), copy)
+        const db = new Database(copy, { readonly: true })
+        try {
+          return db.query("select name from groups where name = 'Checkpoint'").all()
+        } catch {
+          return [] // copied in the middle of a checkpoint: look again
+        } finally {
+          db.close()
+        }
+      }
+      const end = Date.now() + limit(10_000)
+      while (inFileAlone().length === 0 && Date.now() < end) await Bun.sleep(20)
+      expect(inFileAlone()).toEqual([{ name: 'Checkpoint' }])
+    } finally {
+      expect(await server.stop()).toBe(0)
+    }
+    expect(server.stderr()).not.toContain('checkpoint')
+  }, limit(20_000))
 })
 
 describe('secrets at rest', () => {

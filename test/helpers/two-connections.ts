@@ -6,8 +6,8 @@ import { tempDir } from './temp'
 
 /**
  * Two connections on one WAL file, in the default (shared) locking mode, so that the second one can
- * tell which locks the first holds. The server opens its file exclusively (openDatabase), where no
- * other connection could look.
+ * tell which locks the first holds. The server's file is held for its process (openDatabase), where
+ * no other process could look.
  */
 export function twoConnections() {
   const file = join(tempDir('tx'), 'tx.db')

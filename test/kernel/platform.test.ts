@@ -53,6 +53,10 @@ describe('what each system is told', () => {
     expect(() => openSync(join(dir, 'link'), platformFor('linux').readNoFollow)).toThrow(expect.objectContaining({ code: 'ELOOP' }))
   })
 
+  test("the database is held for the process by SQLite's unix-excl VFS on Linux and macOS, by the one connection on Windows, which has no such VFS", () => {
+    expect(['linux', 'darwin', 'win32'].map((name) => platformFor(name as NodeJS.Platform).processLockingVfs)).toEqual(['unix-excl', 'unix-excl', null])
+  })
+
   test('a pid is ours, another user\'s, or gone', () => {
     expect(processState(process.pid)).toBe('ours')
     const exited = Bun.spawnSync(['true'])

@@ -1,7 +1,9 @@
-import { Database } from 'bun:sqlite'
-import { basename } from 'node:path'
+import { constants, Database } from 'bun:sqlite'
+import { basename, resolve } from 'node:path'
 import { drizzle, type BunSQLiteDatabase } from 'drizzle-orm/bun-sqlite'
 import type { BaseSQLiteDatabase } from 'drizzle-orm/sqlite-core'
+import { platform } from '../platform'
+import { CHECKPOINT_DEFAULTS, startCheckpointer, type CheckpointOptions, type Checkpointer } from './checkpointer'
 
 export type Db = BunSQLiteDatabase & { $client: Database }
 /** The database or a transaction on it: what a service function writes through. */
@@ -11,9 +13,14 @@ export interface OpenDatabase {
   sqlite: Database
   db: Db
   /**
-   * Commits the open group, folds the WAL into the file and closes. Closes even when the folding
-   * fails (a full disk): then says why, for the log; the WAL stays beside the file, and the next open
-   * reads it.
+   * Hands the WAL checkpoints to a thread of their own (checkpointer.ts), where the file's VFS lets a
+   * second connection in; false where it does not (Windows), and the connection keeps checkpointing.
+   */
+  checkpointInBackground(options: Partial<CheckpointOptions> & Pick<CheckpointOptions, 'trouble'>): boolean
+  /**
+   * Commits the open group, stops the checkpoints' thread, folds the WAL into the file and closes.
+   * Closes even when the folding fails (a full disk): then says why, for the log; the WAL stays
+   * beside the file, and the next open reads it.
    */
   close(): string | undefined
 }
@@ -23,21 +30,31 @@ export class DatabaseInUse extends Error {}
 
 /**
  * Opens (or creates) the SQLite file with the settings every connection needs: WAL, foreign keys on,
- * and the file held by this connection alone for as long as it is open.
+ * and the file held by this process alone for as long as it is open.
  *
- * `locking_mode = EXCLUSIVE`, set before WAL is entered, keeps the WAL index in this process's memory
- * instead of a shared-memory file and takes the file locks once instead of on every transaction, which
- * makes a statement outside a transaction, and a transaction's `BEGIN` and `COMMIT`, markedly cheaper
- * (bench/README.md). The price is that no other process can open the file while this one has it: the
- * teacher's commands reach a running server through its control socket (src/cli/jobs.ts), and a
- * second server on the same folder is told which one holds it.
+ * On Linux and macOS the `unix-excl` VFS (platform.ts) holds the file's lock for the process and keeps
+ * the WAL index in its memory; on Windows `locking_mode = EXCLUSIVE`, set before WAL is entered, does
+ * the same for the one connection. Either way the file locks are taken once instead of on every
+ * transaction, which makes a statement outside a transaction, and a transaction's `BEGIN` and
+ * `COMMIT`, markedly cheaper (bench/README.md), and no other process can open the file while this one
+ * has it: the teacher's commands reach a running server through its control socket (src/cli/jobs.ts),
+ * and a second server on the same folder is told which one holds it. The VFS lets the checkpoints'
+ * thread of the same process in (`checkpointInBackground`).
  */
-export function openDatabase(file: string): OpenDatabase {
-  const sqlite = new Database(file, { create: true, strict: true })
+export function openDatabase(file: string, vfs = platform.processLockingVfs): OpenDatabase {
+  let name = connectionName(file, vfs)
+  let sqlite: Database
+  try {
+    sqlite = new Database(name, OPEN_FLAGS)
+  } catch (e) {
+    // A SQLite built without the VFS (a system library of another build): the Windows way then.
+    if (name === file || !/no such vfs/i.test((e as Error).message)) throw e
+    sqlite = new Database((name = file), OPEN_FLAGS)
+  }
   try {
     // A command finishing its work on the folder is waited for; a running server is not let go.
     sqlite.exec('PRAGMA busy_timeout = 5000')
-    sqlite.exec('PRAGMA locking_mode = EXCLUSIVE')
+    if (name === file) sqlite.exec('PRAGMA locking_mode = EXCLUSIVE')
     sqlite.exec('PRAGMA journal_mode = WAL')
   } catch (e) {
     sqlite.close()
@@ -47,11 +64,22 @@ export function openDatabase(file: string): OpenDatabase {
   sqlite.exec('PRAGMA synchronous = NORMAL')
   sqlite.exec('PRAGMA foreign_keys = ON')
   const db = drizzle({ client: cachingStatements(sqlite) })
+  let checkpointer: Checkpointer | undefined
   return {
     sqlite,
     db,
+    checkpointInBackground(options) {
+      if (name === file || checkpointer) return checkpointer !== undefined
+      checkpointer = startCheckpointer(sqlite, name, OPEN_FLAGS, { ...CHECKPOINT_DEFAULTS, ...options })
+      transactions(sqlite).afterCommit = checkpointer.afterCommit
+      return true
+    },
     close() {
       commitGroup(sqlite)
+      if (checkpointer) {
+        transactions(sqlite).afterCommit = undefined
+        checkpointer.stop()
+      }
       // Fold the WAL back into the main file so a copied data dir is complete on its own.
       let kept: string | undefined
       try {
@@ -63,6 +91,24 @@ export function openDatabase(file: string): OpenDatabase {
       return kept
     },
   }
+}
+
+/**
+ * Bun's options object cannot ask for a URI name, so the flags are given as SQLite's own, on every
+ * system alike. Without the object there is no `strict` either: names still bind without their `$`,
+ * and a parameter left out binds NULL instead of throwing.
+ */
+const OPEN_FLAGS = constants.SQLITE_OPEN_READWRITE | constants.SQLITE_OPEN_CREATE | constants.SQLITE_OPEN_URI
+
+/**
+ * The file as a URI naming the process-locking VFS, where the platform has one; the plain name
+ * otherwise (and for `:memory:`). In a URI's path `%`, `?` and `#` are escaped; the path is made
+ * absolute, so that it starts with one `/` and is never read as a host.
+ */
+export function connectionName(file: string, vfs = platform.processLockingVfs): string {
+  if (!vfs || file === ':memory:') return file
+  const path = resolve(file).replace(/[%?#]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase().padStart(2, '0')}`)
+  return `file:${path}?vfs=${vfs}`
 }
 
 /**
@@ -156,7 +202,7 @@ function inTransaction<T>(db: Db, kind: 'read' | 'write', work: (tx: Db) => T): 
     const result = work(db)
     if (result instanceof Promise) throw new Error(`${kind}Transaction callback must be synchronous`)
     ;(nested ? control.release : control.commit).run()
-    if (!nested) ended(sqlite)
+    if (!nested) committed(sqlite)
     return result
   } catch (error) {
     // A failed COMMIT (or SQLite's own rollback after some errors) can leave no transaction to end.
@@ -276,8 +322,8 @@ export function commitGroup(sqlite: Database) {
   } catch (error) {
     return failGroup(sqlite, group, error)
   }
-  ended(sqlite)
   groups(sqlite).open = null
+  committed(sqlite)
   group.resolve()
 }
 
@@ -306,8 +352,15 @@ export const groupOpen = (db: Db) => groups(db.$client).open !== null
  * (change-stamp.ts). A rollback changes nothing, but counting it keeps the count a plain fact about
  * the connection, checkable against SQLite's own count of changed rows (ChangeStamp's check, in tests).
  */
-const transactions = perConnection((_sqlite: Database) => ({ ended: 0 }))
+const transactions = perConnection((_sqlite: Database) => ({ ended: 0, afterCommit: undefined as (() => void) | undefined }))
 const ended = (sqlite: Database) => void transactions(sqlite).ended++
+
+/** A transaction committed: counted, and the checkpoints' thread hears of it (checkpointer.ts). */
+function committed(sqlite: Database) {
+  const kept = transactions(sqlite)
+  kept.ended++
+  kept.afterCommit?.()
+}
 
 /** The number of transactions ended on the connection so far. */
 export const transactionsEnded = (sqlite: Database) => transactions(sqlite).ended
