@@ -44,5 +44,7 @@ describe.skipIf(!qemuPresent && !process.env.CI)('the Linux arm64 executable, un
       expect(await server.stop('SIGTERM')).toBe(0)
     }
     expect(server.stdout()).toContain('stopped cleanly')
+    // Its checkpoints' thread ran (a worker with its own SQLite connection): nothing was said of it.
+    expect(server.stderr()).not.toContain('checkpoint')
   }, limit(180_000))
 })

@@ -42,7 +42,9 @@ function setUp(vfs?: string | null) {
       closeSync(fd)
     }
   }
-  return { file, ...database, insert, troubles, rowsInFileAlone, logSequence, trouble: (m: string) => void troubles.push(m) }
+  /** One row, committed as the server commits (the thread starts with the first commit). */
+  const commit = (n: number) => writeTransaction(database.db, () => void insert.run(n))
+  return { file, ...database, insert, commit, troubles, rowsInFileAlone, logSequence, trouble: (m: string) => void troubles.push(m) }
 }
 
 async function until(done: () => boolean, what: string, ms = limit(10_000)) {
@@ -54,12 +56,15 @@ async function until(done: () => boolean, what: string, ms = limit(10_000)) {
 }
 
 describe('checkpoints on a thread of their own', () => {
-  test('the thread copies the committed pages into the database file; the connection no longer does', async () => {
+  test('from the first commit on, the thread copies the committed pages into the database file; the connection no longer does', async () => {
     const s = setUp()
     // Never long enough for the connection to be asked to help: what reaches the file is the thread's work.
     expect(s.checkpointInBackground({ everyMs: 2, restartAtFrames: 1e9, trouble: s.trouble })).toBe(true)
+    // No thread until a commit changes a row: a server nobody writes to keeps its memory.
+    writeTransaction(s.db, () => s.sqlite.query('select count(*) from t').get())
+    expect(pragma(s.sqlite, 'wal_autocheckpoint')).toBe(1000)
+    for (let n = 0; n < 200; n++) s.commit(n)
     expect(pragma(s.sqlite, 'wal_autocheckpoint')).toBe(0)
-    for (let n = 0; n < 200; n++) s.insert.run(n)
     await until(() => s.rowsInFileAlone() === 200, 'the 200 rows in the database file')
     expect(s.troubles).toEqual([])
     s.close()
@@ -68,7 +73,7 @@ describe('checkpoints on a thread of their own', () => {
   test('under writes that never pause, the log still starts over', async () => {
     const s = setUp()
     s.checkpointInBackground({ everyMs: 1, restartAtFrames: 32, trouble: s.trouble })
-    s.insert.run(0)
+    s.commit(0)
     await until(() => s.rowsInFileAlone() === 1, 'the thread running')
     const first = s.logSequence()
     // One synchronous run of commits: the thread always finds a commit landing while it copies, so only
@@ -76,7 +81,7 @@ describe('checkpoints on a thread of their own', () => {
     const started = performance.now()
     let commits = 0
     while (s.logSequence() < first + 2 && commits < 20_000 && performance.now() - started < 5_000) {
-      for (let k = 0; k < 20; k++) writeTransaction(s.db, () => void s.insert.run(++commits))
+      for (let k = 0; k < 20; k++) s.commit(++commits)
     }
     expect(s.logSequence()).toBeGreaterThanOrEqual(first + 2)
     expect(s.troubles).toEqual([])
@@ -86,7 +91,7 @@ describe('checkpoints on a thread of their own', () => {
   test('closing stops the thread and closes its connection: the log is folded into the file and removed', async () => {
     const s = setUp()
     s.checkpointInBackground({ everyMs: 2, restartAtFrames: 1e9, trouble: s.trouble })
-    for (let n = 0; n < 50; n++) s.insert.run(n)
+    for (let n = 0; n < 50; n++) s.commit(n)
     await until(() => s.rowsInFileAlone() === 50, 'the thread running')
     s.close()
     // SQLite removes the log when its last connection closes: the thread's one was closed first.

@@ -13,8 +13,9 @@ export interface OpenDatabase {
   sqlite: Database
   db: Db
   /**
-   * Hands the WAL checkpoints to a thread of their own (checkpointer.ts), where the file's VFS lets a
-   * second connection in; false where it does not (Windows), and the connection keeps checkpointing.
+   * Hands the WAL checkpoints to a thread of their own (checkpointer.ts), started at the first commit
+   * that changes a row, where the file's VFS lets a second connection in; false where it does not (Windows), and the
+   * connection keeps checkpointing.
    */
   checkpointInBackground(options: Partial<CheckpointOptions> & Pick<CheckpointOptions, 'trouble'>): boolean
   /**
@@ -69,17 +70,23 @@ export function openDatabase(file: string, vfs = platform.processLockingVfs): Op
     sqlite,
     db,
     checkpointInBackground(options) {
-      if (name === file || checkpointer) return checkpointer !== undefined
-      checkpointer = startCheckpointer(sqlite, name, OPEN_FLAGS, { ...CHECKPOINT_DEFAULTS, ...options })
-      transactions(sqlite).afterCommit = checkpointer.afterCommit
+      if (name === file) return false
+      const commits = transactions(sqlite)
+      // The thread starts with the first commit that changed a row (the webhooks' empty turns change
+      // none): a thread is about 4.6 MiB, which a server nobody writes to keeps (bench/README.md).
+      const changes = sqlite.query<{ n: number }, []>('SELECT total_changes() AS n')
+      const before = changes.get()!.n
+      commits.afterCommit ??= () => {
+        if (changes.get()!.n === before) return
+        checkpointer = startCheckpointer(sqlite, name, OPEN_FLAGS, { ...CHECKPOINT_DEFAULTS, ...options })
+        commits.afterCommit = checkpointer.afterCommit
+      }
       return true
     },
     close() {
       commitGroup(sqlite)
-      if (checkpointer) {
-        transactions(sqlite).afterCommit = undefined
-        checkpointer.stop()
-      }
+      transactions(sqlite).afterCommit = undefined
+      checkpointer?.stop()
       // Fold the WAL back into the main file so a copied data dir is complete on its own.
       let kept: string | undefined
       try {
