@@ -130,8 +130,8 @@ describe('how the file is opened', () => {
     s.close()
   })
 
-  test('a folder whose name has the characters a URI gives meaning to opens the file in it', () => {
-    const dir = join(tempDir('uri'), 'Loja #1 ? 100%')
+  test('a folder whose name has the characters a URI gives meaning to, and accents, opens the file in it', () => {
+    const dir = join(tempDir('uri'), 'Loja #1 ? 100% Programação')
     const file = join(dir, 'storefront.db')
     expect(connectionName(file, 'unix-excl')).toBe(`file:${resolve(dir)}/storefront.db?vfs=unix-excl`.replace('Loja #1 ? 100%', 'Loja %231 %3F 100%25'))
     expect(connectionName(':memory:', 'unix-excl')).toBe(':memory:')
