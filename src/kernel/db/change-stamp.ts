@@ -15,8 +15,8 @@ export const CHECK_STAMPS_ENV = 'STOREFRONT_CHECK_STAMPS'
  * The stamp is the number of transactions ended on this connection (database.ts counts them where it
  * commits or rolls back). It sees every change because every write is in such a transaction and this connection
  * is the only writer: its process holds the file alone (openDatabase), so no other process can commit
- * while it is open, and the checkpoints' thread changes no row. Inside an open transaction nothing may be kept: what is read there could
- * still be rolled back.
+ * while it is open, and the checkpoints' thread changes no row. Inside an open transaction nothing may
+ * be kept: what is read there could still be rolled back.
  */
 export class ChangeStamp {
   private readonly check: (() => void) | undefined
