@@ -83,16 +83,17 @@ export function startCheckpointer(sqlite: Database, name: string, flags: number,
   const url = URL.createObjectURL(new Blob([THREAD], { type: 'application/javascript' }))
   const worker = new Worker(url)
   let ended = false
-  const end = () => {
+  /** The connection checkpoints itself again; true the first time only. */
+  const handBack = () => {
+    if (ended) return false
     ended = true
     // Not before: the worker reads its code from the URL after it is made.
     URL.revokeObjectURL(url)
+    sqlite.exec(`PRAGMA wal_autocheckpoint = ${AUTOMATIC_CHECKPOINT_PAGES}`)
+    return true
   }
   const fail = (error: string) => {
-    if (ended) return
-    end()
-    sqlite.exec(`PRAGMA wal_autocheckpoint = ${AUTOMATIC_CHECKPOINT_PAGES}`)
-    options.trouble(`the checkpoints' thread stopped (${error}); the server checkpoints the database on its own thread from now on`)
+    if (handBack()) options.trouble(`the checkpoints' thread stopped (${error}); the server checkpoints the database on its own thread from now on`)
   }
   worker.onmessage = ({ data }: MessageEvent<{ error?: string; warning?: string }>) => {
     if (data.error) fail(data.error)
@@ -121,10 +122,7 @@ export function startCheckpointer(sqlite: Database, name: string, flags: number,
       const closed = Atomics.wait(state, CLOSED, 0, waitMs) !== 'timed-out'
       worker.terminate()
       leftOver.finalize()
-      if (!ended) {
-        end()
-        sqlite.exec(`PRAGMA wal_autocheckpoint = ${AUTOMATIC_CHECKPOINT_PAGES}`)
-      }
+      handBack()
       return closed
     },
   }
