@@ -8,7 +8,7 @@ import { backup } from '../features/backup'
 import { importClassList, ImportError, type ImportRow } from '../features/groups'
 import { systemClock } from '../kernel/clock'
 import { controlSocketPath, openDataDatabase, prepareDataDir, serverRunning } from '../kernel/data-dir'
-import { DatabaseInUse } from '../kernel/db/database'
+import { DatabaseInUse } from '../kernel/db/open'
 import { AppError } from '../kernel/errors'
 import { systemIds } from '../kernel/ids'
 import { printable } from '../kernel/control-characters'
@@ -32,7 +32,7 @@ export class CliFailure extends Error {
 
 /**
  * The work of the teacher's commands that needs the database. The server holds its database file
- * for its process alone (kernel/db/database.ts), so while it runs these go to it over its control
+ * for its process alone (kernel/db/open.ts), so while it runs these go to it over its control
  * socket and it does them on its own connection; with no server, the command opens the folder itself.
  * Either way the same function below does the work, and the answer and the failures are the same.
  */

@@ -3,7 +3,7 @@ import { accessSync, constants, existsSync, mkdirSync, readdirSync, readFileSync
 import { connect } from 'node:net'
 import { join } from 'node:path'
 import { ConfigError } from '../config'
-import { DatabaseInUse, openDatabase, type OpenDatabase } from './db/database'
+import { DatabaseInUse, openDatabase, type OpenDatabase } from './db/open'
 import { migrate, NewerDataFolder } from './db/migrate'
 import { platform, processState, removeTreeSync, type Platform } from './platform'
 import { tightenDataDir } from './private-files'

@@ -3,7 +3,8 @@ import { Database } from 'bun:sqlite'
 import { join } from 'node:path'
 import { sql } from 'drizzle-orm'
 import { CHECK_STAMPS_ENV, ChangeStamp, untilChanged } from '../../src/kernel/db/change-stamp'
-import { openDatabase, writeTransaction } from '../../src/kernel/db/database'
+import { writeTransaction } from '../../src/kernel/db/database'
+import { openDatabase } from '../../src/kernel/db/open'
 import { tempDir } from '../helpers/temp'
 
 /** A table t(k, v) on a fresh file, a memoized read of v by k, and how many times the read ran. */

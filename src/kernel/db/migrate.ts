@@ -3,7 +3,8 @@ import { join } from 'node:path'
 import type { MigrationMeta } from 'drizzle-orm/migrator'
 import { readMigrationFiles } from 'drizzle-orm/migrator'
 import { VERSION } from '../../version'
-import { openDatabase, writeTransaction, type Db } from './database'
+import { writeTransaction, type Db } from './database'
+import { openDatabase } from './open'
 import { pluralize } from '../plural'
 
 /**
