@@ -6,6 +6,7 @@ import { startCheckpointer } from '../../src/kernel/db/checkpointer'
 import { writeTransaction } from '../../src/kernel/db/database'
 import { connectionName, openDatabase } from '../../src/kernel/db/open'
 import { limit } from '../helpers/limits'
+import { waitFor } from '../helpers/receivers'
 import { tempDir } from '../helpers/temp'
 
 const pragma = (sqlite: Database, name: string) => Object.values(sqlite.query(`PRAGMA ${name}`).get() as object)[0]
@@ -48,14 +49,6 @@ function setUp(vfs?: string | null) {
   return { file, ...database, insert, commit, troubles, rowsInFileAlone, logSequence, trouble: (m: string) => void troubles.push(m) }
 }
 
-async function until(done: () => boolean, what: string, ms = limit(10_000)) {
-  const end = Date.now() + ms
-  while (!done()) {
-    if (Date.now() > end) throw new Error(`not within ${ms} ms: ${what}`)
-    await Bun.sleep(5)
-  }
-}
-
 describe('checkpoints on a thread of their own', () => {
   test('from the first commit on, the thread copies the committed pages into the database file; the connection no longer does', async () => {
     const s = setUp()
@@ -66,7 +59,7 @@ describe('checkpoints on a thread of their own', () => {
     expect(pragma(s.sqlite, 'wal_autocheckpoint')).toBe(1000)
     for (let n = 0; n < 200; n++) s.commit(n)
     expect(pragma(s.sqlite, 'wal_autocheckpoint')).toBe(0)
-    await until(() => s.rowsInFileAlone() === 200, 'the 200 rows in the database file')
+    await waitFor(() => s.rowsInFileAlone() === 200, limit(10_000), 'the 200 rows in the database file')
     expect(s.troubles).toEqual([])
     s.close()
   })
@@ -75,7 +68,7 @@ describe('checkpoints on a thread of their own', () => {
     const s = setUp()
     s.checkpointInBackground({ everyMs: 1, restartAtFrames: 32, trouble: s.trouble })
     s.commit(0)
-    await until(() => s.rowsInFileAlone() === 1, 'the thread running')
+    await waitFor(() => s.rowsInFileAlone() === 1, limit(10_000), 'the thread running')
     const first = s.logSequence()
     // One synchronous run of commits: the thread always finds a commit landing while it copies, so only
     // the connection's own short checkpoint after a commit lets the log start over.
@@ -93,7 +86,7 @@ describe('checkpoints on a thread of their own', () => {
     const s = setUp()
     s.checkpointInBackground({ everyMs: 2, restartAtFrames: 1e9, trouble: s.trouble })
     for (let n = 0; n < 50; n++) s.commit(n)
-    await until(() => s.rowsInFileAlone() === 50, 'the thread running')
+    await waitFor(() => s.rowsInFileAlone() === 50, limit(10_000), 'the thread running')
     s.close()
     // SQLite removes the log when its last connection closes: the thread's one was closed first.
     expect(existsSync(`${s.file}-wal`)).toBe(false)
@@ -107,7 +100,7 @@ describe('checkpoints on a thread of their own', () => {
     const flags = constants.SQLITE_OPEN_READWRITE | constants.SQLITE_OPEN_URI
     s.sqlite.exec('PRAGMA wal_autocheckpoint = 0')
     const checkpointer = startCheckpointer(s.sqlite, `file:${resolve(s.file)}?vfs=no-such-vfs`, flags, { everyMs: 2, restartAtFrames: 32, trouble: s.trouble })
-    await until(() => s.troubles.length > 0, 'the thread reporting')
+    await waitFor(() => s.troubles.length > 0, limit(10_000), 'the thread reporting')
     expect(s.troubles).toEqual([expect.stringMatching(/^the checkpoints' thread stopped \(.*no such vfs: no-such-vfs\); the server checkpoints the database on its own thread from now on$/)])
     expect(pragma(s.sqlite, 'wal_autocheckpoint')).toBe(1000)
     checkpointer.stop()
