@@ -7,7 +7,7 @@ import { type MediaDeps, UploadsInFlight } from './features/media'
 import { imagesOfProducts, productImageUsers } from './features/product-images'
 import { reviewPhotoUsers } from './features/reviews'
 import { idempotencyPruner, OrderExpiry, type OrdersDeps } from './features/orders'
-import { ListenHub, WebhookDispatcher, webhookPruners, type WebhooksDeps } from './features/webhooks'
+import { hasSubscriber, ListenHub, WebhookDispatcher, webhookPruners, type WebhooksDeps } from './features/webhooks'
 import { argon2Passwords, type Passwords } from './kernel/auth/passwords'
 import { expiredSessionPruners } from './kernel/auth/expired-sessions'
 import { RateLimiter } from './kernel/auth/rate-limiter'
@@ -48,7 +48,8 @@ export function createDeps(
     clock,
     ids,
     log,
-    outbox: createOutbox(ids, clock),
+    // An event no endpoint subscribes to is written dispatched: the dispatcher never looks at it.
+    outbox: createOutbox(ids, clock, hasSubscriber),
     lifecycle,
     activity,
     inspector: requestLog,

@@ -2,7 +2,7 @@ import type { Clock } from './clock'
 import type { Tx } from './db/database'
 import type { EventType } from './events'
 import type { Ids } from './ids'
-import { sql } from 'drizzle-orm'
+import { sql, type SQL, type SQLWrapper } from 'drizzle-orm'
 import { perHandle } from './db/per-handle'
 import { withParams } from './db/prepared'
 import { outboxEvents } from './tables'
@@ -22,14 +22,21 @@ export interface Outbox {
   onEmit(listener: (stores: ReadonlySet<string>) => void): void
 }
 
-const p = sql.placeholder
-const insertEvent = perHandle((tx: Tx) =>
-  withParams<{ id: string; storeId: string; type: EventType; data: Record<string, unknown>; now: number }>()(
-    tx.insert(outboxEvents).values({ id: p('id'), storeId: p('storeId'), type: p('type'), data: p('data'), createdAt: p('now') }).prepare(),
-  ),
-)
+/**
+ * Whether an event of `type` of the store has anyone to be fanned out to now, as SQL: an event that
+ * has no one is written already dispatched, so nothing looks at it again (no transaction of the
+ * dispatcher's, no second write of its row). The webhooks feature says who subscribes (wiring.ts).
+ */
+export type FanOutCheck = (storeId: SQLWrapper, type: SQLWrapper) => SQL
 
-export function createOutbox(ids: Ids, clock: Clock): Outbox {
+const p = sql.placeholder
+type EventValues = { id: string; storeId: string; type: EventType; data: Record<string, unknown>; now: number }
+
+export function createOutbox(ids: Ids, clock: Clock, toFanOut?: FanOutCheck): Outbox {
+  const dispatchedAt = toFanOut && sql`case when ${toFanOut(p('storeId'), p('type'))} then null else ${p('now')} end`
+  const insertEvent = perHandle((tx: Tx) =>
+    withParams<EventValues>()(tx.insert(outboxEvents).values({ id: p('id'), storeId: p('storeId'), type: p('type'), data: p('data'), createdAt: p('now'), dispatchedAt }).prepare()),
+  )
   const listeners: ((stores: ReadonlySet<string>) => void)[] = []
   /** The stores that emitted since the last notice; the notice is scheduled once this is no longer empty. */
   let emitted = new Set<string>()

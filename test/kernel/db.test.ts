@@ -70,7 +70,8 @@ describe('event outbox', () => {
       type: 'order.paid',
       data: { orderId: 'ord_1', total: 59.97 },
       createdAt: deps.clock.now(),
-      dispatchedAt: null,
+      // No endpoint of the store subscribes to it: written dispatched (webhooks/delivery.test.ts).
+      dispatchedAt: deps.clock.now(),
     })
   })
 

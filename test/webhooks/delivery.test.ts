@@ -2,9 +2,13 @@ import { describe, expect, test } from 'bun:test'
 import { createHmac } from 'node:crypto'
 import { verifyWebhook } from '../../examples/webhook-receiver'
 import { RETRY_DELAYS_MS } from '../../src/features/webhooks/deliveries'
+import { eq } from 'drizzle-orm'
+import { transactionsEnded } from '../../src/kernel/db/database'
+import { outboxEvents } from '../../src/kernel/tables'
 import { createTestApp } from '../helpers/app'
 import { closedPortUrl, deliverDue, emit, startReceiver, waitFor } from '../helpers/receivers'
 import { apiKey, expectOk, oneStore, twoStores } from '../helpers/world'
+import { openListen } from './listen-stream'
 
 /**
  * Real receivers on loopback (ALLOW_LOOPBACK_WEBHOOKS), a ManualClock for the retry schedule: the
@@ -79,6 +83,39 @@ describe('webhook delivery to a real receiver', () => {
     expect(types(all)).toEqual(['order.cancelled', 'order.paid', 'review.created'])
     expect(types(some)).toEqual(['order.cancelled'])
     expect(types(otherStore)).toEqual([])
+  })
+
+  test('an event no endpoint subscribes to is written dispatched: no look of the dispatcher takes a transaction for it, and an endpoint registered later never gets it', async () => {
+    const { t, storeId, headers } = await setup()
+    // The store's listen secret is kept among its endpoints, subscribed to nothing.
+    const stream = await openListen(t.app, headers)
+    expect((await stream.next()).event).toBe('ready')
+    await stream.close()
+    const receiver = startReceiver()
+    await register(t, headers, receiver.url, ['order.paid'])
+    const dispatchedAt = (id: string) => t.deps.db.select({ at: outboxEvents.dispatchedAt }).from(outboxEvents).where(eq(outboxEvents.id, id)).get()!.at
+    const cancelled = emit(t.deps, storeId, 'order.cancelled', { orderId: 'ord_1' })
+    const paid = emit(t.deps, storeId, 'order.paid', { orderId: 'ord_2', total: 1 })
+    const written = t.clock.now()
+    expect([dispatchedAt(cancelled), dispatchedAt(paid)]).toEqual([written, null])
+
+    t.clock.advance(1000)
+    await deliverDue(t.deps)
+    expect(receiver.events().map((e) => e.id)).toEqual([paid])
+    expect(dispatchedAt(paid)).toBe(t.clock.now())
+    // With nothing waiting, a look reads and writes nothing: no transaction ends.
+    const ended = transactionsEnded(t.deps.sqlite)
+    t.deps.webhooks.tick()
+    expect(transactionsEnded(t.deps.sqlite)).toBe(ended)
+
+    // An endpoint of every event, registered since: it gets the events written after it, and only those.
+    const all = startReceiver()
+    await register(t, headers, all.url, ['*'])
+    const reviewed = emit(t.deps, storeId, 'review.created', { reviewId: 'rev_1' })
+    expect(dispatchedAt(reviewed)).toBeNull()
+    await deliverDue(t.deps)
+    expect(all.events().map((e) => e.id)).toEqual([reviewed])
+    expect(dispatchedAt(cancelled)).toBe(written)
   })
 
   test('a receiver that fails, then recovers, gets the same event again 10 s later, signed afresh', async () => {

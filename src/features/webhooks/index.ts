@@ -1,4 +1,5 @@
 // The webhooks feature's door: what the rest of the app uses of it.
+export { hasSubscriber } from './deliveries'
 export { WebhookDispatcher, type WebhooksDeps } from './dispatcher'
 export { ListenHub } from './listen'
 export { webhookPruners } from './retention'

@@ -87,7 +87,7 @@ export const webhookRoutes = (deps: WebhooksDeps) =>
         detail: {
           tags,
           summary: 'Register an endpoint',
-          description: `The response carries \`signingSecret\` this once: keep it to verify signatures. A store has at most ${MAX_ENDPOINTS_PER_STORE} endpoints (409 LIMIT_REACHED beyond). The URL must be https://; http:// to LAN addresses only when the server runs with --allow-insecure-webhooks, loopback only with --allow-loopback-webhooks (on by default when the server listens on loopback). Link-local and cloud metadata addresses, IPv6 forms that carry a refused IPv4 address, and this server's own address are refused. A host name that does not resolve yet is accepted: the deliveries log shows the resolution error. Every attempt resolves the name again, checks the addresses and connects to a checked one.`,
+          description: `The response carries \`signingSecret\` this once: keep it to verify signatures. The endpoint gets the events written after it is registered. A store has at most ${MAX_ENDPOINTS_PER_STORE} endpoints (409 LIMIT_REACHED beyond). The URL must be https://; http:// to LAN addresses only when the server runs with --allow-insecure-webhooks, loopback only with --allow-loopback-webhooks (on by default when the server listens on loopback). Link-local and cloud metadata addresses, IPv6 forms that carry a refused IPv4 address, and this server's own address are refused. A host name that does not resolve yet is accepted: the deliveries log shows the resolution error. Every attempt resolves the name again, checks the addresses and connects to a checked one.`,
         },
       },
     )
