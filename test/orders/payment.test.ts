@@ -1,5 +1,6 @@
 import { describe, expect, test } from 'bun:test'
 import { storedKey, withIdempotency } from '../../src/features/orders/idempotency'
+import { crc16 } from '../../src/features/orders/pix'
 import { idempotencyKeys, payments } from '../../src/features/orders/tables'
 import { eq } from 'drizzle-orm'
 import { apiKey, bearer, expectOk } from '../helpers/world'
@@ -31,6 +32,13 @@ describe('POST /v1/orders/:id/pay', () => {
     expect(code).toContain('br.gov.bcb.pix')
     expect(code).toContain('540559.97')
     expect(code).toMatch(/6304[0-9A-F]{4}$/)
+    // The check a PIX app verifies: CRC-16/CCITT-FALSE of everything before it.
+    expect(code.slice(-4)).toBe(crc16(code.slice(0, -4)))
+  })
+
+  test("a PIX code's check is CRC-16/CCITT-FALSE: the algorithm's check value, and the example code of the BR Code manual", () => {
+    expect(crc16('123456789')).toBe('29B1')
+    expect(crc16('00020126580014br.gov.bcb.pix0136123e4567-e12b-12d1-a456-4266554400005204000053039865802BR5913Fulano de Tal6008BRASILIA62070503***6304')).toBe('1D3D')
   })
 
   test('simulate "decline" is 402 PAYMENT_DECLINED: a DECLINED payment is recorded, the order stays PENDING with its reservation', async () => {

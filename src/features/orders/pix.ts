@@ -3,12 +3,23 @@
 
 const field = (id: string, value: string) => `${id}${String(value.length).padStart(2, '0')}${value}`
 
-function crc16(text: string): string {
+/** The CRC of each byte value, for CRC-16/CCITT-FALSE (polynomial 0x1021), the check a BR Code ends with. */
+const CRC_TABLE = Uint16Array.from({ length: 256 }, (_, byte) => {
+  let crc = byte << 8
+  for (let i = 0; i < 8; i++) crc = crc & 0x8000 ? ((crc << 1) ^ 0x1021) & 0xffff : (crc << 1) & 0xffff
+  return crc
+})
+
+const utf8 = new TextEncoder()
+
+/**
+ * CRC-16/CCITT-FALSE of the text's UTF-8 bytes (start 0xFFFF), as four hex digits. A byte at a time
+ * from the table: bit by bit, with an encoder made per call, it was a fiftieth of a whole order's CPU.
+ */
+export function crc16(text: string): string {
+  const bytes = utf8.encode(text)
   let crc = 0xffff
-  for (const byte of new TextEncoder().encode(text)) {
-    crc ^= byte << 8
-    for (let i = 0; i < 8; i++) crc = crc & 0x8000 ? ((crc << 1) ^ 0x1021) & 0xffff : (crc << 1) & 0xffff
-  }
+  for (let i = 0; i < bytes.length; i++) crc = ((crc << 8) & 0xffff) ^ CRC_TABLE[(crc >> 8) ^ bytes[i]!]!
   return crc.toString(16).toUpperCase().padStart(4, '0')
 }
 
