@@ -32,8 +32,8 @@ export type FanOutCheck = (storeId: SQLWrapper, type: SQLWrapper) => SQL
 const p = sql.placeholder
 type EventValues = { id: string; storeId: string; type: EventType; data: Record<string, unknown>; now: number }
 
-export function createOutbox(ids: Ids, clock: Clock, toFanOut?: FanOutCheck): Outbox {
-  const dispatchedAt = toFanOut && sql`case when ${toFanOut(p('storeId'), p('type'))} then null else ${p('now')} end`
+export function createOutbox(ids: Ids, clock: Clock, toFanOut: FanOutCheck): Outbox {
+  const dispatchedAt = sql`case when ${toFanOut(p('storeId'), p('type'))} then null else ${p('now')} end`
   const insertEvent = perHandle((tx: Tx) =>
     withParams<EventValues>()(tx.insert(outboxEvents).values({ id: p('id'), storeId: p('storeId'), type: p('type'), data: p('data'), createdAt: p('now'), dispatchedAt }).prepare()),
   )
