@@ -75,12 +75,13 @@ export function createGate(deps: GateDeps) {
   const { db, clock } = deps
   // The store's group through a subquery, not a join: the same rows, and a lookup by primary key in a
   // subquery costs SQLite a fraction of a join, which every request with an API key pays (bench/README.md).
+  // A nested fragment, so drizzle names every column with its table (as currencyOfStore).
   const keyColumns = {
     id: apiKeys.id,
     storeId: apiKeys.storeId,
     kind: apiKeys.kind,
     revokedAt: apiKeys.revokedAt,
-    groupId: sql<string>`(select ${stores.groupId} from ${stores} where ${stores.id} = ${apiKeys.storeId})`,
+    groupId: sql<string>`${sql`(select ${stores.groupId} from ${stores} where ${stores.id} = ${apiKeys.storeId})`}`,
   }
   const keyByHash = db
     .select(keyColumns)
