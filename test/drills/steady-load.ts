@@ -58,15 +58,39 @@ export const p95 = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs
 
 type Load = Awaited<ReturnType<typeof steadyLoad>>
 
+/** How many times a flood is measured before its timing bound counts as missed (expectFloodContained). */
+const FLOOD_ATTEMPTS = 2
+
 /**
- * Runs `work` (the normal clients) for `seconds` once quietly, after a warm-up (JIT, caches), and once
+ * Runs `work` (the normal clients) for `seconds` twice quietly, after a warm-up (JIT, caches), and once
  * while flooder.ts, a process of its own, sends 20 times the rate limit with `floodKey` (and
  * X-Student-RM `rm`). Checks that the normal clients got no failure and kept their p95 within
- * floodBound of two quiet runs, and that the flooder got its share (the burst, then about its rate) and 429s for the
- * rest. Returns the count of each status the flooder got.
+ * floodBound of the two quiet runs, and that the flooder got its share (the burst, then about its rate)
+ * and 429s for the rest. A p95 over the bound is measured again, quiet runs and flood, once: a flood the
+ * limiter does not hold misses both times, where one stall of a shared machine during the loud run
+ * (it happened in a CI run alone: 11.0 ms against a bound of 8.3) misses once. Returns the count of each
+ * status the flooder got, over all its floods.
  */
 export async function expectFloodContained(base: string, floodKey: string, seconds: number, work: (seconds: number) => Promise<Load[]>, rm?: string) {
   await work(0.5)
+  const total: Record<string, number> = {}
+  const missed: string[] = []
+  for (let attempt = 1; ; attempt++) {
+    const { statuses, quietP95s, loudP95, bound } = await floodOnce(base, floodKey, seconds, work, rm)
+    for (const [status, n] of Object.entries(statuses)) total[status] = (total[status] ?? 0) + n
+    if (loudP95 <= bound) return total
+    missed.push(`${loudP95.toFixed(1)} ms over ${bound.toFixed(1)} ms (quiet ${quietP95s.map((ms) => ms.toFixed(1)).join(' and ')} ms)`)
+    if (attempt === FLOOD_ATTEMPTS) {
+      throw new Error(
+        `timing bound missed in ${FLOOD_ATTEMPTS} floods (timing-sensitive: rerun alone): the normal clients' p95 during each flood was ${missed.join(', then ')}; ` +
+          'the bound is twice the quiet p95 of two quiet runs plus their spread',
+      )
+    }
+  }
+}
+
+/** One measurement of expectFloodContained: two quiet runs, then one during a flood; the flood's own checks. */
+async function floodOnce(base: string, floodKey: string, seconds: number, work: (seconds: number) => Promise<Load[]>, rm?: string) {
   // Two quiet runs: how far apart they are is how much this machine moves a p95 by itself right now.
   const quiet = await work(seconds)
   const quietAgain = await work(seconds)
@@ -84,15 +108,9 @@ export async function expectFloodContained(base: string, floodKey: string, secon
   const bound = floodBound(quietP95s[0]!, quietP95s[1]!)
   if (process.env.DRILLS_VERBOSE) console.log({ quietP95s, loudP95, bound, statuses })
   expect([...quiet, ...quietAgain, ...loud].flatMap((r) => r.errors)).toEqual([])
-  if (loudP95 > bound) {
-    throw new Error(
-      `timing bound missed (timing-sensitive: rerun alone): the normal clients' p95 was ${loudP95.toFixed(1)} ms during the flood, ` +
-        `over ${bound.toFixed(1)} ms (twice the quiet p95, ${quietP95s.map((ms) => ms.toFixed(1)).join(' and ')} ms in two quiet runs, plus their spread)`,
-    )
-  }
   expect(statuses.error ?? 0).toBe(0)
   expect(statuses['429'] ?? 0).toBeGreaterThan((statuses['200'] ?? 0) * 5)
   expect(statuses['200'] ?? 0).toBeLessThanOrEqual(RATE * seconds + 100 + RATE)
   expect(statuses['200'] ?? 0).toBeGreaterThan(RATE * seconds * 0.5)
-  return statuses
+  return { statuses, quietP95s, loudP95, bound }
 }
