@@ -1,5 +1,5 @@
 import { createApp } from './app'
-import { createDeps } from './wiring'
+import { createDeps, startBackgroundWork } from './wiring'
 import { serveJobs } from './cli/jobs'
 import { sweepMediaFolder } from './features/media'
 import { ConfigError, derivePublicUrl, lanAddresses, type Config } from './config'
@@ -52,9 +52,7 @@ export async function serve(config: Config, log: Log = consoleLog) {
   // Known only now when --port 0 asked for a free port.
   deps.listenPort = port
   deps.publicUrl.listening(derivePublicUrl(config, port))
-  deps.webhooks.start()
-  deps.orderExpiry.start()
-  deps.retention.start()
+  startBackgroundWork(deps)
 
   let stopping = false
   const stop = async (signal: string) => {

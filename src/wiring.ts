@@ -72,3 +72,14 @@ export function createDeps(
   lifecycle.onStop(() => retention.stop())
   return Object.assign(deps, { webhooks, listeners, orderExpiry, requestLog, mediaUsers: [productImageUsers, reviewPhotoUsers], uploads: new UploadsInFlight(), productImages: imagesOfProducts })
 }
+
+/**
+ * What the server runs besides answering requests, once it listens: webhook delivery (which also fans
+ * out the events each turn writes), order expiry and retention. The in-process benches start them too,
+ * so that what they measure is what the server does (bench/system/in-process.ts).
+ */
+export function startBackgroundWork(deps: AppDeps) {
+  deps.webhooks.start()
+  deps.orderExpiry.start()
+  deps.retention.start()
+}
