@@ -22,12 +22,14 @@ const subscribes = (events: string[], type: string) => events.includes('*') || e
 /**
  * `subscribes` in SQL, over the store's endpoints: whether an event of `type` has an endpoint to be
  * fanned out to (the outbox writes an event that has none as dispatched; kernel/outbox.ts). The listen
- * secret's row subscribes to nothing. An event name holds no quote, so a name in quotes is found in
- * the list's JSON text only as a whole entry: `json_each` would cost every emit some 13 µs more than
- * the insert itself (bench/README.md). A nested fragment, so drizzle names every column with its table.
+ * secret's row subscribes to nothing, and a ping has no subscriber, `*` included: it goes to the one
+ * endpoint it was asked for, which pingWebhook queues it for. An event name holds no quote, so a name
+ * in quotes is found in the list's JSON text only as a whole entry: `json_each` would cost every emit
+ * some 13 µs more than the insert itself (bench/README.md). A nested fragment, so drizzle names every
+ * column with its table.
  */
 export const hasSubscriber: FanOutCheck = (storeId, type) =>
-  sql`${sql`exists (select 1 from ${endpoints} where ${endpoints.storeId} = ${storeId} and (instr(${endpoints.events}, '"*"') or instr(${endpoints.events}, '"' || ${type} || '"')))`}`
+  sql`${sql`${type} <> 'ping' and exists (select 1 from ${endpoints} where ${endpoints.storeId} = ${storeId} and (instr(${endpoints.events}, '"*"') or instr(${endpoints.events}, '"' || ${type} || '"')))`}`
 
 /**
  * An endpoint with this many attempts waiting takes no new event: its receiver answers slower than

@@ -85,15 +85,14 @@ function endpointOf(db: Sql, ctx: StoreCtx, id: string) {
 }
 
 /**
- * A `ping` event for this endpoint only: written as already dispatched, so no other endpoint gets
- * it. Emitting it wakes the dispatcher.
+ * A `ping` event for this endpoint only: no endpoint subscribes to pings (deliveries.ts), so the outbox
+ * writes it as already dispatched and no other endpoint gets it. Emitting it wakes the dispatcher.
  */
 export function pingWebhook(deps: WebhooksDeps, ctx: StoreCtx, id: string) {
   const { queued, ...ping } = writeTransaction(deps.db, (tx) => {
     endpointOf(tx, ctx, id)
     const now = deps.clock.now()
     const eventId = deps.outbox.emit(tx, ctx.storeId, 'ping', { webhookId: id, message: 'Hello from Storefront: your endpoint is reachable.' })
-    tx.update(outboxEvents).set({ dispatchedAt: now }).where(eq(outboxEvents.id, eventId)).run()
     const attempt = queueAttempt(tx, deps.ids, new Map(), { storeId: ctx.storeId, webhookId: id, eventId, attempt: 1, dueAt: now, now })
     return { eventId, deliveryId: attempt.id, queued: attempt.queued }
   })
