@@ -34,8 +34,8 @@ const AUTOMATIC_CHECKPOINT_PAGES = 1000
 export interface Checkpointer {
   /** For the main connection after each commit: checkpoints what is left once the log is long. */
   afterCommit(): void
-  /** Ends the thread; true once its connection is closed (within `waitMs`). */
-  stop(waitMs?: number): boolean
+  /** Ends the thread, waiting (up to STOP_WAIT_MS) until its connection is closed. */
+  stop(): void
 }
 
 // Slots of the shared state: the main thread sets STOP; the thread sets CLOSED as its last act, and
@@ -43,6 +43,9 @@ export interface Checkpointer {
 const STOP = 0
 const CLOSED = 1
 const LONG = 2
+
+/** How long `stop` waits for the thread's connection to close (a checkpoint under way ends first). */
+const STOP_WAIT_MS = 10_000
 
 /**
  * The thread's code, as text: a worker made from a Blob needs no file beside the compiled executable.
@@ -116,14 +119,13 @@ export function startCheckpointer(sqlite: Database, name: string, flags: number,
         // disk full, reports it).
       }
     },
-    stop(waitMs = 10_000) {
+    stop() {
       Atomics.store(state, STOP, 1)
       Atomics.notify(state, STOP)
-      const closed = Atomics.wait(state, CLOSED, 0, waitMs) !== 'timed-out'
+      Atomics.wait(state, CLOSED, 0, STOP_WAIT_MS)
       worker.terminate()
       leftOver.finalize()
       handBack()
-      return closed
     },
   }
 }
