@@ -5,7 +5,9 @@ import { join } from 'node:path'
 import { loadMigrations } from '../../src/kernel/db/migrate'
 import { ADMIN_TOKEN } from '../helpers/app'
 import { buildExecutable, emptyDir, overHttp, runExecutable, startExecutable } from '../helpers/executable'
+import { readFileAlone } from '../helpers/file-alone'
 import { limit } from '../helpers/limits'
+import { waitFor } from '../helpers/receivers'
 import { streamUpload } from '../helpers/raw-upload'
 import { activeStudent, admin, bearer, createGroup } from '../helpers/world'
 
@@ -169,20 +171,8 @@ describe('checkpoints', () => {
       expect(made.status).toBe(201)
       // A few pages of log: SQLite's own checkpoint would wait for a thousand. The file is copied
       // without its log, so only what a checkpoint wrote into the file itself is seen.
-      const inFileAlone = () => {
-        const copy = join(dir, `alone-${Date.now()}.db`)
-        copyFileSync(join(dir, 'data', 'storefront.db'), copy)
-        const db = new Database(copy, { readonly: true })
-        try {
-          return db.query("select name from groups where name = 'Checkpoint'").all()
-        } catch {
-          return [] // copied in the middle of a checkpoint: look again
-        } finally {
-          db.close()
-        }
-      }
-      const end = Date.now() + limit(10_000)
-      while (inFileAlone().length === 0 && Date.now() < end) await Bun.sleep(20)
+      const inFileAlone = () => readFileAlone(join(dir, 'data', 'storefront.db'), "select name from groups where name = 'Checkpoint'") ?? []
+      await waitFor(() => inFileAlone().length > 0, limit(10_000), 'the group in the database file')
       expect(inFileAlone()).toEqual([{ name: 'Checkpoint' }])
     } finally {
       expect(await server.stop()).toBe(0)

@@ -1,10 +1,11 @@
 import { describe, expect, test } from 'bun:test'
 import { constants, Database } from 'bun:sqlite'
-import { closeSync, copyFileSync, existsSync, mkdirSync, openSync, readSync } from 'node:fs'
+import { closeSync, existsSync, mkdirSync, openSync, readSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { startCheckpointer } from '../../src/kernel/db/checkpointer'
 import { writeTransaction } from '../../src/kernel/db/database'
 import { connectionName, openDatabase } from '../../src/kernel/db/open'
+import { readFileAlone } from '../helpers/file-alone'
 import { limit } from '../helpers/limits'
 import { waitFor } from '../helpers/receivers'
 import { tempDir } from '../helpers/temp'
@@ -20,19 +21,8 @@ function setUp(vfs?: string | null) {
   // `query`: closing the connection finalizes it (a statement left open would keep the file open).
   const insert = database.sqlite.query('insert into t (n) values (?)')
   const troubles: string[] = []
-  /** The rows the database file holds without its log: what the checkpoints have copied into it. */
-  const rowsInFileAlone = () => {
-    const copy = join(dir, `alone-${Math.random().toString(36).slice(2)}.db`)
-    copyFileSync(file, copy)
-    const alone = new Database(copy, { readonly: true })
-    try {
-      return (alone.query('select count(*) as n from t').get() as { n: number }).n
-    } catch {
-      return -1 // a copy taken in the middle of a checkpoint: look again
-    } finally {
-      alone.close()
-    }
-  }
+  /** The rows the database file holds without its log: what the checkpoints have copied into it (-1: look again). */
+  const rowsInFileAlone = () => readFileAlone<{ n: number }>(file, 'select count(*) as n from t')?.[0]?.n ?? -1
   /** The log header's checkpoint sequence: it goes up each time the log starts over. */
   const logSequence = () => {
     if (!existsSync(`${file}-wal`)) return -1
