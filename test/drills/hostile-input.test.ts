@@ -36,6 +36,12 @@ const SLACK_MS = 10
  */
 const HEALTH_TURNS = 4
 const healthBound = (oneMs: number) => Math.max(limit(FAST_MS), HEALTH_TURNS * oneMs)
+/**
+ * A shared machine can stall any one burst for tens of milliseconds (a CI run once saw 68 ms against a
+ * bound of 51, where this machine reads 7 to 13): a missed bound is measured once more with a new burst,
+ * and fails only if that one misses too. A server that makes /health wait for every request misses both.
+ */
+const HEALTH_ATTEMPTS = 2
 const MAX_GROWTH_MB = 20
 
 /** The process's resident memory now (VmRSS) or at its highest since the last reset (VmHWM), in MiB. */
@@ -107,6 +113,27 @@ async function worstHealthDuring(base: string, load: Promise<unknown>) {
   return { worst, polls }
 }
 
+/**
+ * Sends `burst()` (PARALLEL costly requests at once, each answered `status`) and polls /health while
+ * they run: its slowest answer must stay under healthBound(oneMs), in one of HEALTH_ATTEMPTS bursts.
+ */
+async function expectHealthHeldDuring(base: string, burst: () => Promise<{ status: number }[]>, status: number, oneMs: number, seen: object) {
+  const missed: string[] = []
+  for (let attempt = 1; attempt <= HEALTH_ATTEMPTS; attempt++) {
+    const parallel = burst()
+    const health = await worstHealthDuring(base, parallel)
+    if (process.env.DRILLS_VERBOSE) console.log({ ...seen, health })
+    expect((await parallel).map((a) => a.status)).toEqual(Array(PARALLEL).fill(status))
+    expect(health.polls).toBeGreaterThan(0)
+    if (health.worst < healthBound(oneMs)) return
+    missed.push(`${health.worst.toFixed(1)} ms`)
+  }
+  throw new Error(
+    `timing bound missed in ${HEALTH_ATTEMPTS} bursts (timing-sensitive: rerun alone): the slowest /health during ${PARALLEL} requests at once took ${missed.join(', then ')}, ` +
+      `over ${HEALTH_TURNS} × one such request alone (${oneMs.toFixed(3)} ms) and never less than ${limit(FAST_MS)} ms`,
+  )
+}
+
 describe(`hostile input${LONG ? ' (long)' : ''}`, () => {
   test(`any 1 MiB JSON body answers a short 400 about as quickly as an ordinary one and memory stays flat, and ${PARALLEL} at once delay /health by about one of them, not all`, async () => {
     const dir = emptyDir()
@@ -147,14 +174,7 @@ describe(`hostile input${LONG ? ' (long)' : ''}`, () => {
       expect(mostGrown).toBeLessThan(MAX_GROWTH_MB)
       // The costliest shape of the round, twenty at once.
       for (let i = 0; i < BURSTS; i++) {
-        const parallel = burst(SHAPES[worst.shape]!)
-        const health = await worstHealthDuring(server.base, parallel)
-        const answers = await parallel
-        if (process.env.DRILLS_VERBOSE) console.log({ ordinary, seen, worst, mostGrown, health })
-        expect(answers.map((a) => a.status)).toEqual(Array(PARALLEL).fill(400))
-        expect(health.polls).toBeGreaterThan(0)
-        // A timing bound, relative to this run: the slowest /health against one costliest request alone.
-        expect({ healthWorstMs: health.worst, oneRequestMs: worst.ms, bound: healthBound(worst.ms), below: health.worst < healthBound(worst.ms) }).toMatchObject({ below: true })
+        await expectHealthHeldDuring(server.base, () => burst(SHAPES[worst.shape]!), 400, worst.ms, { ordinary, seen, worst, mostGrown })
       }
     } finally {
       await server.stop('SIGTERM')
@@ -174,12 +194,9 @@ describe(`hostile input${LONG ? ' (long)' : ''}`, () => {
       expect(JSON.parse(one.text).error.code).toBe('NOT_FOUND')
       expect(one.text.length).toBeLessThan(1024)
       expectWithinBaseline('a 404 for a path near 16 KiB (baseline: for an ordinary unknown path)', one.ms, ordinary.ms, { factor: HOSTILE_FACTOR, slackMs: SLACK_MS })
+      const burst = () => Promise.all(Array.from({ length: PARALLEL }, () => send(server.base, 'GET', LONG_PATH, {})))
       for (let i = 0; i < BURSTS; i++) {
-        const parallel = Promise.all(Array.from({ length: PARALLEL }, () => send(server.base, 'GET', LONG_PATH, {})))
-        const health = await worstHealthDuring(server.base, parallel)
-        if (process.env.DRILLS_VERBOSE) console.log({ ordinary: ordinary.ms, one: one.ms, health })
-        expect((await parallel).map((a) => a.status)).toEqual(Array(PARALLEL).fill(404))
-        expect({ healthWorstMs: health.worst, oneRequestMs: one.ms, bound: healthBound(one.ms), below: health.worst < healthBound(one.ms) }).toMatchObject({ below: true })
+        await expectHealthHeldDuring(server.base, burst, 404, one.ms, { ordinary: ordinary.ms, one: one.ms })
       }
     } finally {
       await server.stop('SIGTERM')
