@@ -1,4 +1,4 @@
-import { and, asc, eq, lte, min } from 'drizzle-orm'
+import { and, asc, lte, min, sql } from 'drizzle-orm'
 import { writeTransaction } from '../../kernel/db/database'
 import type { Deps } from '../../kernel/deps'
 import { cancelOrder } from './changes'
@@ -6,6 +6,8 @@ import { orders } from './tables'
 
 /** Orders expired per transaction, so a large backlog never holds the write lock for long. */
 const BATCH = 200
+/** In the SQL, not bound: the planner matches it to the partial index of pending orders (compiledOnce, kernel/db/database.ts). */
+const isPending = sql`${orders.status} = 'PENDING'`
 /** Even with nothing due the loop looks again this often. */
 const HEARTBEAT_MS = 60_000
 
@@ -53,7 +55,7 @@ export class OrderExpiry {
           const due = tx
             .select()
             .from(orders)
-            .where(and(eq(orders.status, 'PENDING'), lte(orders.expiresAt, now)))
+            .where(and(isPending, lte(orders.expiresAt, now)))
             .orderBy(asc(orders.expiresAt))
             .limit(BATCH)
             .all()
@@ -76,7 +78,7 @@ export class OrderExpiry {
     const [{ next }] = this.deps.db
       .select({ next: min(orders.expiresAt) })
       .from(orders)
-      .where(eq(orders.status, 'PENDING'))
+      .where(isPending)
       .all() as [{ next: number | null }]
     const when = Math.min(next ?? Infinity, now + HEARTBEAT_MS)
     // A timer already set for sooner stays, unless the clock says it is overdue (a clock that jumps, as in tests).
