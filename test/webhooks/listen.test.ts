@@ -111,6 +111,25 @@ describe('GET /v1/webhooks/listen', () => {
     }
   })
 
+  test("a store reset keeps the listen secret, as it keeps the store's keys: a stream opened after it announces the same one", async () => {
+    const t = await setup()
+    const key = apiKey(t.w.A.key.apiKey)
+    const before = await openListen(t.app, key)
+    const secret = (await before.next()).data.signingSecret
+    await before.close()
+    await expectOk(t.call('POST', '/v1/webhooks', { headers: key, body: { url: 'https://hooks.example/a', events: ['*'] } }), 201)
+    const { removed } = await resetStore(t, t.w.A.group.id)
+    // The registered endpoint went; the listen secret's row is no endpoint, and stays.
+    expect(removed.webhook_endpoints).toBe(1)
+    expect(await expectOk(t.call('GET', '/v1/webhooks', { headers: key }))).toMatchObject({ data: [], total: 0 })
+    const after = await openListen(t.app, key)
+    expect((await after.next()).data.signingSecret).toBe(secret)
+    // storefront listen signs what it forwards with the secret it was given; the stream goes on.
+    const id = emit(t.deps, t.w.A.group.storeId, 'order.paid')
+    expect((await after.webhooks(1)).map((m) => [m.id, m.data.body])).toEqual([[id, bodyOf(t, id)]])
+    await after.close()
+  })
+
   test('the listen secret is no endpoint: the list, the count of 10, delete, ping and sign do not see it', async () => {
     const t = await setup()
     const key = apiKey(t.w.A.key.apiKey)

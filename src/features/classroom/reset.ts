@@ -5,6 +5,7 @@ import type { Deps } from '../../kernel/deps'
 import { removeTree } from '../../kernel/platform'
 import { mediaRoot } from '../media'
 import { getGroup } from '../groups'
+import { KEPT_BY_RESET } from '../webhooks'
 
 /**
  * Store tables a reset keeps: the group's API keys stay. `catalog_versions` only ever grows: cached
@@ -23,7 +24,8 @@ export function storeTables(sqlite: Database): string[] {
 
 /**
  * Empties a group's store: catalog, media (files too), customers, carts, orders, reviews, webhooks and
- * their events, in one transaction. Members, API keys, settings and the activity counts stay.
+ * their events, in one transaction. Members, API keys, settings, the activity counts and the listen
+ * secret (webhooks' KEPT_BY_RESET) stay.
  */
 export async function resetStore(deps: Deps, groupId: string) {
   const group = getGroup(deps, groupId)
@@ -34,11 +36,12 @@ export async function resetStore(deps: Deps, groupId: string) {
     sqlite.exec('PRAGMA defer_foreign_keys = ON')
     const tables = storeTables(sqlite)
     // Counted first: deleting one table's rows removes others' by cascade (a customer's orders).
+    const ofStore = (table: string) => `"${table}" where store_id = ?${KEPT_BY_RESET[table] ? ` and not (${KEPT_BY_RESET[table]})` : ''}`
     for (const table of tables) {
-      const { n } = sqlite.query(`select count(*) as n from "${table}" where store_id = ?`).get(group.storeId) as { n: number }
+      const { n } = sqlite.query(`select count(*) as n from ${ofStore(table)}`).get(group.storeId) as { n: number }
       if (n > 0) removed[table] = n
     }
-    for (const table of tables) sqlite.query(`delete from "${table}" where store_id = ?`).run(group.storeId)
+    for (const table of tables) sqlite.query(`delete from ${ofStore(table)}`).run(group.storeId)
   })
   await removeTree(join(mediaRoot(deps), group.storeId))
   return { groupId: group.id, storeId: group.storeId, removed }

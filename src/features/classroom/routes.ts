@@ -43,6 +43,6 @@ export const classroomRoutes = (deps: OrdersDeps & UploadDeps & CatalogDeps) =>
         tags,
         summary: "Empty a group's store",
         description:
-          "Removes the store's catalog, media (files too), customers, carts, orders, reviews and webhooks in one transaction. Members, API keys, settings and activity counts stay.",
+          "Removes the store's catalog, media (files too), customers, carts, orders, reviews and webhooks in one transaction. Members, API keys, settings, activity counts and the store's listen secret (storefront listen, GET /v1/webhooks/listen) stay.",
       },
     })

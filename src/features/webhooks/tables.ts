@@ -31,6 +31,13 @@ export const webhookEndpoints = sqliteTable(
  */
 export const LISTEN_ROW_URL = 'storefront:listen'
 
+/**
+ * What a store reset keeps of this feature's rows, per table, as a condition on the row: the listen
+ * secret's row. It is the store's signing secret, like its API keys, which a reset keeps too: a
+ * receiver configured with the secret `storefront listen` printed keeps verifying after a reset.
+ */
+export const KEPT_BY_RESET: Readonly<Record<string, string>> = { webhook_endpoints: `url = '${LISTEN_ROW_URL}'` }
+
 /** The endpoints a store registered, without its listen secret's row. */
 export const registered = ne(webhookEndpoints.url, LISTEN_ROW_URL)
 
