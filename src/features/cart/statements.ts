@@ -2,6 +2,7 @@ import { and, eq, sql, type SQLWrapper } from 'drizzle-orm'
 import type { Sql } from '../../kernel/db/database'
 import { perHandle } from '../../kernel/db/per-handle'
 import { withParams } from '../../kernel/db/prepared'
+import { withTableNames } from '../../kernel/db/table-names'
 import { variantLineJson } from '../catalog'
 import { currencyOfStore } from '../store-settings'
 import { cartItems, carts } from './tables'
@@ -14,10 +15,10 @@ import { cartItems, carts } from './tables'
 
 const p = sql.placeholder
 
-/** The lines of the cart `cartId` names, as the JSON array the `cart` statement reads (a nested fragment, so drizzle names every column with its table). */
+/** The lines of the cart `cartId` names, as the JSON array the `cart` statement reads. */
 const linesOf = (cartId: SQLWrapper, storeId: SQLWrapper) =>
-  sql<string>`${sql`(select json_group_array(json_array(${cartItems.id}, ${cartItems.variantId}, ${cartItems.quantity}, ${cartItems.createdAt}, ${cartItems}.rowid, ${variantLineJson(cartItems.variantId)}))
-    from ${cartItems} where ${cartItems.cartId} = ${cartId} and ${cartItems.storeId} = ${storeId})`}`
+  withTableNames<string>(sql`(select json_group_array(json_array(${cartItems.id}, ${cartItems.variantId}, ${cartItems.quantity}, ${cartItems.createdAt}, ${cartItems}.rowid, ${variantLineJson(cartItems.variantId)}))
+    from ${cartItems} where ${cartItems.cartId} = ${cartId} and ${cartItems.storeId} = ${storeId})`)
 
 function build(db: Sql) {
   return {

@@ -3,6 +3,7 @@ import type { Clock } from '../clock'
 import type { ChangeStamp } from '../db/change-stamp'
 import type { Db } from '../db/database'
 import { withParams } from '../db/prepared'
+import { withTableNames } from '../db/table-names'
 import { AppError } from '../errors'
 import type { Call } from '../http/call'
 import { clientAddress, type AddressSource } from '../http/client-address'
@@ -75,13 +76,12 @@ export function createGate(deps: GateDeps) {
   const { db, clock } = deps
   // The store's group through a subquery, not a join: the same rows, and a lookup by primary key in a
   // subquery costs SQLite a fraction of a join, which every request with an API key pays (bench/README.md).
-  // A nested fragment, so drizzle names every column with its table (as currencyOfStore).
   const keyColumns = {
     id: apiKeys.id,
     storeId: apiKeys.storeId,
     kind: apiKeys.kind,
     revokedAt: apiKeys.revokedAt,
-    groupId: sql<string>`${sql`(select ${stores.groupId} from ${stores} where ${stores.id} = ${apiKeys.storeId})`}`,
+    groupId: withTableNames<string>(sql`(select ${stores.groupId} from ${stores} where ${stores.id} = ${apiKeys.storeId})`),
   }
   const keyByHash = db
     .select(keyColumns)
