@@ -1,9 +1,10 @@
-import { and, asc, count, eq, gt, isNull, lte, min, sql } from 'drizzle-orm'
+import { and, asc, count, eq, gt, isNull, lte, min, sql, type SQLWrapper } from 'drizzle-orm'
 import type { Db, Sql } from '../../kernel/db/database'
 import { writeTransaction } from '../../kernel/db/database'
 import { inJsonIds } from '../../kernel/db/json-ids'
 import { perHandle } from '../../kernel/db/per-handle'
 import { withParams } from '../../kernel/db/prepared'
+import { withTableNames } from '../../kernel/db/table-names'
 import type { Ids } from '../../kernel/ids'
 import type { FanOutCheck } from '../../kernel/outbox'
 import { outboxEvents } from '../../kernel/tables'
@@ -17,19 +18,21 @@ const MAX_ATTEMPTS = RETRY_DELAYS_MS.length + 1
 /** Written as a literal so that SQLite can use the partial index on pending rows. */
 const isPending = sql`${deliveries.status} = 'PENDING'`
 
-const subscribes = (events: string[], type: string) => events.includes('*') || events.includes(type)
+/**
+ * Whether an endpoint subscribes to events of `type`: its list holds `*` or the name. An event name
+ * holds no quote, so a name in quotes is found in the list's JSON text only as a whole entry:
+ * `json_each` would cost every emit some 13 µs more than the insert itself (bench/README.md). The
+ * listen secret's row subscribes to nothing.
+ */
+const subscribesTo = (type: SQLWrapper) => sql`(instr(${endpoints.events}, '"*"') or instr(${endpoints.events}, '"' || ${type} || '"'))`
 
 /**
- * `subscribes` in SQL, over the store's endpoints: whether an event of `type` has an endpoint to be
- * fanned out to (the outbox writes an event that has none as dispatched; kernel/outbox.ts). The listen
- * secret's row subscribes to nothing, and a ping has no subscriber, `*` included: it goes to the one
- * endpoint it was asked for, which pingWebhook queues it for. An event name holds no quote, so a name
- * in quotes is found in the list's JSON text only as a whole entry: `json_each` would cost every emit
- * some 13 µs more than the insert itself (bench/README.md). A nested fragment, so drizzle names every
- * column with its table.
+ * Whether an event of `type` has an endpoint of its store to be fanned out to (the outbox writes an
+ * event that has none as dispatched; kernel/outbox.ts). A ping has no subscriber, `*` included: it goes
+ * to the one endpoint it was asked for, which pingWebhook queues it for.
  */
 export const hasSubscriber: FanOutCheck = (storeId, type) =>
-  sql`${sql`${type} <> 'ping' and exists (select 1 from ${endpoints} where ${endpoints.storeId} = ${storeId} and (instr(${endpoints.events}, '"*"') or instr(${endpoints.events}, '"' || ${type} || '"')))`}`
+  withTableNames(sql`${type} <> 'ping' and exists (select 1 from ${endpoints} where ${endpoints.storeId} = ${storeId} and ${subscribesTo(type)})`)
 
 /**
  * An endpoint with this many attempts waiting takes no new event: its receiver answers slower than
@@ -67,7 +70,7 @@ const statements = perHandle((db: Sql) => ({
   waiting: withParams<{ webhookId: string }>()(db.select({ n: count() }).from(deliveries).where(and(eq(deliveries.webhookId, p('webhookId')), isPending)).prepare()),
   anyPending: db.select({ one: sql<number>`1` }).from(outboxEvents).where(isNull(outboxEvents.dispatchedAt)).limit(1).prepare(),
   events: withParams<{ batch: number }>()(db.select().from(outboxEvents).where(isNull(outboxEvents.dispatchedAt)).orderBy(asc(outboxEvents.createdAt)).limit(p('batch')).prepare()),
-  endpointsOf: withParams<{ storeId: string }>()(db.select({ id: endpoints.id, events: endpoints.events }).from(endpoints).where(eq(endpoints.storeId, p('storeId'))).prepare()),
+  subscribers: withParams<{ storeId: string; type: string }>()(db.select({ id: endpoints.id }).from(endpoints).where(and(eq(endpoints.storeId, p('storeId')), subscribesTo(p('type')))).prepare()),
   dispatched: withParams<{ ids: string; now: number }>()(
     db
       .update(outboxEvents)
@@ -155,17 +158,15 @@ export function fanOut(db: Db, ids: Ids, now: number, batch: number): { taken: n
   return writeTransaction(db, (tx) => {
     const q = statements(tx)
     const events = q.events.all({ batch })
-    const byStore = new Map<string, { id: string; events: string[] }[]>()
+    // The subscribers of each store and event type of the batch, asked once.
+    const targetsOf = new Map<string, { id: string }[]>()
     const waiting: Waiting = new Map()
     const refused = new Map<string, number>()
     for (const event of events) {
-      let targets = byStore.get(event.storeId)
-      if (!targets) {
-        targets = q.endpointsOf.all({ storeId: event.storeId })
-        byStore.set(event.storeId, targets)
-      }
+      const key = `${event.storeId} ${event.type}`
+      let targets = targetsOf.get(key)
+      if (!targets) targetsOf.set(key, (targets = q.subscribers.all({ storeId: event.storeId, type: event.type })))
       for (const endpoint of targets) {
-        if (!subscribes(endpoint.events, event.type)) continue
         const { queued } = queueAttempt(tx, ids, waiting, { storeId: event.storeId, webhookId: endpoint.id, eventId: event.id, attempt: 1, dueAt: now, now })
         if (!queued) refused.set(event.storeId, (refused.get(event.storeId) ?? 0) + 1)
       }
