@@ -1,5 +1,5 @@
 import { createApp } from './app'
-import { createDeps, startBackgroundWork } from './wiring'
+import { createDeps, startBackgroundWork, startOrderExpiry } from './wiring'
 import { serveJobs } from './cli/jobs'
 import { sweepMediaFolder } from './features/media'
 import { ConfigError, derivePublicUrl, lanAddresses, type Config } from './config'
@@ -11,6 +11,9 @@ import { consoleLog, type Log } from './kernel/log'
 import { platform } from './kernel/platform'
 import { VERSION } from './version'
 import { pluralize } from './kernel/plural'
+
+/** How long after listening webhook delivery and retention begin: the first requests are answered first (wiring.ts). */
+const BACKGROUND_AFTER_MS = 250
 
 /** Opens the data dir, migrates, listens, prints the banner, and stops cleanly on Ctrl-C, SIGTERM or the terminal closing. */
 export async function serve(config: Config, log: Log = consoleLog) {
@@ -34,11 +37,13 @@ export async function serve(config: Config, log: Log = consoleLog) {
   if (swept.files > 0) log.info(`removed ${pluralize(swept.files, 'media file')} left by an interrupted upload or deletion`)
   if (swept.links > 0) log.info(`removed ${pluralize(swept.links, 'link')} from the media folder, without following them: media files are served from plain folders only`)
   const app = createApp(deps)
+  startOrderExpiry(deps)
   try {
     // Bodies are limited by the routes themselves (1 MiB of JSON, 100 MiB a video), which answer with
     // the error envelope before reading what is too large; Bun's own limit is set out of their way.
     app.listen({ hostname: config.host, port: config.port, maxRequestBodySize: 16 * 1024 ** 3 })
   } catch (e) {
+    deps.orderExpiry.stop()
     database.close()
     const reason = (e as NodeJS.ErrnoException).code === 'EADDRINUSE' ? 'is already in use' : `cannot be used (${(e as Error).message})`
     throw new ConfigError(`--port / PORT: port ${config.port} on ${config.host} ${reason}; pick another port`)
@@ -52,7 +57,10 @@ export async function serve(config: Config, log: Log = consoleLog) {
   // Known only now when --port 0 asked for a free port.
   deps.listenPort = port
   deps.publicUrl.listening(derivePublicUrl(config, port))
-  startBackgroundWork(deps)
+  startBackgroundWork(deps, (start) => {
+    const later = setTimeout(start, BACKGROUND_AFTER_MS)
+    deps.lifecycle.onStop(() => clearTimeout(later))
+  })
 
   let stopping = false
   const stop = async (signal: string) => {

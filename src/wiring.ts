@@ -74,12 +74,21 @@ export function createDeps(
 }
 
 /**
- * What the server runs besides answering requests, once it listens: webhook delivery (which also fans
- * out the events each turn writes), order expiry and retention. The in-process benches start them too,
- * so that what they measure is what the server does (bench/system/in-process.ts).
+ * What the server runs besides answering requests: webhook delivery (which also fans out the events
+ * each turn writes), order expiry and retention. The in-process benches start them too, so that what
+ * they measure is what the server does (bench/system/in-process.ts). Each start is idempotent.
+ *
+ * Order expiry starts before the server listens (`startOrderExpiry`): its first pass expires what fell
+ * due while the server was stopped, so no answer shows such an order PENDING. Webhook delivery and
+ * retention, which no answer waits for, may start a moment later (`after`): their first passes take
+ * about 20 ms of a start (bench/README.md, Start-up), which the first requests then need not wait for.
  */
-export function startBackgroundWork(deps: AppDeps) {
-  deps.webhooks.start()
-  deps.orderExpiry.start()
-  deps.retention.start()
+export function startBackgroundWork(deps: AppDeps, after: (start: () => void) => void = (start) => start()) {
+  startOrderExpiry(deps)
+  after(() => {
+    deps.webhooks.start()
+    deps.retention.start()
+  })
 }
+
+export const startOrderExpiry = (deps: AppDeps) => deps.orderExpiry.start()

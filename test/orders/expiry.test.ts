@@ -1,5 +1,6 @@
 import { describe, expect, test } from 'bun:test'
 import { OrderExpiry } from '../../src/features/orders/expiry'
+import { startBackgroundWork } from '../../src/wiring'
 import { createTestApp } from '../helpers/app'
 import { storeCatalog } from '../helpers/catalog'
 import { expectOk, twoStores } from '../helpers/world'
@@ -71,6 +72,30 @@ describe('expiry of unpaid orders (RESERVATION_TTL_MINUTES)', () => {
     restarted.stop()
     expect((await s.shop.order(order.id))).toMatchObject({ status: 'CANCELLED', cancelReason: 'EXPIRED' })
     expect(levels(s.deps, s.variantId).reserved).toBe(0)
+  })
+
+  test('at start, expiry runs before anything else may wait: webhook delivery and retention start when the server lets them', async () => {
+    const s = await shopSetup()
+    const order = await s.shop.buy(s.variantId, 2)
+    s.clock.advance(61 * MINUTE)
+    const started: string[] = []
+    for (const name of ['webhooks', 'retention'] as const) {
+      const service = s.deps[name]
+      const start = service.start.bind(service)
+      service.start = () => {
+        started.push(name)
+        start()
+      }
+    }
+    let later: (() => void) | undefined
+    startBackgroundWork(s.deps, (start) => {
+      later = start
+    })
+    // The server listens only now (server.ts): its first answer already shows the order expired.
+    expect(await s.shop.order(order.id)).toMatchObject({ status: 'CANCELLED', cancelReason: 'EXPIRED' })
+    expect(started).toEqual([])
+    later!()
+    expect(started).toEqual(['webhooks', 'retention'])
   })
 
   test('a started timer fires by itself when an order falls due', async () => {
