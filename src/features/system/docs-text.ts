@@ -1,4 +1,4 @@
-import { MAX_JSON_DEPTH, MAX_JSON_VALUES } from '../../kernel/http/json-shape'
+import { MAX_JSON_DEPTH, MAX_JSON_VALUES_TEXT } from '../../kernel/http/json-shape'
 import { MAX_DETAILS } from '../../kernel/http/validation'
 import { FILE_GUARDS } from '../media'
 import { MAX_CART_LINES, MAX_LINE_QUANTITY, MAX_PRICE } from '../../kernel/money'
@@ -84,7 +84,7 @@ carries \`Location\`: what a \`201\` created is in its body, with the id to read
 - Lists take \`page\` (default 1) and \`pageSize\` (default 20, at most 100) and answer
   \`{data, page, pageSize, total}\`.
 - JSON bodies need \`Content-Type: application/json\` and may be up to 1 MiB, nested at most
-  ${MAX_JSON_DEPTH} levels and holding at most ${MAX_JSON_VALUES.toLocaleString('en')} values (no route needs anything close); fields the route
+  ${MAX_JSON_DEPTH} levels and holding at most ${MAX_JSON_VALUES_TEXT} values (no route needs anything close); fields the route
   does not know, or may not change, are a 400 that names them (the first ${MAX_DETAILS} problems, with the count).
 - An answer given without reading the whole request body (an error, or a body the route does not take)
   carries \`Connection: close\`: the client sends its next request on a new connection.
