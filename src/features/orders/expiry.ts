@@ -1,13 +1,14 @@
-import { and, asc, lte, min, sql } from 'drizzle-orm'
+import { and, asc, lte, min } from 'drizzle-orm'
 import { writeTransaction } from '../../kernel/db/database'
+import { pendingOnly } from '../../kernel/db/pending'
 import type { Deps } from '../../kernel/deps'
 import { cancelOrder } from './changes'
 import { orders } from './tables'
 
 /** Orders expired per transaction, so a large backlog never holds the write lock for long. */
 const BATCH = 200
-/** In the SQL, not bound: the planner matches it to the partial index of pending orders (compiledOnce, kernel/db/database.ts). */
-const isPending = sql`${orders.status} = 'PENDING'`
+/** As the partial index of pending orders is written, so that the planner reads it. */
+const isPending = pendingOnly(orders.status)
 /** Even with nothing due the loop looks again this often. */
 const HEARTBEAT_MS = 60_000
 

@@ -1,6 +1,6 @@
-import { sql } from 'drizzle-orm'
 import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core'
 import { customers, stores } from '../../kernel/auth/tables'
+import { pendingOnly } from '../../kernel/db/pending'
 
 // Orders, payments and refunds. An order keeps its own snapshot of names, skus
 // and prices, so later catalog edits or deletions never change what was bought.
@@ -50,7 +50,7 @@ export const orders = sqliteTable(
     index('orders_store_status').on(t.storeId, t.status),
     index('orders_customer_created').on(t.customerId, t.createdAt),
     // The expiry sweep walks only the pending orders, soonest first.
-    index('orders_pending_expiry').on(t.expiresAt).where(sql`${t.status} = 'PENDING'`),
+    index('orders_pending_expiry').on(t.expiresAt).where(pendingOnly(t.status)),
   ],
 )
 

@@ -2,6 +2,7 @@ import { and, asc, count, eq, gt, isNull, lte, min, sql, type SQLWrapper } from 
 import type { Db, Sql } from '../../kernel/db/database'
 import { writeTransaction } from '../../kernel/db/database'
 import { inJsonIds } from '../../kernel/db/json-ids'
+import { pendingOnly } from '../../kernel/db/pending'
 import { perHandle } from '../../kernel/db/per-handle'
 import { withParams } from '../../kernel/db/prepared'
 import { withTableNames } from '../../kernel/db/table-names'
@@ -15,8 +16,8 @@ import { webhookDeliveries as deliveries, webhookEndpoints as endpoints } from '
 export const RETRY_DELAYS_MS = [10_000, 60_000, 5 * 60_000, 30 * 60_000, 2 * 60 * 60_000, 6 * 60 * 60_000]
 const MAX_ATTEMPTS = RETRY_DELAYS_MS.length + 1
 
-/** Written as a literal so that SQLite can use the partial index on pending rows. */
-const isPending = sql`${deliveries.status} = 'PENDING'`
+/** As the partial index of pending attempts is written, so that the planner reads it. */
+const isPending = pendingOnly(deliveries.status)
 
 /**
  * Whether an endpoint subscribes to events of `type`: its list holds `*` or the name. An event name

@@ -1,7 +1,8 @@
-import { ne, sql } from 'drizzle-orm'
+import { ne } from 'drizzle-orm'
 import { index, integer, sqliteTable, text } from 'drizzle-orm/sqlite-core'
 import { stores } from '../../kernel/auth/tables'
 import { outboxEvents } from '../../kernel/tables'
+import { pendingOnly } from '../../kernel/db/pending'
 
 /** Where a store wants its events sent. The secret is kept in clear: it is needed to sign. */
 export const webhookEndpoints = sqliteTable(
@@ -81,7 +82,7 @@ export const webhookDeliveries = sqliteTable(
   },
   (t) => [
     index('webhook_deliveries_store').on(t.storeId, t.createdAt),
-    index('webhook_deliveries_due').on(t.webhookId, t.dueAt).where(sql`${t.status} = 'PENDING'`),
+    index('webhook_deliveries_due').on(t.webhookId, t.dueAt).where(pendingOnly(t.status)),
     // Deleting an event looks up its deliveries (the cascade, and whether one is still pending).
     index('webhook_deliveries_event').on(t.eventId),
   ],
