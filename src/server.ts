@@ -1,5 +1,5 @@
 import { createApp } from './app'
-import { createDeps, startBackgroundWork, startOrderExpiry } from './wiring'
+import { createDeps, startBackgroundWork } from './wiring'
 import { serveJobs } from './cli/jobs'
 import { sweepMediaFolder } from './features/media'
 import { ConfigError, derivePublicUrl, lanAddresses, type Config } from './config'
@@ -37,7 +37,8 @@ export async function serve(config: Config, log: Log = consoleLog) {
   if (swept.files > 0) log.info(`removed ${pluralize(swept.files, 'media file')} left by an interrupted upload or deletion`)
   if (swept.links > 0) log.info(`removed ${pluralize(swept.links, 'link')} from the media folder, without following them: media files are served from plain folders only`)
   const app = createApp(deps)
-  startOrderExpiry(deps)
+  // Before the first request: what fell due while the server was stopped is expired first (wiring.ts).
+  deps.orderExpiry.start()
   try {
     // Bodies are limited by the routes themselves (1 MiB of JSON, 100 MiB a video), which answer with
     // the error envelope before reading what is too large; Bun's own limit is set out of their way.

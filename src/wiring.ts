@@ -78,17 +78,16 @@ export function createDeps(
  * each turn writes), order expiry and retention. The in-process benches start them too, so that what
  * they measure is what the server does (bench/system/in-process.ts). Each start is idempotent.
  *
- * Order expiry starts before the server listens (`startOrderExpiry`): its first pass expires what fell
- * due while the server was stopped, so no answer shows such an order PENDING. Webhook delivery and
- * retention, which no answer waits for, may start a moment later (`after`): their first passes take
- * about 20 ms of a start (bench/README.md, Start-up), which the first requests then need not wait for.
+ * Order expiry starts at once; the server starts it before it listens, since its first pass expires
+ * what fell due while the server was stopped, so no answer shows such an order PENDING. Webhook
+ * delivery and retention, which no answer waits for, may start a moment later (`after`): their first
+ * passes take about 20 ms of a start (bench/README.md, Start-up), which the first requests then need
+ * not wait for.
  */
 export function startBackgroundWork(deps: AppDeps, after: (start: () => void) => void = (start) => start()) {
-  startOrderExpiry(deps)
+  deps.orderExpiry.start()
   after(() => {
     deps.webhooks.start()
     deps.retention.start()
   })
 }
-
-export const startOrderExpiry = (deps: AppDeps) => deps.orderExpiry.start()
