@@ -1,7 +1,7 @@
 import { z } from 'zod'
 import { CartItem } from '../cart/model'
 import { PageQuery, Page } from '../../kernel/pagination'
-import { TRANSITION_TARGETS, TRANSITION_TARGETS_MESSAGE } from './states'
+import { TRANSITION_TO_MESSAGE } from './states'
 import { CANCEL_REASONS, ORDER_STATES, PAYMENT_METHODS } from './tables'
 
 // Request and response shapes of orders and payments.
@@ -41,7 +41,7 @@ export const PayHeaders = z.object({
 
 export const TransitionBody = z
   .object({
-    to: z.enum(TRANSITION_TARGETS, { error: TRANSITION_TARGETS_MESSAGE }).describe(TRANSITION_TARGETS_MESSAGE),
+    to: z.enum(ORDER_STATES, { error: TRANSITION_TO_MESSAGE }).describe(TRANSITION_TO_MESSAGE),
     trackingCode: z.string().trim().min(1).max(100).optional().describe('Optional when moving to SHIPPED.'),
   })
   .strict()

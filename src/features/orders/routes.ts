@@ -100,7 +100,7 @@ export const storeOrderRoutes = (deps: OrdersDeps) =>
         tags: panelTags,
         summary: 'Move an order to another state',
         description:
-          'The store may move PENDING → CANCELLED (stock released), PAID → SHIPPED (optional `trackingCode`) and SHIPPED → DELIVERED; SHIPPED and DELIVERED send `shipment.updated`. `to` takes only those targets (400 for any other: PAID happens only by payment, REFUNDED only by the refund route); a move the order\u2019s state does not allow is 409 INVALID_TRANSITION, whose message lists the moves possible now.',
+          'The store may move PENDING → CANCELLED (stock released), PAID → SHIPPED (optional `trackingCode`) and SHIPPED → DELIVERED; SHIPPED and DELIVERED send `shipment.updated`. Any other move is 409 INVALID_TRANSITION, including `to` PAID (an order is paid only by POST /v1/orders/:id/pay), REFUNDED (only by the refund route) and PENDING; its message lists the moves possible from the order\u2019s state and how to make them. A `to` that is not an order state is 400.',
       },
     })
     .post('/:id/refund', ({ ctx, params, body }) => refund(deps, ctx, params.id, body ?? { restock: true }), {

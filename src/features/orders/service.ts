@@ -54,7 +54,7 @@ export function transition(deps: OrdersDeps, ctx: StoreCtx, id: string, input: {
     }
     if (input.to === 'SHIPPED' || input.to === 'DELIVERED') return toOrder(tx, ship(tx, deps, order, input.to, input.trackingCode))
     if (input.to === 'CANCELLED') return toOrder(tx, cancelOrder(tx, deps, order, 'STORE', 'transition'))
-    // PAID, REFUNDED, PENDING are never a store transition; the message says how they happen.
+    // PAID, REFUNDED, PENDING are never a store transition: 409, whose message says how they happen.
     assertMove(order.id, order.status, input.to, 'transition')
     throw new Error(`unreachable: no store transition leads to ${input.to}`)
   })

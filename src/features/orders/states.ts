@@ -43,15 +43,17 @@ export const PAID_STATES: readonly OrderState[] = (() => {
 export const TRANSITION_TARGETS = [...new Set(MOVES.filter((m) => m.by.includes('transition')).map((m) => m.to))] as [OrderState, ...OrderState[]]
 
 /**
- * The transition body's refusal of any other state: the ones it takes, and how each state it does not
- * take is reached instead (PAID by payment, REFUNDED by the refund route, PENDING by checkout only).
+ * What the transition body says of `to`: every order state is a valid value (a move the order's state or
+ * this route does not allow is 409 INVALID_TRANSITION, as for every other move); what the store can move
+ * an order to here, and how each other state is reached (PAID by payment, REFUNDED by the refund route,
+ * PENDING by checkout only).
  */
-export const TRANSITION_TARGETS_MESSAGE = (() => {
+export const TRANSITION_TO_MESSAGE = (() => {
   const others = ORDER_STATES.filter((s) => !TRANSITION_TARGETS.includes(s)).map((s) => {
     const by = [...new Set(MOVES.filter((m) => m.to === s).flatMap((m) => m.by.filter((b) => b !== 'expire')))]
     return by.length ? `${s} by ${by.map((b) => HOW[b]).join(' or ')}` : `${s} only at checkout`
   })
-  return `to must be ${orList(TRANSITION_TARGETS)}; an order becomes ${others.join(', ')}`
+  return `to must be an order state: ${orList(ORDER_STATES)}. The store moves an order to ${orList(TRANSITION_TARGETS)} here; it becomes ${others.join(', ')} (asked here, those are 409 INVALID_TRANSITION)`
 })()
 
 export const canMove = (from: OrderState, to: OrderState, op: Operation) => MOVES.some((m) => m.from === from && m.to === to && m.by.includes(op))
