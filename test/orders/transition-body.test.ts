@@ -24,6 +24,19 @@ describe('the transition body', () => {
     expect([(await s.shop.order(pending.id)).status, (await s.shop.order(paid.id)).status]).toEqual(['PENDING', 'PAID'])
   })
 
+  test('a refused move says how the order reaches that state when it cannot from here: from which states, by which route', async () => {
+    const s = await shopSetup()
+    const pending = await s.shop.buy(s.variantId)
+    const paid = await s.shop.buy(s.variantId)
+    await expectOk(s.shop.pay(paid.id))
+    const message = async (id: string, to: string) => (await s.panel('POST', `/${id}/transition`, { to })).body.error.message
+    expect(await message(pending.id, 'REFUNDED')).toEndWith('An order becomes REFUNDED from PAID, SHIPPED or DELIVERED, by POST /v1/store/orders/:id/refund.')
+    expect(await message(pending.id, 'DELIVERED')).toEndWith('An order becomes DELIVERED from SHIPPED, by POST /v1/store/orders/:id/transition.')
+    expect(await message(pending.id, 'PENDING')).toEndWith('It is PENDING already.')
+    expect(await message(paid.id, 'PENDING')).toEndWith('Only checkout makes an order PENDING.')
+    expect(await message(paid.id, 'PAID')).toEndWith('It is PAID already.')
+  })
+
   test('a to that is no order state is a 400 listing the states and what the route does', async () => {
     const s = await shopSetup()
     const order = await s.shop.buy(s.variantId)

@@ -66,7 +66,15 @@ export function assertMove(orderId: string, from: OrderState, to: OrderState, op
   if (canMove(from, to, op)) return
   const possible = MOVES.filter((m) => m.from === from).map((m) => `${m.to} by ${m.by.filter((b) => b !== 'expire').map((b) => HOW[b]).join(' or ')}`)
   const next = possible.length ? `From ${from} the order can go to: ${possible.join('; ')}.` : `${from} is final: nothing more can happen to the order.`
-  const other = MOVES.find((m) => m.from === from && m.to === to)
-  const hint = other ? ` To make it ${to}, use ${other.by.filter((b) => b !== 'expire').map((b) => HOW[b]).join(' or ')}.` : ''
-  throw new AppError('INVALID_TRANSITION', `Order ${orderId} is ${from} and cannot become ${to} this way. ${next}${hint}`, [{ orderId, status: from, requested: to }])
+  throw new AppError('INVALID_TRANSITION', `Order ${orderId} is ${from} and cannot become ${to} this way. ${next}${hintTo(from, to)}`, [{ orderId, status: from, requested: to }])
+}
+
+/** How an order becomes `to`, for a refused move from `from`: the route to use now, or from which states some route leads there. */
+function hintTo(from: OrderState, to: OrderState): string {
+  const routes = (moves: readonly (typeof MOVES)[number][]) => orList([...new Set(moves.flatMap((m) => m.by.filter((b) => b !== 'expire').map((b) => HOW[b])))])
+  const now = MOVES.filter((m) => m.from === from && m.to === to)
+  if (now.length) return ` To make it ${to}, use ${routes(now)}.`
+  if (from === to) return ` It is ${to} already.`
+  const later = MOVES.filter((m) => m.to === to)
+  return later.length ? ` An order becomes ${to} from ${orList(later.map((m) => m.from))}, by ${routes(later)}.` : ` Only checkout makes an order ${to}.`
 }
