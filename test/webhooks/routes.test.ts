@@ -101,6 +101,22 @@ describe('webhook endpoints', () => {
     await expectUrlRefused(t, headers, 'https://127.0.0.1:4000/x', `127.0.0.1 ${LOOPBACK_REFUSED}`)
   })
 
+  test('ALLOW_INSECURE_WEBHOOKS admits http:// to the LAN only: an internet address, or a name that resolves to one, still needs https://', async () => {
+    const t = createTestApp({ settings: { allowInsecureWebhooks: true } })
+    const { headers } = await storeWithKey(t)
+    t.deps.webhooks.resolve = async (host) => ({ 'app.example.com': ['93.184.216.34'], 'mixed.lab.test': ['192.168.0.9', '8.8.8.8'] })[host] ?? []
+    const notLan = (a: string) => `${a} is not a LAN address (10.x, 172.16-31.x, 192.168.x, 100.64-127.x or IPv6 fc00::/7), and http:// goes only to the LAN, even with --allow-insecure-webhooks; use https://`
+    await expectUrlRefused(t, headers, 'http://93.184.216.34/x', notLan('93.184.216.34'))
+    await expectUrlRefused(t, headers, 'http://[2606:2800:220:1::1]/x', notLan('2606:2800:220:1::1'))
+    await expectUrlRefused(t, headers, 'http://[::ffff:8.8.8.8]/x', `::ffff:808:808 is 8.8.8.8 written as IPv6 (IPv4-mapped), which ${notLan('').trimStart()}`)
+    await expectUrlRefused(t, headers, 'http://app.example.com/x', `${notLan('93.184.216.34')} (the name app.example.com resolves to it)`)
+    await expectUrlRefused(t, headers, 'http://mixed.lab.test/x', `${notLan('8.8.8.8')} (the name mixed.lab.test resolves to it)`)
+    await expectUrlRefused(t, headers, 'http://172.32.0.1/x', notLan('172.32.0.1'))
+    for (const url of ['http://10.1.2.3/x', 'http://172.16.0.1/x', 'http://172.31.255.254/x', 'http://192.168.0.9:8080/x', 'http://100.64.0.7/x', 'http://[fd12:3456::7]/x', 'https://93.184.216.34/x', 'https://app.example.com/x']) {
+      expect([url, (await register(t, headers, { url, events: ['*'] })).status]).toEqual([url, 201])
+    }
+  })
+
   test('ALLOW_LOOPBACK_WEBHOOKS admits loopback (http:// too) but no other http://, and never link-local, metadata or the server itself', async () => {
     const t = createTestApp({ settings: { allowLoopbackWebhooks: true } })
     const { headers } = await storeWithKey(t)

@@ -5,7 +5,7 @@ import { BlockList, isIP } from 'node:net'
  * can carry an IPv4 address inside it (IPv4-mapped, NAT64, 6to4, ...), and a network that routes
  * that form reaches the IPv4 host: such an address is judged by the IPv4 address it carries too.
  */
-export type AddressKind = 'never' | 'loopback' | 'host'
+export type AddressKind = 'never' | 'loopback' | 'lan' | 'public'
 
 const never = new BlockList()
 never.addSubnet('169.254.0.0', 16, 'ipv4') // link-local, and the cloud metadata service 169.254.169.254
@@ -25,6 +25,18 @@ loopback.addSubnet('127.0.0.0', 8, 'ipv4')
 loopback.addAddress('::1', 'ipv6')
 
 /**
+ * The LAN: private addresses, which the internet does not route (where http:// may go with
+ * --allow-insecure-webhooks). The shared address space 100.64.0.0/10 is one too: a provider's or an
+ * overlay network's (Tailscale), never the internet's.
+ */
+const lan = new BlockList()
+lan.addSubnet('10.0.0.0', 8, 'ipv4')
+lan.addSubnet('172.16.0.0', 12, 'ipv4')
+lan.addSubnet('192.168.0.0', 16, 'ipv4')
+lan.addSubnet('100.64.0.0', 10, 'ipv4')
+lan.addSubnet('fc00::', 7, 'ipv6') // unique local addresses
+
+/**
  * Local-use NAT64 places the IPv4 address at one of four offsets, chosen by the network's prefix
  * length, which this server cannot know: the IPv4 address such an address stands for cannot be checked.
  */
@@ -38,7 +50,8 @@ const family = (address: string) => (isIP(address) === 6 ? 'ipv6' : 'ipv4')
 export function kindOf(address: string): AddressKind {
   const type = family(address)
   if (never.check(address, type)) return 'never'
-  return loopback.check(address, type) ? 'loopback' : 'host'
+  if (loopback.check(address, type)) return 'loopback'
+  return lan.check(address, type) ? 'lan' : 'public'
 }
 
 /** The eight 16-bit groups of a valid IPv6 address (`::` expanded, a trailing dotted IPv4 part converted). */

@@ -1,17 +1,17 @@
 import { lookup } from 'node:dns/promises'
 import { isIP } from 'node:net'
 import { networkInterfaces } from 'node:os'
-import { embeddedIPv4, isLocalUseNat64, kindOf } from './addresses'
+import { embeddedIPv4, isLocalUseNat64, kindOf, type AddressKind } from './addresses'
 
 /**
- * Which URLs a webhook may target: `https://` to the LAN; `http://` there too with
- * --allow-insecure-webhooks; loopback (this machine) only with --allow-loopback-webhooks;
+ * Which URLs a webhook may target: `https://` anywhere; `http://` to the LAN (private addresses) with
+ * --allow-insecure-webhooks, never to the internet; loopback (this machine) only with --allow-loopback-webhooks;
  * link-local, metadata and non-host addresses, and this server itself, never. Checked on the
  * resolved addresses at registration and again before every attempt, which then connects to an
  * address that was checked (send.ts): a name cannot pass the check and then resolve elsewhere.
  */
 export interface TargetRules {
-  /** `http://` to addresses other than loopback. */
+  /** `http://` to LAN addresses (loopback is allowLoopback's). */
   allowInsecure: boolean
   /** Loopback addresses, over `http://` or `https://`. */
   allowLoopback: boolean
@@ -66,9 +66,11 @@ function parseTarget(raw: string, rules: TargetRules): URL {
   return url
 }
 
-/** Why one address (as written, or as carried inside an IPv6 address) may not be sent to, or undefined. */
-function refusalOfOne(address: string, url: URL, rules: TargetRules): string | undefined {
-  const kind = kindOf(address)
+/**
+ * Why one address (as written, or as carried inside an IPv6 address) may not be sent to, or undefined.
+ * `kind` is the address's own unless the caller judged it by the addresses it carries.
+ */
+function refusalOfOne(address: string, url: URL, rules: TargetRules, kind: AddressKind = kindOf(address)): string | undefined {
   if (kind === 'never') return 'is a link-local, metadata or non-host address, which webhooks never target'
   if (portOf(url) === rules.listenPort && (kind === 'loopback' || localAddresses().has(address))) {
     return `is this Storefront server itself (port ${rules.listenPort}); a webhook must point to your own app`
@@ -76,8 +78,9 @@ function refusalOfOne(address: string, url: URL, rules: TargetRules): string | u
   if (kind === 'loopback' && !rules.allowLoopback) {
     return 'is a loopback address (this machine), allowed only when the server runs with --allow-loopback-webhooks (on by default for a personal copy listening on 127.0.0.1)'
   }
-  if (kind === 'host' && url.protocol === 'http:' && !rules.allowInsecure) {
-    return 'is not loopback, and this server allows http:// only to loopback (it was not started with --allow-insecure-webhooks); use https://'
+  if (url.protocol === 'http:' && kind !== 'loopback') {
+    if (!rules.allowInsecure) return 'is not loopback, and this server allows http:// only to loopback (it was not started with --allow-insecure-webhooks); use https://'
+    if (kind === 'public') return 'is not a LAN address (10.x, 172.16-31.x, 192.168.x, 100.64-127.x or IPv6 fc00::/7), and http:// goes only to the LAN, even with --allow-insecure-webhooks; use https://'
   }
   return undefined
 }
@@ -88,11 +91,14 @@ function refusalOf(scoped: string, url: URL, rules: TargetRules): string | undef
   if (isLocalUseNat64(address)) {
     return `${address} is a local-use NAT64 address (64:ff9b:1::/48), whose IPv4 address cannot be checked, which webhooks never target`
   }
-  for (const { ipv4, form } of embeddedIPv4(address)) {
+  const carries = embeddedIPv4(address)
+  for (const { ipv4, form } of carries) {
     const carried = refusalOfOne(ipv4, url, rules)
     if (carried) return `${address} is ${ipv4} written as IPv6 (${form}), which ${carried}`
   }
-  const own = refusalOfOne(address, url, rules)
+  // An IPv6 form of LAN addresses (::ffff:10.0.0.7) is on the LAN: the network routes it to them.
+  const kind = kindOf(address)
+  const own = refusalOfOne(address, url, rules, kind === 'public' && carries.length > 0 && carries.every((c) => kindOf(c.ipv4) === 'lan') ? 'lan' : kind)
   return own && `${address} ${own}`
 }
 
