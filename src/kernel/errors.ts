@@ -49,17 +49,20 @@ export type ErrorDetail = Record<string, unknown>
 
 export class AppError extends Error {
   readonly status: number
+  /** Always given for VALIDATION_ERROR: `[{path, message}]`, with path '' for the body as a whole when none is named. */
+  readonly details?: ErrorDetail[]
 
   constructor(
     readonly code: ErrorCode,
     message: string,
-    readonly details?: ErrorDetail[],
+    details?: ErrorDetail[],
     /** Extra response headers, e.g. `Allow` on a 405 or `Retry-After` on a 429. */
     readonly headers?: Record<string, string>,
   ) {
     super(message)
     this.name = 'AppError'
     this.status = ERROR_STATUS[code]
+    this.details = details ?? (code === 'VALIDATION_ERROR' ? [{ path: '', message }] : undefined)
   }
 }
 
@@ -89,7 +92,10 @@ export const ErrorEnvelope = z
     error: z.object({
       code: z.enum(Object.keys(ERROR_STATUS) as [ErrorCode, ...ErrorCode[]]),
       message: z.string().describe('A sentence saying what went wrong and what to do next.'),
-      details: z.array(z.record(z.string(), z.unknown())).optional(),
+      details: z
+        .array(z.record(z.string(), z.unknown()))
+        .optional()
+        .describe('Always present on VALIDATION_ERROR: `[{path, message}]`, one per problem (path `""` is the body as a whole, `tags.1` the second tag). Other codes may list what they are about, e.g. the variants of INSUFFICIENT_STOCK.'),
       requestId: z.string().optional().describe('Quote it when asking the teacher about an internal error.'),
     }),
   })

@@ -90,6 +90,8 @@ describe('the error envelope', () => {
     expect(res.status).toBe(400)
     expectEnvelope(res.body, 'VALIDATION_ERROR')
     expect(res.body.error.message).toStartWith('The request body is not valid JSON (')
+    // Like every VALIDATION_ERROR it has details; the path of the body as a whole is ''.
+    expect(res.body.error.details).toEqual([{ path: '', message: res.body.error.message }])
   })
 
   test('a failed validation lists every problem in details, unknown fields by name', async () => {
@@ -127,6 +129,10 @@ describe('the error envelope', () => {
     const empty = await call('POST', '/v1/probes', { raw: '', headers: { 'content-type': 'application/json' } })
     expect(empty.status).toBe(400)
     expect(empty.body.error.message).toStartWith('The request body is empty.')
+    expect([missing.body.error.details, empty.body.error.details]).toEqual([
+      [{ path: '', message: missing.body.error.message }],
+      [{ path: '', message: empty.body.error.message }],
+    ])
   })
 
   test('a form body (curl -d without a content type) is 415 with the header to add', async () => {
