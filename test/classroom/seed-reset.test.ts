@@ -66,6 +66,17 @@ describe('seed-demo', () => {
     expect(await catalogOf(other, other.w.A.key.apiKey)).not.toEqual(a)
   })
 
+  test('the body is optional: an empty JSON body (a Content-Type and no data) is none, and seeds as {"seed": 1}', async () => {
+    const t = await setup()
+    const { A, B } = t.w
+    const json = { ...admin, 'content-type': 'application/json' }
+    const broken = await t.call('POST', `/v1/admin/groups/${A.group.id}/seed-demo`, { headers: json, raw: '{"seed":' })
+    expect([broken.status, broken.body.error.code]).toEqual([400, 'VALIDATION_ERROR'])
+    await expectOk(t.call('POST', `/v1/admin/groups/${A.group.id}/seed-demo`, { headers: json, raw: ' ' }), 201)
+    await expectOk(seed(t, B.group.id, { seed: 1 }), 201)
+    expect(await catalogOf(t, A.key.apiKey)).toEqual(await catalogOf(t, B.key.apiKey))
+  })
+
   test('every demo variant names its size, the first one of a product too', async () => {
     const t = await setup()
     await expectOk(seed(t, t.w.A.group.id, { seed: 7 }), 201)

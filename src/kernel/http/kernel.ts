@@ -18,7 +18,7 @@ import { namesASecret, RememberedChecks } from './remembered'
 import { pathStart } from './target'
 import { readTextBody } from './text-body'
 import { bodyIsNeverRead, carriesBody, closeAfter } from './unread-body'
-import { checkPart } from './validation'
+import { checkPart, takesNoBody } from './validation'
 
 // What every request goes through, compiled once per route when the app is made (docs/architecture.md,
 // "The request path"): a request id, CORS, the route's credential and the store's rate limit, its body
@@ -107,7 +107,8 @@ export function createKernel(routes: RouteTable, deps: Deps): Kernel {
     }
     // A body with a password or a token in it is checked each time, never kept (remembered.ts). Which
     // routes take one is found at a route's first body, not when the app is made: it takes a while.
-    const read = (text: string) => checkPart('body', schema, parseJson(text))
+    // An empty JSON body is no body where the route's body is optional (curl -H 'Content-Type: application/json' without -d).
+    const read = (text: string) => checkPart('body', schema, text.trim() === '' && takesNoBody(schema) ? undefined : parseJson(text))
     let chosen: ((text: string) => unknown) | undefined
     const check = (text: string) => (chosen ??= namesASecret(schema) ? read : remembered.of(read))(text)
     return (call) => {

@@ -39,6 +39,12 @@ export function checkPart(part: RequestPart, schema: BodySchema, value: unknown)
   return result.value
 }
 
+/** Whether the schema takes no value at all: a route whose body is optional. */
+export function takesNoBody(schema: BodySchema): boolean {
+  const result = schema['~standard'].validate(undefined)
+  return !(result instanceof Promise) && !result.issues
+}
+
 function invalid(type: RequestPart, value: unknown, issues: Issue[]): AppError {
   const where = WHERE[type]
   if (type === 'body' && value === undefined) {
