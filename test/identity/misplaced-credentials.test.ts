@@ -3,13 +3,13 @@ import { bearer } from '../helpers/world'
 import { shopSetup } from '../helpers/orders'
 
 describe('a customer token in X-API-Key', () => {
-  test('on a buyer route, the 401 says it is a customer token, that it goes in Authorization: Bearer, and which key goes in X-API-Key', async () => {
+  test('on a buyer route, the 401 WRONG_CREDENTIAL says it is a customer token, that it goes in Authorization: Bearer, and which key goes in X-API-Key', async () => {
     const s = await shopSetup()
     const token = s.w.A.customer.token
     const res = await s.call('GET', '/v1/cart', { headers: { 'x-api-key': token, ...bearer(token) } })
     expect(res.status).toBe(401)
     expect(res.body.error).toEqual({
-      code: 'UNAUTHENTICATED',
+      code: 'WRONG_CREDENTIAL',
       message:
         "X-API-Key holds a customer token (ctk_...). A customer token goes in Authorization: Bearer <token>; X-API-Key takes the store's API key: " +
         "the publishable key (pk_...) in a shop front in the browser, the secret key (sk_...) on your app's server. " +
@@ -31,5 +31,27 @@ describe('a customer token in X-API-Key', () => {
     expect(secret.body.error.message).toEndWith(
       "This route takes your store's secret API key (sk_...) in X-API-Key (a student token in Authorization: Bearer also works).",
     )
+  })
+})
+
+describe('a store credential in the wrong header is a credential of the wrong kind (401 WRONG_CREDENTIAL), naming where it goes', () => {
+  test('a student token in X-API-Key', async () => {
+    const s = await shopSetup()
+    const res = await s.call('GET', '/v1/products', { headers: { 'x-api-key': s.w.A.student } })
+    expect([res.status, res.body.error.code]).toEqual([401, 'WRONG_CREDENTIAL'])
+    expect(res.body.error.message).toStartWith('X-API-Key holds a student token. Send student tokens as Authorization: Bearer <token>. This route takes')
+  })
+
+  test("a store key or token in X-Admin-Token; anything else there is still not the teacher's token", async () => {
+    const s = await shopSetup()
+    for (const value of [s.w.A.key.apiKey, s.w.A.student, s.w.A.customer.token]) {
+      const res = await s.call('GET', '/v1/admin/groups', { headers: { 'x-admin-token': value } })
+      expect([res.status, res.body.error]).toEqual([
+        401,
+        { code: 'WRONG_CREDENTIAL', message: "X-Admin-Token holds a store key or token, not the teacher's token. This route takes the teacher's token in X-Admin-Token." },
+      ])
+    }
+    const other = await s.call('GET', '/v1/admin/groups', { headers: { 'x-admin-token': 'adm_not-it' } })
+    expect([other.status, other.body.error.code]).toEqual([401, 'UNAUTHENTICATED'])
   })
 })

@@ -64,6 +64,9 @@ const read = (request: Request): Presented => {
   }
 }
 
+/** The prefixes of the store's keys and tokens: never the teacher's token, even in its header. */
+const STORE_CREDENTIAL = /^(sk|pk|stu|ctk)_/
+
 const unauthenticated = (message: string) => new AppError('UNAUTHENTICATED', message)
 const wrongKind = (kind: AuthKind, what: string) =>
   new AppError('WRONG_CREDENTIAL', `${what} This route takes ${AUTH_KINDS[kind].expects}.`)
@@ -161,15 +164,16 @@ export function createGate(deps: GateDeps) {
     rm && memberOf.get({ rm, groupId }) ? rm : null
 
   function apiKey(value: string, kind: AuthKind, row?: ReturnType<typeof keyByHash.get>) {
+    // A token where the key belongs is a credential of the wrong kind (401 WRONG_CREDENTIAL), whichever it is.
     if (value.startsWith('stu_')) {
-      throw unauthenticated('X-API-Key holds a student token. Send student tokens as Authorization: Bearer <token>.')
+      throw wrongKind(kind, 'X-API-Key holds a student token. Send student tokens as Authorization: Bearer <token>.')
     }
     // A customer token is the other credential a shop front holds, and the easiest to put in the wrong header.
     if (value.startsWith('ctk_')) {
-      throw unauthenticated(
+      throw wrongKind(
+        kind,
         "X-API-Key holds a customer token (ctk_...). A customer token goes in Authorization: Bearer <token>; X-API-Key takes the store's API key: " +
-          'the publishable key (pk_...) in a shop front in the browser, the secret key (sk_...) on your app\'s server. ' +
-          `This route takes ${AUTH_KINDS[kind].expects}.`,
+          "the publishable key (pk_...) in a shop front in the browser, the secret key (sk_...) on your app's server.",
       )
     }
     row ??= keyRow(value)
@@ -220,6 +224,7 @@ export function createGate(deps: GateDeps) {
     if (kind === 'admin') {
       if (p.admin) {
         if (constantTimeEqual(p.admin, deps.adminToken)) return null
+        if (STORE_CREDENTIAL.test(p.admin)) throw wrongKind(kind, 'X-Admin-Token holds a store key or token, not the teacher\'s token.')
         throw unauthenticated("X-Admin-Token is not the teacher's token. It was printed when the server first started.")
       }
       if (p.apiKey || p.bearer) throw wrongKind(kind, 'This is a teacher route; store keys and tokens do not open it.')
