@@ -66,7 +66,7 @@ describe('request bodies in the OpenAPI document', () => {
       {
         title: 'A library image',
         type: 'object',
-        properties: { mediaId: { type: 'string', minLength: 1, description: 'an image already in the store library (POST /v1/uploads)' }, isPrimary },
+        properties: { mediaId: { type: 'string', maxLength: 64, minLength: 1, description: 'an image already in the store library (POST /v1/uploads)' }, isPrimary },
         required: ['mediaId'],
         additionalProperties: false,
       },
@@ -97,5 +97,48 @@ describe('request bodies in the OpenAPI document', () => {
     const optional = bodies.filter(({ body }) => body.required !== true).map(({ at }) => at)
     expect(optional.sort()).toEqual(['post /v1/admin/groups/{id}/seed-demo', 'post /v1/store/orders/{id}/refund'])
     for (const { at, body } of bodies) if (!optional.includes(at)) expect({ at, required: body.required }).toEqual({ at, required: true })
+  })
+
+  test('every string a JSON body or a query string takes states its bound: a maxLength, an enum, or a pattern that allows no more', async () => {
+    const { doc } = await documentOf()
+    const resolve = (ref: string) => ref.split('/').slice(1).reduce((o: any, k) => o[k], doc)
+    // A pattern bounds the length when it is anchored and repeats nothing without an upper bound (no *, + or {n,}).
+    const bounded = (pattern: string) => /^\^.*\$$/.test(pattern) && !/(?<!\\)[*+]|\{\d+,\}/.test(pattern)
+    const unbounded: string[] = []
+    const walk = (schema: any, at: string, seen: Set<unknown>) => {
+      if (!schema || typeof schema !== 'object' || seen.has(schema)) return
+      seen.add(schema)
+      if (schema.$ref) return walk(resolve(schema.$ref), at, seen)
+      const types = [schema.type].flat()
+      if (types.includes('string') && schema.maxLength === undefined && !schema.enum && schema.const === undefined && !(schema.pattern && bounded(schema.pattern))) unbounded.push(at)
+      for (const [name, field] of Object.entries(schema.properties ?? {})) walk(field, `${at}.${name}`, seen)
+      if (schema.items) walk(schema.items, `${at}[]`, seen)
+      if (typeof schema.additionalProperties === 'object') walk(schema.additionalProperties, `${at}.*`, seen)
+      for (const key of ['anyOf', 'oneOf', 'allOf']) for (const part of schema[key] ?? []) walk(part, at, seen)
+    }
+    for (const [path, item] of Object.entries<any>(doc.paths)) {
+      for (const [method, op] of Object.entries<any>(item)) {
+        // Path parameters are ids: an unknown one, however long, is a 404 like any other (the URL's length is bounded).
+        // Headers are bounded by the server's header limit, and a file body (CSV, an upload) by the body limit.
+        for (const p of op.parameters ?? []) {
+          const param = p.$ref ? resolve(p.$ref) : p
+          if (param.in === 'query') walk(param.schema, `${method} ${path} ?${param.name}`, new Set())
+        }
+        const json = op.requestBody?.content?.['application/json']
+        if (json) walk(json.schema, `${method} ${path} body`, new Set())
+      }
+    }
+    expect(unbounded).toEqual([])
+  })
+
+  test('an id past its bound is a 400 naming the field, in a body and in a query string', async () => {
+    const t = createTestApp()
+    const w = await oneStore(t.call, t.deps, 'a')
+    const long = `var_${'x'.repeat(200)}`
+    const headers = { 'x-api-key': w.key.apiKey }
+    const created = await t.call('POST', '/v1/products', { headers, body: { name: 'Caneca', sku: 'CAN-1', price: 10, stock: 1, categoryId: long } })
+    expect([created.status, created.body.error.details]).toEqual([400, [{ path: 'categoryId', message: "categoryId has at most 64 characters; copy ids from this API's answers" }]])
+    const listed = await t.call('GET', `/v1/products?brandId=${long}`, { headers })
+    expect([listed.status, listed.body.error.details]).toEqual([400, [{ path: 'brandId', message: "brandId has at most 64 characters; copy ids from this API's answers" }]])
   })
 })

@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { idRef } from '../../kernel/id-schema'
 
 const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/
 
@@ -6,10 +7,11 @@ const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/
 const isoInstant = (name: string) =>
   z
     .string()
+    .max(40, `${name} is a date or a time, e.g. 2026-11-21 or 2026-11-21T14:00:00Z`)
     .refine((v) => !Number.isNaN(Date.parse(v)), `${name} must be an ISO date such as 2026-11-21 or 2026-11-21T14:00:00Z`)
 
 const to = isoInstant('to').optional().describe('end, exclusive; a date alone includes that whole day (default: now)')
-const groupId = z.string().optional().describe('only this group (404 NOT_FOUND when no group has this id)')
+const groupId = idRef('groupId').optional().describe('only this group (404 NOT_FOUND when no group has this id)')
 
 export const ActivityQuery = z.object({
   from: isoInstant('from').optional().describe('start, inclusive (default: when the first group was created)'),

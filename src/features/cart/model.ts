@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { idRef } from '../../kernel/id-schema'
 import { MAX_CART_LINES, MAX_LINE_QUANTITY } from '../../kernel/money'
 
 // Cart bodies.
@@ -11,7 +12,7 @@ const Quantity = z
 
 export const AddItemBody = z
   .object({
-    variantId: z.string().min(1, 'variantId is required').describe("A variant id (var_...); a product's variants are listed in GET /v1/products/:id. A product id is never used here."),
+    variantId: idRef('variantId').min(1, 'variantId is required').describe("A variant id (var_...); a product's variants are listed in GET /v1/products/:id. A product id is never used here."),
     quantity: Quantity.default(1).describe(`units to add to the line of this variant; the line holds at most ${MAX_LINE_QUANTITY} units, and a cart at most ${MAX_CART_LINES} lines`),
   })
   .strict()

@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { idRef } from '../../kernel/id-schema'
 import { Money, MoneyBound } from '../../kernel/money'
 import { Page, PageQuery } from '../../kernel/pagination'
 import { PRODUCT_STATES, STOCK_MOVEMENT_KINDS } from './tables'
@@ -37,8 +38,8 @@ const Options = z
   .record(z.string().trim().min(1).max(40), z.string().trim().min(1).max(80))
   .refine((o) => Object.keys(o).length <= 10, 'at most 10 options')
   .describe('What tells this variant apart, e.g. {"size": "M", "color": "blue"}.')
-const TermId = (what: string) => z.string().nullable().describe(`id of one of this store's ${what}, or null`)
-const CollectionIds = z.array(z.string()).max(50).describe("ids of this store's collections")
+const TermId = (what: string, name: string) => idRef(name).nullable().describe(`id of one of this store's ${what}, or null`)
+const CollectionIds = z.array(idRef('collectionIds[]')).max(50).describe("ids of this store's collections")
 export const ProductStateSchema = z.enum(PRODUCT_STATES).describe('DRAFT (the default), PUBLISHED (can be bought) or ARCHIVED')
 
 export const AddVariantBody = z
@@ -68,8 +69,8 @@ export const CreateProductBody = z
       .describe(`instead of sku, price and stock: 1 to ${MAX_VARIANTS_PER_CREATE} variants, each {sku, price, stock, options, minStock?}, made with the product or not at all`),
     state: ProductStateSchema.default('DRAFT'),
     description: Description.default(''),
-    categoryId: TermId('categories').optional(),
-    brandId: TermId('brands').optional(),
+    categoryId: TermId('categories', 'categoryId').optional(),
+    brandId: TermId('brands', 'brandId').optional(),
     collectionIds: CollectionIds.default([]),
     minStock: MinStock.optional().describe(`the one variant's minStock (default ${DEFAULT_MIN_STOCK}); with \`variants\`, give it per variant`),
   })
@@ -98,8 +99,8 @@ export const UpdateProductBody = z
     name: Name,
     description: Description,
     state: ProductStateSchema,
-    categoryId: TermId('categories'),
-    brandId: TermId('brands'),
+    categoryId: TermId('categories', 'categoryId'),
+    brandId: TermId('brands', 'brandId'),
     collectionIds: CollectionIds.describe('replaces the whole list'),
   })
   .partial()
@@ -146,9 +147,9 @@ const PriceFilter = z.coerce.number({ error: 'must be a number, e.g. 19.90' }).p
 
 export const ProductListQuery = PageQuery.extend({
   search: z.string().trim().max(200).optional().describe('words to find in name, sku or description, ignoring case and accents; a word matches as a prefix'),
-  categoryId: z.string().optional(),
-  brandId: z.string().optional(),
-  collectionId: z.string().optional(),
+  categoryId: idRef('categoryId').optional(),
+  brandId: idRef('brandId').optional(),
+  collectionId: idRef('collectionId').optional(),
   state: ProductStateSchema.optional().describe(
     'without it the secret key and student tokens list every state; a publishable key (pk_...) lists PUBLISHED products only, and DRAFT or ARCHIVED with it is 403 SECRET_KEY_REQUIRED',
   ),

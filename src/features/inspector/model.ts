@@ -36,6 +36,7 @@ export const RequestQuery = PageQuery.extend({
     .describe('only calls of this client, by its X-Storefront-Client header: panel (the store panel), teacher (the teacher\u2019s screens), app (any other call)'),
   since: z
     .string()
+    .max(40, 'since is a date-time, e.g. 2026-11-24T14:00:00Z')
     .refine((v) => !Number.isNaN(Date.parse(v)), 'since must be an ISO date-time such as 2026-11-24T14:00:00Z')
     .optional()
     .describe('only entries answered at or after this time: createdAt, or a counted entry\u2019s newest call (lastCreatedAt)'),

@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { idRef } from '../../kernel/id-schema'
 import { CartItem } from '../cart/model'
 import { PageQuery, Page } from '../../kernel/pagination'
 import { TRANSITION_TO_MESSAGE } from './states'
@@ -106,10 +107,10 @@ export const OrderPage = Page(Order)
 
 export const CustomerOrderQuery = PageQuery.extend({ status: OrderStatus.optional() }).strict()
 
-const Time = z.iso.datetime({ error: 'must be an ISO 8601 time, e.g. 2026-01-31T00:00:00Z' })
+const Time = z.iso.datetime({ error: 'must be an ISO 8601 time, e.g. 2026-01-31T00:00:00Z' }).max(40, 'must be an ISO 8601 time, e.g. 2026-01-31T00:00:00Z')
 export const StoreOrderQuery = PageQuery.extend({
   status: OrderStatus.optional(),
-  customerId: z.string().optional(),
+  customerId: idRef('customerId').optional(),
   from: Time.optional().describe('orders created at or after this time'),
   to: Time.optional().describe('orders created before this time'),
 }).strict()

@@ -1,6 +1,7 @@
 import { z } from 'zod'
+import { idRef } from '../../kernel/id-schema'
 
-const mediaId = z.string().min(1, 'mediaId must not be empty').describe('an image already in the store library (POST /v1/uploads)')
+const mediaId = idRef('mediaId').min(1, 'mediaId must not be empty').describe('an image already in the store library (POST /v1/uploads)')
 const url = z
   .url({ protocol: /^https?$/, error: 'url must be an http:// or https:// address' })
   .max(2048)

@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { idRef } from '../../kernel/id-schema'
 import { Page, PageQuery, wholeNumberQuery } from '../../kernel/pagination'
 import { Rating } from '../catalog/model'
 
@@ -8,7 +9,7 @@ const rating = z.number().int('rating is a whole number of stars').min(1, 'ratin
 const title = z.string().trim().min(1, 'title must not be empty').max(120, 'title can be at most 120 characters')
 const comment = z.string().max(5000, 'comment can be at most 5000 characters')
 const mediaIds = z
-  .array(z.string().min(1))
+  .array(idRef('mediaIds[]').min(1))
   .max(10, 'a review takes at most 10 photos')
   .refine((ids) => new Set(ids).size === ids.length, 'mediaIds lists each photo once')
   .describe('pictures of the store library (POST /v1/uploads), in the order to show')
@@ -56,7 +57,7 @@ export const CanReview = z
 const boolFlag = z.enum(['true', 'false'], 'hidden must be true or false').transform((v) => v === 'true')
 
 export const StoreReviewQuery = PageQuery.extend({
-  productId: z.string().optional(),
+  productId: idRef('productId').optional(),
   hidden: boolFlag.optional(),
   rating: wholeNumberQuery('rating runs from 1 to 5, e.g. rating=5').min(1, 'rating runs from 1 to 5').max(5, 'rating runs from 1 to 5').optional(),
 }).strict()

@@ -33,6 +33,7 @@ export const SettingsUpdate = z
     supportEmail: z.email('supportEmail must be an e-mail address, e.g. help@shop.example').max(254).nullable(),
     locale: z
       .string()
+      .max(35, 'locale is a language tag of at most 35 characters, e.g. pt-BR or en-US')
       .refine((t) => canonicalLocale(t) !== undefined, 'locale must be a BCP 47 language tag, e.g. pt-BR or en-US')
       .transform((t) => canonicalLocale(t)!)
       // The tag's shape, for the document and tools that generate requests; the check above is the rule.

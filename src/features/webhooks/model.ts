@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { idRef } from '../../kernel/id-schema'
 import { withoutControlCharacters } from '../../kernel/control-characters'
 import { EVENT_TYPES, type EventType } from '../../kernel/events'
 import { Page, PageQuery } from '../../kernel/pagination'
@@ -46,12 +47,18 @@ export const DeliveryQueued = z
   .object({ eventId: z.string(), deliveryId: z.string().describe('Follow it in GET /v1/webhooks/deliveries.') })
   .meta({ id: 'DeliveryQueued' })
 
+/** The longest body the sign route signs: every event this server sends is a small fraction of it. */
+const MAX_SIGNED_BODY = 256 * 1024
+
 export const SignBody = z
   .object({
     timestamp: z
       .union([z.number().int().min(0), z.string().regex(/^\d{1,16}$/, 'timestamp is the X-Timestamp value: milliseconds, digits only')])
       .describe('The X-Timestamp header value (milliseconds).'),
-    body: z.string().describe('The raw body exactly as your receiver got it, as one string (not a parsed object).'),
+    body: z
+      .string()
+      .max(MAX_SIGNED_BODY, `body has at most ${MAX_SIGNED_BODY / 1024} KiB: an event this server sends is far smaller`)
+      .describe('The raw body exactly as your receiver got it, as one string (not a parsed object).'),
   })
   .strict()
 
@@ -61,7 +68,7 @@ export const Signed = z.object({
 })
 
 export const DeliveryQuery = PageQuery.extend({
-  webhookId: z.string().optional(),
+  webhookId: idRef('webhookId').optional(),
   eventType: z.enum(EVENT_NAMES, { error: unknownEvent }).optional(),
   status: z.enum(DELIVERY_STATUSES).optional(),
   orderId: z.string().max(64, 'orderId is the id of one of your orders (GET /v1/store/orders lists them), at most 64 characters').optional().describe("only deliveries of this order's events (order.*, shipment.updated)"),
@@ -103,7 +110,7 @@ export const LISTEN_EVENT_NAMES = EVENT_NAMES.filter((name) => name !== 'ping')
 export const ListenQuery = z.object({
   // The query parser hands a comma-separated value over as an array already.
   events: z
-    .union([z.string(), z.array(z.string())])
+    .union([z.string().max(1000), z.array(z.string().max(100)).max(50)])
     .optional()
     .describe('Comma-separated event names to receive (e.g. order.paid,order.cancelled); all of them when left out or "*".')
     .transform((list, ctx): string[] => {
