@@ -14,6 +14,41 @@ type Setup = Awaited<ReturnType<typeof setup>>
 const listOf = async (t: Setup, who: Record<string, string>, query = '') => expectOk(t.call('GET', `/v1/store/requests${query}`, { headers: who }))
 
 describe('the request inspector keeps what each store sent and got back', () => {
+  test("a call to no route made with the store's key (a typo, a wrong method) is one of its calls: in its inspector with the 404 or 405, and counted as an error", async () => {
+    const t = await setup()
+    const sk = apiKey(t.w.A.key.apiKey)
+    const report = async () => (await expectOk(t.call('GET', '/v1/admin/activity', { headers: admin }))).groups.find((g: any) => g.groupId === t.w.A.group.id)
+    t.deps.activity.flush()
+    const before = await report()
+    const typo = await t.call('GET', '/v1/prodcts?page=2', { headers: { ...sk, 'x-request-id': 'typo-1' } })
+    expect([typo.status, typo.body.error.message]).toEqual([404, 'There is no route GET /v1/prodcts. Did you mean /v1/products? Every route is listed at /docs.'])
+    const method = await t.call('DELETE', '/v1/products', { headers: { ...sk, 'x-request-id': 'method-1' } })
+    expect(method.status).toBe(405)
+    t.deps.activity.flush()
+    const after = await report()
+    expect([after.calls - before.calls, after.errors - before.errors]).toEqual([2, 2])
+    // Without a credential, or with one that names no store, there is no store to show it to.
+    expect((await t.call('GET', '/v1/prodcts', { headers: { 'x-request-id': 'anonymous-1' } })).status).toBe(404)
+    expect((await t.call('GET', '/v1/prodcts', { headers: { 'x-api-key': 'sk_unknown_key', 'x-request-id': 'unknown-1' } })).status).toBe(404)
+
+    const list = await listOf(t, bearer(t.w.A.student), '?status=4xx')
+    expect(list.data.map((e: any) => [e.id, e.method, e.path, e.query, e.status, e.errorCode, e.credential])).toEqual([
+      ['method-1', 'DELETE', '/v1/products', '', 405, 'METHOD_NOT_ALLOWED', 'secret'],
+      ['typo-1', 'GET', '/v1/prodcts', 'page=2', 404, 'NOT_FOUND', 'secret'],
+    ])
+    expect(list.data[1].errorMessage).toBe(typo.body.error.message)
+    expect((await listOf(t, bearer(t.w.B.student))).data.map((e: any) => e.id)).not.toContain('typo-1')
+  })
+
+  test("a call to no route still spends the store's rate limit: a loop on a mistyped path is slowed like any other", async () => {
+    const t = await setup({ rateLimitRps: '1', rateLimitBurst: '30' })
+    t.clock.advance(60_000) // the bucket full again after the set-up's calls
+    const sk = apiKey(t.w.A.key.apiKey)
+    const statuses: number[] = []
+    for (let i = 0; i < 31; i++) statuses.push((await t.call('GET', '/v1/prodcts', { headers: sk })).status)
+    expect(statuses).toEqual([...Array(30).fill(404), 429])
+  })
+
   test("a failed POST keeps both bodies, cut to the error; the password in it is '[redacted]' and appears nowhere", async () => {
     const t = await setup()
     const sk = apiKey(t.w.A.key.apiKey)

@@ -2,6 +2,7 @@ import { parseQueryStandardSchema } from 'elysia/parse-query'
 import { createGate } from '../auth/gate'
 import { groupOpen, groupsSettled } from '../db/database'
 import type { Deps } from '../deps'
+import { AppError } from '../errors'
 import { randomToken } from '../ids'
 import { answerChecker } from './answer-check'
 import type { AnswerSet, Call } from './call'
@@ -152,7 +153,10 @@ export function createKernel(routes: RouteTable, deps: Deps): Kernel {
     const route = found?.route
     let answer: Response | Promise<Response>
     try {
-      if (!found) throw routeNotFound(request.method, path, routes)
+      if (!found) {
+        admitToNoRoute(call)
+        throw routeNotFound(request.method, path, routes)
+      }
       const run = compiled.get(found.route)!
       // A request that does not join the open commit group starts once it has committed, so that it
       // reads nothing the group could still undo (groupedWrite, kernel/db/database.ts).
@@ -162,6 +166,22 @@ export function createKernel(routes: RouteTable, deps: Deps): Kernel {
       answer = failed(call, error)
     }
     return next(answer, (response) => answered(call, route, response))
+  }
+
+  /**
+   * A call to no route (a typo in the path, a wrong method) made with a store's credential is still one
+   * of that store's calls: counted for it (an error), under its rate limit, and shown in its request
+   * inspector, where a student looks for what their app got wrong. Its answer stays the 404 or 405
+   * whatever the credential; only the store's spent rate limit answers 429 instead.
+   */
+  function admitToNoRoute(call: Call) {
+    const headers = call.request.headers
+    if (!headers.has('x-api-key') && !headers.has('authorization')) return
+    try {
+      gate.admit('shop', call)
+    } catch (error) {
+      if (error instanceof AppError && error.code === 'RATE_LIMITED') throw error
+    }
   }
 
   /** The error envelope for whatever was thrown, counted for the caller, and logged when it is the server's fault. */
