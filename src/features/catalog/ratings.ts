@@ -11,10 +11,16 @@ import { productRatings, products } from './tables'
  * so product_ratings always holds what they sum to.
  */
 export function ratingSummary(stars: number[]) {
-  const n = stars.length
-  const total = stars.reduce((a, b) => a + b, 0)
   const by = (s: number) => stars.filter((r) => r === s).length
-  return { average: n === 0 ? 0 : Math.round((total / n) * 100) / 100, count: n, distribution: { 5: by(5), 4: by(4), 3: by(3), 2: by(2), 1: by(1) } }
+  return ratingOfCounts({ 5: by(5), 4: by(4), 3: by(3), 2: by(2), 1: by(1) })
+}
+
+/** The same summary from how many reviews gave each number of stars. */
+export function ratingOfCounts(distribution: Record<1 | 2 | 3 | 4 | 5, number>) {
+  const d = distribution
+  const n = d[1] + d[2] + d[3] + d[4] + d[5]
+  const total = d[1] + 2 * d[2] + 3 * d[3] + 4 * d[4] + 5 * d[5]
+  return { average: n === 0 ? 0 : Math.round((total / n) * 100) / 100, count: n, distribution: { 5: d[5], 4: d[4], 3: d[3], 2: d[2], 1: d[1] } }
 }
 
 /** Rewrites the product's summary from the stars of its visible reviews. */

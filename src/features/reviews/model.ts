@@ -43,9 +43,11 @@ export const Review = z
 export type Review = z.infer<typeof Review>
 
 export const ReviewPage = Page(Review).extend({ summary: Rating })
-export const PlainReviewPage = Page(Review)
+/** The summary of a list that may hold hidden reviews: like a product's rating, it counts the visible ones. */
+const VisibleSummary = Rating.describe('the stars of the visible reviews among those the filters select, on every page (hidden ones never count, as in a product\u2019s rating)')
+export const MyReviewPage = Page(Review).extend({ summary: VisibleSummary })
 /** The moderation list: each review with its product's name, so a student need not look each id up. */
-export const StoreReviewPage = Page(Review.extend({ productName: z.string().describe("the product's name now") }).meta({ id: 'StoreReview' }))
+export const StoreReviewPage = Page(Review.extend({ productName: z.string().describe("the product's name now") }).meta({ id: 'StoreReview' })).extend({ summary: VisibleSummary })
 
 export const CanReview = z
   .object({

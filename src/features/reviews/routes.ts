@@ -2,7 +2,7 @@ import { Elysia } from 'elysia'
 import { authMacro } from '../../kernel/auth/macro'
 import type { Deps } from '../../kernel/deps'
 import { ErrorEnvelope } from '../../kernel/errors'
-import { CanReview, CreateReviewBody, IdParams, ModerateReviewBody, PlainReviewPage, Review, ReviewListQuery, ReviewPage, StoreReviewPage, StoreReviewQuery, UpdateReviewBody } from './model'
+import { CanReview, CreateReviewBody, IdParams, ModerateReviewBody, MyReviewPage, Review, ReviewListQuery, ReviewPage, StoreReviewPage, StoreReviewQuery, UpdateReviewBody } from './model'
 import { canReview, createReview, deleteReview, listMyReviews, listProductReviews, listStoreReviews, moderateReview, updateReview } from './service'
 import { jsonResponse } from '../../kernel/http/json-response'
 import { noContent } from '../../kernel/http/no-content'
@@ -89,7 +89,7 @@ export const reviewRoutes = (deps: Deps) => {
     .get('/me/reviews', ({ ctx, query, request }) => listMyReviews(deps, ctx, query, deps.publicUrl.for(request)), {
       auth: 'customer',
       query: ReviewListQuery,
-      response: { 200: PlainReviewPage, 400: ErrorEnvelope },
+      response: { 200: MyReviewPage, 400: ErrorEnvelope },
       detail: { tags, summary: "The customer's reviews", description: 'Newest first, hidden ones included (with `hidden: true`).' },
     })
 }

@@ -8,7 +8,7 @@ import { perHandle } from '../../kernel/db/per-handle'
 import type { Deps } from '../../kernel/deps'
 import { AppError, notFound } from '../../kernel/errors'
 import { pageWindow, toPage, type PageQuery } from '../../kernel/pagination'
-import { findProduct, productNames, PRODUCTS_HINT, setProductRating, shownProductRating } from '../catalog'
+import { findProduct, productNames, PRODUCTS_HINT, ratingOfCounts, setProductRating, shownProductRating } from '../catalog'
 import { findMedia, linksAsMediaUser, mediaByIds, renumber, toMedia } from '../media'
 import { hasPaidOrderWith } from '../orders'
 import type { CreateReviewBody, Review, UpdateReviewBody } from './model'
@@ -83,10 +83,16 @@ function toReviews(urlBase: string, db: Sql, rows: ReviewRow[]): Review[] {
 const toReview = (urlBase: string, db: Sql, row: ReviewRow) => toReviews(urlBase, db, [row])[0]!
 
 function page(deps: Deps, where: SQL | undefined, query: PageQuery, urlBase: string) {
-  const { limit, offset } = pageWindow(query)
-  const rows = deps.db.select().from(reviews).where(where).orderBy(desc(reviews.createdAt), desc(reviews.id)).limit(limit).offset(offset).all()
-  const total = deps.db.select({ n: count() }).from(reviews).where(where).get()!.n
-  return toPage(toReviews(urlBase, deps.db, rows), total, query)
+  return readTransaction(deps.db, (db) => {
+    const { limit, offset } = pageWindow(query)
+    const rows = db.select().from(reviews).where(where).orderBy(desc(reviews.createdAt), desc(reviews.id)).limit(limit).offset(offset).all()
+    const total = db.select({ n: count() }).from(reviews).where(where).get()!.n
+    const stars = { 1: 0, 2: 0, 3: 0, 4: 0, 5: 0 }
+    for (const r of db.select({ rating: reviews.rating, n: count() }).from(reviews).where(and(where, eq(reviews.hidden, false))).groupBy(reviews.rating).all()) {
+      stars[r.rating as keyof typeof stars] = r.n
+    }
+    return { ...toPage(toReviews(urlBase, db, rows), total, query), summary: ratingOfCounts(stars) }
+  })
 }
 
 // ---------------------------------------------------------------- rules
