@@ -11,7 +11,7 @@ import { rawGet } from '../helpers/raw-get'
 /** Probe routes: the smallest features that exercise every path of the HTTP kernel. */
 const probes = new Elysia({ prefix: '/v1' })
   .post('/probes', ({ body }) => ({ received: body }), {
-    body: z.object({ name: z.string().min(1), price: Money, tags: z.array(z.string()).optional() }).strict(),
+    body: z.object({ name: z.string().min(1), price: Money, tags: z.array(z.string()).max(3).optional() }).strict(),
   })
   .get('/probes', ({ query }) => toPage(Array.from({ length: query.pageSize }, (_, i) => i), 1000, query), {
     query: PageQuery,
@@ -105,6 +105,15 @@ describe('the error envelope', () => {
     expect(details.find((d) => d.path === 'price')!.message).toBe('expected number, received string')
     expect(res.body.error.message).toStartWith('Invalid request body: ')
     expect(res.body.error.message).toContain('(and 3 more problems in details)')
+  })
+
+  test('a value of the wrong type gets one message, not also the checks of the type it should have been', async () => {
+    const { call } = setup()
+    // zod runs an array's length check on a string too: "Too big: expected string to have <=3 characters".
+    const res = await call('POST', '/v1/probes', { body: { name: 'a', price: 1, tags: 'one,two,three,four' } })
+    expect([res.status, res.body.error.details]).toEqual([400, [{ path: 'tags', message: 'expected array, received string' }]])
+    const tooMany = await call('POST', '/v1/probes', { body: { name: 'a', price: 1, tags: ['a', 'b', 'c', 'd'] } })
+    expect(tooMany.body.error.details).toEqual([{ path: 'tags', message: 'Too big: expected array to have <=3 items' }])
   })
 
   test('money with three decimals or below zero is refused with a message that shows the form', async () => {

@@ -74,6 +74,11 @@ describe('webhook endpoints', () => {
     })
     const empty = await register(t, headers, { url: 'https://10.0.0.7/x', events: [] })
     expect(empty.body.error.details).toEqual([{ path: 'events', message: 'list at least one event name, or ["*"] for all events' }])
+    // One name, or "*", without the list around it: the message shows the list to write.
+    const bare = await register(t, headers, { url: 'https://10.0.0.7/x', events: 'order.paid' })
+    expect(bare.body.error.details).toEqual([{ path: 'events', message: 'events is a list of event names, e.g. ["order.paid"], or ["*"] for all events: put "order.paid" in [ ]' }])
+    const star = await register(t, headers, { url: 'https://10.0.0.7/x', events: '*' })
+    expect(star.body.error.details).toEqual([{ path: 'events', message: 'events is a list of event names, e.g. ["order.paid"], or ["*"] for all events: put "*" in [ ]' }])
     const extra = await register(t, headers, { url: 'https://10.0.0.7/x', events: ['*'], secret: 'mine' })
     expect(extra.body.error.details).toEqual([{ path: 'secret', message: 'unknown or read-only field; remove it' }])
   })

@@ -16,7 +16,9 @@ export const RegisterWebhookBody = z
       .meta({ format: 'uri' })
       .describe('Where to POST events: https:// (http:// on the LAN only when the server allows insecure webhooks; loopback only when it allows loopback webhooks).'),
     events: z
-      .array(z.enum(['*', ...EVENT_NAMES], { error: unknownEvent }))
+      .array(z.enum(['*', ...EVENT_NAMES], { error: unknownEvent }), {
+        error: (issue) => (issue.code === 'invalid_type' ? `events is a list of event names, e.g. ["order.paid"], or ["*"] for all events: put ${typeof issue.input === 'string' ? JSON.stringify(issue.input).slice(0, 40) : 'the names'} in [ ]` : undefined),
+      })
       .min(1, 'list at least one event name, or ["*"] for all events')
       .max(EVENT_NAMES.length + 1)
       .describe('Event names to receive, or ["*"] for all of them.'),

@@ -55,7 +55,11 @@ function invalid(type: RequestPart, value: unknown, issues: Issue[]): AppError {
   }
   const details: ErrorDetail[] = []
   let total = 0
+  // zod runs an array's length checks on a value that is no array ("Too big: expected string to have
+  // <=9 characters" beside "expected array, received string"): a value of the wrong type gets one message.
+  const mistyped = new Set(issues.filter((i) => i.code === 'invalid_type').map((i) => pathKey(i)))
   for (const issue of issues) {
+    if (issue.code !== 'invalid_type' && mistyped.has(pathKey(issue))) continue
     total += issue.code === 'unrecognized_keys' && issue.keys ? issue.keys.length : 1
     if (details.length < MAX_DETAILS) details.push(...toDetails(issue).slice(0, MAX_DETAILS - details.length))
   }
@@ -69,6 +73,8 @@ function invalid(type: RequestPart, value: unknown, issues: Issue[]): AppError {
     details,
   )
 }
+
+const pathKey = (issue: Issue) => (issue.path ?? []).map((p) => String(typeof p === 'object' ? p.key : p)).join('\u0000')
 
 const shorten = (text: string, limit = PATH_LIMIT) => (text.length > limit ? `${text.slice(0, limit)}…` : text)
 
