@@ -1,12 +1,11 @@
 import type { Server } from 'bun'
+import { sseComment, sseEvent, sseResponse } from '../../kernel/http/sse'
 import type { RequestLog, StreamSlots } from './log'
 
 /** A comment line every so often keeps proxies and the client's own timeouts from closing a quiet stream. */
 const HEARTBEAT_MS = 15_000
 /** A reader this far behind is let go rather than letting its queue grow in the server's memory. */
 const MAX_BEHIND = 256 * 1024
-
-const encoder = new TextEncoder()
 
 /**
  * The store's new calls as Server-Sent Events until the client goes, taking a place among the store's
@@ -16,11 +15,11 @@ export function liveStream(log: RequestLog, storeId: string, slots: StreamSlots,
   let controller!: ReadableStreamDefaultController<Uint8Array>
   let heartbeat: ReturnType<typeof setInterval> | undefined
   let open = true
-  const send = (text: string) => {
+  const send = (chunk: Uint8Array) => {
     if (!open) return
     if ((controller.desiredSize ?? 0) <= 0) return end(true)
     try {
-      controller.enqueue(encoder.encode(text))
+      controller.enqueue(chunk)
     } catch {
       end(false)
     }
@@ -28,7 +27,7 @@ export function liveStream(log: RequestLog, storeId: string, slots: StreamSlots,
   const unsubscribe = log.subscribe(
     storeId,
     slots,
-    (entry) => send(`event: request\nid: ${entry.id}\ndata: ${JSON.stringify(entry)}\n\n`),
+    (entry) => send(sseEvent('request', entry, entry.id)),
     () => end(true),
   )
   const end = (closeStream: boolean) => {
@@ -42,16 +41,13 @@ export function liveStream(log: RequestLog, storeId: string, slots: StreamSlots,
     {
       start(c) {
         controller = c
-        c.enqueue(encoder.encode(': connected\n\n'))
-        heartbeat = setInterval(() => send(': heartbeat\n\n'), HEARTBEAT_MS)
+        c.enqueue(sseComment('connected'))
+        heartbeat = setInterval(() => send(sseComment('heartbeat')), HEARTBEAT_MS)
         heartbeat.unref?.()
       },
       cancel: () => end(false),
     },
     { highWaterMark: MAX_BEHIND, size: (chunk) => chunk?.byteLength ?? 0 },
   )
-  request.signal.addEventListener('abort', () => end(false))
-  // The server's idle timeout would cut a stream that waits for a call longer than it.
-  server?.timeout(request, 0)
-  return new Response(body, { headers: { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', 'x-accel-buffering': 'no' } })
+  return sseResponse(body, request, server, () => end(false))
 }

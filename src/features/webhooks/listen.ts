@@ -6,6 +6,7 @@ import { readTransaction, writeTransaction, type Db, type Sql } from '../../kern
 import { withParams } from '../../kernel/db/prepared'
 import type { Deps } from '../../kernel/deps'
 import { AppError } from '../../kernel/errors'
+import { sseComment, sseEvent, sseResponse } from '../../kernel/http/sse'
 import { outboxEvents } from '../../kernel/tables'
 import { eventBody, newSigningSecret } from './signature'
 import { LISTEN_ROW_URL, webhookEndpoints } from './tables'
@@ -32,8 +33,6 @@ const BUFFERED = 64 * 1024
 export const BEFORE_FIRST_EVENT = '0'
 const EVENT_ID = /^evt_[0-9a-z]{1,64}$/
 
-const encoder = new TextEncoder()
-const message = (event: string, data: unknown, id?: string) => encoder.encode(`event: ${event}\n${id === undefined ? '' : `id: ${id}\n`}data: ${JSON.stringify(data)}\n\n`)
 
 /** One open stream, as GET /v1/webhooks/listeners shows it. */
 interface Listener {
@@ -241,8 +240,8 @@ export class ListenHub {
       {
         start: (c) => {
           controller = c
-          c.enqueue(message('ready', { signingSecret: secret, events }, start.id))
-          if (start.gap) c.enqueue(message('gap', { message: start.gap }))
+          c.enqueue(sseEvent('ready', { signingSecret: secret, events }, start.id))
+          if (start.gap) c.enqueue(sseEvent('gap', { message: start.gap }))
         },
         pull: async (c) => {
           while (open) {
@@ -252,7 +251,7 @@ export class ListenHub {
               return { rows: this.q.read(storeId, types, cursor, upTo), upTo }
             })
             for (const e of rows) {
-              c.enqueue(message('webhook', { type: e.type, body: eventBody(e) }, e.id))
+              c.enqueue(sseEvent('webhook', { type: e.type, body: eventBody(e) }, e.id))
             }
             listener.forwarded += rows.length
             cursor = rows.length === BATCH ? rows.at(-1)!.seq : upTo
@@ -261,17 +260,14 @@ export class ListenHub {
             pending = wait
             const why = await wait.promise
             pending = undefined
-            if (why === 'quiet' && open) return void c.enqueue(encoder.encode(': heartbeat\n\n'))
+            if (why === 'quiet' && open) return void c.enqueue(sseComment('heartbeat'))
           }
         },
         cancel: () => end(false),
       },
       { highWaterMark: BUFFERED, size: (chunk) => chunk?.byteLength ?? 0 },
     )
-    input.request.signal.addEventListener('abort', () => end(false))
-    // The server's idle timeout would cut a stream that waits for an event longer than it.
-    input.server?.timeout(input.request, 0)
-    return new Response(body, { headers: { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', 'x-accel-buffering': 'no' } })
+    return sseResponse(body, input.request, input.server, () => end(false))
   }
 
   /**
