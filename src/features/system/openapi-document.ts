@@ -1,5 +1,5 @@
 import type { AnyElysia } from 'elysia'
-import type { AuthKind } from '../../kernel/auth/kinds'
+import { AUTH_KINDS, type AuthKind } from '../../kernel/auth/kinds'
 import type { RouteTable } from '../../kernel/http/route-table'
 import { API_DESCRIPTION, SECURITY_SCHEMES, STUDENT_RM_PARAMETER, SUCCESS_DESCRIPTIONS, TAGS } from './docs-text'
 import { documentRequestBodies } from './openapi-bodies'
@@ -60,7 +60,9 @@ export async function buildOpenApiDocument(app: AnyElysia, routes: RouteTable, v
  * store key, alone or with a customer token). A route for student tokens counts the token's student; a
  * teacher's or a public route counts for no student.
  */
-const READS_STUDENT_RM: ReadonlySet<AuthKind> = new Set<AuthKind>(['shop', 'secret', 'customer'])
+const READS_STUDENT_RM: ReadonlySet<AuthKind> = new Set(
+  (Object.keys(AUTH_KINDS) as AuthKind[]).filter((kind) => AUTH_KINDS[kind].security.some((way) => 'secretKey' in way)),
+)
 
 /** Lists X-Student-RM among the parameters of every operation whose route reads it. */
 function declareStudentRm(paths: Json, routes: RouteTable) {
