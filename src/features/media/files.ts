@@ -1,4 +1,7 @@
-import { and, eq } from 'drizzle-orm'
+import { and, eq, sql } from 'drizzle-orm'
+import type { Sql } from '../../kernel/db/database'
+import { perHandle } from '../../kernel/db/per-handle'
+import { withParams } from '../../kernel/db/prepared'
 import type { Deps } from '../../kernel/deps'
 import { AppError, clip } from '../../kernel/errors'
 import { pluralize } from '../../kernel/plural'
@@ -18,6 +21,17 @@ export const FILE_GUARDS = { 'X-Content-Type-Options': 'nosniff', 'Content-Secur
 
 const noSuchFile = () => new AppError('NOT_FOUND', 'No such file. Media URLs come from GET /v1/media or an upload response.')
 
+/** A store's library file by id, prepared once: every file a shop page shows is one look-up. */
+const fileRow = perHandle((db: Sql) =>
+  withParams<{ id: string; storeId: string }>()(
+    db
+      .select()
+      .from(media)
+      .where(and(eq(media.id, sql.placeholder('id')), eq(media.storeId, sql.placeholder('storeId'))))
+      .prepare(),
+  ),
+)
+
 /**
  * `GET /v1/files/:storeId/:name`: the public file behind a media URL, with its real type, `nosniff`,
  * caching headers, ETag and single byte ranges (so a browser can scrub a video). What is on disk is
@@ -25,7 +39,7 @@ const noSuchFile = () => new AppError('NOT_FOUND', 'No such file. Media URLs com
  */
 export function serveFile(deps: Deps, request: Request, storeId: string, name: string): Response {
   const named = libraryFileName(name)
-  const row = named ? deps.db.select().from(media).where(and(eq(media.id, named.id), eq(media.storeId, storeId))).get() : undefined
+  const row = named ? fileRow(deps.db).get({ id: named.id, storeId }) : undefined
   if (!row || row.extension !== named!.extension || MIME_BY_EXTENSION[row.extension] !== row.mimeType) throw noSuchFile()
   const file = openLibraryFile(deps, row)
   if (!file) throw noSuchFile()
