@@ -1,5 +1,8 @@
 import { describe, expect, test } from 'bun:test'
-import { compiledOnce } from '../../src/kernel/db/database'
+import { join } from 'node:path'
+import { compiledOnce, STATEMENTS_KEPT } from '../../src/kernel/db/database'
+import { openDatabase } from '../../src/kernel/db/open'
+import { tempDir } from '../helpers/temp'
 import { shopSetup } from '../helpers/orders'
 import { statementsOf } from '../helpers/statement-log'
 import { apiKey, expectOk } from '../helpers/world'
@@ -61,5 +64,32 @@ describe('statements compiled once (compiledOnce)', () => {
     // The due orders, then the next due time.
     expect(plans).toHaveLength(2)
     for (const plan of plans) expect(plan).toMatch(/USING (COVERING )?INDEX orders_pending_expiry/)
+  })
+})
+
+describe('statements built per call (the kept statements of a connection)', () => {
+  test(`a text seen before is not compiled again; the connection keeps the ${STATEMENTS_KEPT} texts used last`, () => {
+    const database = openDatabase(join(tempDir('kept'), 'storefront.db'))
+    try {
+      // What drizzle calls for each statement it runs: the connection it was given.
+      const client = database.db.$client
+      const text = (i: number) => `select ${i} as n where ? is not null`
+      const first = client.prepare(text(0))
+      expect(client.prepare(text(0))).toBe(first)
+      expect(first.get(1)).toEqual({ n: 0 })
+      const one = client.prepare(text(1))
+      for (let i = 2; i < STATEMENTS_KEPT; i++) client.prepare(text(i))
+      // Used again, the first becomes the newest: a new text pushes out the oldest, now the second.
+      expect(client.prepare(text(0))).toBe(first)
+      client.prepare(text(STATEMENTS_KEPT))
+      expect(client.prepare(text(0))).toBe(first)
+      const recompiled = client.prepare(text(1))
+      expect(recompiled).not.toBe(one)
+      expect(recompiled.get(1)).toEqual({ n: 1 })
+      // One pushed out stays valid for whoever holds it (a drizzle statement prepared once).
+      expect(one.get(1)).toEqual({ n: 1 })
+    } finally {
+      database.close()
+    }
   })
 })

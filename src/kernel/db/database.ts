@@ -1,4 +1,4 @@
-import type { Database } from 'bun:sqlite'
+import type { Database, Statement } from 'bun:sqlite'
 import type { BunSQLiteDatabase } from 'drizzle-orm/bun-sqlite'
 import type { BaseSQLiteDatabase } from 'drizzle-orm/sqlite-core'
 
@@ -10,13 +10,30 @@ export type Db = BunSQLiteDatabase & { $client: Database }
 export type Sql = BaseSQLiteDatabase<'sync', unknown>
 
 /**
- * drizzle compiles every statement afresh (`prepare`), which was a good share of an order's CPU time
- * (bench/README.md). Bun's `query` keeps one compiled statement per SQL text, for the 20 texts used
- * last on this connection (docs/caches.md). Sharing it is safe because drizzle runs each
- * statement to completion synchronously and never finalizes it; code that uses `sqlite` directly is
- * left with the uncached `prepare`.
+ * drizzle prepares every statement it runs, and compiling one was a good share of an order's CPU time
+ * (bench/README.md). The hot paths hold their statements (perHandle); for the others, built as they
+ * run (a page of a list, the panel's reads), the connection keeps the last STATEMENTS_KEPT compiled
+ * statements by SQL text, so a text seen before is not compiled again (Bun's own `query` cache keeps
+ * only the first 20 texts of a connection, and compiles any later one at every call: docs/caches.md).
+ * Sharing a statement is safe because drizzle runs each statement to completion synchronously and never
+ * finalizes it; one pushed out of the cache stays valid for whoever holds it. Code that uses `sqlite`
+ * directly is left with the uncached `prepare`.
  */
 export function cachingStatements(sqlite: Database): Database {
+  const kept = new Map<string, Statement>()
+  const statementFor = (sql: string): Statement => {
+    const found = kept.get(sql)
+    if (found) {
+      // The most recently used last: the first in the map is the one to push out.
+      kept.delete(sql)
+      kept.set(sql, found)
+      return found
+    }
+    const statement = sqlite.prepare(compiledOnce(sql))
+    kept.set(sql, statement)
+    if (kept.size > STATEMENTS_KEPT) kept.delete(kept.keys().next().value!)
+    return statement
+  }
   return new Proxy(sqlite, {
     get(target, prop) {
       if (prop === CONNECTION) return target
@@ -24,7 +41,7 @@ export function cachingStatements(sqlite: Database): Database {
         return (sql: string) => {
           // drizzle prepares each statement as it runs it: a write outside a transaction is counted here.
           if (!target.inTransaction && WRITES.test(sql)) ended(target)
-          return target.query(compiledOnce(sql))
+          return statementFor(sql)
         }
       }
       const value = Reflect.get(target, prop, target)
@@ -32,6 +49,9 @@ export function cachingStatements(sqlite: Database): Database {
     },
   })
 }
+
+/** Compiled statements a connection keeps by SQL text, the least recently used going first. */
+export const STATEMENTS_KEPT = 256
 
 /**
  * The SQL with each parameter written `+?`: the same value to SQLite, but one its query planner does
