@@ -1,5 +1,6 @@
 import { describe, expect, test } from 'bun:test'
 import { API_KEY_FORMAT } from '../../src/kernel/auth/credentials'
+import { MAX_ACTIVE_KEYS } from '../../src/features/api-keys/service'
 import { removeMember } from '../../src/features/members/service'
 import { createTestApp } from '../helpers/app'
 import { activeStudent, admin, apiKey, bearer, createGroup, createKey, expectOk, firstLogin, passwordOf } from '../helpers/world'
@@ -210,6 +211,21 @@ describe('API keys', () => {
     expect((await call('GET', '/v1/store/api-keys', { headers: bearer(token) })).body.data).toEqual([])
     const again = await call('DELETE', `/v1/store/api-keys/${key.id}`, { headers: bearer(token) })
     expect(again.status).toBe(404)
+  })
+
+  test(`a store has at most ${MAX_ACTIVE_KEYS} active keys: one more is 409 LIMIT_REACHED naming the limit; a revoked key frees its place`, async () => {
+    const { call } = await oneGroup()
+    const token = await activeStudent(call, '111')
+    const keys = []
+    for (let i = 0; i < MAX_ACTIVE_KEYS; i++) keys.push(await createKey(call, token, `app ${i}`))
+    const more = await call('POST', '/v1/store/api-keys', { headers: bearer(token), body: { name: 'one more' } })
+    expect([more.status, more.body.error.code, more.body.error.details]).toEqual([409, 'LIMIT_REACHED', [{ limit: MAX_ACTIVE_KEYS, current: MAX_ACTIVE_KEYS }]])
+    expect(more.body.error.message).toContain('Revoke one you no longer use (DELETE /v1/store/api-keys/:id')
+    expect((await expectOk(call('GET', '/v1/store/api-keys', { headers: bearer(token) }))).data).toHaveLength(MAX_ACTIVE_KEYS)
+    await expectOk(call('DELETE', `/v1/store/api-keys/${keys[0]!.id}`, { headers: bearer(token) }), 204)
+    await expectOk(call('POST', '/v1/store/api-keys', { headers: bearer(token), body: { name: 'in its place' } }), 201)
+    // The keys that were there all still work.
+    expect((await call('GET', '/v1/products', { headers: apiKey(keys[1]!.apiKey) })).status).toBe(200)
   })
 
   test('the key name is required', async () => {

@@ -4,7 +4,7 @@ import { authMacro } from '../../kernel/auth/macro'
 import type { Deps } from '../../kernel/deps'
 import { ErrorEnvelope } from '../../kernel/errors'
 import { CreatedKey, CreateKeyBody, KeyIdParams, KeyList } from './model'
-import { createKey, listKeys, revokeKey } from './service'
+import { createKey, listKeys, MAX_ACTIVE_KEYS, revokeKey } from './service'
 import { noContent } from '../../kernel/http/no-content'
 
 const tags = ['Store panel']
@@ -15,7 +15,7 @@ export const apiKeyRoutes = (deps: Deps) =>
     .get('/', ({ ctx }) => listKeys(deps, asStudent(ctx)), {
       auth: 'student',
       response: { 200: KeyList },
-      detail: { tags, summary: "The store's active API keys", description: 'Only the prefix of each key is shown.' },
+      detail: { tags, summary: "The store's active API keys", description: `Only the prefix of each key is shown. At most ${MAX_ACTIVE_KEYS}, so the list comes whole, without pages.` },
     })
     .post(
       '/',
@@ -26,14 +26,15 @@ export const apiKeyRoutes = (deps: Deps) =>
       {
         auth: 'student',
         body: CreateKeyBody,
-        response: { 201: CreatedKey, 400: ErrorEnvelope },
+        response: { 201: CreatedKey, 400: ErrorEnvelope, 409: ErrorEnvelope },
         detail: {
           tags,
           summary: 'Create an API key',
           description:
             'Two kinds (`kind`, default `secret`). A secret key (sk_...) opens every store route and belongs on your app\'s server, never in a browser page. ' +
             'A publishable key (pk_...) may sit in a browser page: it opens only the shop-front routes, and every other route that a secret key opens answers it 403 SECRET_KEY_REQUIRED. ' +
-            'The response carries the whole key (`apiKey`) this once; afterwards only its prefix is shown. Send it as X-API-Key.',
+            'The response carries the whole key (`apiKey`) this once; afterwards only its prefix is shown. Send it as X-API-Key. ' +
+            `A store has at most ${MAX_ACTIVE_KEYS} active keys: one more is 409 LIMIT_REACHED (revoke one you no longer use first).`,
         },
       },
     )

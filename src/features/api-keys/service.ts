@@ -1,11 +1,11 @@
-import { and, asc, eq, isNull } from 'drizzle-orm'
+import { and, asc, count, eq, isNull } from 'drizzle-orm'
 import { newApiKey } from '../../kernel/auth/credentials'
 import type { ApiKeyKind, StudentCtx } from '../../kernel/auth/kinds'
 import { apiKeys } from '../../kernel/auth/tables'
 import { isoTime } from '../../kernel/clock'
 import { writeTransaction } from '../../kernel/db/database'
 import type { Deps } from '../../kernel/deps'
-import { notFound } from '../../kernel/errors'
+import { AppError, notFound } from '../../kernel/errors'
 
 export function listKeys(deps: Deps, ctx: Pick<StudentCtx, 'storeId'>) {
   deps.activity.flush() // lastUsedAt is buffered with the activity counts: make it current first
@@ -29,11 +29,28 @@ export function listKeys(deps: Deps, ctx: Pick<StudentCtx, 'storeId'>) {
 }
 
 /** The whole key is returned here once; only its hash and prefix are stored. */
+/**
+ * Active keys a store may have at once: enough for every app and member of a group, and a bound on
+ * what the key list answers (a loop creating keys meets it instead of growing the list without end).
+ */
+export const MAX_ACTIVE_KEYS = 50
+
 export function createKey(deps: Deps, ctx: StudentCtx, name: string, kind: ApiKeyKind) {
   const { key, prefix, hash } = newApiKey(kind)
   const id = deps.ids.next('key')
   const now = deps.clock.now()
-  writeTransaction(deps.db, (tx) => tx.insert(apiKeys).values({ id, storeId: ctx.storeId, name, kind, prefix, secretHash: hash, createdBy: ctx.actor.rm, createdAt: now }).run())
+  // Counted in the transaction of the insert: two creations at once cannot both take the last place.
+  writeTransaction(deps.db, (tx) => {
+    const { n } = tx.select({ n: count() }).from(apiKeys).where(and(eq(apiKeys.storeId, ctx.storeId), isNull(apiKeys.revokedAt))).get()!
+    if (n >= MAX_ACTIVE_KEYS) {
+      throw new AppError(
+        'LIMIT_REACHED',
+        `This store already has ${n} active API keys, and ${MAX_ACTIVE_KEYS} is the most a store may have. Revoke one you no longer use (DELETE /v1/store/api-keys/:id; GET /v1/store/api-keys lists them) before creating another.`,
+        [{ limit: MAX_ACTIVE_KEYS, current: n }],
+      )
+    }
+    tx.insert(apiKeys).values({ id, storeId: ctx.storeId, name, kind, prefix, secretHash: hash, createdBy: ctx.actor.rm, createdAt: now }).run()
+  })
   return { id, name, kind, prefix, apiKey: key, createdAt: isoTime(now) }
 }
 
