@@ -1,6 +1,7 @@
 import { describe, expect, test } from 'bun:test'
 import { catalogSetup, expectSameNotFound } from '../helpers/catalog'
 import { expectOk } from '../helpers/world'
+import { MAX_VARIANTS_PER_PRODUCT } from '../../src/features/catalog/variants'
 
 describe('POST /v1/products/:id/variants', () => {
   test('adds a variant with options and its own sku, price and stock; the product shows both', async () => {
@@ -25,6 +26,18 @@ describe('POST /v1/products/:id/variants', () => {
     const after = await A.product(p.id)
     expect(after.variants.map((v: any) => v.sku)).toEqual(['TSH-M', 'TSH-L'])
     expect(after).toMatchObject({ sku: 'TSH-M', price: 49.9, stock: 7, updatedAt: '2026-01-01T00:00:05.000Z' })
+  })
+
+  test(`a product has at most ${MAX_VARIANTS_PER_PRODUCT} variants: one more is 409 LIMIT_REACHED naming the limit, and nothing is added`, async () => {
+    const { A } = await catalogSetup()
+    const variants = Array.from({ length: MAX_VARIANTS_PER_PRODUCT }, (_, i) => ({ sku: `MEIA-${i}`, price: 9.9, stock: 1, options: { n: String(i) } }))
+    const p = await expectOk(A.send('POST', '/v1/products', { name: 'Meia', variants }), 201)
+    const more = await A.send('POST', `/v1/products/${p.id}/variants`, { sku: 'MEIA-X', price: 9.9, stock: 1, options: { n: 'x' } })
+    expect([more.status, more.body.error.code, more.body.error.details]).toEqual([409, 'LIMIT_REACHED', [{ limit: MAX_VARIANTS_PER_PRODUCT, current: MAX_VARIANTS_PER_PRODUCT }]])
+    expect(more.body.error.message).toContain('Sell the others as another product (POST /v1/products).')
+    expect((await A.product(p.id)).variants).toHaveLength(MAX_VARIANTS_PER_PRODUCT)
+    // The sku was not taken: another product may use it.
+    await A.createProduct({ name: 'Meia X', sku: 'MEIA-X', price: 9.9, stock: 1 })
   })
 
   test('two variants of a product with the same options are 409; a used sku is 409', async () => {

@@ -5,6 +5,7 @@ import { join } from 'node:path'
 import { caller } from '../helpers/app'
 import { catalogSetup, expectSameNotFound } from '../helpers/catalog'
 import { expectOk, formWith, upload } from '../helpers/world'
+import { MAX_IMAGES_PER_PRODUCT } from '../../src/features/product-images/service'
 
 const setup = async () => {
   const t = await catalogSetup()
@@ -148,6 +149,22 @@ describe('product images', () => {
     const wrong = await t.call('POST', `/v1/products/${t.w.B.media.id}/media`, { headers: t.A.headers, raw: formWith('sample.png') })
     expect(wrong.status).toBe(404)
     expect(wrong.body.error.message).toContain('is a media file id, not a product id')
+  })
+
+  test(`a product has at most ${MAX_IMAGES_PER_PRODUCT} images: one more is 409 LIMIT_REACHED, an upload to link is refused before it is kept, and an unlink frees a place`, async () => {
+    const t = await setup()
+    const images = []
+    for (let i = 0; i < MAX_IMAGES_PER_PRODUCT; i++) images.push(await expectOk(t.link({ url: `https://cdn.example.com/${i}.jpg` }), 201))
+    const more = await t.link({ url: 'https://cdn.example.com/more.jpg' })
+    expect([more.status, more.body.error.code, more.body.error.details]).toEqual([409, 'LIMIT_REACHED', [{ limit: MAX_IMAGES_PER_PRODUCT, current: MAX_IMAGES_PER_PRODUCT }]])
+    expect(more.body.error.message).toContain('Unlink one first (DELETE /v1/images/:id')
+    const before = (await expectOk(t.A.send('GET', '/v1/media'))).total
+    const uploaded = await t.call('POST', `/v1/products/${t.product.id}/media`, { headers: t.A.headers, raw: formWith('sample.png') })
+    expect([uploaded.status, uploaded.body.error.code]).toEqual([409, 'LIMIT_REACHED'])
+    expect((await expectOk(t.A.send('GET', '/v1/media'))).total).toBe(before)
+    expect((await t.A.product(t.product.id)).images).toHaveLength(MAX_IMAGES_PER_PRODUCT)
+    await expectOk(t.A.send('DELETE', `/v1/images/${images[3]!.id}`), 204)
+    await expectOk(t.link({ url: 'https://cdn.example.com/in-its-place.jpg' }), 201)
   })
 
   test('any sequence of links, changes and unlinks keeps one cover and positions without gaps', async () => {

@@ -11,7 +11,7 @@ import { createProduct, deleteProduct, getProduct, updateProduct } from './produ
 import { jsonResponse } from '../../kernel/http/json-response'
 import { catalogReadCache } from './read-cache'
 import { listMovements } from './stock'
-import { addVariant, adjustStock, getVariant, patchVariant, receiveStock } from './variants'
+import { addVariant, adjustStock, getVariant, MAX_VARIANTS_PER_PRODUCT, patchVariant, receiveStock } from './variants'
 import { noContent } from '../../kernel/http/no-content'
 import { readTransaction } from '../../kernel/db/database'
 
@@ -122,7 +122,9 @@ export const productRoutes = (deps: CatalogDeps) => {
         detail: {
           tags,
           summary: 'Add a variant',
-          description: 'Another sellable version of the product, told apart by `options` (e.g. {"size": "L"}); two variants of a product cannot have the same options (409). The product price becomes its cheapest variant\u2019s.',
+          description:
+            'Another sellable version of the product, told apart by `options` (e.g. {"size": "L"}); two variants of a product cannot have the same options (409). The product price becomes its cheapest variant\u2019s. ' +
+            `A product has at most ${MAX_VARIANTS_PER_PRODUCT} variants: one more is 409 LIMIT_REACHED.`,
         },
       },
     )

@@ -1,10 +1,10 @@
-import { and, eq, isNull, max } from 'drizzle-orm'
+import { and, count, eq, isNull, max } from 'drizzle-orm'
 import type { StoreCtx } from '../../kernel/auth/kinds'
 import { writeTransaction, type Sql, type Tx } from '../../kernel/db/database'
 import type { Deps } from '../../kernel/deps'
 import { AppError } from '../../kernel/errors'
 import { toCents } from '../../kernel/money'
-import type { AddVariantBody, PatchVariantBody, Variant } from './model'
+import { MAX_VARIANTS_PER_CREATE, type AddVariantBody, type PatchVariantBody, type Variant } from './model'
 import { findProduct, findShownVariant, findVariant, savingSku } from './find'
 import { moveStock } from './stock'
 import { products, variants } from './tables'
@@ -57,10 +57,21 @@ export function insertVariant(tx: Tx, deps: Deps, ctx: StoreCtx, productId: stri
   return findVariant(tx, ctx, id)
 }
 
+/** Variants a product may have (as many as one creation takes): every read of the product lists them all. */
+export const MAX_VARIANTS_PER_PRODUCT = MAX_VARIANTS_PER_CREATE
+
 export function addVariant(deps: Deps, ctx: StoreCtx, productId: string, input: AddVariantBody): Variant {
   return savingSku(input.sku, () =>
     writeTransaction(deps.db, (tx) => {
       findProduct(tx, ctx, productId)
+      const [{ n }] = tx.select({ n: count() }).from(variants).where(and(eq(variants.productId, productId), isNull(variants.deletedAt))).all() as [{ n: number }]
+      if (n >= MAX_VARIANTS_PER_PRODUCT) {
+        throw new AppError(
+          'LIMIT_REACHED',
+          `Product ${productId} already has ${n} variants, and ${MAX_VARIANTS_PER_PRODUCT} is the most a product may have. Sell the others as another product (POST /v1/products).`,
+          [{ limit: MAX_VARIANTS_PER_PRODUCT, current: n }],
+        )
+      }
       const variant = insertVariant(tx, deps, ctx, productId, input)
       tx.update(products).set({ updatedAt: deps.clock.now() }).where(eq(products.id, productId)).run()
       return toVariant(variant)

@@ -5,7 +5,7 @@ import { ErrorEnvelope } from '../../kernel/errors'
 import { ProductImage } from '../catalog'
 import { Media, type UploadDeps, uploadRequestBody, UPLOADS_RULE } from '../media'
 import { ImageIdParams, LinkImageBody, ProductIdParams, UpdateImageBody } from './model'
-import { linkImage, unlinkImage, updateImage, uploadAndLink } from './service'
+import { linkImage, MAX_IMAGES_PER_PRODUCT, unlinkImage, updateImage, uploadAndLink } from './service'
 import { noContent } from '../../kernel/http/no-content'
 
 const tags = ['Media']
@@ -27,7 +27,7 @@ export const productImageRoutes = (deps: UploadDeps) =>
         detail: {
           tags,
           summary: 'Upload a picture and link it to a product, in one call',
-          description: `multipart/form-data with the picture in the field \`file\` and, optionally, the field \`isPrimary\` (true or false). The file enters the store library (the same rules as POST /v1/uploads) and becomes one of the product images; answers both. If the link cannot be made (e.g. the file is a video), nothing is kept. ${UPLOADS_RULE}`,
+          description: `multipart/form-data with the picture in the field \`file\` and, optionally, the field \`isPrimary\` (true or false). The file enters the store library (the same rules as POST /v1/uploads) and becomes one of the product images; answers both. If the link cannot be made (e.g. the file is a video), nothing is kept. A product has at most ${MAX_IMAGES_PER_PRODUCT} images: one more is 409 LIMIT_REACHED, before the file is received. ${UPLOADS_RULE}`,
           requestBody: uploadRequestBody({ isPrimary: { type: 'string', enum: ['true', 'false'], description: 'make it the cover' } }),
           [UPLOAD_EXTENSION]: true,
         } as never,
@@ -43,11 +43,11 @@ export const productImageRoutes = (deps: UploadDeps) =>
         auth: 'secret',
         params: ProductIdParams,
         body: LinkImageBody,
-        response: { 201: ProductImage, 400: ErrorEnvelope, 404: ErrorEnvelope },
+        response: { 201: ProductImage, 400: ErrorEnvelope, 404: ErrorEnvelope, 409: ErrorEnvelope },
         detail: {
           tags,
           summary: 'Link a library image or an external URL to a product',
-          description: 'Send `mediaId` (a picture of the store library) or `url` (http or https). The first image of a product is its cover (`isPrimary`); `isPrimary: true` makes this one the cover.',
+          description: 'Send `mediaId` (a picture of the store library) or `url` (http or https). The first image of a product is its cover (`isPrimary`); `isPrimary: true` makes this one the cover.' + ` A product has at most ${MAX_IMAGES_PER_PRODUCT} images: one more is 409 LIMIT_REACHED.`,
         },
       },
     )

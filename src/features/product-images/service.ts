@@ -11,6 +11,19 @@ import { productImages } from './tables'
 // A product's images: positions stay 0..n-1 without gaps and exactly one image is the
 // cover, whatever sequence of links, changes and unlinks happened. Unlinking never deletes the library file.
 
+/** Images a product may have: more than a product page shows, and a bound on what every read of the product lists. */
+export const MAX_IMAGES_PER_PRODUCT = 20
+
+/** 409 LIMIT_REACHED when the product has no room for one more image. */
+function assertRoomForImage(productId: string, current: number) {
+  if (current < MAX_IMAGES_PER_PRODUCT) return
+  throw new AppError(
+    'LIMIT_REACHED',
+    `Product ${productId} already has ${current} images, and ${MAX_IMAGES_PER_PRODUCT} is the most a product may have. Unlink one first (DELETE /v1/images/:id; GET /v1/products/:id lists them).`,
+    [{ limit: MAX_IMAGES_PER_PRODUCT, current }],
+  )
+}
+
 const imagesOf = (tx: Sql, productId: string) =>
   tx.select().from(productImages).where(eq(productImages.productId, productId)).orderBy(asc(productImages.position), asc(productImages.createdAt)).all()
 
@@ -34,6 +47,7 @@ function link(deps: Deps, tx: Sql, ctx: StoreCtx, productId: string, source: { m
   findProduct(tx, ctx, productId)
   const id = deps.ids.next('img')
   const existing = imagesOf(tx, productId)
+  assertRoomForImage(productId, existing.length)
   tx.insert(productImages)
     .values({ id, storeId: ctx.storeId, productId, mediaId: source.mediaId, url: source.url, isPrimary: false, position: existing.length, createdAt: deps.clock.now() })
     .run()
@@ -64,6 +78,8 @@ export function linkImage(deps: Deps, ctx: StoreCtx, productId: string, body: { 
 /** Upload and link in one call; if the link cannot be made, the uploaded file does not stay. */
 export async function uploadAndLink(deps: UploadDeps, ctx: StoreCtx, productId: string, request: Request) {
   findProduct(deps.db, ctx, productId)
+  // Refused before the file is received; link() checks again in its transaction.
+  assertRoomForImage(productId, imagesOf(deps.db, productId).length)
   const { media: uploaded, fields } = await uploadMedia(deps, ctx, request)
   try {
     const isPrimary = parseFlag(fields.isPrimary)
