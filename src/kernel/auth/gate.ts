@@ -1,18 +1,14 @@
-import { and, eq, sql } from 'drizzle-orm'
 import type { Clock } from '../clock'
 import type { ChangeStamp } from '../db/change-stamp'
 import type { Db } from '../db/database'
-import { withParams } from '../db/prepared'
-import { withTableNames } from '../db/table-names'
 import { AppError } from '../errors'
 import type { Call } from '../http/call'
 import { clientAddress, type AddressSource } from '../http/client-address'
 import type { NamedStore } from '../http/inspection'
-import { API_KEY_FORMAT, constantTimeEqual, hashToken } from './credentials'
-import { keptCredentials } from './kept-credentials'
+import { credentialRows, type KeyRow } from './credential-rows'
+import { API_KEY_FORMAT, constantTimeEqual } from './credentials'
 import { AUTH_KINDS, isShopFront, type Actor, type AuthKind, type StoreCtx } from './kinds'
 import { SHOP_FRONT_SHARE, type RateLimiter } from './rate-limiter'
-import { apiKeys, customerSessions, stores, studentSessions, students } from './tables'
 
 /**
  * What the gate reports about each authenticated store call, for activity and `lastUsedAt`. It is given
@@ -41,8 +37,6 @@ interface Presented {
   studentRm: string | null
 }
 
-/** Longer than any key or token this server makes: a value past it is looked up, not kept (createGate). */
-const MAX_KEPT_CREDENTIAL = 100
 
 const read = (request: Request): Presented => {
   const headers = request.headers
@@ -76,75 +70,8 @@ const wrongKind = (kind: AuthKind, what: string) =>
  * checks decides which message a student sees, so it is spelled out case by case.
  */
 export function createGate(deps: GateDeps) {
-  const { db, clock } = deps
-  // The store's group through a subquery, not a join: the same rows, and a lookup by primary key in a
-  // subquery costs SQLite a fraction of a join, which every request with an API key pays (bench/README.md).
-  const keyColumns = {
-    id: apiKeys.id,
-    storeId: apiKeys.storeId,
-    kind: apiKeys.kind,
-    revokedAt: apiKeys.revokedAt,
-    groupId: withTableNames<string>(sql`(select ${stores.groupId} from ${stores} where ${stores.id} = ${apiKeys.storeId})`),
-  }
-  const keyByHash = db
-    .select(keyColumns)
-    .from(apiKeys)
-    .where(eq(apiKeys.secretHash, sql.placeholder('hash')))
-    .prepare()
-  const studentByToken = db
-    .select({
-      rm: students.rm,
-      groupId: students.groupId,
-      storeId: stores.id,
-      mustChangePassword: students.mustChangePassword,
-      expiresAt: studentSessions.expiresAt,
-    })
-    .from(studentSessions)
-    .innerJoin(students, eq(students.rm, studentSessions.rm))
-    .innerJoin(stores, eq(stores.groupId, students.groupId))
-    .where(eq(studentSessions.tokenHash, sql.placeholder('hash')))
-    .prepare()
-  // A buyer route's key and customer session in one statement, not two, kept like the key alone while
-  // no credential changes. Expiry is still checked against the clock on every request (customer()
-  // below); a revoked key or a removed session is a change, so the next request reads again.
-  const keyAndSession = withParams<{ hash: string; tokenHash: string }>()(
-    db
-      .select({
-        ...keyColumns,
-        session: sql<string | null>`(select json_array(${customerSessions.customerId}, ${customerSessions.storeId}, ${customerSessions.expiresAt})
-          from ${customerSessions} where ${customerSessions.tokenHash} = ${sql.placeholder('tokenHash')})`,
-      })
-      .from(apiKeys)
-      .where(eq(apiKeys.secretHash, sql.placeholder('hash')))
-      .prepare(),
-  )
-  // Every request of a shop front presents the same key: its row is kept until a credential changes
-  // (kept-credentials.ts), by the credential as sent (hashed only to be looked up), so a repeated key is
-  // not hashed again. A value longer than any credential is not kept: a flood of long made-up keys takes
-  // no memory.
-  const kept = (value: string) => value.length <= MAX_KEPT_CREDENTIAL
-  const keptUntilChange = keptCredentials(db, deps.changes)
-  const keyRows = keptUntilChange((value: string) => keyByHash.get({ hash: hashToken(value) }))
-  const keyRow = (value: string) => (kept(value) ? keyRows(value) : keyByHash.get({ hash: hashToken(value) }))
-  const readKeyAndSession = (apiKey: string, token: string) => {
-    const row = keyAndSession.get({ hash: hashToken(apiKey), tokenHash: hashToken(token) })
-    if (!row) return undefined
-    const { session, ...key } = row
-    const [customerId, storeId, expiresAt] = session ? (JSON.parse(session) as [string, string, number]) : []
-    return { key, session: customerId ? { customerId, storeId: storeId!, expiresAt: expiresAt! } : undefined }
-  }
-  // Kept by both values with a line break between them, which no header value holds.
-  const keyAndSessionRows = keptUntilChange((both: string) => {
-    const cut = both.indexOf('\n')
-    return readKeyAndSession(both.slice(0, cut), both.slice(cut + 1))
-  })
-  const keyAndSessionRow = (apiKey: string, token: string) =>
-    kept(apiKey) && kept(token) ? keyAndSessionRows(`${apiKey}\n${token}`) : readKeyAndSession(apiKey, token)
-  const memberOf = db
-    .select({ rm: students.rm })
-    .from(students)
-    .where(and(eq(students.rm, sql.placeholder('rm')), eq(students.groupId, sql.placeholder('groupId'))))
-    .prepare()
+  const { clock } = deps
+  const rows = credentialRows(deps.db, deps.changes)
 
   // The store a credential named, once its row is found: a call refused after that (a revoked key, an
   // expired session) is still shown in that store's request inspector. Reset by each admit(); kept as
@@ -160,10 +87,9 @@ export function createGate(deps: GateDeps) {
     namedShopFront = shopFront
   }
 
-  const attributedRm = (groupId: string, rm: string | null) =>
-    rm && memberOf.get({ rm, groupId }) ? rm : null
+  const attributedRm = (groupId: string, rm: string | null) => (rm && rows.isMember(rm, groupId) ? rm : null)
 
-  function apiKey(value: string, kind: AuthKind, row?: ReturnType<typeof keyByHash.get>) {
+  function apiKey(value: string, kind: AuthKind, row?: KeyRow) {
     // A token where the key belongs is a credential of the wrong kind (401 WRONG_CREDENTIAL), whichever it is.
     if (value.startsWith('stu_')) {
       throw wrongKind(kind, 'X-API-Key holds a student token. Send student tokens as Authorization: Bearer <token>.')
@@ -176,7 +102,7 @@ export function createGate(deps: GateDeps) {
           "the publishable key (pk_...) in a shop front in the browser, the secret key (sk_...) on your app's server.",
       )
     }
-    row ??= keyRow(value)
+    row ??= rows.keyRow(value)
     if (row) name(row.storeId, row.kind === 'publishable' ? 'publishable' : 'secret', null, row.kind === 'publishable')
     if (!row) {
       throw unauthenticated(
@@ -192,7 +118,7 @@ export function createGate(deps: GateDeps) {
   }
 
   function student(token: string) {
-    const row = studentByToken.get({ hash: hashToken(token) })
+    const row = rows.studentRow(token)
     if (row) name(row.storeId, 'student', row.rm, false)
     if (!row) throw unauthenticated('This student token is not valid (it ended with a password change or removal). Log in again: POST /v1/store/auth/login.')
     if (row.expiresAt <= clock.now()) {
@@ -241,7 +167,7 @@ export function createGate(deps: GateDeps) {
         throw unauthenticated(`This route needs ${AUTH_KINDS.customer.expects}.`)
       }
       // Read together only when both are there; otherwise the key's own errors come first, as always.
-      const both = p.bearer && bearerKind === 'ctk_' && !/^(stu|ctk)_/.test(p.apiKey) ? keyAndSessionRow(p.apiKey, p.bearer) : null
+      const both = p.bearer && bearerKind === 'ctk_' && !/^(stu|ctk)_/.test(p.apiKey) ? rows.keyAndSessionRow(p.apiKey, p.bearer) : null
       const key = apiKey(p.apiKey, kind, both?.key)
       // Until a customer token is there, the refusal is recorded as the key alone (apiKey named it): what was sent.
       if (!p.bearer) throw unauthenticated("This route also needs the customer's token in Authorization: Bearer (from POST /v1/customers/login).")
