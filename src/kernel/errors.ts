@@ -67,6 +67,15 @@ export class AppError extends Error {
 }
 
 /**
+ * 409 LIMIT_REACHED once `current` has reached `limit`, said the same way everywhere: "<who> already has
+ * <current> <things>, and <limit> is the most <owner> may have. <fix>", with `[{limit, current}]` in details.
+ */
+export function assertBelowLimit(current: number, limit: number, said: { who: string; things: string; owner: string; fix: string }) {
+  if (current < limit) return
+  throw new AppError('LIMIT_REACHED', `${said.who} already has ${current} ${said.things}, and ${limit} is the most ${said.owner} may have. ${said.fix}`, [{ limit, current }])
+}
+
+/**
  * The 404 of a store resource. When the id's prefix names another kind of thing, the message says so
  * ("'var_…' is a variant id"): the commonest mix-up is a product id where a variant id belongs.
  * `where` says where to find the right ids, e.g. 'GET /v1/products lists them'.

@@ -5,7 +5,7 @@ import { apiKeys } from '../../kernel/auth/tables'
 import { isoTime } from '../../kernel/clock'
 import { writeTransaction } from '../../kernel/db/database'
 import type { Deps } from '../../kernel/deps'
-import { AppError, notFound } from '../../kernel/errors'
+import { assertBelowLimit, notFound } from '../../kernel/errors'
 
 export function listKeys(deps: Deps, ctx: Pick<StudentCtx, 'storeId'>) {
   deps.activity.flush() // lastUsedAt is buffered with the activity counts: make it current first
@@ -28,13 +28,13 @@ export function listKeys(deps: Deps, ctx: Pick<StudentCtx, 'storeId'>) {
   }
 }
 
-/** The whole key is returned here once; only its hash and prefix are stored. */
 /**
  * Active keys a store may have at once: enough for every app and member of a group, and a bound on
  * what the key list answers (a loop creating keys meets it instead of growing the list without end).
  */
 export const MAX_ACTIVE_KEYS = 50
 
+/** The whole key is returned here once; only its hash and prefix are stored. */
 export function createKey(deps: Deps, ctx: StudentCtx, name: string, kind: ApiKeyKind) {
   const { key, prefix, hash } = newApiKey(kind)
   const id = deps.ids.next('key')
@@ -42,13 +42,12 @@ export function createKey(deps: Deps, ctx: StudentCtx, name: string, kind: ApiKe
   // Counted in the transaction of the insert: two creations at once cannot both take the last place.
   writeTransaction(deps.db, (tx) => {
     const { n } = tx.select({ n: count() }).from(apiKeys).where(and(eq(apiKeys.storeId, ctx.storeId), isNull(apiKeys.revokedAt))).get()!
-    if (n >= MAX_ACTIVE_KEYS) {
-      throw new AppError(
-        'LIMIT_REACHED',
-        `This store already has ${n} active API keys, and ${MAX_ACTIVE_KEYS} is the most a store may have. Revoke one you no longer use (DELETE /v1/store/api-keys/:id; GET /v1/store/api-keys lists them) before creating another.`,
-        [{ limit: MAX_ACTIVE_KEYS, current: n }],
-      )
-    }
+    assertBelowLimit(n, MAX_ACTIVE_KEYS, {
+      who: 'This store',
+      things: 'active API keys',
+      owner: 'a store',
+      fix: 'Revoke one you no longer use (DELETE /v1/store/api-keys/:id; GET /v1/store/api-keys lists them) before creating another.',
+    })
     tx.insert(apiKeys).values({ id, storeId: ctx.storeId, name, kind, prefix, secretHash: hash, createdBy: ctx.actor.rm, createdAt: now }).run()
   })
   return { id, name, kind, prefix, apiKey: key, createdAt: isoTime(now) }

@@ -2,7 +2,7 @@ import { and, count, eq, isNull, max } from 'drizzle-orm'
 import type { StoreCtx } from '../../kernel/auth/kinds'
 import { writeTransaction, type Sql, type Tx } from '../../kernel/db/database'
 import type { Deps } from '../../kernel/deps'
-import { AppError } from '../../kernel/errors'
+import { AppError, assertBelowLimit } from '../../kernel/errors'
 import { toCents } from '../../kernel/money'
 import { MAX_VARIANTS_PER_CREATE, type AddVariantBody, type PatchVariantBody, type Variant } from './model'
 import { findProduct, findShownVariant, findVariant, savingSku } from './find'
@@ -64,14 +64,8 @@ export function addVariant(deps: Deps, ctx: StoreCtx, productId: string, input: 
   return savingSku(input.sku, () =>
     writeTransaction(deps.db, (tx) => {
       findProduct(tx, ctx, productId)
-      const [{ n }] = tx.select({ n: count() }).from(variants).where(and(eq(variants.productId, productId), isNull(variants.deletedAt))).all() as [{ n: number }]
-      if (n >= MAX_VARIANTS_PER_PRODUCT) {
-        throw new AppError(
-          'LIMIT_REACHED',
-          `Product ${productId} already has ${n} variants, and ${MAX_VARIANTS_PER_PRODUCT} is the most a product may have. Sell the others as another product (POST /v1/products).`,
-          [{ limit: MAX_VARIANTS_PER_PRODUCT, current: n }],
-        )
-      }
+      const { n } = tx.select({ n: count() }).from(variants).where(and(eq(variants.productId, productId), isNull(variants.deletedAt))).get()!
+      assertBelowLimit(n, MAX_VARIANTS_PER_PRODUCT, { who: `Product ${productId}`, things: 'variants', owner: 'a product', fix: 'Sell the others as another product (POST /v1/products).' })
       const variant = insertVariant(tx, deps, ctx, productId, input)
       tx.update(products).set({ updatedAt: deps.clock.now() }).where(eq(products.id, productId)).run()
       return toVariant(variant)

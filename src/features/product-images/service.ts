@@ -2,7 +2,7 @@ import { and, asc, eq } from 'drizzle-orm'
 import type { StoreCtx } from '../../kernel/auth/kinds'
 import { writeTransaction, type Sql } from '../../kernel/db/database'
 import type { Deps } from '../../kernel/deps'
-import { AppError, notFound } from '../../kernel/errors'
+import { AppError, assertBelowLimit, notFound } from '../../kernel/errors'
 import { findProduct, liveProducts, toImage } from '../catalog'
 import { discardUpload, findMedia, libraryPath, linksAsMediaUser, type MediaRow, renumber, type UploadDeps, uploadMedia } from '../media'
 import type { ImageRow } from './images'
@@ -15,14 +15,13 @@ import { productImages } from './tables'
 export const MAX_IMAGES_PER_PRODUCT = 20
 
 /** 409 LIMIT_REACHED when the product has no room for one more image. */
-function assertRoomForImage(productId: string, current: number) {
-  if (current < MAX_IMAGES_PER_PRODUCT) return
-  throw new AppError(
-    'LIMIT_REACHED',
-    `Product ${productId} already has ${current} images, and ${MAX_IMAGES_PER_PRODUCT} is the most a product may have. Unlink one first (DELETE /v1/images/:id; GET /v1/products/:id lists them).`,
-    [{ limit: MAX_IMAGES_PER_PRODUCT, current }],
-  )
-}
+const assertRoomForImage = (productId: string, current: number) =>
+  assertBelowLimit(current, MAX_IMAGES_PER_PRODUCT, {
+    who: `Product ${productId}`,
+    things: 'images',
+    owner: 'a product',
+    fix: 'Unlink one first (DELETE /v1/images/:id; GET /v1/products/:id lists them).',
+  })
 
 const imagesOf = (tx: Sql, productId: string) =>
   tx.select().from(productImages).where(eq(productImages.productId, productId)).orderBy(asc(productImages.position), asc(productImages.createdAt)).all()

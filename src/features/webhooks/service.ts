@@ -3,7 +3,7 @@ import type { StoreCtx } from '../../kernel/auth/kinds'
 import { isoTime } from '../../kernel/clock'
 import { writeTransaction, type Sql } from '../../kernel/db/database'
 import type { Deps } from '../../kernel/deps'
-import { AppError, notFound } from '../../kernel/errors'
+import { AppError, assertBelowLimit, notFound } from '../../kernel/errors'
 import { EVENT_TYPES } from '../../kernel/events'
 import { pageWindow, toPage, type PageQuery } from '../../kernel/pagination'
 import { outboxEvents } from '../../kernel/tables'
@@ -52,13 +52,12 @@ export async function registerWebhook(deps: WebhooksDeps, ctx: StoreCtx, input: 
   // Counted in the transaction of the insert: two registrations at once cannot both take the last place.
   writeTransaction(deps.db, (tx) => {
     const { n } = tx.select({ n: count() }).from(endpoints).where(and(eq(endpoints.storeId, ctx.storeId), registered)).get()!
-    if (n >= MAX_ENDPOINTS_PER_STORE) {
-      throw new AppError(
-        'LIMIT_REACHED',
-        `This store already has ${n} webhook endpoints, and ${MAX_ENDPOINTS_PER_STORE} is the most a store may have. Delete one you no longer use (DELETE /v1/webhooks/:id) before adding another; one endpoint can take several events, or all of them with ["*"].`,
-        [{ limit: MAX_ENDPOINTS_PER_STORE, current: n }],
-      )
-    }
+    assertBelowLimit(n, MAX_ENDPOINTS_PER_STORE, {
+      who: 'This store',
+      things: 'webhook endpoints',
+      owner: 'a store',
+      fix: 'Delete one you no longer use (DELETE /v1/webhooks/:id) before adding another; one endpoint can take several events, or all of them with ["*"].',
+    })
     tx.insert(endpoints).values(row).run()
   })
   return { ...toEndpoint(row), signingSecret: row.secret }
