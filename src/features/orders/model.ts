@@ -107,7 +107,8 @@ export const OrderPage = Page(Order)
 
 export const CustomerOrderQuery = PageQuery.extend({ status: OrderStatus.optional() }).strict()
 
-const Time = z.iso.datetime({ error: 'must be an ISO 8601 time, e.g. 2026-01-31T00:00:00Z' }).max(40, 'must be an ISO 8601 time, e.g. 2026-01-31T00:00:00Z')
+const TIME_FORM = 'must be an ISO 8601 time, e.g. 2026-01-31T00:00:00Z'
+const Time = z.iso.datetime({ error: TIME_FORM }).max(40, TIME_FORM)
 export const StoreOrderQuery = PageQuery.extend({
   status: OrderStatus.optional(),
   customerId: idRef('customerId').optional(),
