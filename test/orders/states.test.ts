@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'bun:test'
 import { MOVES, PAID_STATES } from '../../src/features/orders/states'
 import { ORDER_STATES, type OrderState } from '../../src/features/orders/tables'
-import { expectOk } from '../helpers/world'
+import { apiKey, expectOk } from '../helpers/world'
 import { eventsOf, expectLedgerConsistent, levels, shopSetup } from '../helpers/orders'
 
 type Setup = Awaited<ReturnType<typeof shopSetup>>
@@ -182,6 +182,21 @@ describe('side effects of each move', () => {
       { orderId: a.id, number: 1, refundId: restocked.refunds[0].id, amount: 59.97, restock: true },
       { orderId: b.id, number: 2, refundId: kept.refunds[0].id, amount: 39.98, restock: false },
     ])
+  })
+
+  test('a refund with no body, or an empty JSON one (curl -H \'Content-Type: application/json\' without -d), restocks as the default says', async () => {
+    const s = await shopSetup()
+    const a = await s.shop.buy(s.variantId, 3)
+    const b = await s.shop.buy(s.variantId, 2)
+    await expectOk(s.shop.pay(a.id))
+    await expectOk(s.shop.pay(b.id))
+    const none = await expectOk(s.call('POST', `/v1/store/orders/${a.id}/refund`, { headers: apiKey(s.w.A.key.apiKey) }))
+    const empty = await expectOk(s.call('POST', `/v1/store/orders/${b.id}/refund`, { headers: { ...apiKey(s.w.A.key.apiKey), 'content-type': 'application/json' }, raw: '' }))
+    expect([none.refunds[0], empty.refunds[0]]).toMatchObject([
+      { amount: 59.97, reason: null, restock: true },
+      { amount: 39.98, reason: null, restock: true },
+    ])
+    expect(levels(s.deps, s.variantId)).toEqual({ stock: 10, reserved: 0 })
   })
 
   test('product.low_stock fires once when a purchase takes available to the minimum', async () => {
