@@ -28,8 +28,11 @@ export interface CartWithLines {
   lines: CartLine[]
 }
 
-/** A line as the cart statement writes it; every line has its variant and product (foreign keys that cascade). */
-type LineValues = [string, string, number, number, number, VariantLineValues]
+/**
+ * A row of the cart statement: the cart, then a line (nulls for a cart with no lines) with its variant
+ * and product; a line always has them (foreign keys that cascade).
+ */
+type CartRow = [string, string, string | null, string, number, number, number, ...VariantLineValues]
 
 /**
  * The customer's cart with its lines (cartStatements' one statement), or undefined before the first
@@ -38,15 +41,17 @@ type LineValues = [string, string, number, number, number, VariantLineValues]
  * it. Such rows stay in the table, unseen, until checkout empties the cart (docs/tables.md).
  */
 function readCart(db: Db, ctx: StoreCtx): CartWithLines | undefined {
-  const row = statementsOf(db).cart.get({ customerId: customerOf(ctx), storeId: ctx.storeId })
-  if (!row) return undefined
+  const rows = statementsOf(db).cart.values({ customerId: customerOf(ctx), storeId: ctx.storeId }) as CartRow[]
+  const first = rows[0]
+  if (!first) return undefined
   const lines: CartLine[] = []
-  for (const [id, variantId, quantity, createdAt, rowid, variant] of JSON.parse(row.lines) as LineValues[]) {
+  for (const [, , id, variantId, quantity, createdAt, rowid, ...variant] of rows) {
+    if (id === null) continue
     const line = { id, variantId, quantity, createdAt, rowid, ...lineOfVariant(variant) }
     if (line.variantDeletedAt === null && line.productDeletedAt === null) lines.push(line)
   }
   lines.sort((a, b) => a.createdAt - b.createdAt || a.rowid - b.rowid)
-  return { id: row.id, currency: row.currency, lines }
+  return { id: first[0], currency: first[1], lines }
 }
 
 /** The customer's cart with its lines, created (empty) on first use. */

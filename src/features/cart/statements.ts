@@ -1,9 +1,8 @@
-import { and, eq, sql, type SQLWrapper } from 'drizzle-orm'
+import { and, eq, sql } from 'drizzle-orm'
 import type { Sql } from '../../kernel/db/database'
 import { perHandle } from '../../kernel/db/per-handle'
 import { withParams } from '../../kernel/db/prepared'
-import { withTableNames } from '../../kernel/db/table-names'
-import { variantLineJson } from '../catalog'
+import { joinVariantLine, VARIANT_LINE_FIELDS } from '../catalog'
 import { currencyOfStore } from '../store-settings'
 import { cartItems, carts } from './tables'
 
@@ -15,26 +14,31 @@ import { cartItems, carts } from './tables'
 
 const p = sql.placeholder
 
-/** The lines of the cart `cartId` names, as the JSON array the `cart` statement reads. */
-const linesOf = (cartId: SQLWrapper, storeId: SQLWrapper) =>
-  withTableNames<string>(sql`(select json_group_array(json_array(${cartItems.id}, ${cartItems.variantId}, ${cartItems.quantity}, ${cartItems.createdAt}, ${cartItems}.rowid, ${variantLineJson(cartItems.variantId)}))
-    from ${cartItems} where ${cartItems.cartId} = ${cartId} and ${cartItems.storeId} = ${storeId})`)
-
 function build(db: Sql) {
   return {
     // The cart with the store's currency and every line, with what each line shows of its variant and
-    // product, in one statement: a subquery costs no statement, and the lines come as one JSON array
-    // (`[id, variantId, quantity, createdAt, rowid, [variant and product]]` each, unordered: service.ts
-    // sorts the few lines in JavaScript, for less than SQLite's sorter costs), which drizzle maps as one
-    // column instead of fourteen per line (bench/README.md, "The cart's one statement").
+    // product, in one statement: a row per line (`CartRow`; one row with no line for an empty cart),
+    // read as plain values rather than mapped to names by drizzle (bench/README.md, "The cart's one
+    // statement"). Unordered: service.ts sorts the few lines in JavaScript, for less than SQLite's
+    // sorter costs.
     cart: withParams<{ customerId: string; storeId: string }>()(
-      db
-        .select({
-          id: carts.id,
-          currency: currencyOfStore(carts.storeId),
-          lines: linesOf(carts.id, carts.storeId),
-        })
-        .from(carts)
+      joinVariantLine(
+        db
+          .select({
+            id: carts.id,
+            currency: currencyOfStore(carts.storeId),
+            itemId: cartItems.id,
+            variantId: cartItems.variantId,
+            quantity: cartItems.quantity,
+            createdAt: cartItems.createdAt,
+            rowid: sql<number>`${cartItems}.rowid`,
+            ...VARIANT_LINE_FIELDS,
+          })
+          .from(carts)
+          .leftJoin(cartItems, and(eq(cartItems.cartId, carts.id), eq(cartItems.storeId, carts.storeId)))
+          .$dynamic(),
+        cartItems.variantId,
+      )
         .where(and(eq(carts.customerId, p('customerId')), eq(carts.storeId, p('storeId'))))
         .prepare(),
     ),

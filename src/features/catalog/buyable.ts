@@ -1,4 +1,5 @@
 import { and, eq, isNull, sql, type SQLWrapper } from 'drizzle-orm'
+import type { SQLiteSelect } from 'drizzle-orm/sqlite-core'
 import type { Sql } from '../../kernel/db/database'
 import { perHandle } from '../../kernel/db/per-handle'
 import { withParams } from '../../kernel/db/prepared'
@@ -7,12 +8,30 @@ import { seesState } from './find'
 import { products, variants } from './tables'
 
 // What a cart reads of the catalog: a variant with its product, as a cart line shows it and an add
-// checks it, as one JSON array of the columns below: drizzle maps one column instead of nine, and a
-// cart's lines read every variant and product through one subquery each (bench/README.md, "The cart's
-// one statement").
+// checks it. A cart joins them to its lines (joinVariantLine) and selects VARIANT_LINE_FIELDS, read as
+// plain rows of values: one statement for the cart and its lines, and no mapping of columns to names
+// by drizzle (bench/README.md, "The cart's one statement").
 
 /** The columns of a line's variant and product, in the order of `VariantLineValues`. */
-const LINE_COLUMNS = sql.join([variants.productId, variants.sku, variants.priceCents, variants.stock, variants.reserved, variants.deletedAt, products.name, products.state, products.deletedAt], sql`, `)
+export const VARIANT_LINE_FIELDS = {
+  productId: variants.productId,
+  sku: variants.sku,
+  priceCents: variants.priceCents,
+  stock: variants.stock,
+  reserved: variants.reserved,
+  variantDeletedAt: variants.deletedAt,
+  name: products.name,
+  state: products.state,
+  productDeletedAt: products.deletedAt,
+}
+
+/**
+ * `query` with the variant whose id `variantId` holds (a column of the caller's table) and its product
+ * joined, for VARIANT_LINE_FIELDS: left joins, so that a row without a variant id (a cart with no
+ * lines) stays.
+ */
+export const joinVariantLine = <Q extends SQLiteSelect>(query: Q, variantId: SQLWrapper) =>
+  query.leftJoin(variants, eq(variants.id, variantId)).leftJoin(products, eq(products.id, variants.productId))
 
 /** What a cart line shows of its variant and product (`variantLine` reads the same of one variant). */
 export interface LineOfVariant {
@@ -27,18 +46,10 @@ export interface LineOfVariant {
   productDeletedAt: number | null
 }
 
-/** A line's variant and product as `variantLineJson` writes them: an array, in this order. */
+/** A line's variant and product as VARIANT_LINE_FIELDS reads them: values, in this order. */
 export type VariantLineValues = [string, string, number, number, number, number | null, string, string, number | null]
 
-/**
- * What a cart line shows of the variant whose id `variantId` holds (a column of the caller's table) and
- * of its product, as one JSON array (`lineOfVariant` reads it): one subquery by primary key for the lot,
- * where a column each cost SQLite a lookup and drizzle a mapping per column.
- */
-export const variantLineJson = (variantId: SQLWrapper) =>
-  sql`json((select json_array(${LINE_COLUMNS}) from ${variants}, ${products} where ${variants.id} = ${variantId} and ${products.id} = ${variants.productId}))`
-
-/** The array `variantLineJson` wrote, as named fields. */
+/** The values VARIANT_LINE_FIELDS read, as named fields. */
 export function lineOfVariant(values: VariantLineValues): LineOfVariant {
   const [productId, sku, priceCents, stock, reserved, variantDeletedAt, name, state, productDeletedAt] = values
   return { productId, sku, priceCents, stock, reserved, variantDeletedAt, name, state, productDeletedAt }
@@ -47,7 +58,7 @@ export function lineOfVariant(values: VariantLineValues): LineOfVariant {
 const prepared = perHandle((db: Sql) =>
   withParams<{ id: string; storeId: string }>()(
     db
-      .select({ line: sql<string>`json_array(${LINE_COLUMNS})` })
+      .select(VARIANT_LINE_FIELDS)
       .from(variants)
       .innerJoin(products, eq(products.id, variants.productId))
       .where(and(eq(variants.id, sql.placeholder('id')), eq(variants.storeId, sql.placeholder('storeId')), isNull(variants.deletedAt)))
@@ -61,8 +72,8 @@ const prepared = perHandle((db: Sql) =>
  * an unknown id. Undefined if none.
  */
 export function variantLine(db: Sql, ctx: StoreCtx, id: string): LineOfVariant | undefined {
-  const row = prepared(db).get({ id, storeId: ctx.storeId })
-  const line = row && lineOfVariant(JSON.parse(row.line) as VariantLineValues)
+  const row = prepared(db).values({ id, storeId: ctx.storeId })[0] as VariantLineValues | undefined
+  const line = row && lineOfVariant(row)
   return line && seesState(ctx, line.state) ? line : undefined
 }
 

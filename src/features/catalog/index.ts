@@ -1,6 +1,6 @@
 // The catalog's door: what the rest of the app uses of it. Its tables are reached from another
 // feature's tables.ts only, to name a foreign key (test/system/table-owners.test.ts).
-export { lineOfVariant, variantLine, variantLineJson, type LineOfVariant, type VariantLineValues } from './buyable'
+export { joinVariantLine, lineOfVariant, VARIANT_LINE_FIELDS, variantLine, type LineOfVariant, type VariantLineValues } from './buyable'
 export { toImage, type CatalogDeps, type ProductImageReader } from './images'
 export { countLiveProducts, findProduct, liveProducts, PRODUCTS_HINT, variantsForSale, VARIANTS_HINT, visibilityOf } from './find'
 export { LOW_STOCK_COUNTED, ProductImage } from './model'
