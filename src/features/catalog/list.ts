@@ -9,6 +9,7 @@ import { countMatches, matchesSearch, searchExpression, searchWords } from './se
 import { productCollections, productCounts, productRatings, products } from './tables'
 import type { CatalogDeps } from './images'
 import { lookups, productViews } from './views'
+import { visibilityOf, type Visibility } from './find'
 
 // GET /products. Every order ends in the id, so pages never overlap or skip.
 //
@@ -74,6 +75,25 @@ export function shownQuery(ctx: StoreCtx, query: ProductListQuery): ProductListQ
       "Drafts and archived products are read with the secret key (sk_...) from your app's server; with this key leave `state` out or send state=PUBLISHED.",
   )
 }
+
+/**
+ * The list `query` asks for as the caller may see it (shownQuery), and the key its page is kept under,
+ * made once per query object and visibility: a query string the kernel remembered (kernel/http/remembered.ts)
+ * comes back as the same frozen object, so a list asked again costs no JSON of its query.
+ */
+export function listKey(ctx: StoreCtx, query: ProductListQuery): { shown: ProductListQuery; key: string } {
+  const visibility = visibilityOf(ctx)
+  let made = listKeys.get(query)
+  const known = made?.[visibility]
+  if (known) return known
+  const shown = shownQuery(ctx, query)
+  const key = { shown, key: `list ${visibility} ${JSON.stringify(shown)}` }
+  if (!made) listKeys.set(query, (made = {}))
+  made[visibility] = key
+  return key
+}
+
+const listKeys = new WeakMap<ProductListQuery, Partial<Record<Visibility, { shown: ProductListQuery; key: string }>>>()
 
 /** Finds a page's rows (their seq) and the total; the caller may keep the answer (read-cache.ts `found`). */
 export type PageFinder = (find: () => FoundPage) => FoundPage

@@ -5,7 +5,7 @@ import { ErrorEnvelope } from '../../kernel/errors'
 import { Page, PageQuery } from '../../kernel/pagination'
 import { visibilityOf } from './find'
 import type { CatalogDeps } from './images'
-import { listProducts, shownQuery } from './list'
+import { listKey, listProducts } from './list'
 import { AddVariantBody, AdjustBody, CreateProductBody, IdParams, MAX_VARIANTS_PER_CREATE, PatchVariantBody, Product, ProductListQuery, ProductPage, ReceiveBody, StockMovement, UpdateProductBody, Variant } from './model'
 import { createProduct, deleteProduct, getProduct, updateProduct } from './products'
 import { jsonResponse } from '../../kernel/http/json-response'
@@ -28,8 +28,8 @@ export const productRoutes = (deps: CatalogDeps) => {
       const urlBase = deps.publicUrl.for(request)
       // Kept per what the caller sees (find.ts) and the query it may ask: a list made for the secret
       // key is never served to a publishable one.
-      const shown = shownQuery(ctx, query)
-      const body = cache.read(ctx.storeId, urlBase, `list ${visibilityOf(ctx)} ${JSON.stringify(shown)}`, (remember) => {
+      const { shown, key } = listKey(ctx, query)
+      const body = cache.read(ctx.storeId, urlBase, key, (remember) => {
         const page = listProducts(deps, ctx, shown, urlBase, undefined, remember)
         return { body: page, shows: page.data.map((p) => p.id) }
       })
