@@ -86,10 +86,12 @@ function page(deps: Deps, where: SQL | undefined, query: PageQuery, urlBase: str
   return readTransaction(deps.db, (db) => {
     const { limit, offset } = pageWindow(query)
     const rows = db.select().from(reviews).where(where).orderBy(desc(reviews.createdAt), desc(reviews.id)).limit(limit).offset(offset).all()
-    const total = db.select({ n: count() }).from(reviews).where(where).get()!.n
+    // One count of the selected reviews by stars and visibility gives both the total and the summary.
+    let total = 0
     const stars = { 1: 0, 2: 0, 3: 0, 4: 0, 5: 0 }
-    for (const r of db.select({ rating: reviews.rating, n: count() }).from(reviews).where(and(where, eq(reviews.hidden, false))).groupBy(reviews.rating).all()) {
-      stars[r.rating as keyof typeof stars] = r.n
+    for (const r of db.select({ rating: reviews.rating, hidden: reviews.hidden, n: count() }).from(reviews).where(where).groupBy(reviews.rating, reviews.hidden).all()) {
+      total += r.n
+      if (!r.hidden) stars[r.rating as keyof typeof stars] += r.n
     }
     return { ...toPage(toReviews(urlBase, db, rows), total, query), summary: ratingOfCounts(stars) }
   })
