@@ -40,7 +40,7 @@ export const PAID_STATES: readonly OrderState[] = (() => {
 })()
 
 /** What `POST /v1/store/orders/:id/transition` may ask for: the states some move by `transition` reaches. */
-export const TRANSITION_TARGETS = [...new Set(MOVES.filter((m) => m.by.includes('transition')).map((m) => m.to))] as [OrderState, ...OrderState[]]
+const TRANSITION_TARGETS = [...new Set(MOVES.filter((m) => m.by.includes('transition')).map((m) => m.to))] as [OrderState, ...OrderState[]]
 
 /**
  * What the transition body says of `to`: every order state is a valid value (a move the order's state or
