@@ -44,6 +44,15 @@ async function orderIn(s: Setup, state: OrderState) {
   return order.id as string
 }
 
+/** Two paid orders of the setup's variant: 3 units (59.97) and 2 units (39.98), 5 left in stock. */
+async function twoPaidOrders(s: Setup) {
+  const a = await s.shop.buy(s.variantId, 3)
+  const b = await s.shop.buy(s.variantId, 2)
+  await expectOk(s.shop.pay(a.id))
+  await expectOk(s.shop.pay(b.id))
+  return { a, b }
+}
+
 describe('the order state table', () => {
   test('the states that count as paid are PAID and those reached from it without a refund: SHIPPED and DELIVERED', () => {
     expect([...PAID_STATES].sort()).toEqual(['DELIVERED', 'PAID', 'SHIPPED'])
@@ -164,10 +173,7 @@ describe('side effects of each move', () => {
 
   test('refund with restock (the default) returns the units through the ledger; without restock they stay sold', async () => {
     const s = await shopSetup()
-    const a = await s.shop.buy(s.variantId, 3)
-    const b = await s.shop.buy(s.variantId, 2)
-    await expectOk(s.shop.pay(a.id))
-    await expectOk(s.shop.pay(b.id))
+    const { a, b } = await twoPaidOrders(s)
     expect(levels(s.deps, s.variantId)).toEqual({ stock: 5, reserved: 0 })
     const restocked = await expectOk(s.panel('POST', `/${a.id}/refund`, { reason: 'damaged box' }))
     expect(restocked.status).toBe('REFUNDED')
@@ -186,10 +192,7 @@ describe('side effects of each move', () => {
 
   test('a refund with no body, or an empty JSON one (curl -H \'Content-Type: application/json\' without -d), restocks as the default says', async () => {
     const s = await shopSetup()
-    const a = await s.shop.buy(s.variantId, 3)
-    const b = await s.shop.buy(s.variantId, 2)
-    await expectOk(s.shop.pay(a.id))
-    await expectOk(s.shop.pay(b.id))
+    const { a, b } = await twoPaidOrders(s)
     const none = await expectOk(s.call('POST', `/v1/store/orders/${a.id}/refund`, { headers: apiKey(s.w.A.key.apiKey) }))
     const empty = await expectOk(s.call('POST', `/v1/store/orders/${b.id}/refund`, { headers: { ...apiKey(s.w.A.key.apiKey), 'content-type': 'application/json' }, raw: '' }))
     expect([none.refunds[0], empty.refunds[0]]).toMatchObject([
