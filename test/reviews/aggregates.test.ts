@@ -39,8 +39,12 @@ describe('review summary kept as aggregates', () => {
         expect((await expectOk(s.store('GET', `/v1/products/${productId}`))).rating).toEqual(want)
         expect(products.data.find((p: any) => p.id === productId).rating).toEqual(want)
         // The store's list carries the same summary of what its filters select, hidden reviews listed but not counted.
-        expect((await expectOk(s.store('GET', `/v1/store/reviews?productId=${productId}&pageSize=1`))).summary).toEqual(want)
+        const storeList = await expectOk(s.store('GET', `/v1/store/reviews?productId=${productId}&pageSize=1`))
+        expect(storeList.summary).toEqual(want)
+        // Its total counts every review it lists, the hidden ones too.
+        expect(storeList.total).toBe(all.data.filter((r: any) => r.productId === productId).length)
       }
+      expect(all.total).toBe(all.data.length)
       expect(all.summary).toEqual(ratingSummary(all.data.filter((r: any) => !r.hidden).map((r: any) => r.rating)))
       const mine = await expectOk(buyers[0]!.send('GET', '/v1/me/reviews?pageSize=100'))
       expect(mine.summary).toEqual(ratingSummary(mine.data.filter((r: any) => !r.hidden).map((r: any) => r.rating)))
