@@ -1,5 +1,6 @@
 import { describe, expect, test } from 'bun:test'
 import { readFileSync, writeFileSync } from 'node:fs'
+import { connect } from 'node:net'
 import { ADMIN_TOKEN } from '../helpers/app'
 import { buildExecutable, emptyDir, overHttp, type Running, startExecutable } from '../helpers/executable'
 import { chunkedHead, sendChunked } from '../helpers/raw-upload'
@@ -130,6 +131,18 @@ async function expectHealthHeldDuring(base: string, burst: () => Promise<{ statu
   await expectHeldInOneOf(HEALTH_ATTEMPTS, 'bursts', measure, bound)
 }
 
+/** What the server answers to `raw` sent as is on a new connection, and whether it then closed it. */
+function sendRaw(port: number, raw: string): Promise<{ reply: string; closed: boolean }> {
+  return new Promise((resolve, reject) => {
+    let reply = ''
+    const socket = connect(port, '127.0.0.1', () => socket.write(raw))
+    const timer = setTimeout(() => (socket.destroy(), resolve({ reply, closed: false })), 5000)
+    socket.on('data', (data) => (reply += data.toString('latin1')))
+    socket.on('error', reject)
+    socket.on('close', () => (clearTimeout(timer), resolve({ reply, closed: true })))
+  })
+}
+
 describe(`hostile input${LONG ? ' (long)' : ''}`, () => {
   test(`any 1 MiB JSON body answers a short 400 about as quickly as an ordinary one and memory stays flat, and ${PARALLEL} at once delay /health by about one of them, not all`, async () => {
     const dir = emptyDir()
@@ -231,6 +244,32 @@ describe(`hostile input${LONG ? ' (long)' : ''}`, () => {
       const ok = await fetch(`${server.base}/v1/products`, { method: 'POST', headers: { ...key, 'content-type': 'application/json' }, body: JSON.stringify({ name: 'Kept', sku: 'KEPT-1', price: 1, stock: 1 }) })
       expect(ok.status).toBe(201)
       expect(ok.headers.get('connection')).not.toBe('close')
+    } finally {
+      await server.stop('SIGTERM')
+    }
+  }, limit(60_000))
+
+  test('headers past 16 KiB are a 431 and what is not HTTP a 400, each from Bun with no body, and the connection closes', async () => {
+    const dir = emptyDir()
+    const server = await startExecutable(bin, dir, ['--data', dir, '--admin-token', ADMIN_TOKEN, '--rate-limit-rps', '0'])
+    try {
+      const request = (path: string, headers: string) => `GET ${path} HTTP/1.1\r\nHost: x\r\n${headers}\r\n`
+      const cases: [string, string, string][] = [
+        ['16 KiB of one header', request('/health', `X-Filler: ${'a'.repeat(16 * 1024)}\r\n`), 'HTTP/1.1 431 Request Header Fields Too Large'],
+        ['a 9 KB path and an 8 KB header', request(`/v1/${'a'.repeat(9000)}`, `X-Filler: ${'a'.repeat(8000)}\r\n`), 'HTTP/1.1 431 Request Header Fields Too Large'],
+        ['a header line without a colon', request('/health', 'Not a header\r\n'), 'HTTP/1.1 400 Bad Request'],
+        ['a request line that is not one', 'HELLO\r\n\r\n', 'HTTP/1.1 400 Bad Request'],
+        ['a Content-Length that is not a number', `POST /v1/products HTTP/1.1\r\nHost: x\r\nContent-Length: ten\r\n\r\n`, 'HTTP/1.1 400 Bad Request'],
+      ]
+      for (const [what, raw, status] of cases) {
+        const { reply, closed } = await sendRaw(server.port, raw)
+        const [head = '', body] = reply.split('\r\n\r\n')
+        // As the OpenAPI document's introduction says: the status, no body, no request id, closed.
+        expect([what, head.split('\r\n')[0], body, /x-request-id/i.test(head), closed]).toEqual([what, status, '', false, true])
+      }
+      // Just under the limit, the same header is an ordinary request.
+      const ok = await fetch(`${server.base}/health`, { headers: { 'x-filler': 'a'.repeat(15 * 1024) } })
+      expect([ok.status, ok.headers.get('x-request-id')?.startsWith('req_')]).toEqual([200, true])
     } finally {
       await server.stop('SIGTERM')
     }
