@@ -249,7 +249,7 @@ describe(`hostile input${LONG ? ' (long)' : ''}`, () => {
     }
   }, limit(60_000))
 
-  test('headers past 16 KiB are a 431 and what is not HTTP a 400, each from Bun with no body, and the connection closes', async () => {
+  test('a request line and headers past 16 KiB are a 431 and what is not HTTP a 400, each from Bun with no body, and the connection closes', async () => {
     const dir = emptyDir()
     const server = await startExecutable(bin, dir, ['--data', dir, '--admin-token', ADMIN_TOKEN, '--rate-limit-rps', '0'])
     try {

@@ -49,8 +49,8 @@ Every error has the same body, whatever the route:
 A \`405\` means the path exists but not for that method; its \`Allow\` header lists the methods it takes.
 Every response carries \`X-Request-Id\`; quote it when asking about an internal error (500).
 Two answers come from the HTTP server itself, before the request reaches any route, and carry no body
-and no \`X-Request-Id\`; both close the connection: \`431\` when the request's headers together pass
-16 KiB (a token or cookie pasted twice, a header filled in a loop: send fewer or shorter headers), and
+and no \`X-Request-Id\`; both close the connection: \`431\` when the request's line and headers together
+pass 16 KiB (a query string grown in a loop, a token pasted twice: send a shorter URL or fewer headers), and
 \`400\` when what was sent is not an HTTP request (a broken request line or header line, a
 \`Content-Length\` that is not a number): use an HTTP client rather than a raw socket.
 
