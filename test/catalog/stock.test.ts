@@ -1,6 +1,7 @@
 import { describe, expect, test } from 'bun:test'
 import fc from 'fast-check'
 import { eq } from 'drizzle-orm'
+import { MAX_STOCK } from '../../src/features/catalog/model'
 import { moveStock, type StockMove } from '../../src/features/catalog/stock'
 import { stockMovements } from '../../src/features/catalog/tables'
 import { writeTransaction } from '../../src/kernel/db/database'
@@ -29,6 +30,22 @@ describe('POST /v1/variants/:id/stock/receive and /adjust', () => {
       { id: expect.any(Number), variantId: v.id, kind: 'RECEIVE', quantity: 2, stock: 2, reserved: 0, available: 2, reason: 'initial stock', orderId: null, createdAt: '2026-01-01T00:00:00.000Z' },
     ])
     expect(ledger.total).toBe(2)
+  })
+
+  test('a receive or an adjustment that would pass the most a variant holds is a 409 naming the room left, and changes nothing', async () => {
+    const t = await catalogSetup()
+    const v = (await t.A.createProduct({ stock: 0 })).variants[0]
+    orderMove(t, { variantId: v.id, kind: 'RECEIVE', quantity: MAX_STOCK - 4, reason: 'a warehouse full' })
+    for (const [path, body] of [['receive', { quantity: 5 }], ['adjust', { quantity: 5, reason: 'found in a count' }]] as const) {
+      const res = await t.A.send('POST', `/v1/variants/${v.id}/stock/${path}`, body)
+      expect([path, res.status, res.body.error.code, res.body.error.message]).toEqual([
+        path,
+        409,
+        'CONFLICT',
+        `Variant ${v.sku} has ${MAX_STOCK - 4} in stock, and a variant holds at most ${MAX_STOCK} units: 5 more would pass it. Add at most 4.`,
+      ])
+    }
+    expect(await expectOk(t.A.send('GET', `/v1/variants/${v.id}`))).toMatchObject({ stock: MAX_STOCK - 4 })
   })
 
   test('receive of zero, a negative or a fractional quantity is a 400', async () => {

@@ -158,7 +158,7 @@ export const variantRoutes = (deps: Deps) =>
       auth: 'secret',
       params: IdParams,
       body: ReceiveBody,
-      response: { 200: Variant, 400: ErrorEnvelope, 404: ErrorEnvelope },
+      response: { 200: Variant, 400: ErrorEnvelope, 404: ErrorEnvelope, 409: ErrorEnvelope },
       detail: { tags: stockTags, summary: 'Receive stock', description: 'Adds `quantity` units (a delivery arrived). Recorded as a RECEIVE movement with `note` as its reason.' },
     })
     .post('/:id/stock/adjust', ({ ctx, params, body }) => adjustStock(deps, ctx, params.id, body), {

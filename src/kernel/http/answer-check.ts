@@ -1,4 +1,5 @@
-import { AppError, ErrorEnvelope } from '../errors'
+import { AppError, ERROR_STATUS, ErrorEnvelope } from '../errors'
+import { kernelErrors } from './kernel-answers'
 import type { Log } from '../log'
 import type { RouteEntry } from './route-table'
 import type { BodySchema } from './validation'
@@ -24,17 +25,29 @@ export function answerChecker(log: Log): ((route: RouteEntry | undefined, respon
     if (!route || !response.headers.get('content-type')?.startsWith('application/json')) return response
     // A route that declares no answers (the document itself, a test's probe) has its errors checked only.
     if (!route.response && response.status < 400) return response
+    // An error status the OpenAPI document does not list for the operation reaches a generated client undocumented.
+    const undocumented = route.response !== undefined && response.status >= 400 && !documentedErrors(route).has(response.status)
     const schema = route.response?.[response.status] ?? (response.status >= 400 ? (ErrorEnvelope as BodySchema) : undefined)
     return response
       .clone()
       .text()
       .then((text) => {
-        const problem = schema ? mismatch(schema, JSON.parse(text)) : `status ${response.status} is not among the answers the route declares`
+        const problem = undocumented
+          ? `status ${response.status} is not among the errors its OpenAPI operation lists (declare it in the route's response map)`
+          : schema
+            ? mismatch(schema, JSON.parse(text))
+            : `status ${response.status} is not among the answers the route declares`
         if (problem === undefined) return response
         log.error('an answer does not match its schema', { route: `${route.method} ${route.path}`, status: response.status, problem, answer: text.slice(0, 2000) })
         throw new AppError('INTERNAL_ERROR', `The answer of ${route.method} ${route.path} (${response.status}) does not match its schema: ${problem}`)
       })
   }
+}
+
+/** The error statuses the OpenAPI document lists for a route: its own declared ones and those the kernel adds (kernel-answers.ts). */
+function documentedErrors(route: RouteEntry): Set<number> {
+  const own = Object.keys(route.response ?? {}).map(Number).filter((status) => status >= 400)
+  return new Set([...own, ...kernelErrors(route).map((code) => ERROR_STATUS[code])])
 }
 
 function mismatch(schema: BodySchema, value: unknown): string | undefined {
