@@ -113,6 +113,37 @@ describe('activity attribution: calls counted per group and per student', () => 
     expect(keys.find((k: any) => k.id === A.spareKey.id).lastUsedAt).toBeNull()
   })
 
+  test('from and to are ISO dates, year first: a day-first or month-first date, a date past its month and a bare number are 400s saying so', async () => {
+    const t = await setup()
+    for (const path of ['/v1/admin/activity', '/v1/admin/activity/series']) {
+      for (const from of ['01/12/2026', '1', '2026-02-30', '2026-11-21 14:00', '2026-11-21T25:00:00Z']) {
+        const res = await t.call('GET', `${path}?from=${encodeURIComponent(from)}`, { headers: admin })
+        expect([path, from, res.status, res.body.error.details]).toEqual([
+          path,
+          from,
+          400,
+          [{ path: 'from', message: 'from must be an ISO date, year first, such as 2026-11-21, or a date and time such as 2026-11-21T14:00:00Z' }],
+        ])
+      }
+      for (const from of ['2026-01-12', '2026-01-12T10:00', '2026-01-12T10:00:00.5-03:00']) {
+        expect([path, from, (await t.call('GET', `${path}?from=${encodeURIComponent(from)}&to=2026-01-13`, { headers: admin })).status]).toEqual([path, from, 200])
+      }
+    }
+  })
+
+  test('a `to` before the default start names that start, not a `from` that was never sent', async () => {
+    const t = await setup()
+    const created = new Date(t.clock.now() - 3600_000).toISOString()
+    const res = await t.call('GET', `/v1/admin/activity?to=${encodeURIComponent(created)}`, { headers: admin })
+    const groups = await t.call('GET', '/v1/admin/groups', { headers: admin })
+    const first = groups.body.data.map((g: { createdAt: string }) => g.createdAt).sort()[0]
+    expect([res.status, res.body.error.message, res.body.error.details]).toEqual([
+      400,
+      `\`to\` ends before ${first}, when the first group was created, where the window starts when \`from\` is left out. Send a later \`to\`, or a \`from\` before it.`,
+      [{ path: 'to', message: `must be after ${first} when from is left out` }],
+    ])
+  })
+
   test('from and to select whole hours; a date alone covers its day; csv has a row per student', async () => {
     const t = await setup()
     const { A } = t.world

@@ -184,6 +184,9 @@ describe('filters and pages', () => {
     for (const [q, says] of <[string, string][]>[
       ['status=abc', 'status must be 2xx, 4xx, 5xx'],
       ['since=yesterday', 'since must be an ISO date-time'],
+      // Date.parse reads these (11 December or 12 November; the year 2001): an ISO filter does not.
+      ['since=11%2F12%2F2026', 'since must be an ISO date-time'],
+      ['since=1', 'since must be an ISO date-time'],
       ['method=G%20T', 'method must be an HTTP method'],
     ]) {
       const r = await t.call('GET', `/v1/store/requests?${q}`, { headers: bearer(t.w.A.student) })

@@ -13,7 +13,9 @@ import { activityCounts, SHOP_FRONT_RM } from './tables'
  */
 export function activityReport(deps: Deps, query: ActivityQuery): ActivityReport {
   deps.activity.flush() // the report includes the calls of the last second
-  const { from, to } = activityWindow(deps, query, () => firstGroupCreatedAt(deps) ?? deps.clock.now())
+  const first = firstGroupCreatedAt(deps)
+  const start = first === null ? { at: () => deps.clock.now(), what: 'now (no group exists yet)' } : { at: () => first, what: 'when the first group was created' }
+  const { from, to } = activityWindow(deps, query, start)
   const groupRows = groupsInScope(deps, query.groupId)
   const counts = deps.db
     .select({

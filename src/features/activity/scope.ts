@@ -1,5 +1,6 @@
 import { asc, eq, sql } from 'drizzle-orm'
 import { groups, students } from '../../kernel/auth/tables'
+import { isoTime } from '../../kernel/clock'
 import type { Deps } from '../../kernel/deps'
 import { AppError } from '../../kernel/errors'
 import { isDateOnly } from './model'
@@ -15,11 +16,15 @@ export const FORMER_MEMBER = '(no longer a member)'
  * The window `[from, to)` in ms. A date alone as `to` includes that whole day; `to` defaults to now
  * (inclusive), `from` to what the caller says given `to`.
  */
-export function activityWindow(deps: Deps, query: { from?: string; to?: string }, defaultFrom: (to: number) => number) {
+export function activityWindow(deps: Deps, query: { from?: string; to?: string }, defaultFrom: { at: (to: number) => number; what: string }) {
   const to = query.to ? Date.parse(query.to) + (isDateOnly(query.to) ? DAY : 0) : deps.clock.now() + 1
-  const from = query.from ? Date.parse(query.from) : defaultFrom(to)
-  if (from >= to) throw new AppError('VALIDATION_ERROR', '`from` must be before `to`.', [{ path: 'from', message: 'must be before to' }])
-  return { from, to }
+  const from = query.from ? Date.parse(query.from) : defaultFrom.at(to)
+  if (from < to) return { from, to }
+  if (query.from) throw new AppError('VALIDATION_ERROR', '`from` must be before `to`.', [{ path: 'from', message: 'must be before to' }])
+  // Only `to` was sent: the window's start is the default, which the caller may not know.
+  throw new AppError('VALIDATION_ERROR', `\`to\` ends before ${isoTime(from)}, ${defaultFrom.what}, where the window starts when \`from\` is left out. Send a later \`to\`, or a \`from\` before it.`, [
+    { path: 'to', message: `must be after ${isoTime(from)} when from is left out` },
+  ])
 }
 
 /** When the first group was made, or null before there is any. */

@@ -26,7 +26,7 @@ function bucketsOf(window: { from: number; to: number }, bucket: ActivitySeriesQ
 /** Calls per group and per student over time, for a chart: the same counts, per hour or UTC day. */
 export function activitySeries(deps: Deps, query: ActivitySeriesQuery): ActivitySeries {
   deps.activity.flush() // the series includes the calls of the last second
-  const window = activityWindow(deps, query, (to) => to - DAY)
+  const window = activityWindow(deps, query, { at: (to) => to - DAY, what: 'a day before it' })
   const { start, size, count } = bucketsOf(window, query.bucket)
   const end = start + count * size
   const groupRows = groupsInScope(deps, query.groupId)

@@ -34,10 +34,10 @@ export const RequestQuery = PageQuery.extend({
     .enum(CLIENTS, 'client must be app, panel or teacher')
     .optional()
     .describe('only calls of this client, by its X-Storefront-Client header: panel (the store panel), teacher (the teacher\u2019s screens), app (any other call)'),
-  since: z
-    .string()
+  // ISO only (z.iso.datetime): Date.parse would also read 11/12/2026 and 1, month first or as a year.
+  since: z.iso
+    .datetime({ offset: true, error: 'since must be an ISO date-time such as 2026-11-24T14:00:00Z' })
     .max(40, 'since is a date-time, e.g. 2026-11-24T14:00:00Z')
-    .refine((v) => !Number.isNaN(Date.parse(v)), 'since must be an ISO date-time such as 2026-11-24T14:00:00Z')
     .optional()
     .describe('only entries answered at or after this time: createdAt, or a counted entry\u2019s newest call (lastCreatedAt)'),
 })
