@@ -1,4 +1,6 @@
 import { describe, expect, test } from 'bun:test'
+import { API_KEY_LENGTH } from '../../src/kernel/auth/credentials'
+import { ADMIN_TOKEN } from '../helpers/app'
 import { bearer } from '../helpers/world'
 import { shopSetup } from '../helpers/orders'
 
@@ -53,5 +55,40 @@ describe('a store credential in the wrong header is a credential of the wrong ki
     }
     const other = await s.call('GET', '/v1/admin/groups', { headers: { 'x-admin-token': 'adm_not-it' } })
     expect([other.status, other.body.error.code]).toEqual([401, 'UNAUTHENTICATED'])
+  })
+})
+
+describe("the teacher's token and a cut API key", () => {
+  test("the teacher's token in Authorization or X-API-Key on a teacher route says to send it as X-Admin-Token", async () => {
+    const s = await shopSetup()
+    for (const headers of [bearer(ADMIN_TOKEN), { 'x-api-key': ADMIN_TOKEN }]) {
+      const res = await s.call('GET', '/v1/admin/groups', { headers })
+      expect([res.status, res.body.error]).toEqual([
+        401,
+        {
+          code: 'WRONG_CREDENTIAL',
+          message: "That is the teacher's token, in the wrong header: send it as X-Admin-Token, not in Authorization or X-API-Key. This route takes the teacher's token in X-Admin-Token.",
+        },
+      ])
+    }
+    // A store's key there is still called one.
+    const store = await s.call('GET', '/v1/admin/groups', { headers: { 'x-api-key': s.w.A.key.apiKey } })
+    expect(store.body.error.message).toStartWith('This is a teacher route; store keys and tokens do not open it.')
+  })
+
+  test('an API key cut short says how long a key is and to copy all of it; what looks like no key says to create one', async () => {
+    const s = await shopSetup()
+    const key: string = s.w.A.key.apiKey
+    expect(key.length).toBe(API_KEY_LENGTH)
+    const cut = await s.call('GET', '/v1/products', { headers: { 'x-api-key': key.slice(0, 30) } })
+    expect([cut.status, cut.body.error]).toEqual([
+      401,
+      {
+        code: 'UNAUTHENTICATED',
+        message: `X-API-Key starts like an API key but is not a whole one (30 characters; a key has ${API_KEY_LENGTH}). Check that you copied all of it, without spaces or quotes; a key is shown only when it is made, so if it is lost, create a new one in the store panel: POST /v1/store/api-keys.`,
+      },
+    ])
+    const none = await s.call('GET', '/v1/products', { headers: { 'x-api-key': 'my-key' } })
+    expect(none.body.error.message).toBe('X-API-Key does not look like an API key (sk_xxxxxxxx_... or pk_xxxxxxxx_...). Create one in the store panel: POST /v1/store/api-keys.')
   })
 })

@@ -299,6 +299,9 @@ describe('the deliveries log', () => {
     const bad = await t.call('GET', '/v1/webhooks/deliveries?eventType=order.payed&status=DONE', { headers })
     expect(bad.status).toBe(400)
     expect(bad.body.error.details.map((d: any) => d.path)).toEqual(['eventType', 'status'])
+    // A filter has no "*": leaving it out is what lists every event, and the message says so.
+    const star = await t.call('GET', '/v1/webhooks/deliveries?eventType=*', { headers })
+    expect([star.status, star.body.error.details]).toEqual([400, [{ path: 'eventType', message: `'*' is not an event name. Valid names: ${EVENT_LIST.replace('"*" for all of them', 'leave eventType out for all of them')}` }]])
   })
 })
 

@@ -7,8 +7,9 @@ import { DELIVERY_STATUSES } from './tables'
 
 const EVENT_NAMES = Object.keys(EVENT_TYPES) as [EventType, ...EventType[]]
 
-const unknownEvent = (issue: { input?: unknown }) =>
-  `'${String(issue.input)}' is not an event name. Valid names: ${EVENT_NAMES.join(', ')}, or "*" for all of them (GET /v1/webhooks/events describes each)`
+/** `all`: what stands for every event where the value is read (a subscription's "*", a filter left out). */
+const unknownEvent = (all: string) => (issue: { input?: unknown }) =>
+  `'${String(issue.input)}' is not an event name. Valid names: ${EVENT_NAMES.join(', ')}, or ${all} (GET /v1/webhooks/events describes each)`
 
 export const RegisterWebhookBody = z
   .object({
@@ -16,7 +17,7 @@ export const RegisterWebhookBody = z
       .meta({ format: 'uri' })
       .describe('Where to POST events: https:// (http:// on the LAN only when the server allows insecure webhooks; loopback only when it allows loopback webhooks).'),
     events: z
-      .array(z.enum(['*', ...EVENT_NAMES], { error: unknownEvent }), {
+      .array(z.enum(['*', ...EVENT_NAMES], { error: unknownEvent('"*" for all of them') }), {
         error: (issue) => (issue.code === 'invalid_type' ? `events is a list of event names, e.g. ["order.paid"], or ["*"] for all events: put ${typeof issue.input === 'string' ? JSON.stringify(issue.input).slice(0, 40) : 'the names'} in [ ]` : undefined),
       })
       .min(1, 'list at least one event name, or ["*"] for all events')
@@ -71,7 +72,7 @@ export const Signed = z.object({
 
 export const DeliveryQuery = PageQuery.extend({
   webhookId: idRef('webhookId').optional(),
-  eventType: z.enum(EVENT_NAMES, { error: unknownEvent }).optional(),
+  eventType: z.enum(EVENT_NAMES, { error: unknownEvent('leave eventType out for all of them') }).optional(),
   status: z.enum(DELIVERY_STATUSES).optional(),
   orderId: z.string().max(64, 'orderId is the id of one of your orders (GET /v1/store/orders lists them), at most 64 characters').optional().describe("only deliveries of this order's events (order.*, shipment.updated)"),
 })

@@ -15,10 +15,15 @@ export const newCustomerToken = () => `ctk_${randomToken(40)}`
 
 const KEY_PREFIX: Record<ApiKeyKind, string> = { secret: 'sk_', publishable: 'pk_' }
 
+const PUBLIC_PART = 8
+const SECRET_PART = 40
+/** How many characters a key made by newApiKey has. */
+export const API_KEY_LENGTH = 'sk_'.length + PUBLIC_PART + '_'.length + SECRET_PART
+
 /** `sk_`/`pk_` + 8-char public part + `_` + 40 random chars; the prefix shown later is `sk_`/`pk_` + the public part. */
 export function newApiKey(kind: ApiKeyKind) {
-  const prefix = `${KEY_PREFIX[kind]}${randomToken(8)}`
-  const key = `${prefix}_${randomToken(40)}`
+  const prefix = `${KEY_PREFIX[kind]}${randomToken(PUBLIC_PART)}`
+  const key = `${prefix}_${randomToken(SECRET_PART)}`
   return { key, prefix, hash: hashToken(key) }
 }
 

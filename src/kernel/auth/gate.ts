@@ -6,7 +6,7 @@ import type { Call } from '../http/call'
 import { clientAddress, type AddressSource } from '../http/client-address'
 import type { NamedStore } from '../http/inspection'
 import { credentialRows, type KeyRow } from './credential-rows'
-import { API_KEY_FORMAT, constantTimeEqual } from './credentials'
+import { API_KEY_FORMAT, API_KEY_LENGTH, constantTimeEqual } from './credentials'
 import { AUTH_KINDS, isShopFront, type Actor, type AuthKind, type StoreCtx } from './kinds'
 import { SHOP_FRONT_SHARE, type RateLimiter } from './rate-limiter'
 
@@ -108,7 +108,9 @@ export function createGate(deps: GateDeps) {
       throw unauthenticated(
         API_KEY_FORMAT.test(value)
           ? 'This API key is not known. Check that you copied all of it, or create a new one in the store panel.'
-          : 'X-API-Key does not look like an API key (sk_xxxxxxxx_... or pk_xxxxxxxx_...). Create one in the store panel: POST /v1/store/api-keys.',
+          : /^[sp]k_/.test(value)
+            ? `X-API-Key starts like an API key but is not a whole one (${value.length} characters; a key has ${API_KEY_LENGTH}). Check that you copied all of it, without spaces or quotes; a key is shown only when it is made, so if it is lost, create a new one in the store panel: POST /v1/store/api-keys.`
+            : 'X-API-Key does not look like an API key (sk_xxxxxxxx_... or pk_xxxxxxxx_...). Create one in the store panel: POST /v1/store/api-keys.',
       )
     }
     if (row.revokedAt !== null) {
@@ -153,6 +155,9 @@ export function createGate(deps: GateDeps) {
         if (STORE_CREDENTIAL.test(p.admin)) throw wrongKind(kind, 'X-Admin-Token holds a store key or token, not the teacher\'s token.')
         throw unauthenticated("X-Admin-Token is not the teacher's token. It was printed when the server first started.")
       }
+      // The teacher's own token in another header: said so, rather than called a store's credential.
+      const misplaced = [p.apiKey, p.bearer].some((value) => value !== null && constantTimeEqual(value, deps.adminToken))
+      if (misplaced) throw wrongKind(kind, "That is the teacher's token, in the wrong header: send it as X-Admin-Token, not in Authorization or X-API-Key.")
       if (p.apiKey || p.bearer) throw wrongKind(kind, 'This is a teacher route; store keys and tokens do not open it.')
       throw unauthenticated(`This route needs ${AUTH_KINDS.admin.expects}.`)
     }
