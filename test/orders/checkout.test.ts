@@ -64,14 +64,24 @@ describe('POST /v1/orders/checkout', () => {
     expect((await expectOk(s.shop.send('GET', '/v1/orders'))).total).toBe(0)
   })
 
-  test('a line whose product was unpublished since is 409 PRODUCT_UNAVAILABLE and nothing is reserved', async () => {
+  test('a line whose product was unpublished since is 409 PRODUCT_UNAVAILABLE naming the line to remove, and nothing is reserved', async () => {
     const s = await shopSetup()
-    await expectOk(s.shop.add(s.variantId, 1))
+    const item = (await expectOk(s.shop.add(s.variantId, 1))).items[0].id
     await expectOk(s.catalog.send('PUT', `/v1/products/${s.product.id}`, { state: 'ARCHIVED' }))
     const res = await s.shop.checkout()
-    expect(res.status).toBe(409)
-    expect(res.body.error.code).toBe('PRODUCT_UNAVAILABLE')
+    expect([res.status, res.body.error.code, res.body.error.message]).toEqual([
+      409,
+      'PRODUCT_UNAVAILABLE',
+      `'${s.product.name}' (${s.product.variants[0].sku}) can no longer be bought. Remove that item from the cart (DELETE /v1/cart/items/${item}) and check out again.`,
+    ])
     expect(levels(s.deps, s.variantId).reserved).toBe(0)
+    // Two such lines: each id is in details, which the message points to.
+    const other = await s.catalog.createProduct({ state: 'PUBLISHED', price: 2, stock: 5 })
+    const second = (await expectOk(s.shop.add(other.variants[0].id, 1))).items.find((i: { variantId: string }) => i.variantId === other.variants[0].id).id
+    await expectOk(s.catalog.send('PUT', `/v1/products/${other.id}`, { state: 'DRAFT' }))
+    const both = await s.shop.checkout()
+    expect(both.body.error.message).toEndWith('Remove those items from the cart (DELETE /v1/cart/items/:id, each itemId in details) and check out again.')
+    expect(both.body.error.details.map((d: { itemId: string }) => d.itemId).sort()).toEqual([item, second].sort())
   })
 
   test('an empty cart is 409 CART_EMPTY', async () => {

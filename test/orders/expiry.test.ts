@@ -54,10 +54,18 @@ describe('expiry of unpaid orders (RESERVATION_TTL_MINUTES)', () => {
     const order = await s.shop.buy(s.variantId, 2)
     s.clock.advance(61 * MINUTE)
     const res = await s.shop.pay(order.id)
-    expect(res.status).toBe(409)
-    expect(res.body.error.code).toBe('INVALID_TRANSITION')
+    // The buyer last saw it PENDING: the refusal says it expired, when, and how to buy the items again.
+    const expired = {
+      code: 'INVALID_TRANSITION',
+      message: `Order #${order.number} expired at ${order.expiresAt} before it was paid, so it was cancelled and its items went back to stock; it cannot be paid now. To buy them, add them to the cart again (POST /v1/cart/items) and check out (POST /v1/orders/checkout), then pay the new order.`,
+      details: [{ orderId: order.id, status: 'CANCELLED', requested: 'PAID', cancelReason: 'EXPIRED' }],
+    }
+    expect([res.status, res.body.error]).toEqual([409, expired])
     expect(await s.shop.order(order.id)).toMatchObject({ status: 'CANCELLED', cancelReason: 'EXPIRED', payments: [] })
     expect(levels(s.deps, s.variantId)).toEqual({ stock: 10, reserved: 0 })
+    // Again, once the expiry is written: the same answer, from the early check.
+    const again = await s.shop.pay(order.id)
+    expect([again.status, again.body.error]).toEqual([409, expired])
   })
 
   test('the due times live in the database: after a restart, what fell due meanwhile is expired at start', async () => {

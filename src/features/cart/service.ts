@@ -105,10 +105,13 @@ export function getCart(deps: Deps, ctx: StoreCtx): Cart {
  * found (404, as an unknown id), so that a shop page never learns a draft exists; the line of a
  * product unpublished after it entered the cart is the customer's own, and stays 409.
  */
-function assertCanHold(variantId: string, variant: LineOfVariant | undefined, quantity: number): LineOfVariant {
+function assertCanHold(variantId: string, variant: LineOfVariant | undefined, quantity: number, itemId?: string): LineOfVariant {
   if (!variant || variant.variantDeletedAt !== null) throw notFound('variant', variantId, VARIANTS_HINT)
   if (variant.state !== 'PUBLISHED' || variant.productDeletedAt !== null) {
-    throw new AppError('PRODUCT_UNAVAILABLE', `Product '${variant.name}' (variant ${variant.sku}) is ${variant.state}, not PUBLISHED, so it cannot be bought. Publish it first: PUT /v1/products/${variant.productId} {"state":"PUBLISHED"}.`, [
+    const publish = `PUT /v1/products/${variant.productId} {"state":"PUBLISHED"}`
+    // A line already in the cart is the buyer's to remove; publishing is the store's.
+    const next = itemId ? `Remove the line (DELETE /v1/cart/items/${itemId}); the store can publish it again with ${publish}.` : `Publish it first: ${publish}.`
+    throw new AppError('PRODUCT_UNAVAILABLE', `Product '${variant.name}' (variant ${variant.sku}) is ${variant.state}, not PUBLISHED, so it cannot be bought. ${next}`, [
       { variantId, productId: variant.productId, state: variant.state },
     ])
   }
@@ -142,7 +145,7 @@ export function addItem(deps: Deps, ctx: StoreCtx, input: { variantId: string; q
     if (!existing && lines.length >= MAX_CART_LINES) {
       throw tooManyLines(lines.length, 'Check out first (POST /v1/orders/checkout) or remove a line (DELETE /v1/cart/items/:id), then add this one.')
     }
-    const variant = assertCanHold(input.variantId, existing ?? variantLine(tx, ctx, input.variantId), quantity)
+    const variant = assertCanHold(input.variantId, existing ?? variantLine(tx, ctx, input.variantId), quantity, existing?.id)
     const now = deps.clock.now()
     if (existing) {
       q.setQuantity.run({ id: existing.id, storeId: ctx.storeId, quantity })
@@ -171,7 +174,7 @@ export function changeItem(deps: Deps, ctx: StoreCtx, itemId: string, quantity: 
   return groupedWrite(deps.db, (tx) => {
     const cart = cartOf(tx, deps, ctx)
     const { lines, at, line } = linesWith(cart, itemId)
-    assertCanHold(line.variantId, line, quantity)
+    assertCanHold(line.variantId, line, quantity, line.id)
     statementsOf(tx).setQuantity.run({ id: line.id, storeId: ctx.storeId, quantity })
     lines[at] = { ...line, quantity }
     return cartView(cart)
@@ -203,7 +206,7 @@ export function cartToBuy(tx: Tx, deps: Deps, ctx: StoreCtx): CartWithLines {
   if (unavailable.length > 0) {
     throw new AppError(
       'PRODUCT_UNAVAILABLE',
-      `${unavailable.map((l) => `'${l.name}' (${l.sku})`).join(', ')} can no longer be bought. Remove ${unavailable.length === 1 ? 'that item' : 'those items'} from the cart (DELETE /v1/cart/items/:id) and check out again.`,
+      `${unavailable.map((l) => `'${l.name}' (${l.sku})`).join(', ')} can no longer be bought. ${unavailable.length === 1 ? `Remove that item from the cart (DELETE /v1/cart/items/${unavailable[0]!.id})` : 'Remove those items from the cart (DELETE /v1/cart/items/:id, each itemId in details)'} and check out again.`,
       unavailable.map((l) => ({ itemId: l.id, variantId: l.variantId, state: l.state })),
     )
   }

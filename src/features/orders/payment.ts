@@ -9,7 +9,7 @@ import type { PayBody } from './model'
 import { pixCode } from './pix'
 import { assertMove, canMove } from './states'
 import { orderStatements } from './statements'
-import { findOrder, orderBody } from './views'
+import { findOrder, orderBody, type OrderRow } from './views'
 
 /**
  * The simulated payment processor. It answers asynchronously, as a real one would, so that a second
@@ -17,6 +17,21 @@ import { findOrder, orderBody } from './views'
  */
 const processor = {
   authorize: (body: PayBody) => new Promise<boolean>((resolve) => setImmediate(() => resolve(body.simulate !== 'decline'))),
+}
+
+/**
+ * Throws the 409 INVALID_TRANSITION of an order that cannot be paid (unless it can). An order that
+ * expired is told as such: the buyer last saw it PENDING, and what to do next is to check out again.
+ */
+function refusePayment(order: OrderRow) {
+  if (order.status === 'CANCELLED' && order.cancelReason === 'EXPIRED') {
+    throw new AppError(
+      'INVALID_TRANSITION',
+      `Order #${order.number} expired at ${isoTime(order.expiresAt)} before it was paid, so it was cancelled and its items went back to stock; it cannot be paid now. To buy them, add them to the cart again (POST /v1/cart/items) and check out (POST /v1/orders/checkout), then pay the new order.`,
+      [{ orderId: order.id, status: order.status, requested: 'PAID', cancelReason: order.cancelReason }],
+    )
+  }
+  assertMove(order.id, order.status, 'PAID', 'pay')
 }
 
 /** POST /orders/:id/pay: approved by default; `simulate: "decline"` is 402 and the order stays PENDING. */
@@ -28,7 +43,7 @@ export function pay(deps: Deps, ctx: StoreCtx, orderId: string, body: PayBody, i
     if (!canMove(before.status, 'PAID', 'pay')) {
       // What refuses it may be another payment of this order, written in a commit group not committed yet.
       await groupsSettled(deps.db)
-      assertMove(before.id, findOrder(deps.db, ctx, orderId).status, 'PAID', 'pay')
+      refusePayment(findOrder(deps.db, ctx, orderId))
     }
     const approved = await processor.authorize(body)
     const result = await groupedWrite(deps.db, (tx) => {
@@ -36,7 +51,7 @@ export function pay(deps: Deps, ctx: StoreCtx, orderId: string, body: PayBody, i
       const now = deps.clock.now()
       // Past its time (the timer may not have run yet), the order expires here instead of being paid.
       if (order.status === 'PENDING' && order.expiresAt <= now) return { outcome: 'expired' as const, order: cancelOrder(tx, deps, order, 'EXPIRED', 'expire') }
-      assertMove(order.id, order.status, 'PAID', 'pay')
+      refusePayment(order)
       const paymentId = deps.ids.next('pay')
       const q = orderStatements(tx)
       q.insertPayment.run({
@@ -55,8 +70,8 @@ export function pay(deps: Deps, ctx: StoreCtx, orderId: string, body: PayBody, i
       // A PENDING order has no refunds; its payments are read after this one was written.
       return { outcome: 'paid' as const, body: orderBody(paid, items, q.payments.all({ ids: JSON.stringify([order.id]) }), []) }
     })
-    // Committed: the expiry stands, and the answer is the refusal of paying a CANCELLED order.
-    if (result.outcome === 'expired') return assertMove(orderId, result.order.status, 'PAID', 'pay') as never
+    // Committed: the expiry stands, and the answer is the refusal of paying an expired order.
+    if (result.outcome === 'expired') return refusePayment(result.order) as never
     if (result.outcome === 'declined') {
       throw new AppError(
         'PAYMENT_DECLINED',
