@@ -158,11 +158,27 @@ describe('the error envelope', () => {
     expect(text.body.error.message).toContain("Content-Type 'text/plain'")
   })
 
-  test('a route without a body ignores whatever body is sent', async () => {
+  test('a route without a body refuses one that says something, naming its first fields; an empty body or {} is none', async () => {
     const { call } = setup()
-    const res = await call('POST', '/v1/probes/nobody', { raw: '{broken', headers: { 'content-type': 'application/json' } })
-    expect(res.status).toBe(200)
-    expect(res.body).toEqual({ ok: true })
+    const send = (raw: string, type = 'application/json') => call('POST', '/v1/probes/nobody', { raw, headers: { 'content-type': type } })
+    const refusal = (had: string) => ({
+      error: {
+        code: 'VALIDATION_ERROR',
+        message: `POST /v1/probes/nobody takes no body${had}: send the request without one. What each route takes is in /docs.`,
+        details: [{ path: '', message: 'this route takes no body' }],
+      },
+    })
+    expect(await send('{"items":[{"variantId":"var_1","quantity":2}]}')).toMatchObject({ status: 400, body: refusal(' (it had "items")') })
+    // At most five names, each cut at 40 characters: the answer never echoes the body back.
+    const many = JSON.stringify(Object.fromEntries(['k'.repeat(100_000), 'b', 'c', 'd', 'e', 'f', 'g', 'h'].map((k) => [k, 1])))
+    expect(await send(many)).toMatchObject({ status: 400, body: refusal(` (it had "${'k'.repeat(39)}…, "b", "c", "d", "e", and 3 more)`) })
+    expect(await send('{broken')).toMatchObject({ status: 400, body: refusal('') })
+    expect(await send('hello', 'text/plain')).toMatchObject({ status: 400, body: refusal('') })
+    expect(await send('['.repeat(100_000))).toMatchObject({ status: 400, body: refusal('') })
+    for (const nothing of ['', '  ', '{}', ' { } ']) expect(await send(nothing)).toMatchObject({ status: 200, body: { ok: true } })
+    expect(await call('POST', '/v1/probes/nobody')).toMatchObject({ status: 200, body: { ok: true } })
+    // Within the JSON limit, as any body: past it, 413.
+    expect((await send(JSON.stringify({ note: 'x'.repeat(JSON_BODY_LIMIT) }))).status).toBe(413)
   })
 
   test('a JSON body over 1 MiB is 413 PAYLOAD_TOO_LARGE, declared or streamed', async () => {

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'bun:test'
-import { apiKey, expectOk } from '../helpers/world'
+import { apiKey, bearer, expectOk } from '../helpers/world'
 import { buyer, eventsOf, expectLedgerConsistent, levels, registerBuyer, shopSetup } from '../helpers/orders'
 
 describe('POST /v1/orders/checkout', () => {
@@ -82,6 +82,28 @@ describe('POST /v1/orders/checkout', () => {
     const both = await s.shop.checkout()
     expect(both.body.error.message).toEndWith('Remove those items from the cart (DELETE /v1/cart/items/:id, each itemId in details) and check out again.')
     expect(both.body.error.details.map((d: { itemId: string }) => d.itemId).sort()).toEqual([item, second].sort())
+  })
+
+  test('a body sent to checkout is a 400 naming its fields, and no order is made: checkout orders the cart; {} is no body', async () => {
+    const s = await shopSetup()
+    await expectOk(s.shop.add(s.variantId, 1))
+    const headers = { ...apiKey(s.w.A.key.apiKey), authorization: `Bearer ${s.w.A.customer.token}` }
+    const items = await s.call('POST', '/v1/orders/checkout', { headers: { ...headers, 'x-request-id': 'with-items' }, body: { items: [{ variantId: s.variantId, quantity: 3 }] } })
+    expect([items.status, items.body.error.code, items.body.error.message]).toEqual([
+      400,
+      'VALIDATION_ERROR',
+      'POST /v1/orders/checkout takes no body (it had "items"): send the request without one. What each route takes is in /docs.',
+    ])
+    expect((await expectOk(s.shop.send('GET', '/v1/orders'))).total).toBe(0)
+    expect(levels(s.deps, s.variantId).reserved).toBe(0)
+    // The request inspector shows what was sent with the refusal.
+    const seen = await expectOk(s.call('GET', '/v1/store/requests/with-items', { headers: bearer(s.w.A.student) }))
+    expect([seen.status, JSON.parse(seen.requestBody)]).toEqual([400, { items: [{ variantId: s.variantId, quantity: 3 }] }])
+    const order = await expectOk(s.call('POST', '/v1/orders/checkout', { headers, body: {} }), 201)
+    expect(order.items.map((i: { quantity: number }) => i.quantity)).toEqual([1])
+    // The OpenAPI document lists the 400 and the 413 such a body may get.
+    const document = (await s.call('GET', '/openapi.json')).body
+    expect(Object.keys(document.paths['/v1/orders/checkout'].post.responses)).toEqual(expect.arrayContaining(['400', '413']))
   })
 
   test('an empty cart is 409 CART_EMPTY', async () => {

@@ -1,4 +1,4 @@
-import { AppError } from '../errors'
+import { AppError, clip } from '../errors'
 import { assertJsonShape } from './json-shape'
 
 /** JSON bodies above this size are refused, so one request cannot fill the server's memory. */
@@ -72,4 +72,27 @@ export function wrongBodyType(contentType: string): AppError {
     'UNSUPPORTED_MEDIA_TYPE',
     `This route takes a JSON body, but the request has ${sent}${hint}. Send the body as JSON with the header Content-Type: application/json.`,
   )
+}
+
+/**
+ * A body sent to a route that takes none (`route`: its method and path, as a client reads them) is
+ * refused unless it says nothing (empty, or `{}`): a field a client thought the route took would
+ * otherwise be dropped without a word (a checkout sent {"items": [...]} ordered the cart). The message
+ * names a few of the fields sent, each cut short, never the rest of the body.
+ */
+export function assertNoBody(route: string, text: string) {
+  const sent = text.trim()
+  if (sent === '' || /^\{\s*\}$/.test(sent)) return
+  let fields: string[] = []
+  try {
+    assertJsonShape(sent)
+    const value: unknown = JSON.parse(sent)
+    if (value !== null && typeof value === 'object' && !Array.isArray(value)) fields = Object.keys(value)
+  } catch {
+    // Not JSON, or too deep to parse: refused all the same, without naming fields.
+  }
+  const named = fields.length ? ` (it had ${fields.slice(0, 5).map((f) => clip(JSON.stringify(f), 40)).join(', ')}${fields.length > 5 ? `, and ${fields.length - 5} more` : ''})` : ''
+  throw new AppError('VALIDATION_ERROR', `${route} takes no body${named}: send the request without one. What each route takes is in /docs.`, [
+    { path: '', message: 'this route takes no body' },
+  ])
 }

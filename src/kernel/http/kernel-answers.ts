@@ -21,6 +21,8 @@ export function kernelErrors(route: RouteEntry): ErrorCode[] {
   if (auth === 'secret') codes.push('SECRET_KEY_REQUIRED')
   if (auth === 'secret' || auth === 'shop' || auth === 'student') codes.push('PASSWORD_CHANGE_REQUIRED')
   if (route.body || route.textBody || route.upload) codes.push('VALIDATION_ERROR', 'PAYLOAD_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE')
+  // A route that takes no body refuses one that says something, read within the JSON limit (json-body.ts, assertNoBody).
+  else if (route.method !== 'GET' && route.method !== 'HEAD') codes.push('VALIDATION_ERROR', 'PAYLOAD_TOO_LARGE')
   if (route.checksQuery) codes.push('VALIDATION_ERROR')
   // A parameter in the path names something of the store, which may not exist (or be another store's).
   if (route.path.includes('/:')) codes.push('NOT_FOUND')

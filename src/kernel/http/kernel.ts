@@ -11,7 +11,7 @@ import { BLOCK, JSON_BLOCK, answerHeaders } from './answer-headers'
 import { isPreflight, preflightResponse } from './cors'
 import { errorAnswer, routeNotFound, toAppError, uncommittedAnswer } from './failures'
 import { namedStoreOf, refusalSource } from './inspection'
-import { isJsonType, parseJson, readLimitedText, wrongBodyType } from './json-body'
+import { assertNoBody, isJsonType, parseJson, readLimitedText, wrongBodyType } from './json-body'
 import { JsonText } from './json-response'
 import type { RouteEntry, RouteTable } from './route-table'
 import { TakeTurns } from './take-turns'
@@ -99,11 +99,17 @@ export function createKernel(routes: RouteTable, deps: Deps): Kernel {
         return text
       }
     }
-    // A route without a body schema ignores what was sent (unread-body.ts).
+    // A route without a body schema takes none: one that says something is refused (json-body.ts,
+    // assertNoBody), read within the JSON limit like any other.
     if (!schema) {
+      const name = `${route.method} ${route.path}`
       return (call) => {
-        if (carriesBody(call.request)) closeAfter(call.set.headers)
-        return null
+        if (!carriesBody(call.request)) return null
+        return readLimitedText(call.request).then((text) => {
+          call.sentBody = text
+          assertNoBody(name, text)
+          return null
+        })
       }
     }
     // A body with a password or a token in it is checked each time, never kept (remembered.ts). Which

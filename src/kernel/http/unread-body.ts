@@ -2,7 +2,8 @@
 // HTTP/1.1 has the server read the rest of the body before the next request, and the sender decides how
 // long the rest is: a chunked body that never ends kept a core busy reading and discarding gigabytes,
 // from anyone, on any route. So an answer sent before the body was read, or instead of reading it (a
-// refusal, a GET or a route that takes no body), says `Connection: close`, and Bun then closes.
+// refusal, or a GET), says `Connection: close`, and Bun then closes. A route of another method that
+// takes no body reads one sent to it within the JSON limit, to refuse it (json-body.ts, assertNoBody).
 
 export function carriesBody(request: Request): boolean {
   // A GET's body is null to the handler even when the wire carries one: the headers tell.
