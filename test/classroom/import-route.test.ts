@@ -134,3 +134,19 @@ describe('POST /v1/admin/groups/import (a class list as text/csv)', () => {
     expect(doc.components.schemas.ImportSummary.properties.studentsAdded.description).toContain('RM as first password')
   })
 })
+
+describe('RMs that differ only in case are one student', () => {
+  test('a list naming ra2025x moves the RA2025X another group holds, who keeps the RM as written; the same RM in two cases on two groups of a list is a 400', async () => {
+    const t = setup()
+    await createGroup(t.call, 'Verde', [{ rm: 'RA2025X', name: 'Dora' }])
+    const moved = await expectOk(t.send('Azul,ra2025x,Dora Lima\n'))
+    expect(moved).toMatchObject({ studentsAdded: 0, studentsMoved: 1, moved: [{ line: 1, rm: 'ra2025x', from: 'Verde', to: 'Azul' }], groupsLeftEmpty: ['Verde'] })
+    expect(await t.groups()).toEqual([['Azul', ['RA2025X']], ['Verde', []]])
+    expect(await firstLogin(t.call, 'RA2025X')).toStartWith('stu_')
+    const twice = await t.send('Azul,RA1,Ana\nVerde,ra1,Ana again\n')
+    expect([twice.status, twice.body.error.details]).toEqual([
+      400,
+      [{ path: 'line 2', line: 2, message: "RM ra1 is also in group 'Azul' on line 1 (as RA1: RMs are compared ignoring case); a student belongs to one group" }],
+    ])
+  })
+})

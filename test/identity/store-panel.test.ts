@@ -258,6 +258,10 @@ describe('members', () => {
     expect([here.status, here.body.error.code]).toEqual([409, 'ALREADY_MEMBER'])
     const other = await call('POST', '/v1/store/members', { headers: bearer(token), body: { rm: '444', name: 'D' } })
     expect([other.status, other.body.error.code]).toEqual([409, 'RM_IN_OTHER_GROUP'])
+    // An RM with letters in another case is the same student: refused, named as it is kept.
+    await createGroup(call, 'Rosa', [{ rm: 'RA2025X', name: 'Dora' }])
+    const cased = await call('POST', '/v1/store/members', { headers: bearer(token), body: { rm: 'ra2025x', name: 'Dora again' } })
+    expect([cased.status, cased.body.error.code, cased.body.error.details]).toEqual([409, 'RM_IN_OTHER_GROUP', [{ rm: 'RA2025X' }]])
     expect(other.body.error.message).not.toContain('Verde')
     expect(other.body.error.details).toEqual([{ rm: '444' }])
     const self = await call('DELETE', '/v1/store/members/111', { headers: bearer(token) })
@@ -311,7 +315,13 @@ describe('teacher: groups and students', () => {
     const list = await call('GET', '/v1/admin/groups', { headers: admin })
     expect(list.body.total).toBe(1)
     const twice = await call('POST', '/v1/admin/groups', { headers: admin, body: { name: 'Rosa', members: [{ rm: '5', name: 'a' }, { rm: '5', name: 'b' }] } })
-    expect(twice.body.error.details).toEqual([{ path: 'members', message: 'the same rm appears twice in members' }])
+    expect(twice.body.error.details).toEqual([{ path: 'members', message: 'the same rm appears twice in members (RMs are compared ignoring case)' }])
+    // RMs are compared ignoring case: within one request, and against the groups that exist.
+    const cased = await call('POST', '/v1/admin/groups', { headers: admin, body: { name: 'Rosa', members: [{ rm: 'RC1', name: 'F' }, { rm: 'rc1', name: 'F again' }] } })
+    expect([cased.status, cased.body.error.details]).toEqual([400, [{ path: 'members', message: 'the same rm appears twice in members (RMs are compared ignoring case)' }]])
+    await createGroup(call, 'Lilás', [{ rm: 'RB77', name: 'Eva' }])
+    const held = await call('POST', '/v1/admin/groups', { headers: admin, body: { name: 'Cinza', members: [{ rm: 'rb77', name: 'E' }] } })
+    expect([held.status, held.body.error.code, held.body.error.details]).toEqual([409, 'RM_IN_OTHER_GROUP', [{ rm: 'RB77', groupId: expect.stringMatching(/^grp_/), group: 'Lilás' }]])
   })
 
   test('groups are listed by name with members, paginated, and shown one by one', async () => {

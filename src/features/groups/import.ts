@@ -4,7 +4,7 @@ import { writeTransaction, type Sql } from '../../kernel/db/database'
 import type { Deps } from '../../kernel/deps'
 import { AppError } from '../../kernel/errors'
 import { nameText } from '../../kernel/control-characters'
-import { insertMembers, listMembers, MAX_MEMBERS_PER_GROUP, MemberInput, moveMembers } from '../members'
+import { insertMembers, listMembers, MAX_MEMBERS_PER_GROUP, MemberInput, moveMembers, rmKey } from '../members'
 import { GROUP_NAME_MAX } from './model'
 import { pluralize } from '../../kernel/plural'
 
@@ -56,11 +56,12 @@ export async function parseClassList(text: string): Promise<ImportRow[]> {
   })
   const firstLine = new Map<string, ImportRow>()
   for (const row of rows) {
-    const seen = firstLine.get(row.rm)
+    const seen = firstLine.get(rmKey(row.rm))
     if (seen && seen.group.toLowerCase() !== row.group.toLowerCase()) {
-      problems.push(`line ${row.line}: RM ${row.rm} is also in group '${seen.group}' on line ${seen.line}; a student belongs to one group`)
+      const as = seen.rm === row.rm ? '' : ` (as ${seen.rm}: RMs are compared ignoring case)`
+      problems.push(`line ${row.line}: RM ${row.rm} is also in group '${seen.group}' on line ${seen.line}${as}; a student belongs to one group`)
     }
-    if (!seen) firstLine.set(row.rm, row)
+    if (!seen) firstLine.set(rmKey(row.rm), row)
   }
   if (problems.length) throw new ImportError(problems)
   return rows
@@ -90,14 +91,15 @@ export interface ImportMove {
 export function importClassList(deps: Deps, rows: ImportRow[], progress: (message: string) => void = () => {}) {
   const now = deps.clock.now()
   return writeTransaction(deps.db, (tx) => {
+    // By rmKey: a student kept as RA2025X is the list's ra2025x, and keeps the RM as written.
     const existing = new Map(
       tx
         .select({ rm: students.rm, groupId: students.groupId, group: groups.name })
         .from(students)
         .innerJoin(groups, eq(groups.id, students.groupId))
-        .where(inArray(students.rm, rows.map((r) => r.rm)))
+        .where(inArray(sql`lower(${students.rm})`, rows.map((r) => rmKey(r.rm))))
         .all()
-        .map((e) => [e.rm, e]),
+        .map((e) => [rmKey(e.rm), e]),
     )
     const byGroup = new Map<string, ImportRow[]>()
     for (const row of rows) {
@@ -120,13 +122,13 @@ export function importClassList(deps: Deps, rows: ImportRow[], progress: (messag
       }
       listed.set(group.id, group.name)
       const seen = new Set<string>()
-      const unique = members.filter((m) => !seen.has(m.rm) && seen.add(m.rm)) // a repeated line changes nothing
-      const fresh = unique.filter((m) => !existing.has(m.rm))
-      const elsewhere = unique.filter((m) => existing.has(m.rm) && existing.get(m.rm)!.groupId !== group.id)
+      const unique = members.filter((m) => !seen.has(rmKey(m.rm)) && seen.add(rmKey(m.rm))) // a repeated line changes nothing
+      const fresh = unique.filter((m) => !existing.has(rmKey(m.rm)))
+      const elsewhere = unique.filter((m) => existing.has(rmKey(m.rm)) && existing.get(rmKey(m.rm))!.groupId !== group.id)
       insertMembers(tx, group.id, fresh.map(asMember), now)
-      moveMembers(tx, group.id, elsewhere.map(asMember))
+      moveMembers(tx, group.id, elsewhere.map((m) => ({ ...asMember(m), rm: existing.get(rmKey(m.rm))!.rm })))
       for (const m of elsewhere) {
-        const from = existing.get(m.rm)!
+        const from = existing.get(rmKey(m.rm))!
         moved.push({ line: m.line, rm: m.rm, from: from.group, to: group.name })
         movedFrom.set(from.groupId, from.group)
       }

@@ -1,6 +1,6 @@
 import { z } from 'zod'
 import { nameText } from '../../kernel/control-characters'
-import { MAX_MEMBERS_PER_GROUP, Member, MemberInput } from '../members/model'
+import { MAX_MEMBERS_PER_GROUP, Member, MemberInput, rmKey } from '../members/model'
 
 export const GROUP_NAME_MAX = 80
 
@@ -13,8 +13,8 @@ export const CreateGroupBody = z
       .describe(`Students of the group; each logs in with the RM as first password. At most ${MAX_MEMBERS_PER_GROUP} (409 LIMIT_REACHED beyond).`),
   })
   .strict()
-  .refine((g) => new Set(g.members.map((m) => m.rm)).size === g.members.length, {
-    message: 'the same rm appears twice in members',
+  .refine((g) => new Set(g.members.map((m) => rmKey(m.rm))).size === g.members.length, {
+    message: 'the same rm appears twice in members (RMs are compared ignoring case)',
     path: ['members'],
   })
 export type CreateGroupBody = z.infer<typeof CreateGroupBody>

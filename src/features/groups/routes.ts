@@ -28,7 +28,7 @@ export const groupRoutes = (deps: Deps) =>
         detail: {
           tags,
           summary: 'Create a group and its store',
-          description: `Members log in with their RM as user name and first password, and must change it. Group names are unique ignoring case (409 CONFLICT); an RM already in another group is 409 RM_IN_OTHER_GROUP. A group has at most ${MAX_MEMBERS_PER_GROUP} members: more is 409 LIMIT_REACHED (make a second group for the others). Names are one line of text: control characters (newlines and tabs included) are 400 VALIDATION_ERROR.`,
+          description: `Members log in with their RM as user name and first password, and must change it. Group names are unique ignoring case (409 CONFLICT); an RM already in another group is 409 RM_IN_OTHER_GROUP (RMs are compared ignoring case: RA2025X and ra2025x are one student, kept as first written). A group has at most ${MAX_MEMBERS_PER_GROUP} members: more is 409 LIMIT_REACHED (make a second group for the others). Names are one line of text: control characters (newlines and tabs included) are 400 VALIDATION_ERROR.`,
         },
       },
     )

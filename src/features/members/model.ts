@@ -9,6 +9,12 @@ export const Rm = z
   .regex(/^[A-Za-z0-9._-]+$/, 'rm may hold letters, digits, dot, dash and underscore only')
   .describe("The student's registration number (RM); also the login name and the initial password.")
 
+/**
+ * What two RMs are compared by when one student must not be in two groups: RA2025X and ra2025x name
+ * the same student. They are kept and logged in with as written.
+ */
+export const rmKey = (rm: string) => rm.toLowerCase()
+
 /** A group holds at most this many students: the teacher grades from the list, and a class is split into groups. */
 export const MAX_MEMBERS_PER_GROUP = 50
 

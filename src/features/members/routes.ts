@@ -31,7 +31,7 @@ export const memberRoutes = (deps: Deps) =>
         detail: {
           tags,
           summary: 'Add a member',
-          description: `The new member logs in with the RM as password and must change it. 409 ALREADY_MEMBER if already here, 409 RM_IN_OTHER_GROUP if in another group. A group has at most ${MAX_MEMBERS_PER_GROUP} members: adding one more is 409 LIMIT_REACHED (remove a member who left, or ask the teacher for a second group). The name is one line of text: control characters (newlines and tabs included) are 400 VALIDATION_ERROR.`,
+          description: `The new member logs in with the RM as password and must change it. 409 ALREADY_MEMBER if already here, 409 RM_IN_OTHER_GROUP if in another group (RMs are compared ignoring case). A group has at most ${MAX_MEMBERS_PER_GROUP} members: adding one more is 409 LIMIT_REACHED (remove a member who left, or ask the teacher for a second group). The name is one line of text: control characters (newlines and tabs included) are 400 VALIDATION_ERROR.`,
         },
       },
     )

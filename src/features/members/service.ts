@@ -1,9 +1,9 @@
-import { and, asc, count, eq, inArray } from 'drizzle-orm'
+import { and, asc, count, eq, inArray, sql } from 'drizzle-orm'
 import type { StoreCtx } from '../../kernel/auth/kinds'
 import { groups, studentSessions, students } from '../../kernel/auth/tables'
 import type { Sql } from '../../kernel/db/database'
 import { AppError } from '../../kernel/errors'
-import { MAX_MEMBERS_PER_GROUP, type Member, type MemberInput } from './model'
+import { MAX_MEMBERS_PER_GROUP, rmKey, type Member, type MemberInput } from './model'
 
 // Group membership, shared by the teacher's routes and the store panel. The member list is what the
 // teacher grades from, so its rules (a student in one group only, no group left empty, no removing
@@ -13,7 +13,7 @@ export const listMembers = (db: Sql, groupId: string): Member[] =>
   db.select({ rm: students.rm, name: students.name }).from(students).where(eq(students.groupId, groupId)).orderBy(asc(students.rm)).all()
 
 /**
- * Refuses RMs already in a group. `revealGroup` is for the teacher, who may see which group holds
+ * Refuses RMs already in a group, whatever their case (rmKey): the messages name each as it is kept. `revealGroup` is for the teacher, who may see which group holds
  * the RM; a student only learns that it is taken.
  */
 export function assertRmsFree(db: Sql, groupId: string | null, rms: string[], revealGroup: boolean) {
@@ -22,7 +22,7 @@ export function assertRmsFree(db: Sql, groupId: string | null, rms: string[], re
     .select({ rm: students.rm, groupId: students.groupId, group: groups.name })
     .from(students)
     .innerJoin(groups, eq(groups.id, students.groupId))
-    .where(inArray(students.rm, rms))
+    .where(inArray(sql`lower(${students.rm})`, rms.map(rmKey)))
     .all()
   const here = taken.filter((t) => t.groupId === groupId)
   if (here.length > 0) {
