@@ -83,11 +83,25 @@ describe('seed-demo', () => {
     const products = (await all(t, t.w.A.key.apiKey, 'products')).data
     const several = products.filter((p: any) => p.variants.length > 1)
     expect(several.length).toBeGreaterThan(0)
+    const asSku = (size: string) => size.normalize('NFD').replace(/[^A-Za-z0-9]/g, '').toUpperCase()
     for (const p of products) {
-      // The sku ends with the size, so each variant's options must say the same size.
-      expect(p.variants.map((v: any) => v.options)).toEqual(p.variants.map((v: any) => ({ tamanho: v.sku.split('-').at(-1) })))
+      // The sku ends with the size as a SKU writes it (Único: UNICO), so each variant's options must say the same size.
+      expect(p.variants.map((v: any) => asSku(v.options.tamanho))).toEqual(p.variants.map((v: any) => v.sku.split('-').at(-1)))
     }
+    expect(products.some((p: any) => p.variants.some((v: any) => v.options.tamanho === 'Único'))).toBe(true)
     expect(several[0].variants.map((v: any) => v.options.tamanho)).toEqual(several[0].variants[0].sku.endsWith('-P') ? ['P', 'M', 'G'] : ['38', '40', '42'])
+  })
+
+  test("every demo SKU is one the API takes: a form that sends a variant's fields back as they came is not refused", async () => {
+    const t = await setup()
+    await expectOk(seed(t, t.w.A.group.id, { seed: 7 }), 201)
+    const products = (await all(t, t.w.A.key.apiKey, 'products')).data
+    for (const p of products) {
+      for (const v of p.variants) {
+        const sent = await t.call('PATCH', `/v1/variants/${v.id}`, { headers: apiKey(t.w.A.key.apiKey), body: { sku: v.sku, price: v.price } })
+        expect([v.sku, sent.status]).toEqual([v.sku, 200])
+      }
+    }
   })
 
   test('a store that already has products is 409; an unknown group 404', async () => {

@@ -70,7 +70,8 @@ export async function seedDemo(deps: OrdersDeps & UploadDeps & CatalogDeps, grou
     const n = names.size
     const sizes = SIZES[category]
     const price = rnd.int(19, 399) + rnd.pick([0.9, 0.99, 0.5])
-    const sku = (size: string) => `DEMO-${String(n).padStart(3, '0')}-${size}`
+    // A SKU as the API takes one (ASCII): 'Único' is UNICO there, and stays Único as the size shown.
+    const sku = (size: string) => `DEMO-${String(n).padStart(3, '0')}-${size.normalize('NFD').replace(/[^A-Za-z0-9]/g, '').toUpperCase()}`
     // Every variant names its size, the first one too: a shop front tells them apart by their options.
     // The random draws keep their order (first stock, collection, other stocks), so a seed gives the same catalog.
     const firstStock = rnd.int(0, 40)
