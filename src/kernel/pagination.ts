@@ -4,7 +4,9 @@ import { z } from 'zod'
 export const wholeNumberQuery = (message: string) => z.coerce.number({ error: message }).int(message)
 
 /** `page` and `pageSize` of every list route: the same names, bounds and defaults everywhere. */
-export const PageQuery = z.object({
+// Strict, and so is every query extended from it: a parameter a route does not take is a 400 naming
+// those it takes (validation.ts), not a filter silently left out (a `q` where the route takes `search`).
+export const PageQuery = z.strictObject({
   page: wholeNumberQuery('page must be a whole number, 1 or more, e.g. page=2')
     .min(1, 'page starts at 1')
     .default(1)

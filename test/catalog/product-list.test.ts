@@ -213,6 +213,23 @@ describe('GET /v1/products', () => {
     const notNumber = await A.send('GET', '/v1/products?minPrice=abc')
     expect(notNumber.body.error.details).toEqual([{ path: 'minPrice', message: 'must be a number, e.g. 19.90' }])
   })
+
+  test('a parameter the list does not take (q where it takes search) is a 400 naming those it takes, not a filter silently left out', async () => {
+    const { A } = await catalogSetup()
+    await A.createProduct({ name: 'Camiseta Azul' })
+    await A.createProduct({ name: 'Caneca' })
+    const takes = 'not a parameter of this route, which takes page, pageSize, search, categoryId, brandId, collectionId, state, minPrice, maxPrice, sort'
+    const q = await A.send('GET', '/v1/products?q=camiseta')
+    expect([q.status, q.body.error.message, q.body.error.details]).toEqual([
+      400,
+      `Invalid query string: q: ${takes}. The expected shape of this route is in /docs.`,
+      [{ path: 'q', message: takes }],
+    ])
+    expect((await expectOk(A.send('GET', '/v1/products?search=camiseta'))).total).toBe(1)
+    // Every list does the same: the media library's, with a typo.
+    const typo = await A.send('GET', '/v1/media?knd=IMAGE')
+    expect([typo.status, typo.body.error.details]).toEqual([400, [{ path: 'knd', message: 'not a parameter of this route, which takes page, pageSize, kind' }]])
+  })
 })
 
 describe('the two ways to find a filtered page', () => {

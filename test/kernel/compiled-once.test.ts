@@ -36,7 +36,7 @@ describe('statements compiled once (compiledOnce)', () => {
       await s.shop.buy(s.variantId)
       await expectOk(s.call('GET', '/v1/products', { headers: key }))
       await expectOk(s.call('GET', `/v1/products/${s.product.id}`, { headers: key }))
-      await expectOk(s.call('GET', '/v1/products?q=produto', { headers: key }))
+      await expectOk(s.call('GET', '/v1/products?search=produto', { headers: key }))
       await expectOk(s.call('GET', `/v1/products/${s.product.id}/reviews`, { headers: key }))
       await expectOk(s.call('GET', '/v1/store/overview', { headers: key }))
       await expectOk(s.panel('GET', '?status=PAID'))

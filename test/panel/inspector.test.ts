@@ -139,21 +139,21 @@ describe.skipIf(noBrowser)('the request inspector in the panel', () => {
   })
 
   test('the list shows the app\'s calls at first; "Who called" shows the panel\'s own; X-Student-RM names the student', async () => {
-    await expectOk(panel.call('GET', '/v1/products?by=app', { headers: { ...apiKey(key), 'x-student-rm': RM, 'x-request-id': 'by-rm' } }))
-    await expectOk(panel.call('GET', '/v1/products?by=panel-header', { headers: { ...apiKey(key), 'x-storefront-client': 'panel' } }))
+    await expectOk(panel.call('GET', '/v1/products?search=by-app', { headers: { ...apiKey(key), 'x-student-rm': RM, 'x-request-id': 'by-rm' } }))
+    await expectOk(panel.call('GET', '/v1/products?search=by-panel-header', { headers: { ...apiKey(key), 'x-storefront-client': 'panel' } }))
     await panel.withPage('inspector who called', async (page) => {
       await signInAsStudent(page, panel, RM, PASSWORD, '/store/requests')
-      await rowOf(page, 'by=app').waitFor()
+      await rowOf(page, 'search=by-app').waitFor()
       expect(await page.getByLabel('Who called').inputValue()).toBe('app')
       // The panel's own calls (this page's sign-in among them) are not in the app's list.
-      expect(await rowOf(page, 'by=panel-header').count()).toBe(0)
+      expect(await rowOf(page, 'search=by-panel-header').count()).toBe(0)
       expect(await rowOf(page, '/v1/store/settings').count()).toBe(0)
       await page.getByLabel('Who called').selectOption('panel')
-      await rowOf(page, 'by=panel-header').waitFor()
+      await rowOf(page, 'search=by-panel-header').waitFor()
       await rowOf(page, '/v1/store/settings').first().waitFor()
-      await eventually(async () => expect(await rowOf(page, 'by=app').count()).toBe(0))
+      await eventually(async () => expect(await rowOf(page, 'search=by-app').count()).toBe(0))
       await page.getByLabel('Who called').selectOption('app')
-      await rowOf(page, 'by=app').getByRole('link').click()
+      await rowOf(page, 'search=by-app').getByRole('link').click()
       await page.getByRole('heading', { name: 'GET /v1/products' }).waitFor()
       expect(await page.locator('dt:text-is("RM") + dd').textContent()).toBe(`${RM} (from X-Student-RM)`)
       expect(await page.locator('dt:text-is("Called by") + dd').textContent()).toBe('the app')

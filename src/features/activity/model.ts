@@ -24,7 +24,7 @@ const isoInstant = (name: string) =>
 const to = isoInstant('to').optional().describe('end, exclusive; a date alone includes that whole day (default: now)')
 const groupId = idRef('groupId').optional().describe('only this group (404 NOT_FOUND when no group has this id)')
 
-export const ActivityQuery = z.object({
+export const ActivityQuery = z.strictObject({
   from: isoInstant('from').optional().describe('start, inclusive (default: when the first group was created)'),
   to,
   groupId,
@@ -59,7 +59,7 @@ export type ActivityReport = z.infer<typeof ActivityReport>
 /** A series has at most this many buckets: 31 days of hours. */
 export const MAX_BUCKETS = 744
 
-export const ActivitySeriesQuery = z.object({
+export const ActivitySeriesQuery = z.strictObject({
   from: isoInstant('from').optional().describe('start, inclusive; rounded down to the start of its bucket (default: 24 hours before `to`)'),
   to,
   groupId,

@@ -45,7 +45,7 @@ export const FileHeaders = z.object({
     .describe('The ETag of a copy you have (`"med_…"` or `W/"med_…"`), or `*`: the answer is a 304 with no body while it is current.'),
 })
 
-export const DeleteMediaQuery = z.object({
+export const DeleteMediaQuery = z.strictObject({
   force: z
     .enum(['true', 'false'])
     .default('false')

@@ -110,7 +110,7 @@ export const IdParams = z.object({ id: z.string() })
 export const LISTEN_EVENT_NAMES = EVENT_NAMES.filter((name) => name !== 'ping')
 
 /** `events` as a listen stream takes it: a comma-separated list, checked against the event names like a registration's. */
-export const ListenQuery = z.object({
+export const ListenQuery = z.strictObject({
   // The query parser hands a comma-separated value over as an array already.
   events: z
     .union([z.string().max(1000), z.array(z.string().max(100)).max(50)])

@@ -35,7 +35,7 @@ export function checkPart(part: RequestPart, schema: BodySchema, value: unknown)
   const result = schema['~standard'].validate(value)
   // Schemas are synchronous (no async refinements): a request is checked without waiting.
   if (result instanceof Promise) throw new Error(`a ${part} schema is asynchronous; the kernel checks requests synchronously`)
-  if (result.issues) throw invalid(part, value, result.issues as Issue[])
+  if (result.issues) throw invalid(part, value, result.issues as Issue[], part === 'query' ? namesOf(schema) : undefined)
   return result.value
 }
 
@@ -45,7 +45,14 @@ export function takesNoBody(schema: BodySchema): boolean {
   return !(result instanceof Promise) && !result.issues
 }
 
-function invalid(type: RequestPart, value: unknown, issues: Issue[]): AppError {
+/** The fields of an object schema (zod's shape), to name what a query takes; undefined for another schema. */
+function namesOf(schema: BodySchema): string[] | undefined {
+  const shape = (schema as { _zod?: { def?: { shape?: Record<string, unknown> } } })._zod?.def?.shape
+  return shape ? Object.keys(shape) : undefined
+}
+
+/** `known`: a query's parameters, named beside one it does not take (a `q` where the route takes `search`). */
+function invalid(type: RequestPart, value: unknown, issues: Issue[], known?: string[]): AppError {
   const where = WHERE[type]
   if (type === 'body' && value === undefined) {
     return new AppError(
@@ -61,7 +68,7 @@ function invalid(type: RequestPart, value: unknown, issues: Issue[]): AppError {
   for (const issue of issues) {
     if (issue.code !== 'invalid_type' && mistyped.has(pathKey(issue))) continue
     total += issue.code === 'unrecognized_keys' && issue.keys ? issue.keys.length : 1
-    if (details.length < MAX_DETAILS) details.push(...toDetails(issue).slice(0, MAX_DETAILS - details.length))
+    if (details.length < MAX_DETAILS) details.push(...toDetails(issue, known).slice(0, MAX_DETAILS - details.length))
   }
   const first = details[0]
   const summary = first ? `${first.path ? `${first.path}: ` : ''}${first.message}` : 'it does not match the schema'
@@ -78,13 +85,11 @@ const pathKey = (issue: Issue) => (issue.path ?? []).map((p) => String(typeof p 
 
 const shorten = (text: string, limit = PATH_LIMIT) => (text.length > limit ? `${text.slice(0, limit)}…` : text)
 
-function toDetails(issue: Issue): ErrorDetail[] {
+function toDetails(issue: Issue, known?: string[]): ErrorDetail[] {
   const base = (issue.path ?? []).map((p) => String(typeof p === 'object' ? p.key : p))
   if (issue.code === 'unrecognized_keys' && issue.keys) {
-    return issue.keys.slice(0, MAX_DETAILS).map((key) => ({
-      path: shorten([...base, key].join('.')),
-      message: 'unknown or read-only field; remove it',
-    }))
+    const message = known ? `not a parameter of this route, which takes ${known.join(', ')}` : 'unknown or read-only field; remove it'
+    return issue.keys.slice(0, MAX_DETAILS).map((key) => ({ path: shorten([...base, key].join('.')), message }))
   }
   const path = shorten(base.join('.'))
   const message = shorten(issue.message.replace(/^Invalid input: /, ''), MESSAGE_LIMIT)
