@@ -207,6 +207,15 @@ describe('a body that is not JSON loses the values of its secret-named fields to
     }
   })
 
+  test('a misspelt password field is hidden too: pasword, paswd, pssword, psw, senah', async () => {
+    const t = await setup()
+    const body = { email: 'bia@example.com', pasword: 'Hunter22x-1', paswd: 'Hunter22x-2', pssword: 'Hunter22x-3', psw: 'Hunter22x-4', senah: 'Hunter22x-5' }
+    await t.call('POST', '/v1/customers/login', { headers: { ...apiKey(t.w.key.apiKey), 'x-request-id': 'typo' }, body })
+    const d = await t.detail('typo')
+    expect(JSON.parse(d.body.requestBody)).toEqual({ email: 'bia@example.com', pasword: '[redacted]', paswd: '[redacted]', pssword: '[redacted]', psw: '[redacted]', senah: '[redacted]' })
+    expect(d.text).not.toContain('Hunter22x')
+  })
+
   test('pw is a secret name as a word of the name; upward, stopwatch, shipWeight and pwned are not', async () => {
     const t = await setup()
     const body = { pw: 'hidden-1', newPw: 'hidden-2', user_pw: 'hidden-3', pw2: 'hidden-4', upward: 'kept-1', stopwatch: 'kept-2', shipWeight: 'kept-3', pwned: 'kept-4' }
