@@ -3,7 +3,7 @@ import { authMacro } from '../../kernel/auth/macro'
 import type { Deps } from '../../kernel/deps'
 import { ErrorEnvelope } from '../../kernel/errors'
 import { clientAddress } from '../../kernel/http/client-address'
-import { LoginThrottle, MAX_FAILURES_PER_ACCOUNT, MAX_FAILURES_PER_ACCOUNT_AND_ADDRESS, MAX_FAILURES_PER_ADDRESS } from '../store-auth'
+import { CUSTOMER_HELP, LoginThrottle, MAX_FAILURES_PER_ACCOUNT, MAX_FAILURES_PER_ACCOUNT_AND_ADDRESS, MAX_FAILURES_PER_ADDRESS } from '../store-auth'
 import { Customer, CustomerLoginBody, CustomerSession, RegisterBody } from './model'
 import { login, me, register } from './service'
 
@@ -11,7 +11,7 @@ const tags = ['Customers']
 
 /** The shop's buyers: accounts per store, and the customer token that buyer routes take. */
 export const customerRoutes = (deps: Deps) => {
-  const throttle = new LoginThrottle(deps.clock, 'e-mail')
+  const throttle = new LoginThrottle(deps.clock, 'e-mail', CUSTOMER_HELP)
   return new Elysia({ prefix: '/customers' })
     .use(authMacro)
     .post(

@@ -29,6 +29,14 @@ export interface LoginAttempt {
  * is slow on purpose (argon2), and a burst sent in parallel would otherwise all pass before the first
  * failure is written down. So no more than the limit are ever answered 401, however they are sent.
  */
+/** What a student can do about a locked login. */
+export const STUDENT_HELP = { forgotten: 'the teacher can reset a forgotten password.', notYours: 'if they were not yours, tell the teacher.' }
+/** What a store's customer can do: the API has no password reset for customers. */
+export const CUSTOMER_HELP = {
+  forgotten: "customers have no password reset in this API: check the password, or register with another e-mail.",
+  notYours: 'if they were not yours, tell the store.',
+}
+
 export class LoginThrottle {
   /** Attempt times per key, in order of the key's last attempt: the stalest keys come first. */
   private attempts = new Map<string, number[]>()
@@ -37,6 +45,8 @@ export class LoginThrottle {
     private clock: Clock,
     /** How the account is named in the 429 message ('RM', 'e-mail'). */
     private accountWord: string,
+    /** Who can help, in the 429 message: the teacher resets a student's password; a store's customer has no reset. */
+    private readonly help: { forgotten: string; notYours: string } = STUDENT_HELP,
   ) {}
 
   get size() {
@@ -56,9 +66,9 @@ export class LoginThrottle {
     const accountKey = `account:${account}`
     const addressKey = `address:${address}`
     for (const [key, max, what, next] of [
-      [pairKey, MAX_FAILURES_PER_ACCOUNT_AND_ADDRESS, `for ${who} from this network address`, 'the teacher can reset a forgotten password.'],
-      [accountKey, MAX_FAILURES_PER_ACCOUNT, `for ${who} from several network addresses`, 'if they were not yours, tell the teacher.'],
-      [addressKey, MAX_FAILURES_PER_ADDRESS, 'from your network address', 'the teacher can reset a forgotten password.'],
+      [pairKey, MAX_FAILURES_PER_ACCOUNT_AND_ADDRESS, `for ${who} from this network address`, this.help.forgotten],
+      [accountKey, MAX_FAILURES_PER_ACCOUNT, `for ${who} from several network addresses`, this.help.notYours],
+      [addressKey, MAX_FAILURES_PER_ADDRESS, 'from your network address', this.help.forgotten],
     ] as const) {
       const recent = this.recent(key, now)
       if (recent.length >= max) {
