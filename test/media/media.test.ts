@@ -99,6 +99,41 @@ describe('uploads', () => {
     expect(readdirSync(join(t.dir, 'media', t.world.A.group.storeId))).toEqual([`${t.world.A.media.id}.png`])
   })
 
+  test('an animated PNG is taken as a PNG and an M4V as an MP4; another format is named by its type', async () => {
+    const t = await setup()
+    // An acTL chunk before the image data makes a PNG an animated one (APNG).
+    const png = readFileSync(join(FIXTURES, 'sample.png'))
+    const data = Buffer.from([0, 0, 0, 1, 0, 0, 0, 0])
+    const type = Buffer.from('acTL')
+    const crc = Buffer.alloc(4)
+    crc.writeUInt32BE(Bun.hash.crc32(Buffer.concat([type, data])) >>> 0)
+    const acTL = Buffer.concat([Buffer.from([0, 0, 0, 8]), type, data, crc])
+    const apng = Buffer.concat([png.subarray(0, 33), acTL, png.subarray(33)]) // after the signature and IHDR
+    // An MP4 whose brand says M4V: the same container.
+    const m4v = Buffer.from(readFileSync(join(FIXTURES, 'sample.mp4')))
+    m4v.write('M4V ', 8, 'latin1')
+    for (const [name, bytes, kind, mimeType] of [['moving.png', apng, 'IMAGE', 'image/png'], ['clip.m4v', m4v, 'VIDEO', 'video/mp4']] as const) {
+      const form = new FormData()
+      form.append('file', new Blob([bytes]), name)
+      const res = await t.call('POST', '/v1/uploads', { headers: t.keyA, raw: form })
+      expect([name, res.status, res.body.kind, res.body.mimeType]).toEqual([name, 201, kind, mimeType])
+    }
+    const zip = new FormData()
+    zip.append('file', new Blob([Buffer.from('504b0304140000000000', 'hex'), Buffer.alloc(100)]), 'photos.png')
+    const refused = await t.call('POST', '/v1/uploads', { headers: t.keyA, raw: zip })
+    expect([refused.status, refused.body.error.message]).toEqual([415, expect.stringMatching(/^The file is of type application\/zip\. Files are recognised by their content/)])
+  })
+
+  test('a body declared past every limit, before its type is known, is told both limits', async () => {
+    const t = await setup()
+    const res = await t.call('POST', '/v1/uploads', { headers: { ...t.keyA, 'content-type': 'multipart/form-data; boundary=x', 'content-length': String(200 * 1024 * 1024) }, raw: '--x--' })
+    expect([res.status, res.body.error.code, res.body.error.message]).toEqual([
+      413,
+      'FILE_TOO_LARGE',
+      'The file is larger than 100 MiB, more than any upload may be (10 MiB for an image, 100 MiB for a video). Make it smaller (resize or compress it) and upload again.',
+    ])
+  })
+
   test('an image over 10 MiB is 413 FILE_TOO_LARGE, a store over its quota 413 QUOTA_EXCEEDED', async () => {
     const t = await setup({ mediaQuotaMb: '12' })
     const png = readFileSync(join(FIXTURES, 'sample.png'))

@@ -22,6 +22,12 @@ export const ACCEPTED_LIST = 'JPEG, PNG, WebP, GIF or AVIF images (up to 10 MiB)
 
 export const isAccepted = (mime: string | undefined): mime is AcceptedMime => mime !== undefined && mime in FORMATS
 
+/**
+ * Types the byte sniffer names apart that are one of the accepted formats: an animated PNG is a PNG
+ * (every browser shows it as one), an M4V an MP4 (the same container, another brand).
+ */
+export const SAME_FORMAT: Record<string, AcceptedMime> = { 'image/apng': 'image/png', 'video/x-m4v': 'video/mp4' }
+
 export const MIME_BY_EXTENSION: Record<string, AcceptedMime> = Object.fromEntries(
   Object.entries(FORMATS).map(([mime, f]) => [f.extension, mime as AcceptedMime]),
 )

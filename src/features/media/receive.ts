@@ -2,7 +2,7 @@ import { open, rm, type FileHandle } from 'node:fs/promises'
 import { Readable } from 'node:stream'
 import type { ReadableStream as NodeWebStream } from 'node:stream/web'
 import { AppError } from '../../kernel/errors'
-import { ACCEPTED_LIST, FORMATS, isAccepted, LARGEST_FILE, SIZE_LIMIT, type AcceptedMime, type MediaKind } from './formats'
+import { ACCEPTED_LIST, FORMATS, isAccepted, LARGEST_FILE, MiB, SAME_FORMAT, SIZE_LIMIT, type AcceptedMime, type MediaKind } from './formats'
 import type { Upload } from './in-flight'
 
 /** Bytes file-type needs to recognise every accepted format. */
@@ -35,15 +35,18 @@ function checkEnvelope(request: Request, room: number) {
     )
   }
   const declared = Number(request.headers.get('content-length') ?? NaN)
-  if (declared > LARGEST_FILE + FRAMING) throw tooLarge('VIDEO')
+  if (declared > LARGEST_FILE + FRAMING) throw tooLarge()
   if (declared > room + FRAMING) throw quotaExceeded(room)
   return type
 }
 
-const tooLarge = (kind: MediaKind) =>
+/** `kind` undefined: the size was past every limit before the file's type was known. */
+const tooLarge = (kind?: MediaKind) =>
   new AppError(
     'FILE_TOO_LARGE',
-    `The file is larger than ${SIZE_LIMIT[kind] / 1024 / 1024} MiB, the limit for ${kind === 'IMAGE' ? 'an image' : 'a video'}. Make it smaller (resize or compress it) and upload again.`,
+    kind
+      ? `The file is larger than ${SIZE_LIMIT[kind] / MiB} MiB, the limit for ${kind === 'IMAGE' ? 'an image' : 'a video'}. Make it smaller (resize or compress it) and upload again.`
+      : `The file is larger than ${LARGEST_FILE / MiB} MiB, more than any upload may be (${SIZE_LIMIT.IMAGE / MiB} MiB for an image, ${SIZE_LIMIT.VIDEO / MiB} MiB for a video). Make it smaller (resize or compress it) and upload again.`,
   )
 
 const quotaExceeded = (room: number) =>
@@ -63,7 +66,7 @@ function notAccepted(head: Buffer, detected: string | undefined): AppError {
       `The file is a text or HTML document (perhaps a saved web page or an error page renamed to an image name), not a picture. Files are recognised by their content, not by their name. Accepted: ${ACCEPTED_LIST}.`,
     )
   }
-  const what = detected ? `a ${detected} file` : 'not a format we recognise'
+  const what = detected ? `of type ${detected}` : 'not a format we recognise'
   return new AppError('UNSUPPORTED_MEDIA_TYPE', `The file is ${what}. Files are recognised by their content, not by their name. Accepted: ${ACCEPTED_LIST}.`)
 }
 
@@ -112,9 +115,10 @@ export async function receiveFile(request: Request, path: string, upload: Upload
         let format: (typeof FORMATS)[AcceptedMime] | undefined
         let mime: AcceptedMime | undefined
         const start = async () => {
-          const detected = await fileTypeFromBuffer(head)
-          if (!isAccepted(detected?.mime)) throw notAccepted(head, detected?.mime)
-          mime = detected.mime as AcceptedMime
+          const detected = (await fileTypeFromBuffer(head))?.mime
+          const accepted = detected === undefined ? undefined : (SAME_FORMAT[detected] ?? detected)
+          if (!isAccepted(accepted)) throw notAccepted(head, detected)
+          mime = accepted
           format = FORMATS[mime]
           if (size > SIZE_LIMIT[format.kind]) throw tooLarge(format.kind)
           handle = await open(path, 'w')
@@ -154,7 +158,7 @@ export async function receiveFile(request: Request, path: string, upload: Upload
     source.on('data', (chunk: Buffer) => {
       received += chunk.length
       const room = upload.room()
-      if (received > Math.min(LARGEST_FILE, room) + FRAMING) reject(received > room + FRAMING ? quotaExceeded(room) : tooLarge('VIDEO'))
+      if (received > Math.min(LARGEST_FILE, room) + FRAMING) reject(received > room + FRAMING ? quotaExceeded(room) : tooLarge())
     })
     source.pipe(parser)
   })

@@ -55,9 +55,13 @@ function link(deps: Deps, tx: Sql, ctx: StoreCtx, productId: string, source: { m
   return toImage(urlBase, imagesOf(tx, productId).find((i) => i.id === id)!)
 }
 
-function requireImage(m: MediaRow) {
+/** `uploaded`: the file came with this request, and a refused one is not kept (uploadAndLink). */
+function requireImage(m: MediaRow, uploaded = false) {
   if (m.kind !== 'IMAGE') {
-    throw new AppError('VALIDATION_ERROR', `Media ${m.id} is a video; product images take pictures only. Videos stay in the library, where GET /v1/media lists their URLs.`, [
+    const next = uploaded
+      ? 'The file is a video; product images take pictures only, so it was not kept. A video goes to the library with POST /v1/uploads, where GET /v1/media lists its URL.'
+      : `Media ${m.id} is a video; product images take pictures only. Videos stay in the library, where GET /v1/media lists their URLs.`
+    throw new AppError('VALIDATION_ERROR', next, [
       { path: 'mediaId', message: 'must be an image' },
     ])
   }
@@ -84,7 +88,7 @@ export async function uploadAndLink(deps: UploadDeps, ctx: StoreCtx, productId: 
     const isPrimary = parseFlag(fields.isPrimary)
     const image = writeTransaction(deps.db, (tx) => {
       const m = findMedia(tx, ctx, uploaded.id)
-      requireImage(m)
+      requireImage(m, true)
       return link(deps, tx, ctx, productId, { mediaId: m.id, url: libraryPath(m) }, deps.publicUrl.for(request), isPrimary)
     })
     return { image, media: uploaded }
