@@ -169,7 +169,7 @@ describe('settings', () => {
     expect(res.body.error.details).toEqual(
       expect.arrayContaining([
         { path: 'primaryColor', message: 'primaryColor must look like #rrggbb, e.g. #1f6feb' },
-        { path: 'supportEmail', message: 'supportEmail must be an e-mail address, e.g. help@shop.example' },
+        { path: 'supportEmail', message: 'supportEmail must be an e-mail address, e.g. help@shop.example, or null to clear it' },
         { path: 'locale', message: 'locale must be a BCP 47 language tag, e.g. pt-BR or en-US' },
         { path: 'currency', message: 'currency must be an ISO 4217 code, e.g. BRL, USD or EUR' },
         { path: 'theme', message: 'unknown or read-only field; remove it' },
@@ -178,6 +178,10 @@ describe('settings', () => {
     expect(res.body.error.details).toHaveLength(5)
     // Nothing was half-written.
     expect((await call('GET', '/v1/store/settings', { headers: bearer(token) })).body.primaryColor).toBe('#1f6feb')
+    // An empty supportEmail is not how to clear it, and the message says what is: null.
+    const empty = await call('PUT', '/v1/store/settings', { headers: bearer(token), body: { supportEmail: '' } })
+    expect([empty.status, empty.body.error.details]).toEqual([400, [{ path: 'supportEmail', message: 'supportEmail must be an e-mail address, e.g. help@shop.example, or null to clear it' }]])
+    expect((await call('PUT', '/v1/store/settings', { headers: bearer(token), body: { supportEmail: null } })).body.supportEmail).toBe(null)
   })
 })
 

@@ -88,7 +88,12 @@ describe('POST /v1/products/:id/reviews', () => {
       expect([res.status, res.body.error.code]).toEqual([400, 'VALIDATION_ERROR'])
     }
     const foreign = await b.review(s.product.id, body({ mediaIds: [s.w.B.media.id] }))
-    expect([foreign.status, foreign.body.error.code]).toEqual([404, 'NOT_FOUND'])
+    // A buyer cannot list the library (that takes the secret key): the message says where the ids come from.
+    expect([foreign.status, foreign.body.error.code, foreign.body.error.message]).toEqual([
+      404,
+      'NOT_FOUND',
+      `No media file with id '${s.w.B.media.id}' in this store. Check the id; review photos are pictures of the store's library, uploaded by the store's server (POST /v1/uploads, secret key), which passes their ids to the shop.`,
+    ])
     await expectOk(b.review(s.product.id, body({ title: 't'.repeat(120), comment: 'c'.repeat(5000) })), 201)
   })
 

@@ -127,9 +127,10 @@ export async function discardUpload(deps: Deps, id: string) {
   await removeLibraryFile(deps, row)
 }
 
-export function findMedia(db: Sql, ctx: StoreCtx, id: string): MediaRow {
+/** `hint`: where the caller finds the ids it may send (GET /v1/media needs the secret key, which a shop front has not). */
+export function findMedia(db: Sql, ctx: StoreCtx, id: string, hint = 'GET /v1/media lists the library'): MediaRow {
   const row = db.select().from(media).where(and(eq(media.id, id), eq(media.storeId, ctx.storeId))).get()
-  if (!row) throw notFound('media file', id, 'GET /v1/media lists the library')
+  if (!row) throw notFound('media file', id, hint)
   return row
 }
 

@@ -133,7 +133,7 @@ const alreadyReviewed = (productId: string, reviewId?: string) =>
 /** Checks the photos and writes them in the order given, replacing any earlier ones. */
 function setPhotos(tx: Sql, ctx: StoreCtx, reviewId: string, mediaIds: string[]) {
   mediaIds.forEach((id, i) => {
-    const m = findMedia(tx, ctx, id)
+    const m = findMedia(tx, ctx, id, "review photos are pictures of the store's library, uploaded by the store's server (POST /v1/uploads, secret key), which passes their ids to the shop")
     if (m.kind !== 'IMAGE') {
       throw new AppError('VALIDATION_ERROR', `Media ${id} is a video; review photos take pictures only. Send the ids of images of the library.`, [
         { path: `mediaIds.${i}`, message: 'must be an image' },

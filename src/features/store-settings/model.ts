@@ -30,7 +30,7 @@ export const SettingsUpdate = z
       .string()
       .regex(/^#[0-9a-fA-F]{6}$/, 'primaryColor must look like #rrggbb, e.g. #1f6feb')
       .transform((c) => c.toLowerCase()),
-    supportEmail: z.email('supportEmail must be an e-mail address, e.g. help@shop.example').max(254).nullable(),
+    supportEmail: z.email('supportEmail must be an e-mail address, e.g. help@shop.example, or null to clear it').max(254).nullable(),
     locale: z
       .string()
       .max(35, 'locale is a language tag of at most 35 characters, e.g. pt-BR or en-US')
