@@ -104,6 +104,20 @@ describe('seed-demo', () => {
     }
   })
 
+  test('a store that already has a customer the demo would make is 409 before anything is written', async () => {
+    const t = await setup()
+    await expectOk(t.call('POST', '/v1/customers/register', { headers: apiKey(t.w.A.key.apiKey), body: { email: 'ana@demo.example', password: 'ana-password', name: 'Ana' } }), 201)
+    const res = await seed(t, t.w.A.group.id)
+    expect([res.status, res.body.error.code, res.body.error.message]).toEqual([
+      409,
+      'CONFLICT',
+      `The store of '${t.w.A.group.name}' already has a customer with the e-mail ana@demo.example, which the demo makes. Reset it first (POST /v1/admin/groups/${t.w.A.group.id}/reset-store), then seed.`,
+    ])
+    // Nothing of the demo: no product, no category.
+    expect((await all(t, t.w.A.key.apiKey, 'products')).total).toBe(0)
+    expect((await all(t, t.w.A.key.apiKey, 'categories')).total).toBe(0)
+  })
+
   test('a store that already has products is 409; an unknown group 404', async () => {
     const t = await setup()
     await expectOk(seed(t, t.w.A.group.id), 201)

@@ -1,4 +1,6 @@
+import { and, eq, inArray } from 'drizzle-orm'
 import type { StoreCtx } from '../../kernel/auth/kinds'
+import { customers as customerRows } from '../../kernel/auth/tables'
 import { AppError } from '../../kernel/errors'
 import { type CatalogDeps, countLiveProducts, createProduct, variantsForSale } from '../catalog'
 import { addItem } from '../cart'
@@ -40,6 +42,7 @@ const COLORS = [
 const SIZES = { Roupas: ['P', 'M', 'G'], Calçados: ['38', '40', '42'], Acessórios: ['Único'] } as const
 const CUSTOMERS = ['Ana Souza', 'Bruno Lima', 'Carla Dias'] as const
 export const DEMO_PRODUCTS = 40
+const demoEmail = (name: string) => `${name.split(' ')[0]!.toLowerCase()}@demo.example`
 
 /**
  * Fills an empty store with a demo catalog: categories, brands, collections, products with variants and
@@ -52,6 +55,19 @@ export async function seedDemo(deps: OrdersDeps & UploadDeps & CatalogDeps, grou
   const existing = countLiveProducts(deps.db, ctx.storeId)
   if (existing > 0) {
     throw new AppError('CONFLICT', `The store of '${group.name}' already has ${pluralize(existing, 'product')}. Reset it first (POST /v1/admin/groups/${group.id}/reset-store), then seed.`)
+  }
+  // The demo's customers are made after its catalog, in separate steps: one already there is refused
+  // before anything is written, not halfway, with a catalog and no orders left behind.
+  const taken = deps.db
+    .select({ email: customerRows.email })
+    .from(customerRows)
+    .where(and(eq(customerRows.storeId, ctx.storeId), inArray(customerRows.email, CUSTOMERS.map(demoEmail))))
+    .all()
+  if (taken.length > 0) {
+    throw new AppError(
+      'CONFLICT',
+      `The store of '${group.name}' already has a customer with the e-mail ${taken.map((c) => c.email).join(', ')}, which the demo makes. Reset it first (POST /v1/admin/groups/${group.id}/reset-store), then seed.`,
+    )
   }
   const { demoPicture } = await import('./demo-images') // pngjs: loaded when seeding, not at start
   const rnd = random(seed)
@@ -97,7 +113,7 @@ export async function seedDemo(deps: OrdersDeps & UploadDeps & CatalogDeps, grou
   let orders = 0
   let reviews = 0
   for (const [i, name] of CUSTOMERS.entries()) {
-    const email = `${name.split(' ')[0]!.toLowerCase()}@demo.example`
+    const email = demoEmail(name)
     const password = `demo-password-${i + 1}`
     const { customer } = await register(deps, ctx, { email, password, name })
     customers.push({ email, password })
