@@ -124,6 +124,20 @@ describe('uploads', () => {
     expect([refused.status, refused.body.error.message]).toEqual([415, expect.stringMatching(/^The file is of type application\/zip\. Files are recognised by their content/)])
   })
 
+  test('a form with two files is a 400 and keeps neither', async () => {
+    const t = await setup()
+    const before = (await expectOk(t.call('GET', '/v1/media', { headers: t.keyA }))).total
+    const files = () => readdirSync(join(t.deps.config.dataDir, 'media'), { recursive: true, withFileTypes: true }).filter((e) => e.isFile()).length
+    const filesBefore = files()
+    const form = new FormData()
+    form.append('file', new Blob([readFileSync(join(FIXTURES, 'sample.png'))]), 'a.png')
+    form.append('file', new Blob([readFileSync(join(FIXTURES, 'sample.jpg'))]), 'b.jpg')
+    const res = await t.call('POST', '/v1/uploads', { headers: t.keyA, raw: form })
+    expect([res.status, res.body.error.code, res.body.error.message]).toEqual([400, 'VALIDATION_ERROR', 'The form holds more than one file; send one file per upload request (nothing was kept).'])
+    expect((await expectOk(t.call('GET', '/v1/media', { headers: t.keyA }))).total).toBe(before)
+    expect(files()).toBe(filesBefore)
+  })
+
   test('a body declared past every limit, before its type is known, is told both limits', async () => {
     const t = await setup()
     const res = await t.call('POST', '/v1/uploads', { headers: { ...t.keyA, 'content-type': 'multipart/form-data; boundary=x', 'content-length': String(200 * 1024 * 1024) }, raw: '--x--' })

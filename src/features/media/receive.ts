@@ -98,14 +98,12 @@ export async function receiveFile(request: Request, path: string, upload: Upload
     parser.on('field', (name, value) => {
       fields[name] = value
     })
+    // The parser takes one file (limits.files) and tells of a second instead of handing it over.
+    parser.on('filesLimit', () => reject(new AppError('VALIDATION_ERROR', 'The form holds more than one file; send one file per upload request (nothing was kept).')))
     parser.on('file', (name, stream, info) => {
-      if (name !== 'file' || file) {
+      if (name !== 'file') {
         stream.resume()
-        reject(
-          file
-            ? new AppError('VALIDATION_ERROR', 'Send one file per upload request.')
-            : new AppError('VALIDATION_ERROR', `The file came in the form field '${name}'. ${HOW}`, [{ path: name, message: "the file goes in the field 'file'" }]),
-        )
+        reject(new AppError('VALIDATION_ERROR', `The file came in the form field '${name}'. ${HOW}`, [{ path: name, message: "the file goes in the field 'file'" }]))
         return
       }
       fileStream = stream
