@@ -133,7 +133,10 @@ describe('uploads', () => {
     form.append('file', new Blob([readFileSync(join(FIXTURES, 'sample.png'))]), 'a.png')
     form.append('file', new Blob([readFileSync(join(FIXTURES, 'sample.jpg'))]), 'b.jpg')
     const res = await t.call('POST', '/v1/uploads', { headers: t.keyA, raw: form })
-    expect([res.status, res.body.error.code, res.body.error.message]).toEqual([400, 'VALIDATION_ERROR', 'The form holds more than one file; send one file per upload request (nothing was kept).'])
+    expect([res.status, res.body.error]).toEqual([
+      400,
+      { code: 'VALIDATION_ERROR', message: 'The form holds more than one file; send one file per upload request (nothing was kept).', details: [{ path: 'file', message: 'one file per request' }] },
+    ])
     expect((await expectOk(t.call('GET', '/v1/media', { headers: t.keyA }))).total).toBe(before)
     expect(files()).toBe(filesBefore)
   })

@@ -99,7 +99,9 @@ export async function receiveFile(request: Request, path: string, upload: Upload
       fields[name] = value
     })
     // The parser takes one file (limits.files) and tells of a second instead of handing it over.
-    parser.on('filesLimit', () => reject(new AppError('VALIDATION_ERROR', 'The form holds more than one file; send one file per upload request (nothing was kept).')))
+    parser.on('filesLimit', () =>
+      reject(new AppError('VALIDATION_ERROR', 'The form holds more than one file; send one file per upload request (nothing was kept).', [{ path: 'file', message: 'one file per request' }])),
+    )
     parser.on('file', (name, stream, info) => {
       if (name !== 'file') {
         stream.resume()
