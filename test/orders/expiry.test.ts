@@ -66,6 +66,16 @@ describe('expiry of unpaid orders (RESERVATION_TTL_MINUTES)', () => {
     // Again, once the expiry is written: the same answer, from the early check.
     const again = await s.shop.pay(order.id)
     expect([again.status, again.body.error]).toEqual([409, expired])
+    // Cancelling it, by the customer or the store, says the same, and that nothing is left to cancel.
+    const cancelled = {
+      ...expired,
+      message: `Order #${order.number} expired at ${order.expiresAt} before it was paid, so it was cancelled and its items went back to stock; there is nothing left to cancel.`,
+      details: [{ orderId: order.id, status: 'CANCELLED', requested: 'CANCELLED', cancelReason: 'EXPIRED' }],
+    }
+    const byCustomer = await s.shop.cancel(order.id)
+    expect([byCustomer.status, byCustomer.body.error]).toEqual([409, cancelled])
+    const byStore = await s.panel('POST', `/${order.id}/transition`, { to: 'CANCELLED' })
+    expect([byStore.status, byStore.body.error]).toEqual([409, cancelled])
   })
 
   test('the due times live in the database: after a restart, what fell due meanwhile is expired at start', async () => {

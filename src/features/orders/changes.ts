@@ -1,12 +1,14 @@
 import { eq } from 'drizzle-orm'
 import type { StoreCtx } from '../../kernel/auth/kinds'
+import { isoTime } from '../../kernel/clock'
 import type { Sql, Tx } from '../../kernel/db/database'
 import type { Deps } from '../../kernel/deps'
+import { AppError } from '../../kernel/errors'
 import { fromCents } from '../../kernel/money'
 import { moveStock } from '../catalog'
 import { assertMove, type Operation } from './states'
 import { orderStatements, type OrderItemRow, type OrderRow } from './statements'
-import { orders, type CancelReason } from './tables'
+import { orders, type CancelReason, type OrderState } from './tables'
 
 // State changes shared by the buyer, the store panel and the expiry timer; each runs in the caller's transaction.
 
@@ -19,8 +21,21 @@ function update(tx: Tx, order: OrderRow, set: Partial<OrderRow>): OrderRow {
   return tx.update(orders).set(set).where(eq(orders.id, order.id)).returning().get()!
 }
 
+/**
+ * The 409 INVALID_TRANSITION of an order that expired, told as such (`next`: what to do instead): its
+ * buyer last saw it PENDING, and "CANCELLED is final" would not say why.
+ */
+export function expiredOrder(order: OrderRow, requested: OrderState, next: string): AppError | undefined {
+  if (order.status !== 'CANCELLED' || order.cancelReason !== 'EXPIRED') return undefined
+  return new AppError('INVALID_TRANSITION', `Order #${order.number} expired at ${isoTime(order.expiresAt)} before it was paid, so it was cancelled and its items went back to stock; ${next}`, [
+    { orderId: order.id, status: order.status, requested, cancelReason: order.cancelReason },
+  ])
+}
+
 /** PENDING → CANCELLED: the reservation is released and `order.cancelled` sent. */
 export function cancelOrder(tx: Tx, deps: Deps, order: OrderRow, reason: CancelReason, op: Operation): OrderRow {
+  const expired = op === 'expire' ? undefined : expiredOrder(order, 'CANCELLED', 'there is nothing left to cancel.')
+  if (expired) throw expired
   assertMove(order.id, order.status, 'CANCELLED', op)
   const ctx = systemCtx(order.storeId)
   const label = { CUSTOMER: 'cancelled by the customer', STORE: 'cancelled by the store', EXPIRED: 'not paid in time' }[reason]

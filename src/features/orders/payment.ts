@@ -3,7 +3,7 @@ import { isoTime } from '../../kernel/clock'
 import { groupedWrite, groupsSettled } from '../../kernel/db/database'
 import type { Deps } from '../../kernel/deps'
 import { AppError } from '../../kernel/errors'
-import { cancelOrder, markPaid } from './changes'
+import { cancelOrder, expiredOrder, markPaid } from './changes'
 import { withIdempotency } from './idempotency'
 import type { PayBody } from './model'
 import { pixCode } from './pix'
@@ -24,13 +24,8 @@ const processor = {
  * expired is told as such: the buyer last saw it PENDING, and what to do next is to check out again.
  */
 function refusePayment(order: OrderRow) {
-  if (order.status === 'CANCELLED' && order.cancelReason === 'EXPIRED') {
-    throw new AppError(
-      'INVALID_TRANSITION',
-      `Order #${order.number} expired at ${isoTime(order.expiresAt)} before it was paid, so it was cancelled and its items went back to stock; it cannot be paid now. To buy them, add them to the cart again (POST /v1/cart/items) and check out (POST /v1/orders/checkout), then pay the new order.`,
-      [{ orderId: order.id, status: order.status, requested: 'PAID', cancelReason: order.cancelReason }],
-    )
-  }
+  const expired = expiredOrder(order, 'PAID', 'it cannot be paid now. To buy them, add them to the cart again (POST /v1/cart/items) and check out (POST /v1/orders/checkout), then pay the new order.')
+  if (expired) throw expired
   assertMove(order.id, order.status, 'PAID', 'pay')
 }
 
