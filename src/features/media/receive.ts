@@ -93,6 +93,8 @@ export async function receiveFile(request: Request, path: string, upload: Upload
   let handle: FileHandle | undefined
   let fileStream: Readable | undefined
   let file: Promise<Omit<ReceivedFile, 'fields'>> | undefined
+  /** The file's kind once its first bytes told it: a body cut short past every limit names that kind's. */
+  let kindSeen: MediaKind | undefined
 
   const work = new Promise<ReceivedFile>((resolve, reject) => {
     parser.on('field', (name, value) => {
@@ -120,6 +122,7 @@ export async function receiveFile(request: Request, path: string, upload: Upload
           if (!isAccepted(accepted)) throw notAccepted(head, detected)
           mime = accepted
           format = FORMATS[mime]
+          kindSeen = format.kind
           if (size > SIZE_LIMIT[format.kind]) throw tooLarge(format.kind)
           handle = await open(path, 'w')
           await handle.write(head)
@@ -158,7 +161,7 @@ export async function receiveFile(request: Request, path: string, upload: Upload
     source.on('data', (chunk: Buffer) => {
       received += chunk.length
       const room = upload.room()
-      if (received > Math.min(LARGEST_FILE, room) + FRAMING) reject(received > room + FRAMING ? quotaExceeded(room) : tooLarge())
+      if (received > Math.min(LARGEST_FILE, room) + FRAMING) reject(received > room + FRAMING ? quotaExceeded(room) : tooLarge(kindSeen))
     })
     source.pipe(parser)
   })
