@@ -73,6 +73,12 @@ describe('GET /v1/products', () => {
       clock.advance(1000)
     }
     expect(names(await A.list('sort=name'))).toEqual(['Abacate', 'banana', 'cereja'])
+    // Accents sort as their letter, whether the list walks the name index or sorts what a search matched.
+    for (const name of ['Água de coco', 'Óculos', 'zebra', 'ameixa']) made[name] = (await A.createProduct({ name, price: 1 })).id
+    expect(names(await A.list('sort=name'))).toEqual(['Abacate', 'Água de coco', 'ameixa', 'banana', 'cereja', 'Óculos', 'zebra'])
+    expect(names(await A.list('sort=name&search=coco'))).toEqual(['Água de coco'])
+    expect(names(await A.list('sort=name&maxPrice=1'))).toEqual(['Água de coco', 'ameixa', 'Óculos', 'zebra'])
+    for (const name of ['Água de coco', 'Óculos', 'zebra', 'ameixa']) await expectOk(A.send('DELETE', `/v1/products/${made[name]}`), 204)
     expect(names(await A.list('sort=price'))).toEqual(['banana', 'cereja', 'Abacate'])
     expect(names(await A.list('sort=-price'))).toEqual(['Abacate', 'cereja', 'banana'])
     expect(names(await A.list('sort=createdAt'))).toEqual(['banana', 'Abacate', 'cereja'])

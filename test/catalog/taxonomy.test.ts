@@ -34,6 +34,10 @@ for (const { kind, one, prefix, field } of KINDS) {
       expect(second.data.map((t: any) => t.name)).toEqual(['C'])
       const ofB = await expectOk(B.send('GET', `/v1/${kind}`))
       expect(ofB.data.map((t: any) => t.name)).toEqual(['from B'])
+      // A name with an accent sorts by its letter: Óculos among the o's, not after z.
+      for (const name of ['Óculos', 'zíper', 'Écharpes', 'calçados']) await B.createTerm(kind, name)
+      const accented = await expectOk(B.send('GET', `/v1/${kind}`))
+      expect(accented.data.map((t: any) => t.name)).toEqual(['calçados', 'Écharpes', 'from B', 'Óculos', 'zíper'])
     })
 
     test(`a ${one} name already used in the store, in any case, is 409 CONFLICT; another store may use it`, async () => {

@@ -1,6 +1,7 @@
 import { and, asc, count, desc, eq, gte, isNull, lte, sql, sum, type SQL, type SQLWrapper } from 'drizzle-orm'
 import { isShopFront, type StoreCtx } from '../../kernel/auth/kinds'
 import { readTransaction, type Sql } from '../../kernel/db/database'
+import { foldedName } from '../../kernel/db/folded'
 import { AppError } from '../../kernel/errors'
 import { toCents } from '../../kernel/money'
 import { pageWindow, toPage } from '../../kernel/pagination'
@@ -25,7 +26,7 @@ type Lead = (c: SQLWrapper) => SQL
 const ORDER: Record<ProductSort, (lead: Lead) => SQL[]> = {
   '-createdAt': (lead) => [desc(lead(products.createdAt)), desc(products.id)],
   createdAt: (lead) => [asc(lead(products.createdAt)), asc(products.id)],
-  name: (lead) => [asc(lead(sql`lower(${products.name})`)), asc(products.id)],
+  name: (lead) => [asc(lead(foldedName(products.name))), asc(products.id)],
   price: (lead) => [asc(lead(products.priceCents)), asc(products.id)],
   '-price': (lead) => [desc(lead(products.priceCents)), desc(products.id)],
   '-rating': (lead) => [desc(lead(productRatings.average)), desc(productRatings.count), desc(productRatings.productId)],

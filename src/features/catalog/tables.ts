@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm'
 import { check, index, integer, primaryKey, real, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core'
 import { stores } from '../../kernel/auth/tables'
+import { foldedName } from '../../kernel/db/folded'
 import { brands, categories, collections } from '../taxonomy/tables'
 
 // The catalog. Three things are kept by the database itself, in triggers written by
@@ -49,7 +50,7 @@ export const products = sqliteTable(
       .on(t.storeId, t.createdAt, t.id, t.state, t.priceCents, t.categoryId, t.brandId)
       .where(live(t)),
     index('products_store_price').on(t.storeId, t.priceCents, t.id).where(live(t)),
-    index('products_store_name').on(t.storeId, sql`lower(${t.name})`, t.id).where(live(t)),
+    index('products_store_name').on(t.storeId, foldedName(t.name), t.id).where(live(t)),
     index('products_store_category').on(t.storeId, t.categoryId).where(live(t)),
     index('products_store_brand').on(t.storeId, t.brandId).where(live(t)),
   ],

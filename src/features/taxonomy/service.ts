@@ -2,6 +2,7 @@ import { and, asc, count, eq, inArray, sql } from 'drizzle-orm'
 import type { StoreCtx } from '../../kernel/auth/kinds'
 import { isoTime } from '../../kernel/clock'
 import { isUniqueViolation, writeTransaction, type Sql } from '../../kernel/db/database'
+import { foldedName } from '../../kernel/db/folded'
 import type { Deps } from '../../kernel/deps'
 import { AppError, notFound } from '../../kernel/errors'
 import { pageWindow, toPage, type PageQuery } from '../../kernel/pagination'
@@ -48,7 +49,7 @@ function savingName<T>(kind: TaxonomyKind, name: string | undefined, write: () =
 export function listTerms(deps: Deps, ctx: StoreCtx, kind: TaxonomyKind, query: PageQuery) {
   const t = tableOf(kind)
   const { limit, offset } = pageWindow(query)
-  const rows = deps.db.select().from(t).where(eq(t.storeId, ctx.storeId)).orderBy(asc(sql`lower(${t.name})`), asc(t.id)).limit(limit).offset(offset).all()
+  const rows = deps.db.select().from(t).where(eq(t.storeId, ctx.storeId)).orderBy(asc(foldedName(t.name)), asc(t.id)).limit(limit).offset(offset).all()
   const [{ n }] = deps.db.select({ n: count() }).from(t).where(eq(t.storeId, ctx.storeId)).all() as [{ n: number }]
   return toPage(rows.map(toTerm), n, query)
 }

@@ -1,0 +1,34 @@
+import { sql, type SQL, type SQLWrapper } from 'drizzle-orm'
+
+/**
+ * Letters with accents as SQLite's lower() leaves them, and the plain letter each sorts as: lower()
+ * folds ASCII only, so 'Água' sorted after 'zebra' and 'Óculos' after both. The Portuguese, Spanish and
+ * French accents a class writes names with; any other character sorts as itself.
+ */
+const ACCENTS: readonly (readonly [string, string])[] = [
+  ['áàâãäÁÀÂÃÄ', 'a'],
+  ['éèêëÉÈÊË', 'e'],
+  ['íìîïÍÌÎÏ', 'i'],
+  ['óòôõöÓÒÔÕÖ', 'o'],
+  ['úùûüÚÙÛÜ', 'u'],
+  ['çÇ', 'c'],
+  ['ñÑ', 'n'],
+]
+
+/**
+ * `column` lower-cased with its accents folded, as SQL: the key a list sorts names by ("Água" beside
+ * "agenda", before "banana"). An index on it must be written with this same expression (catalog's
+ * products_store_name) for an ordered walk to use it.
+ */
+export function foldedName(column: SQLWrapper): SQL {
+  let folded: SQL = sql`lower(${column})`
+  for (const [letters, plain] of ACCENTS) for (const letter of letters) folded = sql`replace(${folded}, ${sql.raw(`'${letter}'`)}, ${sql.raw(`'${plain}'`)})`
+  return folded
+}
+
+/** The same fold in JavaScript, for names sorted in memory and for tests. */
+export function foldName(name: string): string {
+  let folded = name.toLowerCase()
+  for (const [letters, plain] of ACCENTS) for (const letter of letters) folded = folded.replaceAll(letter.toLowerCase(), plain)
+  return folded
+}
