@@ -46,7 +46,11 @@ for (const { kind, one, prefix, field } of KINDS) {
       const again = await A.send('POST', `/v1/${kind}`, { name: 'promoções' })
       expect(again.status).toBe(409)
       expect(again.body.error.code).toBe('CONFLICT')
-      expect(again.body.error.message).toContain(`already has a ${one} named 'promoções'`)
+      expect(again.body.error.message).toBe(
+        `This store already has a ${one} named 'Promoções' (names are compared ignoring case and accents). Choose another name, or use the existing one.`,
+      )
+      // Accents and the case of accented letters too: SQLite's lower() alone took these for new names.
+      for (const name of ['PROMOÇÕES', 'Promocoes']) expect([name, (await A.send('POST', `/v1/${kind}`, { name })).status]).toEqual([name, 409])
       await expectOk(B.send('POST', `/v1/${kind}`, { name: 'Promoções' }), 201)
     })
 
@@ -61,6 +65,9 @@ for (const { kind, one, prefix, field } of KINDS) {
       expect(cleared.description).toBeNull()
       const clash = await A.send('PUT', `/v1/${kind}/${t.id}`, { name: 'taken' })
       expect(clash.status).toBe(409)
+      // Its own name in another case is no clash.
+      expect((await expectOk(A.send('PUT', `/v1/${kind}/${t.id}`, { name: 'NEW' }))).name).toBe('NEW')
+      await expectOk(A.send('PUT', `/v1/${kind}/${t.id}`, { name: 'New' }))
       const unknown = await A.send('PUT', `/v1/${kind}/${t.id}`, { slug: 'x' })
       expect(unknown.status).toBe(400)
       expect(unknown.body.error.details).toEqual([{ path: 'slug', message: 'unknown or read-only field; remove it' }])

@@ -1,8 +1,8 @@
-import { and, asc, count, eq, inArray } from 'drizzle-orm'
+import { and, asc, count, eq, inArray, ne } from 'drizzle-orm'
 import type { StoreCtx } from '../../kernel/auth/kinds'
 import { isoTime } from '../../kernel/clock'
-import { isUniqueViolation, writeTransaction, type Sql } from '../../kernel/db/database'
-import { foldedName } from '../../kernel/db/folded'
+import { isUniqueViolation, writeTransaction, type Sql, type Tx } from '../../kernel/db/database'
+import { foldedName, foldName } from '../../kernel/db/folded'
 import type { Deps } from '../../kernel/deps'
 import { AppError, notFound } from '../../kernel/errors'
 import { pageWindow, toPage, type PageQuery } from '../../kernel/pagination'
@@ -34,14 +34,30 @@ function findTerm(db: Sql, ctx: StoreCtx, kind: TaxonomyKind, id: string): Row {
   return row
 }
 
-/** Names are unique per store ignoring case; the unique index decides, this says it kindly. */
-function savingName<T>(kind: TaxonomyKind, name: string | undefined, write: () => T): T {
+/**
+ * Writes a term whose name (when given) no other term of the store has, ignoring case and accents
+ * ('CALÇADOS' is 'Calçados'): checked in the write's transaction, the unique index on lower(name)
+ * behind it. `self`: the term being renamed, which may keep its own name.
+ */
+function savingName(deps: Deps, ctx: StoreCtx, kind: TaxonomyKind, name: string | undefined, self: string | undefined, write: (tx: Tx) => void) {
+  const taken = (shown: string) =>
+    new AppError('CONFLICT', `This store already has a ${TAXONOMIES[kind].one} named '${shown}' (names are compared ignoring case and accents). Choose another name, or use the existing one.`)
   try {
-    return write()
+    writeTransaction(deps.db, (tx) => {
+      const t = tableOf(kind)
+      const same =
+        name === undefined
+          ? undefined
+          : tx
+              .select({ name: t.name })
+              .from(t)
+              .where(and(eq(t.storeId, ctx.storeId), eq(foldedName(t.name), foldName(name)), self === undefined ? undefined : ne(t.id, self)))
+              .get()
+      if (same) throw taken(same.name)
+      write(tx)
+    })
   } catch (e) {
-    if (isUniqueViolation(e)) {
-      throw new AppError('CONFLICT', `This store already has a ${TAXONOMIES[kind].one} named '${name}' (names are compared ignoring case). Choose another name, or use the existing one.`)
-    }
+    if (isUniqueViolation(e)) throw taken(name ?? '')
     throw e
   }
 }
@@ -59,7 +75,7 @@ export const getTerm = (deps: Deps, ctx: StoreCtx, kind: TaxonomyKind, id: strin
 export function createTerm(deps: Deps, ctx: StoreCtx, kind: TaxonomyKind, input: TermInput): Term {
   const now = deps.clock.now()
   const row: Row = { id: deps.ids.next(TAXONOMIES[kind].prefix), storeId: ctx.storeId, name: input.name, description: input.description ?? null, createdAt: now, updatedAt: now }
-  savingName(kind, input.name, () => writeTransaction(deps.db, (tx) => tx.insert(tableOf(kind)).values(row).run()))
+  savingName(deps, ctx, kind, input.name, undefined, (tx) => void tx.insert(tableOf(kind)).values(row).run())
   return toTerm(row)
 }
 
@@ -67,9 +83,7 @@ export function updateTerm(deps: Deps, ctx: StoreCtx, kind: TaxonomyKind, id: st
   const t = tableOf(kind)
   findTerm(deps.db, ctx, kind, id)
   if (Object.keys(update).length > 0) {
-    savingName(kind, update.name, () =>
-      writeTransaction(deps.db, (tx) => tx.update(t).set({ ...update, updatedAt: deps.clock.now() }).where(and(eq(t.id, id), eq(t.storeId, ctx.storeId))).run()),
-    )
+    savingName(deps, ctx, kind, update.name, id, (tx) => void tx.update(t).set({ ...update, updatedAt: deps.clock.now() }).where(and(eq(t.id, id), eq(t.storeId, ctx.storeId))).run())
   }
   return getTerm(deps, ctx, kind, id)
 }

@@ -26,9 +26,9 @@ export function foldedName(column: SQLWrapper): SQL {
   return folded
 }
 
-/** The same fold in JavaScript, for names sorted in memory and for tests. */
+/** The same fold in JavaScript, as `foldedName` gives it in SQL (lower() lowers ASCII letters only), to compare with it. */
 export function foldName(name: string): string {
-  let folded = name.toLowerCase()
-  for (const [letters, plain] of ACCENTS) for (const letter of letters) folded = folded.replaceAll(letter.toLowerCase(), plain)
+  let folded = name.replace(/[A-Z]/g, (c) => c.toLowerCase())
+  for (const [letters, plain] of ACCENTS) for (const letter of letters) folded = folded.replaceAll(letter, plain)
   return folded
 }
