@@ -135,6 +135,17 @@ describe('POST /v1/admin/groups/import (a class list as text/csv)', () => {
   })
 })
 
+describe('group names that differ only in case or accents are one group', () => {
+  test('a list naming TURMA AÇÃO adds to the existing Turma Ação; creating Turma Acao is 409 naming it', async () => {
+    const t = setup()
+    await createGroup(t.call, 'Turma Ação', [{ rm: '1001', name: 'Ana' }])
+    expect(await expectOk(t.send('TURMA AÇÃO,1002,Bruno\nturma acao,1003,Carla\n'))).toMatchObject({ groupsCreated: 0, studentsAdded: 2 })
+    expect(await t.groups()).toEqual([['Turma Ação', ['1001', '1002', '1003']]])
+    const again = await t.call('POST', '/v1/admin/groups', { headers: admin, body: { name: 'Turma Acao' } })
+    expect([again.status, again.body.error.message]).toEqual([409, "A group named 'Turma Ação' already exists (names are compared ignoring case and accents). Choose another name."])
+  })
+})
+
 describe('RMs that differ only in case are one student', () => {
   test('a list naming ra2025x moves the RA2025X another group holds, who keeps the RM as written; the same RM in two cases on two groups of a list is a 400', async () => {
     const t = setup()

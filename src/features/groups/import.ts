@@ -1,6 +1,7 @@
 import { count, eq, inArray, sql } from 'drizzle-orm'
 import { groups, stores, students } from '../../kernel/auth/tables'
 import { writeTransaction, type Sql } from '../../kernel/db/database'
+import { foldedName, foldName } from '../../kernel/db/folded'
 import type { Deps } from '../../kernel/deps'
 import { AppError } from '../../kernel/errors'
 import { nameText } from '../../kernel/control-characters'
@@ -57,7 +58,7 @@ export async function parseClassList(text: string): Promise<ImportRow[]> {
   const firstLine = new Map<string, ImportRow>()
   for (const row of rows) {
     const seen = firstLine.get(rmKey(row.rm))
-    if (seen && seen.group.toLowerCase() !== row.group.toLowerCase()) {
+    if (seen && foldName(seen.group) !== foldName(row.group)) {
       const as = seen.rm === row.rm ? '' : ` (as ${seen.rm}: RMs are compared ignoring case)`
       problems.push(`line ${row.line}: RM ${row.rm} is also in group '${seen.group}' on line ${seen.line}${as}; a student belongs to one group`)
     }
@@ -103,7 +104,7 @@ export function importClassList(deps: Deps, rows: ImportRow[], progress: (messag
     )
     const byGroup = new Map<string, ImportRow[]>()
     for (const row of rows) {
-      const key = row.group.toLowerCase()
+      const key = foldName(row.group)
       byGroup.set(key, [...(byGroup.get(key) ?? []), row])
     }
     let groupsCreated = 0
@@ -113,7 +114,7 @@ export function importClassList(deps: Deps, rows: ImportRow[], progress: (messag
     const listed = new Map<string, string>()
     for (const members of byGroup.values()) {
       const name = members[0]!.group
-      let group = tx.select({ id: groups.id, name: groups.name }).from(groups).where(sql`lower(${groups.name}) = ${name.toLowerCase()}`).get()
+      let group = tx.select({ id: groups.id, name: groups.name }).from(groups).where(eq(foldedName(groups.name), foldName(name))).get()
       if (!group) {
         group = { id: deps.ids.next('grp'), name }
         tx.insert(groups).values({ id: group.id, name, createdAt: now }).run()

@@ -2,6 +2,7 @@ import { asc, count, eq, inArray } from 'drizzle-orm'
 import { groups, stores, studentSessions, students } from '../../kernel/auth/tables'
 import { isoTime } from '../../kernel/clock'
 import { isUniqueViolation, writeTransaction, type Sql } from '../../kernel/db/database'
+import { foldedName, foldName } from '../../kernel/db/folded'
 import type { Deps } from '../../kernel/deps'
 import { AppError } from '../../kernel/errors'
 import { pageWindow, toPage, type PageQuery } from '../../kernel/pagination'
@@ -10,12 +11,17 @@ import type { CreateGroupBody, Group } from './model'
 
 // Teacher operations on groups. A group owns exactly one store, made with it.
 
+const groupNameTaken = (name: string) => new AppError('CONFLICT', `A group named '${name}' already exists (names are compared ignoring case and accents). Choose another name.`)
+
 export function createGroup(deps: Deps, input: CreateGroupBody): Group {
   const now = deps.clock.now()
   const groupId = deps.ids.next('grp')
   const storeId = deps.ids.next('str')
   try {
     writeTransaction(deps.db, (tx) => {
+      // Ignoring case and accents ('TURMA AÇÃO' is 'Turma Ação'): the unique index on lower(name) folds ASCII only.
+      const same = tx.select({ name: groups.name }).from(groups).where(eq(foldedName(groups.name), foldName(input.name))).get()
+      if (same) throw groupNameTaken(same.name)
       assertRoomFor(tx, null, input.members.length)
       assertRmsFree(tx, null, input.members.map((m) => m.rm), true)
       tx.insert(groups).values({ id: groupId, name: input.name, createdAt: now }).run()
@@ -23,9 +29,7 @@ export function createGroup(deps: Deps, input: CreateGroupBody): Group {
       insertMembers(tx, groupId, input.members, now)
     })
   } catch (e) {
-    if (isUniqueViolation(e)) {
-      throw new AppError('CONFLICT', `A group named '${input.name}' already exists (names are compared ignoring case). Choose another name.`)
-    }
+    if (isUniqueViolation(e)) throw groupNameTaken(input.name)
     throw e
   }
   return getGroup(deps, groupId)
