@@ -220,6 +220,20 @@ describe('GET /v1/products', () => {
     expect(notNumber.body.error.details).toEqual([{ path: 'minPrice', message: 'must be a number, e.g. 19.90' }])
   })
 
+  test('a parameter sent empty is one not sent: an "All" option (categoryId=) lists everything, not nothing', async () => {
+    const { A } = await catalogSetup()
+    const category = await A.createTerm('categories', 'Canecas')
+    await A.createProduct({ name: 'Caneca', categoryId: category.id, price: 10 })
+    await A.createProduct({ name: 'Camiseta', price: 50 })
+    const all = names(await A.list())
+    expect(all).toHaveLength(2)
+    for (const query of ['categoryId=', 'brandId=&collectionId=', 'minPrice=&maxPrice=', 'search=', 'sort=', 'state=', 'page=&pageSize=']) {
+      const res = await A.list(query)
+      expect([query, names(res), res.page, res.pageSize]).toEqual([query, all, 1, 20])
+    }
+    expect(names(await A.list(`categoryId=${category.id}`))).toEqual(['Caneca'])
+  })
+
   test('a parameter the list does not take (q where it takes search) is a 400 naming those it takes, not a filter silently left out', async () => {
     const { A } = await catalogSetup()
     await A.createProduct({ name: 'Camiseta Azul' })

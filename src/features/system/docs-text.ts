@@ -68,7 +68,8 @@ from what every request goes through, in this order:
 - \`403 PASSWORD_CHANGE_REQUIRED\` where a student token is taken (until the first password is changed),
   and \`403 SECRET_KEY_REQUIRED\` for a publishable key where the secret key is needed.
 - \`400\`, \`413\` and \`415\` where it takes a body; \`400\` where its query has rules, a parameter it does not
-  take among them (the message lists those it takes: \`search\`, not \`q\`). An operation of another
+  take among them (the message lists those it takes: \`search\`, not \`q\`). A parameter sent empty
+  (\`categoryId=\`, as an "All" option sends it) is one not sent. An operation of another
   method than GET that takes no body answers \`400\` to one that says something (an empty body or \`{}\` says
   nothing), and \`413\` past 1 MiB: a field it does not take is never dropped without a word.
 - \`404\` where its path names something (an id of another store is not found either).

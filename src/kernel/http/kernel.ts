@@ -301,7 +301,14 @@ function withoutBody(response: Response): Response | Promise<Response> {
 }
 
 /** The query string as an object, as Elysia reads one: `a=1&a=2` and `a=1,2` are lists. */
-const parsedQuery = (text: string): Record<string, unknown> => (text === '' ? Object.create(null) : parseQueryStandardSchema(text, 0))
+function parsedQuery(text: string): Record<string, unknown> {
+  if (text === '') return Object.create(null)
+  const query = parseQueryStandardSchema(text, 0) as Record<string, unknown>
+  // A parameter sent empty is one not sent: a shop's "All categories" option sends categoryId=, which
+  // matched no product, and minPrice= read as 0. (A list of values keeps its empty ones.)
+  for (const name in query) if (query[name] === '') delete query[name]
+  return query
+}
 
 /** The values of a path's parameters as one string (a line break is in no path). */
 const paramsKey = (params: Readonly<Record<string, string>>) => {
