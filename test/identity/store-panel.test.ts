@@ -178,6 +178,15 @@ describe('settings', () => {
     expect(res.body.error.details).toHaveLength(5)
     // Nothing was half-written.
     expect((await call('GET', '/v1/store/settings', { headers: bearer(token) })).body.primaryColor).toBe('#1f6feb')
+    // Every price has cents: a currency without them, or with three decimals, is refused and says why.
+    for (const [currency, decimals] of [['JPY', 0], ['kwd', 3]] as const) {
+      const res = await call('PUT', '/v1/store/settings', { headers: bearer(token), body: { currency } })
+      expect([res.status, res.body.error.details]).toEqual([
+        400,
+        [{ path: 'currency', message: `currency ${currency.toUpperCase()} has ${decimals} decimal places, and every price here has 2 (cents): choose a currency with cents, e.g. BRL, USD or EUR` }],
+      ])
+    }
+    expect((await call('PUT', '/v1/store/settings', { headers: bearer(token), body: { currency: 'usd' } })).body.currency).toBe('USD')
     // An empty supportEmail is not how to clear it, and the message says what is: null.
     const empty = await call('PUT', '/v1/store/settings', { headers: bearer(token), body: { supportEmail: '' } })
     expect([empty.status, empty.body.error.details]).toEqual([400, [{ path: 'supportEmail', message: 'supportEmail must be an e-mail address, e.g. help@shop.example, or null to clear it' }]])

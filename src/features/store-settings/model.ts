@@ -2,6 +2,8 @@ import { z } from 'zod'
 import { nameText } from '../../kernel/control-characters'
 
 const CURRENCIES = new Set(Intl.supportedValuesOf('currency'))
+/** How many decimal places a currency's amounts have (JPY 0, BRL 2, KWD 3). */
+const decimalsOf = (code: string) => new Intl.NumberFormat('en', { style: 'currency', currency: code }).resolvedOptions().maximumFractionDigits
 
 const canonicalLocale = (tag: string) => {
   try {
@@ -42,6 +44,10 @@ export const SettingsUpdate = z
       .string()
       .transform((c) => c.toUpperCase())
       .refine((c) => CURRENCIES.has(c), 'currency must be an ISO 4217 code, e.g. BRL, USD or EUR')
+      // Every amount here has cents (2 decimals): a store in JPY would show 167.9 yen, in KWD lose a decimal.
+      .refine((c) => !CURRENCIES.has(c) || decimalsOf(c) === 2, {
+        error: (issue) => `currency ${String(issue.input)} has ${decimalsOf(String(issue.input))} decimal places, and every price here has 2 (cents): choose a currency with cents, e.g. BRL, USD or EUR`,
+      })
       // Any case is taken (stored upper case): three letters, for the document; the list above is the rule.
       .meta({ pattern: '^[A-Za-z]{3}$' }),
   })

@@ -26,6 +26,6 @@ export const storeSettingsRoutes = (deps: Deps) =>
       detail: {
         tags,
         summary: 'Change store settings',
-        description: 'Send any subset of the fields. primaryColor is #rrggbb, supportEmail an e-mail (or null to clear), locale a BCP 47 tag (stored in canonical form, e.g. pt-br becomes pt-BR), currency an ISO 4217 code.',
+        description: 'Send any subset of the fields. primaryColor is #rrggbb, supportEmail an e-mail (or null to clear), locale a BCP 47 tag (stored in canonical form, e.g. pt-br becomes pt-BR), currency an ISO 4217 code of a currency with cents (2 decimals, as every price here has: not JPY or KWD).',
       },
     })
