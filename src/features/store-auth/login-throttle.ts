@@ -16,6 +16,14 @@ export interface LoginAttempt {
   succeeded(): void
 }
 
+/** What a student can do about a locked login. */
+const STUDENT_HELP = { forgotten: 'the teacher can reset a forgotten password.', notYours: 'if they were not yours, tell the teacher.' }
+/** What a store's customer can do: the API has no password reset for customers. */
+export const CUSTOMER_HELP = {
+  forgotten: "customers have no password reset in this API: check the password, or register with another e-mail.",
+  notYours: 'if they were not yours, tell the store.',
+}
+
 /**
  * Failed logins in the last minute, counted three ways: per account (an RM, a store's customer e-mail)
  * from one client address, per account from everywhere, and per client address.
@@ -29,14 +37,6 @@ export interface LoginAttempt {
  * is slow on purpose (argon2), and a burst sent in parallel would otherwise all pass before the first
  * failure is written down. So no more than the limit are ever answered 401, however they are sent.
  */
-/** What a student can do about a locked login. */
-export const STUDENT_HELP = { forgotten: 'the teacher can reset a forgotten password.', notYours: 'if they were not yours, tell the teacher.' }
-/** What a store's customer can do: the API has no password reset for customers. */
-export const CUSTOMER_HELP = {
-  forgotten: "customers have no password reset in this API: check the password, or register with another e-mail.",
-  notYours: 'if they were not yours, tell the store.',
-}
-
 export class LoginThrottle {
   /** Attempt times per key, in order of the key's last attempt: the stalest keys come first. */
   private attempts = new Map<string, number[]>()
