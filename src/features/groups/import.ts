@@ -1,7 +1,7 @@
 import { count, eq, inArray, sql } from 'drizzle-orm'
 import { groups, stores, students } from '../../kernel/auth/tables'
 import { writeTransaction, type Sql } from '../../kernel/db/database'
-import { foldedName, foldName } from '../../kernel/db/folded'
+import { foldName, sameName } from '../../kernel/db/folded'
 import type { Deps } from '../../kernel/deps'
 import { AppError } from '../../kernel/errors'
 import { nameText } from '../../kernel/control-characters'
@@ -114,7 +114,7 @@ export function importClassList(deps: Deps, rows: ImportRow[], progress: (messag
     const listed = new Map<string, string>()
     for (const members of byGroup.values()) {
       const name = members[0]!.group
-      let group = tx.select({ id: groups.id, name: groups.name }).from(groups).where(eq(foldedName(groups.name), foldName(name))).get()
+      let group = tx.select({ id: groups.id, name: groups.name }).from(groups).where(sameName(groups.name, name)).get()
       if (!group) {
         group = { id: deps.ids.next('grp'), name }
         tx.insert(groups).values({ id: group.id, name, createdAt: now }).run()

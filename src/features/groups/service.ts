@@ -2,7 +2,7 @@ import { asc, count, eq, inArray } from 'drizzle-orm'
 import { groups, stores, studentSessions, students } from '../../kernel/auth/tables'
 import { isoTime } from '../../kernel/clock'
 import { isUniqueViolation, writeTransaction, type Sql } from '../../kernel/db/database'
-import { foldedName, foldName } from '../../kernel/db/folded'
+import { sameName } from '../../kernel/db/folded'
 import type { Deps } from '../../kernel/deps'
 import { AppError } from '../../kernel/errors'
 import { pageWindow, toPage, type PageQuery } from '../../kernel/pagination'
@@ -20,7 +20,7 @@ export function createGroup(deps: Deps, input: CreateGroupBody): Group {
   try {
     writeTransaction(deps.db, (tx) => {
       // Ignoring case and accents ('TURMA AÇÃO' is 'Turma Ação'): the unique index on lower(name) folds ASCII only.
-      const same = tx.select({ name: groups.name }).from(groups).where(eq(foldedName(groups.name), foldName(input.name))).get()
+      const same = tx.select({ name: groups.name }).from(groups).where(sameName(groups.name, input.name)).get()
       if (same) throw groupNameTaken(same.name)
       assertRoomFor(tx, null, input.members.length)
       assertRmsFree(tx, null, input.members.map((m) => m.rm), true)

@@ -2,7 +2,7 @@ import { and, asc, count, eq, inArray, ne } from 'drizzle-orm'
 import type { StoreCtx } from '../../kernel/auth/kinds'
 import { isoTime } from '../../kernel/clock'
 import { isUniqueViolation, writeTransaction, type Sql, type Tx } from '../../kernel/db/database'
-import { foldedName, foldName } from '../../kernel/db/folded'
+import { foldedName, sameName } from '../../kernel/db/folded'
 import type { Deps } from '../../kernel/deps'
 import { AppError, notFound } from '../../kernel/errors'
 import { pageWindow, toPage, type PageQuery } from '../../kernel/pagination'
@@ -51,7 +51,7 @@ function savingName(deps: Deps, ctx: StoreCtx, kind: TaxonomyKind, name: string 
           : tx
               .select({ name: t.name })
               .from(t)
-              .where(and(eq(t.storeId, ctx.storeId), eq(foldedName(t.name), foldName(name)), self === undefined ? undefined : ne(t.id, self)))
+              .where(and(eq(t.storeId, ctx.storeId), sameName(t.name, name), self === undefined ? undefined : ne(t.id, self)))
               .get()
       if (same) throw taken(same.name)
       write(tx)

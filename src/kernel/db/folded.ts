@@ -1,4 +1,4 @@
-import { sql, type SQL, type SQLWrapper } from 'drizzle-orm'
+import { eq, sql, type SQL, type SQLWrapper } from 'drizzle-orm'
 
 /**
  * Letters with accents as SQLite's lower() leaves them, and the plain letter each sorts as: lower()
@@ -32,3 +32,6 @@ export function foldName(name: string): string {
   for (const [letters, plain] of ACCENTS) for (const letter of letters) folded = folded.replaceAll(letter, plain)
   return folded
 }
+
+/** `column` holds `name`, ignoring case and accents ('TURMA AÇÃO' is 'Turma Ação'): how names are unique where lower() alone folded ASCII. */
+export const sameName = (column: SQLWrapper, name: string): SQL => eq(foldedName(column), foldName(name))
