@@ -5,7 +5,7 @@ import { foldName, sameName } from '../../kernel/db/folded'
 import type { Deps } from '../../kernel/deps'
 import { AppError } from '../../kernel/errors'
 import { nameText } from '../../kernel/control-characters'
-import { insertMembers, listMembers, MAX_MEMBERS_PER_GROUP, MemberInput, moveMembers, rmKey } from '../members'
+import { insertMembers, listMembers, MAX_MEMBERS_PER_GROUP, MemberInput, moveMembers, rmKey, studentsWithRms } from '../members'
 import { GROUP_NAME_MAX } from './model'
 import { pluralize } from '../../kernel/plural'
 
@@ -98,7 +98,7 @@ export function importClassList(deps: Deps, rows: ImportRow[], progress: (messag
         .select({ rm: students.rm, groupId: students.groupId, group: groups.name })
         .from(students)
         .innerJoin(groups, eq(groups.id, students.groupId))
-        .where(inArray(sql`lower(${students.rm})`, rows.map((r) => rmKey(r.rm))))
+        .where(studentsWithRms(rows.map((r) => r.rm)))
         .all()
         .map((e) => [rmKey(e.rm), e]),
     )
@@ -124,12 +124,13 @@ export function importClassList(deps: Deps, rows: ImportRow[], progress: (messag
       listed.set(group.id, group.name)
       const seen = new Set<string>()
       const unique = members.filter((m) => !seen.has(rmKey(m.rm)) && seen.add(rmKey(m.rm))) // a repeated line changes nothing
-      const fresh = unique.filter((m) => !existing.has(rmKey(m.rm)))
-      const elsewhere = unique.filter((m) => existing.has(rmKey(m.rm)) && existing.get(rmKey(m.rm))!.groupId !== group.id)
+      const held = (m: ImportRow) => existing.get(rmKey(m.rm))
+      const fresh = unique.filter((m) => !held(m))
+      const elsewhere = unique.filter((m) => held(m) && held(m)!.groupId !== group.id)
       insertMembers(tx, group.id, fresh.map(asMember), now)
-      moveMembers(tx, group.id, elsewhere.map((m) => ({ ...asMember(m), rm: existing.get(rmKey(m.rm))!.rm })))
+      moveMembers(tx, group.id, elsewhere.map((m) => ({ ...asMember(m), rm: held(m)!.rm })))
       for (const m of elsewhere) {
-        const from = existing.get(rmKey(m.rm))!
+        const from = held(m)!
         moved.push({ line: m.line, rm: m.rm, from: from.group, to: group.name })
         movedFrom.set(from.groupId, from.group)
       }

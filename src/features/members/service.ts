@@ -12,6 +12,9 @@ import { MAX_MEMBERS_PER_GROUP, rmKey, type Member, type MemberInput } from './m
 export const listMembers = (db: Sql, groupId: string): Member[] =>
   db.select({ rm: students.rm, name: students.name }).from(students).where(eq(students.groupId, groupId)).orderBy(asc(students.rm)).all()
 
+/** The students whose RM is one of `rms`, whatever its case (rmKey): RMs are ASCII, so SQLite's lower() is rmKey. */
+export const studentsWithRms = (rms: string[]) => inArray(sql`lower(${students.rm})`, rms.map(rmKey))
+
 /**
  * Refuses RMs already in a group, whatever their case (rmKey): the messages name each as it is kept. `revealGroup` is for the teacher, who may see which group holds
  * the RM; a student only learns that it is taken.
@@ -22,7 +25,7 @@ export function assertRmsFree(db: Sql, groupId: string | null, rms: string[], re
     .select({ rm: students.rm, groupId: students.groupId, group: groups.name })
     .from(students)
     .innerJoin(groups, eq(groups.id, students.groupId))
-    .where(inArray(sql`lower(${students.rm})`, rms.map(rmKey)))
+    .where(studentsWithRms(rms))
     .all()
   const here = taken.filter((t) => t.groupId === groupId)
   if (here.length > 0) {
