@@ -1,11 +1,9 @@
-import { and, eq, inArray } from 'drizzle-orm'
 import type { StoreCtx } from '../../kernel/auth/kinds'
-import { customers as customerRows } from '../../kernel/auth/tables'
 import { AppError } from '../../kernel/errors'
 import { type CatalogDeps, countLiveProducts, createProduct, variantsForSale } from '../catalog'
 import { addItem } from '../cart'
 import { checkout, type OrdersDeps, pay } from '../orders'
-import { register } from '../customers'
+import { register, takenEmails } from '../customers'
 import { getGroup } from '../groups'
 import { type UploadDeps, uploadMedia } from '../media'
 import { linkImage } from '../product-images'
@@ -58,15 +56,11 @@ export async function seedDemo(deps: OrdersDeps & UploadDeps & CatalogDeps, grou
   }
   // The demo's customers are made after its catalog, in separate steps: one already there is refused
   // before anything is written, not halfway, with a catalog and no orders left behind.
-  const taken = deps.db
-    .select({ email: customerRows.email })
-    .from(customerRows)
-    .where(and(eq(customerRows.storeId, ctx.storeId), inArray(customerRows.email, CUSTOMERS.map(demoEmail))))
-    .all()
+  const taken = takenEmails(deps.db, ctx.storeId, CUSTOMERS.map(demoEmail))
   if (taken.length > 0) {
     throw new AppError(
       'CONFLICT',
-      `The store of '${group.name}' already has a customer with the e-mail ${taken.map((c) => c.email).join(', ')}, which the demo makes. Reset it first (POST /v1/admin/groups/${group.id}/reset-store), then seed.`,
+      `The store of '${group.name}' already has a customer with the e-mail ${taken.join(', ')}, which the demo makes. Reset it first (POST /v1/admin/groups/${group.id}/reset-store), then seed.`,
     )
   }
   const { demoPicture } = await import('./demo-images') // pngjs: loaded when seeding, not at start

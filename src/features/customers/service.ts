@@ -1,4 +1,4 @@
-import { and, eq, sql } from 'drizzle-orm'
+import { and, eq, inArray, sql } from 'drizzle-orm'
 import { CUSTOMER_TOKEN_TTL_MS, hashToken, newCustomerToken } from '../../kernel/auth/credentials'
 import { customerOf, type StoreCtx } from '../../kernel/auth/kinds'
 import { customers, customerSessions } from '../../kernel/auth/tables'
@@ -17,6 +17,15 @@ function openSession(db: Sql, customer: Customer, storeId: string, now: number) 
   db.insert(customerSessions).values({ tokenHash: hashToken(token), customerId: customer.id, storeId, createdAt: now, expiresAt }).run()
   return { token, customer, expiresAt: isoTime(expiresAt) }
 }
+
+/** Which of `emails` (as stored: lower case) already name a customer of the store. */
+export const takenEmails = (db: Sql, storeId: string, emails: string[]): string[] =>
+  db
+    .select({ email: customers.email })
+    .from(customers)
+    .where(and(eq(customers.storeId, storeId), inArray(customers.email, emails)))
+    .all()
+    .map((c) => c.email)
 
 export async function register(deps: Deps, ctx: StoreCtx, input: { email: string; password: string; name: string }) {
   const passwordHash = await deps.passwords.hash(input.password)
