@@ -34,7 +34,8 @@ export function expiredOrder(order: OrderRow, requested: OrderState, next: strin
 
 /** PENDING → CANCELLED: the reservation is released and `order.cancelled` sent. */
 export function cancelOrder(tx: Tx, deps: Deps, order: OrderRow, reason: CancelReason, op: Operation): OrderRow {
-  const expired = op === 'expire' ? undefined : expiredOrder(order, 'CANCELLED', 'there is nothing left to cancel.')
+  // Expiry moves PENDING orders only, which expiredOrder never refuses.
+  const expired = expiredOrder(order, 'CANCELLED', 'there is nothing left to cancel.')
   if (expired) throw expired
   assertMove(order.id, order.status, 'CANCELLED', op)
   const ctx = systemCtx(order.storeId)
