@@ -23,10 +23,12 @@ import { visibilityOf, type Visibility } from './find'
 // search, a collection), which would otherwise walk the whole store's index to test each entry. A search
 // names the store (and the state, when asked) in the index itself, so its matches are the store's own.
 type Lead = (c: SQLWrapper) => SQL
+/** The name as the list sorts it (and products_store_name indexes it): built once, not on every page found. */
+const SORTED_NAME = foldedName(products.name)
 const ORDER: Record<ProductSort, (lead: Lead) => SQL[]> = {
   '-createdAt': (lead) => [desc(lead(products.createdAt)), desc(products.id)],
   createdAt: (lead) => [asc(lead(products.createdAt)), asc(products.id)],
-  name: (lead) => [asc(lead(foldedName(products.name))), asc(products.id)],
+  name: (lead) => [asc(lead(SORTED_NAME)), asc(products.id)],
   price: (lead) => [asc(lead(products.priceCents)), asc(products.id)],
   '-price': (lead) => [desc(lead(products.priceCents)), desc(products.id)],
   '-rating': (lead) => [desc(lead(productRatings.average)), desc(productRatings.count), desc(productRatings.productId)],
