@@ -43,6 +43,19 @@ describe('activity attribution: calls counted per group and per student', () => 
     expect(bAfter.students).toEqual(bBefore.students)
   })
 
+  test('X-Student-RM names a member whatever its case: the calls count under the RM as kept', async () => {
+    const t = await setup()
+    const { A } = t.world
+    const shouted = A.rms.spare.toUpperCase()
+    expect(shouted).not.toBe(A.rms.spare)
+    const before = (await report(t, `?groupId=${A.group.id}`)).groups[0].unattributed
+    for (let i = 0; i < 3; i++) await t.call('GET', '/v1/probe', { headers: { ...apiKey(A.key.apiKey), 'x-student-rm': shouted } })
+    const group = (await report(t, `?groupId=${A.group.id}`)).groups[0]
+    expect(group.students.find((s: any) => s.rm === A.rms.spare).calls).toBe(3)
+    expect(group.students.map((s: any) => s.rm)).not.toContain(shouted)
+    expect(group.unattributed).toBe(before)
+  })
+
   test("calls with a student's token count for that student, whatever X-Student-RM says", async () => {
     const t = await setup()
     const { A } = t.world

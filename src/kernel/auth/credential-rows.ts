@@ -63,6 +63,14 @@ export function credentialRows(db: Db, changes: ChangeStamp) {
     .from(students)
     .where(and(eq(students.rm, sql.placeholder('rm')), eq(students.groupId, sql.placeholder('groupId'))))
     .prepare()
+  // RMs are ASCII, so SQLite's lower() folds them as the members feature's rmKey does; a group holds few.
+  const memberOfAnyCase = db
+    .select({ rm: students.rm })
+    .from(students)
+    .where(and(eq(students.groupId, sql.placeholder('groupId')), sql`lower(${students.rm}) = lower(${sql.placeholder('rm')})`))
+    .orderBy(students.rm)
+    .limit(1)
+    .prepare()
 
   // Every request of a shop front presents the same key: its row is kept until a credential changes
   // (kept-credentials.ts), by the credential as sent (hashed only to be looked up), so a repeated key is
@@ -92,7 +100,10 @@ export function credentialRows(db: Db, changes: ChangeStamp) {
       kept(apiKey) && kept(token) ? keyAndSessionRows(`${apiKey}\n${token}`) : readKeyAndSession(apiKey, token),
     /** The student session `token` names, with its student and store, or undefined. */
     studentRow: (token: string) => studentByToken.get({ hash: hashToken(token) }),
-    /** Whether `rm` is a member of the group. */
-    isMember: (rm: string, groupId: string) => memberOf.get({ rm, groupId }) !== undefined,
+    /**
+     * The member of the group that `rm` names, as the RM is kept: as written first, else in any case
+     * (X-Student-RM: ra2025x is RA2025X's call); undefined for none.
+     */
+    memberRm: (rm: string, groupId: string) => (memberOf.get({ rm, groupId }) ?? memberOfAnyCase.get({ rm, groupId }))?.rm,
   }
 }

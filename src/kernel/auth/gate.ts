@@ -87,7 +87,7 @@ export function createGate(deps: GateDeps) {
     namedShopFront = shopFront
   }
 
-  const attributedRm = (groupId: string, rm: string | null) => (rm && rows.isMember(rm, groupId) ? rm : null)
+  const attributedRm = (groupId: string, rm: string | null) => (rm ? (rows.memberRm(rm, groupId) ?? null) : null)
 
   function apiKey(value: string, kind: AuthKind, row?: KeyRow) {
     // A token where the key belongs is a credential of the wrong kind (401 WRONG_CREDENTIAL), whichever it is.
