@@ -1,4 +1,6 @@
 import { describe, expect, test } from 'bun:test'
+import { eq } from 'drizzle-orm'
+import { students } from '../../src/kernel/auth/tables'
 import { API_KEY_FORMAT } from '../../src/kernel/auth/credentials'
 import { MAX_ACTIVE_KEYS } from '../../src/features/api-keys/service'
 import { removeMember } from '../../src/features/members/service'
@@ -101,6 +103,45 @@ describe('login and password', () => {
     const res = await call('GET', '/v1/store/auth/me', { headers: bearer(token) })
     expect(res.status).toBe(401)
     expect(res.body.error.message).toStartWith('Your student session expired')
+  })
+
+  test('the RM logs in whatever its case, and so does the first password; the answer names the RM as kept', async () => {
+    const { call } = createTestApp()
+    await createGroup(call, 'Azul', [{ rm: 'RA2025XY', name: 'Ana' }])
+    const login = (rm: string, password: string) => call('POST', '/v1/store/auth/login', { body: { rm, password } })
+    const first = await login('ra2025xy', 'ra2025xy')
+    expect([first.status, first.body.student, first.body.mustChangePassword]).toEqual([200, { rm: 'RA2025XY', name: 'Ana', group: 'Azul' }, true])
+    const change = (newPassword: string) => call('POST', '/v1/store/auth/change-password', { headers: bearer(first.body.token), body: { currentPassword: 'Ra2025xy', newPassword } })
+    // The RM in another case is still the RM, which everyone in class knows.
+    const asRm = await change('ra2025xy')
+    expect([asRm.status, asRm.body.error.details]).toEqual([400, [{ path: 'newPassword', message: 'must differ from the RM' }]])
+    expect((await change('long-enough-1')).status).toBe(200)
+    // A chosen password is exact; the RM still is not.
+    expect((await login('Ra2025xY', 'long-enough-1')).body.student.rm).toBe('RA2025XY')
+    expect((await login('RA2025XY', 'LONG-ENOUGH-1')).status).toBe(401)
+    expect((await login('ra2025xy', 'ra2025xy')).status).toBe(401)
+  })
+
+  test('RMs kept in two cases before they were compared ignoring case log in as written; a third spelling is neither', async () => {
+    const { call, deps } = createTestApp()
+    const azul = await createGroup(call, 'Azul', [{ rm: 'RA1', name: 'Ana' }])
+    await createGroup(call, 'Verde', [{ rm: 'rb1', name: 'Bruno' }])
+    // An older classroom may hold both: today the second would be refused as the first.
+    deps.db.update(students).set({ rm: 'ra1' }).where(eq(students.rm, 'rb1')).run()
+    const login = (rm: string) => call('POST', '/v1/store/auth/login', { body: { rm, password: rm } })
+    expect((await login('RA1')).body.student).toEqual({ rm: 'RA1', name: 'Ana', group: azul.name })
+    expect((await login('ra1')).body.student).toEqual({ rm: 'ra1', name: 'Bruno', group: 'Verde' })
+    const third = await login('Ra1')
+    expect([third.status, third.body.error.code]).toEqual([401, 'UNAUTHENTICATED'])
+  })
+
+  test('failed logins count under the RM whatever its case', async () => {
+    const { call } = await oneGroup()
+    await createGroup(call, 'Verde', [{ rm: 'RX9', name: 'Caio' }])
+    for (let i = 0; i < 10; i++) expect((await call('POST', '/v1/store/auth/login', { body: { rm: i % 2 ? 'rx9' : 'RX9', password: 'wrong' } })).status).toBe(401)
+    const blocked = await call('POST', '/v1/store/auth/login', { body: { rm: 'Rx9', password: 'RX9' } })
+    expect([blocked.status, blocked.body.error.code]).toEqual([429, 'RATE_LIMITED'])
+    expect(blocked.body.error.message).toContain('RM Rx9 from this network address')
   })
 
   test('10 failed logins in a minute for one RM are answered 429 with Retry-After, then it recovers', async () => {
@@ -291,6 +332,19 @@ describe('members', () => {
     expect(verde.members).toEqual([{ rm: '222', name: 'Bruno' }])
   })
 
+  test('a member is removed by the RM in any case, and oneself in any case is still oneself', async () => {
+    const { call } = createTestApp()
+    await createGroup(call, 'Azul', [
+      { rm: 'RA1', name: 'Ana' },
+      { rm: 'RB2', name: 'Bruno' },
+    ])
+    const ana = await activeStudent(call, 'RA1')
+    const self = await call('DELETE', '/v1/store/members/ra1', { headers: bearer(ana) })
+    expect([self.status, self.body.error.code]).toEqual([409, 'CANNOT_REMOVE_SELF'])
+    await expectOk(call('DELETE', '/v1/store/members/rb2', { headers: bearer(ana) }), 204)
+    expect((await expectOk(call('GET', '/v1/store/members', { headers: bearer(ana) }))).data.map((m: { rm: string }) => m.rm)).toEqual(['RA1'])
+  })
+
   test('the group keeps its last member (GROUP_WOULD_BE_EMPTY)', async () => {
     const { call, deps, group } = await oneGroup()
     const ana = await activeStudent(call, '111')
@@ -357,6 +411,15 @@ describe('teacher: groups and students', () => {
     expect((await call('POST', '/v1/store/auth/login', { body: { rm: '111', password: passwordOf('111') } })).status).toBe(401)
     await firstLogin(call, '111')
     expect((await call('POST', '/v1/admin/students/nobody/reset-password', { headers: admin })).status).toBe(404)
+  })
+
+  test('a password reset finds the RM in any case and answers it as kept', async () => {
+    const { call } = createTestApp()
+    await createGroup(call, 'Azul', [{ rm: 'RA2025XY', name: 'Ana' }])
+    await activeStudent(call, 'RA2025XY')
+    const reset = await call('POST', '/v1/admin/students/ra2025xy/reset-password', { headers: admin })
+    expect(reset.body).toEqual({ rm: 'RA2025XY', mustChangePassword: true })
+    await firstLogin(call, 'RA2025XY')
   })
 })
 

@@ -6,7 +6,7 @@ import { sameName } from '../../kernel/db/folded'
 import type { Deps } from '../../kernel/deps'
 import { AppError } from '../../kernel/errors'
 import { pageWindow, toPage, type PageQuery } from '../../kernel/pagination'
-import { addMember, assertRmsFree, assertRoomFor, insertMembers, listMembers, type MemberInput } from '../members'
+import { addMember, assertRmsFree, assertRoomFor, insertMembers, keptRm, listMembers, type MemberInput } from '../members'
 import type { CreateGroupBody, Group } from './model'
 
 // Teacher operations on groups. A group owns exactly one store, made with it.
@@ -69,12 +69,13 @@ export function addGroupMember(deps: Deps, groupId: string, member: MemberInput)
 }
 
 /** Back to the initial password (the RM), to be changed at next login; every session ends. */
-export function resetStudentPassword(deps: Deps, rm: string) {
-  writeTransaction(deps.db, (tx) => {
-    const found = tx.select({ rm: students.rm }).from(students).where(eq(students.rm, rm)).get()
-    if (!found) throw new AppError('NOT_FOUND', `No student with RM '${rm}'. GET /v1/admin/groups lists every member.`)
+export function resetStudentPassword(deps: Deps, given: string) {
+  const rm = writeTransaction(deps.db, (tx) => {
+    const rm = keptRm(tx, given)
+    if (rm === undefined) throw new AppError('NOT_FOUND', `No student with RM '${given}'. GET /v1/admin/groups lists every member.`)
     tx.update(students).set({ passwordHash: null, mustChangePassword: true }).where(eq(students.rm, rm)).run()
     tx.delete(studentSessions).where(eq(studentSessions.rm, rm)).run()
+    return rm
   })
   return { rm, mustChangePassword: true as const }
 }

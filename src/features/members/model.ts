@@ -7,11 +7,11 @@ export const Rm = z
   .min(1, 'rm is required')
   .max(32, 'rm has at most 32 characters')
   .regex(/^[A-Za-z0-9._-]+$/, 'rm may hold letters, digits, dot, dash and underscore only')
-  .describe("The student's registration number (RM); also the login name and the initial password.")
+  .describe("The student's registration number (RM); also the login name and the initial password. Kept as written, compared ignoring case: ra2025x names the student RA2025X.")
 
 /**
- * What two RMs are compared by when one student must not be in two groups: RA2025X and ra2025x name
- * the same student. They are kept and logged in with as written.
+ * What two RMs are compared by: RA2025X and ra2025x name the same student, who is in one group at
+ * most and logs in with either. An RM is kept as written.
  */
 export const rmKey = (rm: string) => rm.toLowerCase()
 
@@ -24,7 +24,7 @@ export const MemberInput = z.object({ rm: Rm, name: PersonName }).strict()
 export type MemberInput = z.infer<typeof MemberInput>
 
 /** A student's path parameter: the RM that names the member. */
-export const RmParams = z.object({ rm: z.string() })
+export const RmParams = z.object({ rm: z.string().describe('The RM, in any case: ra2025x names the student RA2025X.') })
 
 export const Member = z.object({ rm: z.string(), name: z.string() }).meta({ id: 'Member' })
 export type Member = z.infer<typeof Member>

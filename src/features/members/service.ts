@@ -83,9 +83,22 @@ export function addMember(db: Sql, groupId: string, member: MemberInput, now: nu
   return { rm: member.rm, name: member.name }
 }
 
-export function removeMember(db: Sql, ctx: StoreCtx, rm: string) {
-  const member = db.select({ rm: students.rm }).from(students).where(and(eq(students.rm, rm), eq(students.groupId, ctx.groupId))).get()
-  if (!member) throw new AppError('NOT_FOUND', `RM ${rm} is not a member of this group. GET /v1/store/members lists them.`)
+/**
+ * The RM, as kept, of the student `rm` names (in `groupId` when given): as written first, else in any
+ * case (rmKey). Undefined for none, and for a third spelling of two RMs kept in two cases before they
+ * were compared ignoring case (RA1 and ra1 for Ra1): which student it means cannot be told.
+ */
+export function keptRm(db: Sql, rm: string, groupId?: string): string | undefined {
+  const inGroup = groupId === undefined ? undefined : eq(students.groupId, groupId)
+  const exact = db.select({ rm: students.rm }).from(students).where(and(eq(students.rm, rm), inGroup)).get()
+  if (exact) return exact.rm
+  const found = db.select({ rm: students.rm }).from(students).where(and(studentsWithRms([rm]), inGroup)).limit(2).all()
+  return found.length === 1 ? found[0]!.rm : undefined
+}
+
+export function removeMember(db: Sql, ctx: StoreCtx, given: string) {
+  const rm = keptRm(db, given, ctx.groupId)
+  if (rm === undefined) throw new AppError('NOT_FOUND', `RM ${given} is not a member of this group. GET /v1/store/members lists them.`)
   if (ctx.actor.rm === rm) {
     throw new AppError('CANNOT_REMOVE_SELF', 'You cannot remove yourself from your group. Ask another member, or the teacher.')
   }

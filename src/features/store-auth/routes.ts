@@ -21,7 +21,7 @@ export const storeAuthRoutes = (deps: Deps) => {
       detail: {
         tags,
         summary: 'Log in with RM and password',
-        description: `No credential needed. The first password is the RM; then \`mustChangePassword\` is true and every other panel route answers 403 PASSWORD_CHANGE_REQUIRED until the password is changed. After ${MAX_FAILURES_PER_ACCOUNT_AND_ADDRESS} failures in a minute for one RM from one client address, that RM is refused from that address only, with 429 RATE_LIMITED and Retry-After (the message says how many seconds to wait): a classmate typing wrong passwords for your RM does not lock you out of your own machine. ${MAX_FAILURES_PER_ACCOUNT} failures in a minute for one RM from all addresses together, or ${MAX_FAILURES_PER_ADDRESS} from one address whatever the RM, are 429 too. A login counts as failed until its password is found right, so parallel attempts get no more; a success clears its RM's failures from its address. A wrong password takes as long whether the RM exists or not, and whether its password was changed or not.`,
+        description: `No credential needed. The RM is taken in any case (ra2025x logs in as RA2025X), and so is the first password, which is the RM; then \`mustChangePassword\` is true and every other panel route answers 403 PASSWORD_CHANGE_REQUIRED until the password is changed. After ${MAX_FAILURES_PER_ACCOUNT_AND_ADDRESS} failures in a minute for one RM (in any case) from one client address, that RM is refused from that address only, with 429 RATE_LIMITED and Retry-After (the message says how many seconds to wait): a classmate typing wrong passwords for your RM does not lock you out of your own machine. ${MAX_FAILURES_PER_ACCOUNT} failures in a minute for one RM from all addresses together, or ${MAX_FAILURES_PER_ADDRESS} from one address whatever the RM, are 429 too. A login counts as failed until its password is found right, so parallel attempts get no more; a success clears its RM's failures from its address. A wrong password takes as long whether the RM exists or not, and whether its password was changed or not.`,
       },
     })
     .get('/me', ({ ctx }) => me(deps, asStudent(ctx)), {
@@ -36,7 +36,7 @@ export const storeAuthRoutes = (deps: Deps) => {
       detail: {
         tags,
         summary: 'Change my password',
-        description: 'newPassword has at least 8 characters and differs from the RM. Returns a fresh token and ends every other session of this student.',
+        description: 'newPassword has at least 8 characters and differs from the RM (in any case). Returns a fresh token and ends every other session of this student.',
       },
     })
 }

@@ -7,6 +7,7 @@ import { isoTime } from '../../kernel/clock'
 import { writeTransaction, type Sql } from '../../kernel/db/database'
 import type { Deps } from '../../kernel/deps'
 import { AppError } from '../../kernel/errors'
+import { keptRm, rmKey } from '../members'
 import type { LoginThrottle } from './login-throttle'
 
 const findStudent = (db: Sql, rm: string) =>
@@ -26,15 +27,19 @@ const findStudent = (db: Sql, rm: string) =>
     .where(eq(students.rm, rm))
     .get()
 
+/** Whether `password` is the student's RM, in any case: the initial password, and one a new one may not be. */
+const isTheRm = (password: string, rm: string) => constantTimeEqual(rmKey(password), rmKey(rm))
+
 /**
- * While the password is still the initial one, the stored hash is null and the password is the RM.
+ * While the password is still the initial one, the stored hash is null and the password is the RM (in
+ * any case, as the RM it logs in with).
  * Every check costs one full verification, against a decoy when there is no hash (an unknown RM, an
  * initial password): the time of a failure tells neither which RMs exist nor which can still be taken over.
  */
 async function passwordMatches(passwords: Passwords, student: { rm: string; passwordHash: string | null } | undefined, password: string) {
   const verified = await passwords.verify(password, student?.passwordHash ?? (await passwords.decoyHash()))
   if (!student) return false
-  return student.passwordHash === null ? constantTimeEqual(password, student.rm) : verified
+  return student.passwordHash === null ? isTheRm(password, student.rm) : verified
 }
 
 function openSession(db: Sql, rm: string, now: number) {
@@ -45,8 +50,11 @@ function openSession(db: Sql, rm: string, now: number) {
 }
 
 export async function login(deps: Deps, throttle: LoginThrottle, input: { rm: string; password: string }, address: string) {
-  const attempt = throttle.begin(input.rm, input.rm, address)
-  const student = findStudent(deps.db, input.rm)
+  // Counted under the RM whatever its case: ra1 and RA1 are one student's failures.
+  const attempt = throttle.begin(rmKey(input.rm), input.rm, address)
+  // Whatever its case: a phone keyboard writes ra2025x for RA2025X.
+  const rm = keptRm(deps.db, input.rm)
+  const student = rm === undefined ? undefined : findStudent(deps.db, rm)
   // The same answer for an unknown RM and a wrong password: the response does not tell which RMs exist.
   const ok = await passwordMatches(deps.passwords, student, input.password)
   if (!student || !ok) {
@@ -83,7 +91,7 @@ export async function changePassword(
       { path: 'currentPassword', message: 'does not match your password' },
     ])
   }
-  if (input.newPassword === rm) {
+  if (isTheRm(input.newPassword, rm)) {
     throw new AppError('VALIDATION_ERROR', 'newPassword must differ from your RM, which everyone in class knows.', [
       { path: 'newPassword', message: 'must differ from the RM' },
     ])
