@@ -69,3 +69,21 @@ export async function expectHeldInOneOf(attempts: number, of: string, measure: (
   }
   throw new Error(`timing bound missed in ${attempts} ${of} (timing-sensitive: rerun alone): ${missed.join(', then ')}; ${bound}`)
 }
+
+/**
+ * expectWithinBaseline for `measured` against `baseline`, the two timed in turn (interleavedMedians,
+ * `runs` each), up to `attempts` times: a stall of a busy machine that lands on more turns of one side
+ * than of the other misses once; what breaks the bound misses every time.
+ */
+export async function expectTimedInTurnWithinBaseline(what: string, baseline: () => void, measured: () => void, bound: { factor: number; slackMs?: number }, { attempts = 3, runs = 15 } = {}) {
+  const measure = async () => {
+    const [alone, beside] = interleavedMedians(baseline, measured, runs)
+    try {
+      expectWithinBaseline(what, beside, alone, bound)
+      return undefined
+    } catch (error) {
+      return (error as Error).message
+    }
+  }
+  await expectHeldInOneOf(attempts, 'measurements', measure, `each of ${runs} turns of both`)
+}
