@@ -1,12 +1,14 @@
 import type { Command } from 'commander'
-import { readFileSync } from 'node:fs'
+import { existsSync, readFileSync } from 'node:fs'
 import { constants } from 'node:os'
 import { resolve } from 'node:path'
 import { loadConfig } from '../config'
 import { activityCsv, ActivityQuery } from '../features/activity'
 import { BackupError, RefusedBackup, restore } from '../features/backup'
 import { parseClassList } from '../features/groups'
-import { printableValues } from '../kernel/control-characters'
+import { decodeTextFile } from '../kernel/text-file'
+import { printable, printableValues } from '../kernel/control-characters'
+import { DATA_NAMES, dataPath } from '../kernel/data-dir'
 import { platform } from '../kernel/platform'
 import { asCliFailure, CliFailure, endProgress, jobOnDataDir, type Job } from './jobs'
 import { pluralize } from '../kernel/plural'
@@ -17,20 +19,24 @@ export function addTeacherCommands(program: Command) {
   const groups = program.command('groups').description('manage groups from the command line')
   groups
     .command('import <csv>')
-    .description('create groups and members from a class list (CSV lines: group,rm,name; a header line is optional)')
+    .description('create groups and members from a class list (CSV lines: group,rm,name, or separated by semicolons; a header line is optional; UTF-8 or Windows-1252); into a new data folder if --data names none')
     .option(...dataOption)
     .action(async (csv: string, options: { data?: string }) => {
-      let text: string
+      let bytes: Uint8Array
       try {
-        text = readFileSync(csv, 'utf8')
+        bytes = readFileSync(csv)
       } catch (e) {
         throw new CliFailure([`cannot read ${csv} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`])
       }
+      const { text, encoding } = decodeTextFile(bytes)
       const rows = await parsed(text)
-      const result = await onDataDir(options.data, { kind: 'import', rows })
+      if (encoding !== 'UTF-8') console.log(`${csv} is not UTF-8: read as ${encoding}, as a spreadsheet on Windows saves "CSV"`)
+      const { dataDir, result, isNew } = await onDataDir(options.data, { kind: 'import', rows })
       console.log(
-        `imported ${pluralize(rows.length, 'row')}: ${pluralize(result.groupsCreated, 'new group')}, ${pluralize(result.studentsAdded, 'new student')}, ${result.studentsMoved} moved, ${result.alreadyThere} already there`,
+        `imported ${pluralize(rows.length, 'row')} into ${dataDir}: ${pluralize(result.groupsCreated, 'new group')}, ${pluralize(result.studentsAdded, 'new student')}, ${result.studentsMoved} moved, ${result.alreadyThere} already there`,
       )
+      // A class prepared before the first start; or a --data that missed the server's folder.
+      if (isNew) console.log(`${dataDir} held no class: it is a new data folder. Start the server on it (--data ${dataDir}), or import into the folder your server uses.`)
       for (const m of result.moved) console.log(`line ${m.line}: moved RM ${m.rm} from group '${m.from}' to '${m.to}'; their sessions ended and their password is the RM again`)
       for (const name of result.groupsLeftEmpty) console.log(`group '${name}' has no members left`)
     })
@@ -41,8 +47,8 @@ export function addTeacherCommands(program: Command) {
     .option(...dataOption)
     .action(async (file: string, options: { data?: string }) => {
       exitOnSignal()
-      const result = await onDataDir(options.data, { kind: 'backup', file: resolve(file) })
-      console.log(`backup written to ${result.file} (${pluralize(result.entries, 'entry', 'entries')})`)
+      const { dataDir, result } = await onDataDir(options.data, { kind: 'backup', file: resolve(file) })
+      console.log(`backup of ${dataDir} written to ${result.file} (${pluralize(result.entries, 'entry', 'entries')})`)
     })
 
   program
@@ -73,7 +79,7 @@ export function addTeacherCommands(program: Command) {
     .action(async (options: { data?: string; from?: string; to?: string; group?: string; csv?: boolean }) => {
       const query = ActivityQuery.safeParse({ from: options.from, to: options.to, groupId: options.group })
       if (!query.success) throw new CliFailure(query.error.issues.map((i) => `--${String(i.path[0])}: ${i.message}`))
-      const report = await onDataDir(options.data, { kind: 'activity', query: query.data })
+      const { result: report } = await onDataDir(options.data, { kind: 'activity', query: query.data })
       if (options.csv) return void process.stdout.write(activityCsv(report))
       const rows = [['group', 'rm', 'name', 'calls', 'errors', 'last call']]
       for (const g of report.groups) {
@@ -114,8 +120,13 @@ async function parsed(text: string) {
  */
 async function onDataDir<K extends Job['kind']>(data: string | undefined, job: Extract<Job, { kind: K }>) {
   const { dataDir } = loadConfig({ dataDir: data }, process.env)
+  // Only an import may make a class: a backup or a report of a folder that holds none is a wrong --data.
+  const isNew = !existsSync(dataPath(dataDir, 'database'))
+  if (isNew && job.kind !== 'import') {
+    throw new CliFailure([`${printable(dataDir)} holds no class (no ${DATA_NAMES.database} in it): give the data folder your server uses, with --data <dir> or DATA_DIR`])
+  }
   try {
-    return printableValues(await jobOnDataDir(dataDir, job))
+    return { dataDir: printable(dataDir), isNew, result: printableValues(await jobOnDataDir(dataDir, job)) }
   } finally {
     endProgress()
   }

@@ -4,7 +4,7 @@ import { connect, createServer, type Server } from 'node:net'
 import { loadConfig, type RawSettings } from '../config'
 import type { Deps } from '../kernel/deps'
 import { type ActivityQuery, activityReport } from '../features/activity'
-import { backup } from '../features/backup'
+import { backup, BackupError } from '../features/backup'
 import { importClassList, ImportError, type ImportRow } from '../features/groups'
 import { systemClock } from '../kernel/clock'
 import { controlSocketPath, openDataDatabase, prepareDataDir, serverRunning } from '../kernel/data-dir'
@@ -73,7 +73,7 @@ async function runJob<K extends Job['kind']>(on: DataDirHandle, job: Extract<Job
 /** The service errors a user can cause, as CLI failures; anything else as it is. */
 export function asCliFailure(e: unknown) {
   if (e instanceof ImportError) return new CliFailure([e.message, ...e.problems.map((p) => `  ${p}`)])
-  if (e instanceof AppError) return new CliFailure([e.message])
+  if (e instanceof AppError || e instanceof BackupError) return new CliFailure([e.message])
   return e
 }
 

@@ -52,13 +52,13 @@ describe('storefront groups import', () => {
     const res = await cli(['groups', 'import', 'second.csv', '--data', 'data'], dir)
     expect([res.code, res.stderr]).toEqual([0, ''])
     expect(res.stdout.split('\n')).toEqual([
-      'imported 2 rows: 2 new groups, 1 new student, 1 moved, 0 already there',
+      `imported 2 rows into ${join(dir, 'data')}: 2 new groups, 1 new student, 1 moved, 0 already there`,
       "line 2: moved RM 100 from group 'Azul' to 'Verde'; their sessions ended and their password is the RM again",
       "group 'Azul' has no members left",
       '',
     ])
     const again = await cli(['groups', 'import', 'second.csv', '--data', 'data'], dir)
-    expect(again.stdout).toBe('imported 2 rows: 0 new groups, 0 new students, 0 moved, 2 already there\n')
+    expect(again.stdout).toBe(`imported 2 rows into ${join(dir, 'data')}: 0 new groups, 0 new students, 0 moved, 2 already there\n`)
     expect(members(join(dir, 'data'))).toEqual([
       { g: 'Verde', rm: '100', name: 'Ana Souza' },
       { g: 'Rosa', rm: '300', name: 'Rui' },
@@ -70,9 +70,15 @@ describe('storefront groups import', () => {
     const dir = emptyDir()
     writeFileSync(join(dir, 'class.csv'), 'Azul,100,Ana\nAzul,101,"Silva, Bruno"\nVerde,200,Carla\n')
     const first = await cli(['groups', 'import', 'class.csv', '--data', 'data'], dir)
-    expect([first.code, first.stdout, first.stderr]).toEqual([0, 'imported 3 rows: 2 new groups, 3 new students, 0 moved, 0 already there\n', ''])
+    const data = join(dir, 'data')
+    // A class imported before the first start: the folder is made, and the command says so.
+    expect([first.code, first.stdout, first.stderr]).toEqual([
+      0,
+      `imported 3 rows into ${data}: 2 new groups, 3 new students, 0 moved, 0 already there\n${data} held no class: it is a new data folder. Start the server on it (--data ${data}), or import into the folder your server uses.\n`,
+      '',
+    ])
     const again = await cli(['groups', 'import', 'class.csv', '--data', 'data'], dir)
-    expect(again.stdout).toBe('imported 3 rows: 0 new groups, 0 new students, 0 moved, 3 already there\n')
+    expect(again.stdout).toBe(`imported 3 rows into ${data}: 0 new groups, 0 new students, 0 moved, 3 already there\n`)
     expect(members(join(dir, 'data'))).toEqual([
       { g: 'Azul', rm: '100', name: 'Ana' },
       { g: 'Azul', rm: '101', name: 'Silva, Bruno' },
@@ -81,6 +87,31 @@ describe('storefront groups import', () => {
     expect(count(join(dir, 'data'), 'stores')).toBe(2)
     const missing = await cli(['groups', 'import', 'nope.csv'], dir)
     expect([missing.code, missing.stderr]).toEqual([1, 'storefront: cannot read nope.csv (ENOENT)\n'])
+  })
+})
+
+describe('a class list as a spreadsheet in Portuguese saves it', () => {
+  test('Windows-1252 with semicolons and a header in Portuguese: the names arrive whole, and the command says how it read the file', async () => {
+    const dir = emptyDir()
+    writeFileSync(join(dir, 'turma.csv'), Buffer.from('Grupo;RM;Nome\r\nLoja Sol;RM150;Jo\xe3o Concei\xe7\xe3o\r\nLoja Sol;RM151;In\xeas, Ana\r\n', 'latin1'))
+    const res = await cli(['groups', 'import', 'turma.csv', '--data', 'data'], dir)
+    expect([res.code, res.stderr]).toEqual([0, ''])
+    expect(res.stdout.split('\n').slice(0, 2)).toEqual(['turma.csv is not UTF-8: read as Windows-1252, as a spreadsheet on Windows saves "CSV"', `imported 2 rows into ${join(dir, 'data')}: 1 new group, 2 new students, 0 moved, 0 already there`])
+    expect(members(join(dir, 'data'))).toEqual([
+      { g: 'Loja Sol', rm: 'RM150', name: 'João Conceição' },
+      { g: 'Loja Sol', rm: 'RM151', name: 'Inês, Ana' },
+    ])
+  })
+})
+
+describe('a data folder that holds no class', () => {
+  test('backup and activity refuse it and make nothing, naming the folder and --data', async () => {
+    const dir = emptyDir()
+    for (const args of [['backup', 'class.tgz'], ['activity']]) {
+      const res = await cli(args, dir)
+      expect([res.code, res.stdout, res.stderr]).toEqual([1, '', `storefront: ${join(dir, 'data')} holds no class (no storefront.db in it): give the data folder your server uses, with --data <dir> or DATA_DIR\n`])
+    }
+    expect([existsSync(join(dir, 'data')), existsSync(join(dir, 'class.tgz'))]).toEqual([false, false])
   })
 })
 
@@ -110,7 +141,7 @@ describe('storefront backup and restore', () => {
     writing = false
     await Promise.all(writers)
     expect(backup.code).toBe(0)
-    expect(backup.stdout).toStartWith(`backup written to ${join(dir, 'class.tgz')}`)
+    expect(backup.stdout).toStartWith(`backup of ${join(dir, 'data')} written to ${join(dir, 'class.tgz')}`)
     expect(backup.stderr).toBe('')
 
     // Restoring refuses a running server's folder.
@@ -137,6 +168,25 @@ describe('storefront backup and restore', () => {
     expect(over.stdout).toContain('the previous data is in')
     const aside = /in (.+)\n$/.exec(over.stdout)![1]!
     expect(existsSync(join(aside, 'storefront.db'))).toBe(true)
+  })
+
+  test('a backup into the data folder is refused, with or without a server, and the database stays whole', async () => {
+    const dir = emptyDir()
+    writeFileSync(join(dir, 'class.csv'), 'Azul,100,Ana\n')
+    await cli(['groups', 'import', 'class.csv', '--data', 'data'], dir)
+    const data = join(dir, 'data')
+    const refusal = (target: string) => `storefront: ${target} is inside the data folder ${data}: write the backup outside it, where it can neither replace the database nor go with the folder (a restore moves the folder aside). For example: storefront backup ${join(dir, 'class-backup.tgz')}\n`
+    const alone = await cli(['backup', 'data/storefront.db', '--data', 'data'], dir)
+    expect([alone.code, alone.stderr]).toEqual([1, refusal(join(data, 'storefront.db'))])
+    const server = await startExecutable(bin, dir, ['--data', 'data'])
+    try {
+      const beside = await cli(['backup', 'data/media/copy.tgz', '--data', 'data'], dir)
+      expect([beside.code, beside.stderr]).toEqual([1, refusal(join(data, 'media', 'copy.tgz'))])
+      expect(existsSync(join(data, 'media', 'copy.tgz'))).toBe(false)
+    } finally {
+      expect(await server.stop()).toBe(0)
+    }
+    expect(members(data)).toEqual([{ g: 'Azul', rm: '100', name: 'Ana' }])
   })
 
   test('a file that is not a backup is refused with one line and nothing changes', async () => {
@@ -240,7 +290,7 @@ describe('the commands beside a running server', () => {
       const admin = { 'x-admin-token': readFileSync(join(dir, 'data', 'admin-token'), 'utf8').trim() }
       writeFileSync(join(dir, 'class.csv'), 'Azul,100,Ana\nAzul,101,Bruno\n')
       const imported = await cli(['groups', 'import', 'class.csv', '--data', 'data'], dir)
-      expect([imported.code, imported.stdout, imported.stderr]).toEqual([0, 'imported 2 rows: 1 new group, 2 new students, 0 moved, 0 already there\n', ''])
+      expect([imported.code, imported.stdout, imported.stderr]).toEqual([0, `imported 2 rows into ${join(dir, 'data')}: 1 new group, 2 new students, 0 moved, 0 already there\n`, ''])
       const groups = (await (await fetch(`${server.base}/v1/admin/groups`, { headers: admin })).json()) as { data: { name: string; members: { rm: string }[] }[] }
       expect(groups.data.map((g) => [g.name, g.members.map((m) => m.rm)])).toEqual([['Azul', ['100', '101']]])
 
@@ -257,7 +307,7 @@ describe('the commands beside a running server', () => {
       const moved = await cli(['groups', 'import', 'teacher.csv', '--data', 'data'], dir)
       expect([moved.code, moved.stdout, moved.stderr]).toEqual([
         0,
-        "imported 1 row: 1 new group, 0 new students, 1 moved, 0 already there\nline 1: moved RM 200 from group 'Azul' to 'Verde'; their sessions ended and their password is the RM again\n",
+        `imported 1 row into ${join(dir, 'data')}: 1 new group, 0 new students, 1 moved, 0 already there\nline 1: moved RM 200 from group 'Azul' to 'Verde'; their sessions ended and their password is the RM again\n`,
         '',
       ])
       expect((await me()).status).toBe(401)
@@ -299,7 +349,7 @@ describe('a data folder whose path is too long for a socket address', () => {
     try {
       writeFileSync(join(dir, 'class.csv'), 'Azul,100,Ana\n')
       const imported = await cli(['groups', 'import', 'class.csv', '--data', data], dir)
-      expect([imported.code, imported.stdout]).toEqual([0, 'imported 1 row: 1 new group, 1 new student, 0 moved, 0 already there\n'])
+      expect([imported.code, imported.stdout]).toEqual([0, `imported 1 row into ${data}: 1 new group, 1 new student, 0 moved, 0 already there\n`])
       expect(existsSync(join(data, 'control.sock'))).toBe(false)
     } finally {
       expect(await server.stop()).toBe(0)

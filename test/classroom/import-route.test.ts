@@ -49,6 +49,49 @@ describe('POST /v1/admin/groups/import (a class list as text/csv)', () => {
     expect([headerOnly.status, headerOnly.body.error.details[0].path]).toEqual([400, 'file'])
   })
 
+  test("a spreadsheet's list in Portuguese: its header skipped, semicolons as separators (a name may hold a comma), the same rows as with commas", async () => {
+    const t = setup()
+    const pt = 'Grupo;RM;Nome\r\nTurma A;11111;Ana Souza\r\nTurma A;22222;"Lima; Bruno"\r\nTurma B;33333;Dias, Carla\r\n'
+    expect(await expectOk(t.send(pt))).toEqual({ ...NOTHING_MOVED, rows: 3, groupsCreated: 2, studentsAdded: 3, alreadyThere: 0 })
+    const members = (await expectOk(t.call('GET', '/v1/admin/groups', { headers: admin }))).data.flatMap((g: any) => g.members.map((m: any) => [g.name, m.rm, m.name]))
+    expect(members).toEqual([
+      ['Turma A', '11111', 'Ana Souza'],
+      ['Turma A', '22222', 'Lima; Bruno'],
+      ['Turma B', '33333', 'Dias, Carla'],
+    ])
+    // A header in Portuguese with commas, and one tab-separated: never a group 'grupo' holding a student 'rm'.
+    expect(await expectOk(t.send('grupo,rm,nome\nTurma C,44444,Caio\n'))).toMatchObject({ rows: 1, groupsCreated: 1, studentsAdded: 1 })
+    expect(await expectOk(t.send('turma\tra\taluno\nTurma C\t55555\tEva\n'))).toMatchObject({ rows: 1, groupsCreated: 0, studentsAdded: 1 })
+    expect((await t.groups()).map(([name]: [string]) => name)).toEqual(['Turma A', 'Turma B', 'Turma C'])
+    const wrong = await t.send('Turma A;66666\n')
+    expect(wrong.body.error.details).toEqual([{ path: 'line 1', line: 1, message: 'expected 3 columns (group;rm;name), found 2' }])
+  })
+
+  test('a problem names its line in the file, counting blank lines and the line breaks inside a quoted name', async () => {
+    const t = setup()
+    const res = await t.send('Turma A,11111,Ana\n\n\nTurma A,22222\nTurma A,33333,"Carla\nDias"\nTurma A,44444\n')
+    expect(res.body.error.details.map((d: { line: number; message: string }) => [d.line, d.message.slice(0, 40)])).toEqual([
+      [4, 'expected 3 columns (group,rm,name), foun'],
+      [5, 'name holds a control character (U+000A a'],
+      [7, 'expected 3 columns (group,rm,name), foun'],
+    ])
+  })
+
+  test('a list sent in Windows-1252 is refused by line, saying to save it as CSV UTF-8 or to send the file through the panel or the command', async () => {
+    const t = setup()
+    const latin1 = Buffer.from('Turma A,11111,Jo\xe3o Concei\xe7\xe3o\nTurma A,22222,Ana\n', 'latin1')
+    const res = await t.call('POST', '/v1/admin/groups/import', { headers: { ...admin, 'content-type': 'text/csv' }, raw: latin1 })
+    expect(res.status).toBe(400)
+    expect(res.body.error.details).toEqual([
+      {
+        path: 'line 1',
+        line: 1,
+        message: 'holds characters that are not UTF-8 (a spreadsheet may save "CSV" as Windows-1252): save the list as "CSV UTF-8", or import the file itself with the panel or storefront groups import, which read Windows-1252 too',
+      },
+    ])
+    expect(await t.groups()).toEqual([])
+  })
+
   test("an RM another group squatted moves to the list's group: the squatter's session for it is 401 at once, the password is the RM again, and the answer reports the move", async () => {
     const t = setup()
     // A student adds a classmate's RM to their own group first, logs in as it and sets a password.

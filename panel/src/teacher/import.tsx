@@ -1,4 +1,5 @@
 import { useState } from 'preact/hooks'
+import { decodeTextFile } from '../../../src/kernel/text-file'
 import { ApiError } from '../api'
 import { Done, ErrorNote, Field, Section, useAction } from '../ui'
 import { useTeacher } from './context'
@@ -22,7 +23,7 @@ export function ImportPage() {
   const [answer, setAnswer] = useState<ImportSummary>()
   const pick = async (event: Event) => {
     const file = (event.currentTarget as HTMLInputElement).files?.[0]
-    if (file) setText(await file.text())
+    if (file) setText(decodeTextFile(new Uint8Array(await file.arrayBuffer())).text)
   }
   const send = (event: Event) => {
     event.preventDefault()
@@ -41,7 +42,7 @@ export function ImportPage() {
     <>
       <h1>Import the class list</h1>
       <p>
-        A CSV file with one student a line: <code>group,rm,name</code> (a header line is optional). Missing groups are created, students already in their group are left as they
+        A CSV file with one student a line: <code>group,rm,name</code> (or separated by semicolons, as a spreadsheet in Portuguese saves it; a header line is optional). Missing groups are created, students already in their group are left as they
         are. A student another group holds is moved to the group the list names: their sessions end and their password is the RM again. If any line has a problem,
         nothing is imported: fix the lines listed and send again.
       </p>

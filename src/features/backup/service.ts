@@ -1,7 +1,7 @@
 import { Database } from 'bun:sqlite'
-import { existsSync, statfsSync, type Stats } from 'node:fs'
+import { existsSync, realpathSync, statfsSync, type Stats } from 'node:fs'
 import { mkdir, mkdtemp, rename, rmdir } from 'node:fs/promises'
-import { basename, dirname, join, resolve } from 'node:path'
+import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path'
 import { asideName, DATA_NAMES, DATABASE_FILES, databaseHeld, dataPath, removeStaleWork, serverRunning, workPrefix } from '../../kernel/data-dir'
 import { commitGroup } from '../../kernel/db/database'
 import { schemaDifferences, type SchemaDifference } from '../../kernel/db/expected-schema'
@@ -45,8 +45,14 @@ async function withWork<T>(paths: string[], work: () => Promise<T>): Promise<T> 
  * someone put in the media folder by hand, is left out.
  */
 export async function backup(sqlite: Database, dataDir: string, file: string, progress: (m: string) => void = () => {}) {
-  const tar = await import('tar') // loaded by the backup command only, not by the server
   const target = resolve(file)
+  // `backup data/storefront.db` put the archive in place of the database it copied.
+  if (isInside(dataDir, target)) {
+    throw new BackupError(
+      `${target} is inside the data folder ${resolve(dataDir)}: write the backup outside it, where it can neither replace the database nor go with the folder (a restore moves the folder aside). For example: storefront backup ${join(dirname(resolve(dataDir)), 'class-backup.tgz')}`,
+    )
+  }
+  const tar = await import('tar') // loaded by the backup command only, not by the server
   removeStaleWork(dataDir)
   removeStaleWork(dirname(target))
   const work = await mkdtemp(join(dataDir, workPrefix('backup')))
@@ -78,6 +84,23 @@ export async function backup(sqlite: Database, dataDir: string, file: string, pr
     await rename(partial, target)
     return { file: target, entries: files }
   })
+}
+
+/**
+ * Whether `path` (which need not exist yet) is `folder` or inside it, links resolved: on its disk's own
+ * spelling of the folders that exist, so that DATA/ and data/ on a disk that ignores case are one.
+ */
+function isInside(folder: string, path: string): boolean {
+  const real = (p: string): string => {
+    try {
+      return realpathSync.native(p)
+    } catch {
+      const parent = dirname(p)
+      return parent === p ? p : join(real(parent), basename(p))
+    }
+  }
+  const rel = relative(real(resolve(folder)), real(resolve(path)))
+  return rel === '' || (rel !== '..' && !rel.startsWith(`..${sep}`) && !isAbsolute(rel))
 }
 
 /** What a backup packs from the data folder: the plain files and folders a restore accepts. */

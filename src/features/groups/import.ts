@@ -33,22 +33,52 @@ export class ImportError extends Error {
 /** The group column: the same rules as a group's name in POST /v1/admin/groups. */
 const GroupColumn = nameText('group', GROUP_NAME_MAX)
 
-/** Reads a class list `group,rm,name` (a header line is optional), reporting every bad row by line. */
+/**
+ * The header a spreadsheet writes above the list, in English or Portuguese, ignoring case and accents:
+ * a line of it is skipped, where read as a row it made a group 'grupo' with a student 'rm'.
+ */
+const HEADER_WORDS = [
+  ['group', 'grupo', 'turma', 'equipe'],
+  ['rm', 'ra', 'matricula'],
+  ['name', 'nome', 'aluno', 'estudante'],
+]
+const isHeader = (record: string[]) => record.length === 3 && record.every((cell, i) => HEADER_WORDS[i]!.includes(foldName(cell)))
+
+/**
+ * The column separator of the list, from its first line: a comma, or the semicolon a spreadsheet set to
+ * Portuguese writes (or a tab) when that line has three columns by it and not by a comma, or, with
+ * three by none, more columns by it than by a comma (so that a wrong line is told in its own terms).
+ */
+function separatorOf(text: string): string {
+  const first = text.replace(/^\uFEFF/, '').split(/\r\n|\r|\n/).find((line) => line.trim() !== '') ?? ''
+  const SEPARATORS = [',', ';', '\t']
+  const columns = (separator: string) => first.split(separator).length
+  return SEPARATORS.find((separator) => columns(separator) === 3) ?? SEPARATORS.reduce((best, separator) => (columns(separator) > columns(best) ? separator : best))
+}
+
+/** Reads a class list `group,rm,name` (a header line is optional), reporting every bad row by its line in the file. */
 export async function parseClassList(text: string): Promise<ImportRow[]> {
   const { parse } = await import('csv-parse/sync') // loaded by the first import, not at start
-  let records: string[][]
+  const delimiter = separatorOf(text)
+  let records: { record: string[]; info: { lines: number } }[]
   try {
-    records = parse(text, { relax_column_count: true, skip_empty_lines: true, trim: true, bom: true })
+    records = parse(text, { relax_column_count: true, skip_empty_lines: true, trim: true, bom: true, info: true, delimiter }) as unknown as typeof records
   } catch (e) {
     throw new ImportError([`the file is not valid CSV: ${(e as Error).message}`])
   }
   const problems: string[] = []
   const rows: ImportRow[] = []
-  records.forEach((record, index) => {
-    const line = index + 1
-    if (index === 0 && record.map((c) => c.toLowerCase()).join(',') === 'group,rm,name') return
-    if (record.length !== 3) return problems.push(`line ${line}: expected 3 columns (group,rm,name), found ${record.length}`)
+  const shown = delimiter === ',' ? 'group,rm,name' : `group${delimiter}rm${delimiter}name`.replace(/\t/g, '<tab>')
+  records.forEach(({ record, info }, index) => {
+    // The line the record starts on: it ends on info.lines, after the line breaks its quoted cells hold.
+    const line = info.lines - record.reduce((n, cell) => n + (cell.match(/\r\n|\r|\n/g)?.length ?? 0), 0)
+    if (index === 0 && isHeader(record)) return
+    if (record.length !== 3) return problems.push(`line ${line}: expected 3 columns (${shown}), found ${record.length}`)
     const [group, rm, name] = record as [string, string, string]
+    // What the server or the command read as UTF-8 and could not: the file is in another encoding.
+    if (record.some((cell) => cell.includes('\uFFFD'))) {
+      return problems.push(`line ${line}: holds characters that are not UTF-8 (a spreadsheet may save "CSV" as Windows-1252): save the list as "CSV UTF-8", or import the file itself with the panel or storefront groups import, which read Windows-1252 too`)
+    }
     const groupName = GroupColumn.safeParse(group)
     if (!groupName.success) for (const issue of groupName.error.issues) problems.push(`line ${line}: ${issue.message}`)
     const member = MemberInput.safeParse({ rm, name })
