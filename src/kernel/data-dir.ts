@@ -59,15 +59,39 @@ export function prepareDataDir(dataDir: string) {
   return { notPrivate: tightenDataDir(dataDir, isOurs), staleWork: removeStaleWork(dataDir) }
 }
 
+/** SQLite's answers to a database file this user may not write, or that is not one: the teacher's to fix. */
+const NOT_WRITABLE = new Set(['SQLITE_CANTOPEN', 'SQLITE_PERM', 'SQLITE_READONLY', 'SQLITE_AUTH'])
+const NOT_A_DATABASE = new Set(['SQLITE_NOTADB', 'SQLITE_CORRUPT'])
+
+/** Why the data dir's database cannot be used, as a configuration error that says what to do; undefined for anything else. */
+function unusableDatabase(dataDir: string, e: unknown): ConfigError | undefined {
+  const code = (e as { code?: unknown }).code
+  const file = dataPath(dataDir, 'database')
+  if (typeof code === 'string' && NOT_A_DATABASE.has(code)) {
+    return new ConfigError(`--data / DATA_DIR: ${file} is not a Storefront database, or is damaged (${code}); nothing in it was changed. Restore a backup into the folder (storefront restore <file> --data ${dataDir}), or choose another folder`)
+  }
+  if ((typeof code === 'string' && NOT_WRITABLE.has(code)) || code === 'EACCES' || code === 'EPERM') {
+    return new ConfigError(`--data / DATA_DIR: cannot open ${file} for reading and writing (${code}). Make the folder's files belong to the user who runs storefront (a restore run with sudo leaves them to root), or choose another folder`)
+  }
+  return undefined
+}
+
 /** The data dir's database, migrated. A folder a newer build wrote is refused, and left as it was. */
 export function openDataDatabase(dataDir: string): OpenDatabase {
-  const database = openDatabase(dataPath(dataDir, 'database'))
+  let database: OpenDatabase
+  try {
+    // SQLite opens a file it may only read without a word, and every write would then fail.
+    for (const name of DATABASE_FILES) if (existsSync(join(dataDir, name))) accessSync(join(dataDir, name), constants.R_OK | constants.W_OK)
+    database = openDatabase(dataPath(dataDir, 'database'))
+  } catch (e) {
+    throw unusableDatabase(dataDir, e) ?? e
+  }
   try {
     migrate(database.db)
     return database
   } catch (e) {
     database.close()
-    if (!(e instanceof NewerDataFolder)) throw e
+    if (!(e instanceof NewerDataFolder)) throw unusableDatabase(dataDir, e) ?? e
     const newer = e.writtenBy.version ? `Storefront ${e.writtenBy.version}` : 'that build'
     throw new ConfigError(`--data / DATA_DIR: ${dataDir} was ${e.message}; nothing in it was changed. Run ${newer} or a later one on it, or choose another folder`)
   }

@@ -1,10 +1,11 @@
 import { Database } from 'bun:sqlite'
 import { describe, expect, test } from 'bun:test'
 import type { MigrationMeta } from 'drizzle-orm/migrator'
-import { copyFileSync, readFileSync } from 'node:fs'
-import { join } from 'node:path'
+import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { dirname, join } from 'node:path'
 import { createApp } from '../../src/app'
-import { loadConfig } from '../../src/config'
+import { ConfigError, loadConfig } from '../../src/config'
+import { openDataDatabase } from '../../src/kernel/data-dir'
 import { ManualClock } from '../../src/kernel/clock'
 import { writeTransaction } from '../../src/kernel/db/database'
 import { openDatabase } from '../../src/kernel/db/open'
@@ -244,5 +245,37 @@ describe('the outbox sequence', () => {
       await deps.lifecycle.stop()
       database.close()
     }
+  })
+})
+
+describe('a data folder whose database cannot be used', () => {
+  const opened = (prepare: (dataDir: string) => void) => {
+    const dataDir = tempDir('unusable')
+    prepare(dataDir)
+    try {
+      openDataDatabase(dataDir).close()
+    } catch (e) {
+      return e
+    }
+    throw new Error('opened')
+  }
+
+  test('a file that is not a database is a configuration error saying to restore a backup, and is left as it was', () => {
+    let file = ''
+    const error = opened((dataDir) => writeFileSync((file = join(dataDir, 'storefront.db')), 'not a database, but long enough to have a header of a hundred bytes or so: '.repeat(3)))
+    expect(error).toBeInstanceOf(ConfigError)
+    expect((error as Error).message).toBe(
+      `--data / DATA_DIR: ${file} is not a Storefront database, or is damaged (SQLITE_NOTADB); nothing in it was changed. Restore a backup into the folder (storefront restore <file> --data ${dirname(file)}), or choose another folder`,
+    )
+    expect(readFileSync(file, 'utf8')).toStartWith('not a database')
+  })
+
+  test('a database SQLite cannot open is a configuration error about who owns the files', () => {
+    let file = ''
+    const error = opened((dataDir) => mkdirSync((file = join(dataDir, 'storefront.db'))))
+    expect(error).toBeInstanceOf(ConfigError)
+    expect((error as Error).message).toBe(
+      `--data / DATA_DIR: cannot open ${file} for reading and writing (SQLITE_CANTOPEN). Make the folder's files belong to the user who runs storefront (a restore run with sudo leaves them to root), or choose another folder`,
+    )
   })
 })
