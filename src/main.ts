@@ -21,7 +21,8 @@ const program = new Command('storefront')
   .description('Storefront: a teaching commerce API. One store per student group.')
   .version(VERSION, '-v, --version')
   .exitOverride()
-  .configureOutput({ writeErr: () => {} })
+  // Commander's errors are printed by onFailure, one line each; its help (a command named without its subcommand) is printed as it is.
+  .configureOutput({ outputError: () => {} })
   .showSuggestionAfterError(true)
 
 const serveCommand = program.command('serve', { isDefault: true }).description('start the API server (the default); storefront serve --help lists its settings and their defaults')
@@ -52,7 +53,16 @@ addListenCommand(program)
 function onFailure(e: unknown): never {
   if (e instanceof CommanderError) {
     if (e.exitCode === 0) process.exit(0)
-    fail(`${e.message.replace(/^error: /, '')} (see storefront --help)`)
+    // `storefront groups` alone: commander has printed the command's help.
+    if (e.code === 'commander.help') process.exit(EXIT_USAGE)
+    // A mistyped command (`bakup x.tgz`) reaches the default command, serve, as its arguments.
+    const word = program.args[0]
+    const commands = program.commands.map((c) => c.name())
+    if (e.code === 'commander.excessArguments' && word !== undefined && !word.startsWith('-') && !commands.includes(word)) {
+      fail(`unknown command '${word}'; the commands are ${commands.join(', ')} (see storefront --help)`)
+    }
+    // "(Did you mean --port?)" comes on a line of its own: one line here.
+    fail(`${e.message.replace(/^error: /, '').replace(/\s*\n\s*/g, ' ')} (see storefront --help)`)
   }
   if (e instanceof ConfigError) fail(e.message)
   if (e instanceof CliFailure) {

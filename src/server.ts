@@ -46,8 +46,7 @@ export async function serve(config: Config, log: Log = consoleLog) {
   } catch (e) {
     deps.orderExpiry.stop()
     database.close()
-    const reason = (e as NodeJS.ErrnoException).code === 'EADDRINUSE' ? 'is already in use' : `cannot be used (${(e as Error).message})`
-    throw new ConfigError(`--port / PORT: port ${config.port} on ${config.host} ${reason}; pick another port`)
+    throw listenRefused(config, e as NodeJS.ErrnoException)
   }
   const port = app.server!.port!
   // Names this server in the messages of a second server, of `restore` and of the teacher's commands,
@@ -115,4 +114,16 @@ function printBanner(config: Config, port: number, publicUrl: string, admin: Ret
     '  stop with Ctrl-C',
   ]
   process.stdout.write(lines.join('\n') + '\n')
+}
+
+/** Why the server could not listen, blaming the setting at fault: the port, or a host that is not this machine's. */
+function listenRefused(config: Config, e: NodeJS.ErrnoException): ConfigError {
+  const where = `port ${config.port} on ${config.host}`
+  if (e.code === 'EADDRINUSE') return new ConfigError(`--port / PORT: ${where} is already in use; pick another port`)
+  if (e.code === 'EACCES') return new ConfigError(`--port / PORT: ${where} needs privileges this user does not have; pick a port above 1023`)
+  // A name that does not resolve (ENOENT from Bun), or an address of another machine.
+  if (e.code === 'ENOENT' || e.code === 'EADDRNOTAVAIL' || e.code === 'ENOTFOUND') {
+    return new ConfigError(`--host / HOST: cannot listen on ${config.host}, which is not an address of this machine (${e.code}); use 0.0.0.0 for every network of this machine, 127.0.0.1 for itself only, or one of its own addresses`)
+  }
+  return new ConfigError(`--port / PORT: ${where} cannot be used (${e.message}); pick another port`)
 }

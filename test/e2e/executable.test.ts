@@ -138,10 +138,23 @@ describe('the single executable', () => {
       holder.stop(true)
     }
 
+    // A host that is not this machine's is blamed, not the port.
+    const host = await runExecutable(built, ['--host', 'nosuchhost.invalid', '--port', '0', '--data', join(emptyDir(), 'data')])
+    expect([host.code, host.stderr]).toEqual([
+      2,
+      'storefront: --host / HOST: cannot listen on nosuchhost.invalid, which is not an address of this machine (ENOENT); use 0.0.0.0 for every network of this machine, 127.0.0.1 for itself only, or one of its own addresses\n',
+    ])
+
     const unknown = await runExecutable(built, ['--prot', '3000'])
-    expect(unknown.code).toBe(2)
-    expect(unknown.stderr).toContain("unknown option '--prot'")
-    expect(unknown.stderr).toContain('--port')
+    expect([unknown.code, unknown.stderr]).toEqual([2, "storefront: unknown option '--prot' (Did you mean --port?) (see storefront --help)\n"])
+    // A mistyped command is named as one, not as arguments the server does not take.
+    const typo = await runExecutable(built, ['bakup', 'class.tgz'])
+    expect([typo.code, typo.stderr]).toEqual([2, "storefront: unknown command 'bakup'; the commands are serve, version, groups, backup, restore, activity, listen (see storefront --help)\n"])
+    // A command named without its subcommand shows its help.
+    const groups = await runExecutable(built, ['groups'])
+    expect([groups.code, groups.stdout]).toEqual([2, ''])
+    expect(groups.stderr).toStartWith('Usage: storefront groups [options] [command]')
+    expect(groups.stderr).toContain('import [options] <csv>')
   })
 
   test('version and help', async () => {
