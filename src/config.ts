@@ -4,7 +4,7 @@ import { resolve } from 'node:path'
 import { z } from 'zod'
 
 const boolText = z
-  .union([z.boolean(), z.enum(['1', 'true', 'yes', 'on', '0', 'false', 'no', 'off', ''])])
+  .union([z.boolean(), z.enum(['1', 'true', 'yes', 'on', '0', 'false', 'no', 'off', ''])], { error: 'must be one of 1, true, yes, on (to turn it on) or 0, false, no, off (to leave it off)' })
   .transform((v) => v === true || v === '1' || v === 'true' || v === 'yes' || v === 'on')
 
 const wholeNumber = (min: number, max: number) => z.coerce.number().int().min(min).max(max)

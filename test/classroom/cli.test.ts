@@ -112,6 +112,11 @@ describe('a data folder that holds no class', () => {
       expect([res.code, res.stdout, res.stderr]).toEqual([1, '', `storefront: ${join(dir, 'data')} holds no class (no storefront.db in it): give the data folder your server uses, with --data <dir> or DATA_DIR\n`])
     }
     expect([existsSync(join(dir, 'data')), existsSync(join(dir, 'class.tgz'))]).toEqual([false, false])
+    // A backup into a folder that does not exist says so (it was a dump of Bun's error).
+    writeFileSync(join(dir, 'class.csv'), 'Azul,100,Ana\n')
+    await cli(['groups', 'import', 'class.csv'], dir)
+    const nowhere = await cli(['backup', 'no-such-folder/class.tgz'], dir)
+    expect([nowhere.code, nowhere.stderr]).toEqual([1, `storefront: the folder ${join(dir, 'no-such-folder')} does not exist: create it first, or write the backup into another folder\n`])
   })
 })
 

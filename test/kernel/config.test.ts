@@ -37,7 +37,9 @@ describe('configuration: flags, environment and defaults', () => {
     expect(loadConfig({}, { ALLOW_INSECURE_WEBHOOKS: 'true' }).allowInsecureWebhooks).toBe(true)
     expect(loadConfig({}, { ALLOW_INSECURE_WEBHOOKS: 'no' }).allowInsecureWebhooks).toBe(false)
     expect(loadConfig({ allowInsecureWebhooks: true }, { ALLOW_INSECURE_WEBHOOKS: '0' }).allowInsecureWebhooks).toBe(true)
-    expect(() => loadConfig({}, { ALLOW_INSECURE_WEBHOOKS: 'maybe' })).toThrow(ConfigError)
+    expect(() => loadConfig({}, { ALLOW_INSECURE_WEBHOOKS: 'maybe' })).toThrow(
+      new ConfigError('--allow-insecure-webhooks / ALLOW_INSECURE_WEBHOOKS: must be one of 1, true, yes, on (to turn it on) or 0, false, no, off (to leave it off) (got "maybe")'),
+    )
   })
 
   test('loopback webhook targets are allowed by default only when the server listens on a loopback address', () => {

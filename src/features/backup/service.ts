@@ -52,6 +52,7 @@ export async function backup(sqlite: Database, dataDir: string, file: string, pr
       `${target} is inside the data folder ${resolve(dataDir)}: write the backup outside it, where it can neither replace the database nor go with the folder (a restore moves the folder aside). For example: storefront backup ${join(dirname(resolve(dataDir)), 'class-backup.tgz')}`,
     )
   }
+  if (!existsSync(dirname(target))) throw new BackupError(`the folder ${dirname(target)} does not exist: create it first, or write the backup into another folder`)
   const tar = await import('tar') // loaded by the backup command only, not by the server
   removeStaleWork(dataDir)
   removeStaleWork(dirname(target))
