@@ -54,7 +54,7 @@ const started = performance.now()
 // As features do it: one transaction per state change, its event written inside it.
 for (let i = 0; i < EVENTS; i++) {
   writeTransaction(deps.db, (tx) => {
-    const id = deps.outbox.emit(tx, ctx.storeId, 'order.paid', { orderId: `ord_${i}`, total: 10 + i / 100 })
+    const id = deps.outbox.emit(tx, ctx.storeId, 'order.paid', { orderId: `ord_${i}`, number: i + 1, total: 10 + i / 100 })
     emittedAt.set(id, performance.now())
   })
 }

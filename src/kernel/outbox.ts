@@ -1,6 +1,6 @@
 import type { Clock } from './clock'
 import type { Tx } from './db/database'
-import type { EventType } from './events'
+import type { EventData, EventType } from './events'
 import type { Ids } from './ids'
 import { sql, type SQL, type SQLWrapper } from 'drizzle-orm'
 import { perHandle } from './db/per-handle'
@@ -14,7 +14,7 @@ export interface Outbox {
    * (transactions are synchronous, so none is open between two turns). Under a buying load one look
    * of the webhook dispatcher then serves the events of many requests, instead of one look each.
    */
-  emit(tx: Tx, storeId: string, type: EventType, data: Record<string, unknown>): string
+  emit<T extends EventType>(tx: Tx, storeId: string, type: T, data: EventData<T>): string
   /**
    * Called whenever new events may be waiting, with the stores that emitted them in that turn: the
    * dispatcher reads them from the table, and a store's listen streams wake only for its own.
@@ -48,7 +48,7 @@ export function createOutbox(ids: Ids, clock: Clock, toFanOut: FanOutCheck): Out
   return {
     emit(tx, storeId, type, data) {
       const id = ids.next('evt')
-      insertEvent(tx).run({ id, storeId, type, data, now: clock.now() })
+      insertEvent(tx).run({ id, storeId, type, data: data as Record<string, unknown>, now: clock.now() })
       if (listeners.length > 0) {
         if (emitted.size === 0) setImmediate(notify)
         emitted.add(storeId)

@@ -1,6 +1,6 @@
 import { writeTransaction } from '../../src/kernel/db/database'
 import type { AppDeps } from '../../src/wiring'
-import type { EventType } from '../../src/kernel/events'
+import type { EventData, EventType } from '../../src/kernel/events'
 
 export interface Received {
   path: string
@@ -46,9 +46,27 @@ export function stopReceivers() {
   for (const server of running.splice(0)) server.stop(true)
 }
 
+/** A `data` of each event type as the features emit it (kernel/events.ts). */
+const SAMPLE_DATA: { [T in EventType]: EventData<T> } = {
+  'order.created': { orderId: 'ord_sample', number: 1, customerId: 'cus_sample', total: 59.97 },
+  'order.paid': { orderId: 'ord_sample', number: 1, total: 59.97 },
+  'order.cancelled': { orderId: 'ord_sample', number: 1, reason: 'CUSTOMER', total: 59.97 },
+  'order.refunded': { orderId: 'ord_sample', number: 1, refundId: 'ref_sample', amount: 59.97, restock: true },
+  'product.low_stock': { productId: 'prod_sample', variantId: 'var_sample', sku: 'SAMPLE-1', available: 2, minStock: 5 },
+  'shipment.updated': { orderId: 'ord_sample', number: 1, status: 'SHIPPED', trackingCode: null },
+  'review.created': { reviewId: 'rev_sample', productId: 'prod_sample', rating: 5 },
+  ping: { webhookId: 'whk_sample', message: 'Hello from Storefront: your endpoint is reachable.' },
+}
+
+/**
+ * A sample `data` of the type with `fields` over it: tests of the outbox's and the deliveries' workings
+ * mark their events with fields of their own (`n`), which no feature emits.
+ */
+export const eventData = <T extends EventType>(type: T, fields: Record<string, unknown> = {}) => ({ ...SAMPLE_DATA[type], ...fields }) as EventData<T>
+
 /** What a feature does when its state changes: the event is written in the feature's transaction. */
-export const emit = (deps: AppDeps, storeId: string, type: EventType, data: Record<string, unknown> = {}) =>
-  writeTransaction(deps.db, (tx) => deps.outbox.emit(tx, storeId, type, data))
+export const emit = <T extends EventType>(deps: AppDeps, storeId: string, type: T, fields: Record<string, unknown> = {}) =>
+  writeTransaction(deps.db, (tx) => deps.outbox.emit(tx, storeId, type, eventData(type, fields)))
 
 /** Fans out waiting events, sends every attempt due by the (manual) clock, and waits for the answers. */
 export async function deliverDue(deps: AppDeps) {

@@ -8,6 +8,7 @@ import { loadMigrations, migrate } from '../../src/kernel/db/migrate'
 import { outboxEvents } from '../../src/kernel/tables'
 import { createTestDeps } from '../helpers/app'
 import { tempDir } from '../helpers/temp'
+import { eventData } from '../helpers/receivers'
 
 const freshDb = () => openDatabase(join(tempDir('db'), 'storefront.db'))
 
@@ -52,11 +53,11 @@ describe('event outbox', () => {
     const heard: number[] = []
     deps.outbox.onEmit(() => heard.push(deps.db.select().from(outboxEvents).all().length))
     const id = writeTransaction(deps.db, (tx) => {
-      const eventId = deps.outbox.emit(tx, 'str_1', 'order.paid', { orderId: 'ord_1', total: 59.97 })
+      const eventId = deps.outbox.emit(tx, 'str_1', 'order.paid', eventData('order.paid', { orderId: 'ord_1' }))
       expect(heard).toEqual([]) // not yet: still inside the transaction
       return eventId
     })
-    writeTransaction(deps.db, (tx) => deps.outbox.emit(tx, 'str_1', 'order.created', { orderId: 'ord_2' }))
+    writeTransaction(deps.db, (tx) => deps.outbox.emit(tx, 'str_1', 'order.created', eventData('order.created', { orderId: 'ord_2' })))
     await Promise.resolve()
     expect(heard).toEqual([])
     await new Promise((resolve) => setImmediate(resolve))
@@ -68,7 +69,7 @@ describe('event outbox', () => {
       id,
       storeId: 'str_1',
       type: 'order.paid',
-      data: { orderId: 'ord_1', total: 59.97 },
+      data: { orderId: 'ord_1', number: 1, total: 59.97 },
       createdAt: deps.clock.now(),
       // No endpoint of the store subscribes to it: written dispatched (webhooks/delivery.test.ts).
       dispatchedAt: deps.clock.now(),
@@ -79,7 +80,7 @@ describe('event outbox', () => {
     const { deps } = createTestDeps()
     expect(() =>
       writeTransaction(deps.db, (tx) => {
-        deps.outbox.emit(tx, 'str_1', 'order.cancelled', { orderId: 'ord_1' })
+        deps.outbox.emit(tx, 'str_1', 'order.cancelled', eventData('order.cancelled', { orderId: 'ord_1' }))
         throw new Error('the state change failed')
       }),
     ).toThrow('the state change failed')

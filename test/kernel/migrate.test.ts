@@ -17,6 +17,7 @@ import { createDeps } from '../../src/wiring'
 import { tempDir } from '../helpers/temp'
 import { apiKey } from '../helpers/world'
 import { openListen } from '../webhooks/listen-stream'
+import { eventData } from '../helpers/receivers'
 
 const migrations = loadMigrations()
 const last = migrations.at(-1)!.folderMillis
@@ -236,7 +237,7 @@ describe('the outbox sequence', () => {
       expect((await stream.next()).id).toBe(before[from]!.id)
       const missed = before.slice(from + 1)
       expect((await stream.webhooks(missed.length)).map((m) => [m.id, m.data.type])).toEqual(missed.map((e) => [e.id, e.type]))
-      const next = writeTransaction(deps.db, (tx) => deps.outbox.emit(tx, fixture.storeId, 'order.paid', { orderId: 'ord_after' }))
+      const next = writeTransaction(deps.db, (tx) => deps.outbox.emit(tx, fixture.storeId, 'order.paid', eventData('order.paid', { orderId: 'ord_after' })))
       expect((await stream.webhooks(1)).map((m) => [m.id, m.data.type])).toEqual([[next, 'order.paid']])
       expect(sqlite.query('SELECT seq FROM outbox_events WHERE id = ?').get(next)).toEqual({ seq: 18 })
       expect(await stream.nothingMore()).toBe(true)

@@ -6,6 +6,7 @@ import { readTransaction, writeTransaction } from '../../src/kernel/db/database'
 import { outboxEvents } from '../../src/kernel/tables'
 import { createTestDeps } from '../helpers/app'
 import { twoConnections } from '../helpers/two-connections'
+import { eventData } from '../helpers/receivers'
 
 describe('transactions', () => {
   test('a write transaction holds the write lock from its start (BEGIN IMMEDIATE), before its first statement', () => {
@@ -91,7 +92,7 @@ describe('transactions', () => {
       readTransaction(deps.db, (db) => moveStock(db, deps, ctx, { variantId: 'var_1', kind: 'RECEIVE', quantity: 1, reason: null }))
     }
     void outside
-    const id = writeTransaction(deps.db, (tx) => deps.outbox.emit(tx, 'str_1', 'ping', {}))
+    const id = writeTransaction(deps.db, (tx) => deps.outbox.emit(tx, 'str_1', 'ping', eventData('ping')))
     expect(deps.db.select({ id: outboxEvents.id }).from(outboxEvents).all()).toEqual([{ id }])
   })
 

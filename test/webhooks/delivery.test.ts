@@ -35,13 +35,13 @@ describe('webhook delivery to a real receiver', () => {
     const { t, storeId, headers } = await setup()
     const receiver = startReceiver()
     const hook = await register(t, headers, receiver.url, ['order.paid'])
-    const eventId = emit(t.deps, storeId, 'order.paid', { orderId: 'ord_1', total: 59.97 })
+    const eventId = emit(t.deps, storeId, 'order.paid', { orderId: 'ord_1', number: 7, total: 59.97 })
     await deliverDue(t.deps)
 
     expect(receiver.received).toHaveLength(1)
     const [got] = receiver.received
     const timestamp = String(t.clock.now())
-    const body = `{"id":"${eventId}","type":"order.paid","createdAt":"${new Date(t.clock.now()).toISOString()}","data":{"orderId":"ord_1","total":59.97}}`
+    const body = `{"id":"${eventId}","type":"order.paid","createdAt":"${new Date(t.clock.now()).toISOString()}","data":{"orderId":"ord_1","number":7,"total":59.97}}`
     expect(got!.path).toBe('/hook')
     expect(got!.body).toBe(body)
     expect(got!.headers).toMatchObject({

@@ -14,7 +14,7 @@ import { outboxEvents } from '../../src/kernel/tables'
 import { createDeps } from '../../src/wiring'
 import { ADMIN_TOKEN, createTestApp } from '../helpers/app'
 import { shopSetup } from '../helpers/orders'
-import { emit } from '../helpers/receivers'
+import { emit, eventData } from '../helpers/receivers'
 import { admin, apiKey, bearer, createKey, expectOk, twoStores } from '../helpers/world'
 import { openListen, type ListenMessage } from './listen-stream'
 
@@ -260,7 +260,7 @@ describe('GET /v1/webhooks/listen', () => {
     const storeId = t.w.A.group.storeId
     const key = apiKey(t.w.A.key.apiKey)
     const last = emit(t.deps, storeId, 'order.paid', { n: 0 })
-    const ids = writeTransaction(t.deps.db, (tx) => Array.from({ length: MAX_REPLAY + 5 }, (_, i) => t.deps.outbox.emit(tx, storeId, 'order.created', { n: i + 1 })))
+    const ids = writeTransaction(t.deps.db, (tx) => Array.from({ length: MAX_REPLAY + 5 }, (_, i) => t.deps.outbox.emit(tx, storeId, 'order.created', eventData('order.created', { n: i + 1 }))))
     const stream = await openListen(t.app, { ...key, 'last-event-id': last })
     const ready = await stream.next()
     expect(ready.id).toBe(ids[4])
@@ -301,8 +301,8 @@ describe('GET /v1/webhooks/listen', () => {
     // Paid and created in turn: MAX_REPLAY + 2 paid ones, as many created ones the stream does not ask for.
     const paid = writeTransaction(t.deps.db, (tx) =>
       Array.from({ length: MAX_REPLAY + 2 }, (_, i) => {
-        t.deps.outbox.emit(tx, storeId, 'order.created', { n: i })
-        return t.deps.outbox.emit(tx, storeId, 'order.paid', { n: i + 1 })
+        t.deps.outbox.emit(tx, storeId, 'order.created', eventData('order.created', { n: i }))
+        return t.deps.outbox.emit(tx, storeId, 'order.paid', eventData('order.paid', { n: i + 1 }))
       }),
     )
     const stream = await openListen(t.app, { ...key, 'last-event-id': last }, '?events=order.paid,order.refunded')

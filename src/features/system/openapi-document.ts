@@ -4,6 +4,7 @@ import type { RouteTable } from '../../kernel/http/route-table'
 import { API_DESCRIPTION, SECURITY_SCHEMES, STUDENT_RM_PARAMETER, SUCCESS_DESCRIPTIONS, TAGS } from './docs-text'
 import { documentRequestBodies } from './openapi-bodies'
 import { completeAnswers, routeOf } from './openapi-responses'
+import { webhookDocumentation } from './openapi-webhooks'
 
 type Json = Record<string, unknown>
 
@@ -38,6 +39,7 @@ export async function buildOpenApiDocument(app: AnyElysia, routes: RouteTable, v
   documentRequestBodies(paths, routes)
   const answers = completeAnswers(paths, routes)
   declareStudentRm(paths, routes)
+  const events = webhookDocumentation((schema) => tidy(schema, schemas))
   return {
     openapi: '3.1.0',
     info: { title: 'Storefront API', version, description: API_DESCRIPTION, license: { name: 'MIT', identifier: 'MIT' } },
@@ -45,9 +47,10 @@ export async function buildOpenApiDocument(app: AnyElysia, routes: RouteTable, v
     servers: [{ url: '/', description: 'This server: the one that served this document' }],
     tags: TAGS,
     paths,
+    webhooks: events.webhooks,
     components: {
       securitySchemes: SECURITY_SCHEMES,
-      schemas: tidy(schemas, schemas),
+      schemas: { ...(tidy(schemas, schemas) as Json), ...events.schemas },
       parameters: { StudentRm: STUDENT_RM_PARAMETER },
       responses: answers.responses,
       headers: answers.headers,

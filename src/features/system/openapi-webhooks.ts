@@ -1,0 +1,67 @@
+import { z } from 'zod'
+import { EVENT_DATA, EVENT_TYPES, type EventType } from '../../kernel/events'
+
+type Json = Record<string, unknown>
+
+/** The schema of an event's body in components: order.paid is OrderPaidEvent, product.low_stock ProductLowStockEvent. */
+export const eventSchemaName = (type: EventType) =>
+  `${type
+    .split(/[._]/)
+    .map((word) => word[0]!.toUpperCase() + word.slice(1))
+    .join('')}Event`
+
+const header = (name: string, description: string, schema: Json) => ({ name, in: 'header', required: true, description, schema })
+
+const HOW_SENT =
+  'POSTed to every endpoint subscribed to it (POST /v1/webhooks), and to `storefront listen` streams. The body is the same bytes on every attempt; each attempt is signed afresh: X-Signature is `sha256=` and the lowercase hex HMAC-SHA256, with the endpoint\u2019s signing secret, of `<X-Timestamp>.<raw body>` (compute it over the body as received, before parsing it). A 2xx answer within 10 s delivers it; any other answer, none, or a redirect (never followed) is a failed attempt, retried after 10 s, 1 min, 5 min, 30 min, 2 h and 6 h (7 attempts). Delivery is at least once: dedupe on the event id.'
+
+/**
+ * The OpenAPI 3.1 `webhooks`: one operation per event type, what the server POSTs to a student's
+ * endpoint, with the body's schema from the event's data as emitted (kernel/events.ts), and the
+ * schemas they use (one per event type, told apart by `type`).
+ */
+export function webhookDocumentation(tidy: (schema: unknown) => unknown): { webhooks: Json; schemas: Json } {
+  const webhooks: Json = {}
+  const schemas: Json = {}
+  const types = Object.keys(EVENT_TYPES) as EventType[]
+  for (const type of types) {
+    const name = eventSchemaName(type)
+    schemas[name] = {
+      type: 'object',
+      description: `The body of a \`${type}\` event: ${EVENT_TYPES[type]}`,
+      required: ['id', 'type', 'createdAt', 'data'],
+      additionalProperties: false,
+      properties: {
+        id: { type: 'string', description: 'The event\u2019s id (evt_...), the same on every attempt and in X-Webhook-Id: a receiver dedupes on it.' },
+        type: { type: 'string', const: type },
+        createdAt: { type: 'string', format: 'date-time', description: 'When the event happened (ISO 8601, UTC).' },
+        data: tidy(z.toJSONSchema(EVENT_DATA[type])),
+      },
+    }
+    webhooks[type] = {
+      post: {
+        operationId: `on${name}`,
+        tags: ['Webhooks'],
+        // No credential of the API's: the receiver checks X-Signature with the endpoint's signing secret.
+        security: [],
+        summary: EVENT_TYPES[type],
+        description: HOW_SENT,
+        parameters: [
+          header('X-Webhook-Event', 'The event\u2019s type, as in the body.', { type: 'string', const: type }),
+          header('X-Webhook-Id', 'The event\u2019s id, as in the body.', { type: 'string' }),
+          header('X-Timestamp', 'When this attempt was sent, in milliseconds since 1970: the first part of the signed text.', { type: 'string', pattern: '^[0-9]+$' }),
+          header('X-Signature', '`sha256=` and the lowercase hex HMAC-SHA256 of `<X-Timestamp>.<raw body>` with the endpoint\u2019s signing secret. POST /v1/webhooks/:id/sign signs any text, to compare with what your code computes.', {
+            type: 'string',
+            pattern: '^sha256=[0-9a-f]{64}$',
+          }),
+        ],
+        requestBody: { required: true, content: { 'application/json': { schema: { $ref: `#/components/schemas/${name}` } } } },
+        responses: {
+          '2XX': { description: 'Delivered: nothing in the answer is read but its status (the log keeps its first 2 KB).' },
+          default: { description: 'Any other status, or none within 10 s: a failed attempt, retried while attempts remain.' },
+        },
+      },
+    }
+  }
+  return { webhooks, schemas }
+}
