@@ -122,6 +122,16 @@ describe('the OpenAPI document of the routes', () => {
       '^#[0-9a-fA-F]{6}$',
     )
   })
+
+  test('every operation has its own id, letters and digits only, which a generated client uses as a name', async () => {
+    const { call } = createTestApp()
+    const doc = (await call('GET', '/openapi.json')).body
+    const ids = [...Object.values(doc.paths), ...Object.values(doc.webhooks)].flatMap((item: any) => Object.values(item).map((op: any) => op.operationId))
+    expect(ids.filter((id) => !/^[A-Za-z][A-Za-z0-9]*$/.test(id))).toEqual([])
+    expect(new Set(ids).size).toBe(ids.length)
+    expect(doc.paths['/v1/store/api-keys'].post.operationId).toBe('postV1StoreApiKeys')
+    expect(doc.paths['/v1/store/auth/change-password'].post.operationId).toBe('postV1StoreAuthChangePassword')
+  })
 })
 
 describe('constraints a tool reads from the schemas, not only from descriptions', () => {

@@ -39,6 +39,7 @@ export async function buildOpenApiDocument(app: AnyElysia, routes: RouteTable, v
   documentRequestBodies(paths, routes)
   const answers = completeAnswers(paths, routes)
   declareStudentRm(paths, routes)
+  camelOperationIds(paths)
   const events = webhookDocumentation((schema) => tidy(schema, schemas))
   return {
     openapi: '3.1.0',
@@ -66,6 +67,16 @@ export async function buildOpenApiDocument(app: AnyElysia, routes: RouteTable, v
 const READS_STUDENT_RM: ReadonlySet<AuthKind> = new Set(
   (Object.keys(AUTH_KINDS) as AuthKind[]).filter((kind) => AUTH_KINDS[kind].security.some((way) => 'secretKey' in way)),
 )
+
+/**
+ * The generator names an operation after its path, keeping a path's hyphens (postV1StoreApi-keys), which
+ * a generated client must then quote and some generators mangle: postV1StoreApiKeys instead.
+ */
+function camelOperationIds(paths: Json) {
+  for (const item of Object.values(paths as Record<string, Record<string, { operationId?: string }>>)) {
+    for (const op of Object.values(item)) if (op.operationId) op.operationId = op.operationId.replace(/-(\w)/g, (_, c: string) => c.toUpperCase())
+  }
+}
 
 /** Lists X-Student-RM among the parameters of every operation whose route reads it. */
 function declareStudentRm(paths: Json, routes: RouteTable) {
