@@ -92,7 +92,7 @@ function printBanner(config: Config, port: number, publicUrl: string, admin: Ret
   const wildcard = config.host === '0.0.0.0' || config.host === '::'
   const lan = wildcard ? lanAddresses().map((a) => `http://${a}:${port}`) : []
   const adminLine = {
-    configured: 'from --admin-token / ADMIN_TOKEN',
+    configured: `from --admin-token / ADMIN_TOKEN${admin.fileIgnored ? ` (not the one in ${admin.file}, which opens nothing while it is set)` : ''}`,
     file: `in ${admin.file}`,
     generated: `${admin.token}  (new; kept in ${admin.file}, shown only this once)`,
   }[admin.source]

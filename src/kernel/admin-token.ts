@@ -1,4 +1,5 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs'
+import { ConfigError } from '../config'
 import { dataPath } from './data-dir'
 import { randomToken } from './ids'
 import { keepPrivate } from './private-files'
@@ -8,7 +9,12 @@ export interface AdminToken {
   /** Where it came from, for the start banner. */
   source: 'configured' | 'file' | 'generated'
   file: string
+  /** A configured token while the file holds another, which then opens nothing. */
+  fileIgnored?: boolean
 }
+
+/** As --admin-token requires (config.ts). */
+const MIN_LENGTH = 16
 
 /**
  * The teacher's token: the configured one, else the one kept in the data dir, else a new one written
@@ -16,11 +22,12 @@ export interface AdminToken {
  */
 export function resolveAdminToken(dataDir: string, configured: string | undefined): AdminToken {
   const file = dataPath(dataDir, 'adminToken')
-  if (configured) return { token: configured, source: 'configured', file }
-  if (existsSync(file)) {
-    const token = readFileSync(file, 'utf8').trim()
-    if (token.length >= 16) return { token, source: 'file', file }
-  }
+  const kept = existsSync(file) ? readFileSync(file, 'utf8').trim() : ''
+  // The file's token does not open the panel then: said at start, for whoever reads the file.
+  if (configured) return { token: configured, source: 'configured', file, fileIgnored: kept !== '' && kept !== configured }
+  if (kept.length >= MIN_LENGTH) return { token: kept, source: 'file', file }
+  // A token the teacher wrote there, too short to keep a class out: not replaced behind their back.
+  if (kept !== '') throw new ConfigError(`${file} holds an admin token of ${kept.length} characters; it needs at least ${MIN_LENGTH}. Write a longer one there, or delete the file to have a new one made`)
   const token = `adm_${randomToken(32)}`
   writeFileSync(file, token + '\n', { mode: 0o600 })
   keepPrivate(file)
