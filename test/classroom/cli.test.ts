@@ -85,6 +85,11 @@ describe('storefront groups import', () => {
       { g: 'Verde', rm: '200', name: 'Carla' },
     ])
     expect(count(join(dir, 'data'), 'stores')).toBe(2)
+    // A list with no rows is refused, as over HTTP.
+    writeFileSync(join(dir, 'header.csv'), 'grupo,rm,nome\n')
+    writeFileSync(join(dir, 'empty.csv'), '')
+    expect((await cli(['groups', 'import', 'header.csv', '--data', 'data'], dir)).stderr).toBe('storefront: 1 problem in the class list; nothing was imported\nstorefront:   the file has a header but no rows; add lines group,rm,name\n')
+    expect((await cli(['groups', 'import', 'empty.csv', '--data', 'data'], dir)).stderr).toBe('storefront: 1 problem in the class list; nothing was imported\nstorefront:   the file is empty; add lines group,rm,name\n')
     const missing = await cli(['groups', 'import', 'nope.csv'], dir)
     expect([missing.code, missing.stderr]).toEqual([1, 'storefront: cannot read nope.csv (ENOENT)\n'])
   })

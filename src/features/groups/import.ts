@@ -95,6 +95,7 @@ export async function parseClassList(text: string): Promise<ImportRow[]> {
     if (!seen) firstLine.set(rmKey(row.rm), row)
   }
   if (problems.length) throw new ImportError(problems)
+  if (rows.length === 0) throw new ImportError([records.length ? 'the file has a header but no rows; add lines group,rm,name' : 'the file is empty; add lines group,rm,name'])
   return rows
 }
 
@@ -206,7 +207,6 @@ function assertGroupsFit(tx: Sql, listed: Map<string, string>) {
 export async function importClassListText(deps: Deps, text: string) {
   try {
     const rows = await parseClassList(text)
-    if (rows.length === 0) throw new ImportError(['the file has a header but no rows; add lines group,rm,name'])
     return { rows: rows.length, ...importClassList(deps, rows) }
   } catch (e) {
     if (!(e instanceof ImportError)) throw e
