@@ -28,7 +28,7 @@ export function webhookDocumentation(tidy: (schema: unknown) => unknown): { webh
     const name = eventSchemaName(type)
     schemas[name] = {
       type: 'object',
-      description: `The body of a \`${type}\` event: ${EVENT_TYPES[type]}`,
+      description: `The body sent on \`${type}\`: ${EVENT_TYPES[type]}`,
       required: ['id', 'type', 'createdAt', 'data'],
       additionalProperties: false,
       properties: {
