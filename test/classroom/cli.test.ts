@@ -85,6 +85,10 @@ describe('storefront groups import', () => {
       { g: 'Verde', rm: '200', name: 'Carla' },
     ])
     expect(count(join(dir, 'data'), 'stores')).toBe(2)
+    // A corrected name is taken, and printed.
+    writeFileSync(join(dir, 'class.csv'), 'Azul,100,Ana Maria\nAzul,101,"Silva, Bruno"\nVerde,200,Carla\n')
+    const corrected = await cli(['groups', 'import', 'class.csv', '--data', 'data'], dir)
+    expect(corrected.stdout).toBe(`imported 3 rows into ${data}: 0 new groups, 0 new students, 0 moved, 1 renamed, 2 already there\nline 1: RM 100 renamed from 'Ana' to 'Ana Maria'\n`)
     // A list with no rows is refused, as over HTTP.
     writeFileSync(join(dir, 'header.csv'), 'grupo,rm,nome\n')
     writeFileSync(join(dir, 'empty.csv'), '')

@@ -4,7 +4,7 @@ import { createTestApp } from '../helpers/app'
 import { activeStudent, admin, bearer, createGroup, expectOk, firstLogin, passwordOf } from '../helpers/world'
 
 const CLASS = 'group,rm,name\nTurma A,11111,Ana Souza\nTurma A,22222,Bruno Lima\nTurma B,33333,Carla Dias\n'
-const NOTHING_MOVED = { studentsMoved: 0, moved: [], groupsLeftEmpty: [] }
+const NOTHING_MOVED = { studentsMoved: 0, studentsRenamed: 0, moved: [], renamed: [], groupsLeftEmpty: [] }
 
 const setup = () => {
   const t = createTestApp({ settings: { rateLimitRps: '0' } })
@@ -67,6 +67,27 @@ describe('POST /v1/admin/groups/import (a class list as text/csv)', () => {
     expect(wrong.body.error.details).toEqual([{ path: 'line 1', line: 1, message: 'expected 3 columns (group;rm;name), found 2' }])
   })
 
+  test('a list imported again with a name corrected renames that student, and says so; the same RM twice in a list under two names is a 400', async () => {
+    const t = setup()
+    await expectOk(t.send(CLASS))
+    const corrected = CLASS.replace('Bruno Lima', 'Bruno de Lima')
+    expect(await expectOk(t.send(corrected))).toEqual({
+      ...NOTHING_MOVED,
+      rows: 3,
+      groupsCreated: 0,
+      studentsAdded: 0,
+      studentsRenamed: 1,
+      alreadyThere: 2,
+      renamed: [{ line: 3, rm: '22222', from: 'Bruno Lima', to: 'Bruno de Lima' }],
+    })
+    const members = (await expectOk(t.call('GET', '/v1/admin/groups', { headers: admin }))).data.flatMap((g: any) => g.members.map((m: any) => m.name))
+    expect(members).toEqual(['Ana Souza', 'Bruno de Lima', 'Carla Dias'])
+    // The same list again changes nothing.
+    expect(await expectOk(t.send(corrected))).toMatchObject({ studentsRenamed: 0, alreadyThere: 3 })
+    const twice = await t.send('Turma A,11111,Ana Souza\nTurma A,11111,Ana S.\n')
+    expect(twice.body.error.details).toEqual([{ path: 'line 2', line: 2, message: "RM 11111 is also on line 1, named 'Ana Souza'; a student has one name" }])
+  })
+
   test('a problem names its line in the file, counting blank lines and the line breaks inside a quoted name', async () => {
     const t = setup()
     const res = await t.send('Turma A,11111,Ana\n\n\nTurma A,22222\nTurma A,33333,"Carla\nDias"\nTurma A,44444\n')
@@ -105,8 +126,10 @@ describe('POST /v1/admin/groups/import (a class list as text/csv)', () => {
       groupsCreated: 2,
       studentsAdded: 2,
       studentsMoved: 1,
+      studentsRenamed: 0,
       alreadyThere: 0,
       moved: [{ line: 3, rm: '22222', from: 'Squat', to: 'Turma A' }],
+      renamed: [],
       groupsLeftEmpty: [],
     })
     expect(await t.groups()).toEqual([['Squat', ['99999']], ['Turma A', ['11111', '22222']], ['Turma B', ['33333']]])
@@ -130,8 +153,10 @@ describe('POST /v1/admin/groups/import (a class list as text/csv)', () => {
       groupsCreated: 1,
       studentsAdded: 0,
       studentsMoved: 1,
+      studentsRenamed: 0,
       alreadyThere: 1, // the repeated line
       moved: [{ line: 1, rm: '44444', from: 'Solo', to: 'Turma C' }],
+      renamed: [],
       groupsLeftEmpty: ['Solo'],
     })
     expect(await t.groups()).toEqual([['Solo', []], ['Turma C', ['44444']]])
@@ -173,7 +198,7 @@ describe('POST /v1/admin/groups/import (a class list as text/csv)', () => {
     const op = doc.paths['/v1/admin/groups/import'].post
     expect(Object.keys(op.requestBody.content)).toEqual(['text/csv'])
     expect(Object.keys(op.responses).sort()).toEqual(['200', '400', '401', '409', '413', '415', '500', '507'])
-    expect(Object.keys(doc.components.schemas.ImportSummary.properties)).toEqual(['rows', 'groupsCreated', 'studentsAdded', 'studentsMoved', 'alreadyThere', 'moved', 'groupsLeftEmpty'])
+    expect(Object.keys(doc.components.schemas.ImportSummary.properties)).toEqual(['rows', 'groupsCreated', 'studentsAdded', 'studentsMoved', 'studentsRenamed', 'alreadyThere', 'moved', 'renamed', 'groupsLeftEmpty'])
     expect(doc.components.schemas.ImportSummary.properties.studentsAdded.description).toContain('RM as first password')
   })
 })

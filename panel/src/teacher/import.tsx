@@ -37,13 +37,14 @@ export function ImportPage() {
   const failed = action.error instanceof ApiError ? action.error : undefined
   const problems = (failed?.details ?? []).map(problemText).filter((p): p is string => !!p)
   const moved = answer?.moved ?? []
+  const renamed = answer?.renamed ?? []
   const emptied = answer?.groupsLeftEmpty ?? []
   return (
     <>
       <h1>Import the class list</h1>
       <p>
-        A CSV file with one student a line: <code>group,rm,name</code> (or separated by semicolons, as a spreadsheet in Portuguese saves it; a header line is optional). Missing groups are created, students already in their group are left as they
-        are. A student another group holds is moved to the group the list names: their sessions end and their password is the RM again. If any line has a problem,
+        A CSV file with one student a line: <code>group,rm,name</code> (or separated by semicolons, as a spreadsheet in Portuguese saves it; a header line is optional). Missing groups are created; students already in their group are left as they
+        are, but for their name, which the list corrects. A student another group holds is moved to the group the list names: their sessions end and their password is the RM again. If any line has a problem,
         nothing is imported: fix the lines listed and send again.
       </p>
       <Section title="Class list">
@@ -86,6 +87,18 @@ export function ImportPage() {
               {moved.map((m) => (
                 <li key={m.rm}>
                   line {m.line}: RM {m.rm} from {m.from} to {m.to}
+                </li>
+              ))}
+            </ul>
+          </>
+        )}
+        {renamed.length > 0 && (
+          <>
+            <h3>Renamed as the list writes them</h3>
+            <ul class="problems">
+              {renamed.map((r) => (
+                <li key={r.rm}>
+                  line {r.line}: RM {r.rm} from {r.from} to {r.to}
                 </li>
               ))}
             </ul>

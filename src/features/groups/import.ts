@@ -91,6 +91,8 @@ export async function parseClassList(text: string): Promise<ImportRow[]> {
     if (seen && foldName(seen.group) !== foldName(row.group)) {
       const as = seen.rm === row.rm ? '' : ` (as ${seen.rm}: RMs are compared ignoring case)`
       problems.push(`line ${row.line}: RM ${row.rm} is also in group '${seen.group}' on line ${seen.line}${as}; a student belongs to one group`)
+    } else if (seen && seen.name !== row.name) {
+      problems.push(`line ${row.line}: RM ${row.rm} is also on line ${seen.line}, named '${seen.name}'; a student has one name`)
     }
     if (!seen) firstLine.set(rmKey(row.rm), row)
   }
@@ -109,6 +111,14 @@ export interface ImportMove {
   to: string
 }
 
+/** A student of the group whose name the class list wrote otherwise. */
+export interface ImportRename {
+  line: number
+  rm: string
+  from: string
+  to: string
+}
+
 /**
  * Creates the groups (each with its store) and members of a class list in one transaction: every
  * row is checked first, and one bad row imports nothing. Importing the same list twice changes nothing.
@@ -116,7 +126,8 @@ export interface ImportMove {
  * The teacher's list wins over a group that holds an RM already (a student may have added a classmate
  * to their own group first, to squat the RM): the student moves to the group the list names, with the
  * list's name, the RM as password again and every session ended, since whoever held the RM may have
- * set the password. A group left with no members is kept, and named in the answer. A group the list
+ * set the password. A student already in the group the list names takes the list's name (a corrected
+ * spelling). A group left with no members is kept, and named in the answer. A group the list
  * would take past MAX_MEMBERS_PER_GROUP (its members counted after the moves) is 409 LIMIT_REACHED,
  * and nothing is imported.
  */
@@ -126,7 +137,7 @@ export function importClassList(deps: Deps, rows: ImportRow[], progress: (messag
     // By rmKey: a student kept as RA2025X is the list's ra2025x, and keeps the RM as written.
     const existing = new Map(
       tx
-        .select({ rm: students.rm, groupId: students.groupId, group: groups.name })
+        .select({ rm: students.rm, name: students.name, groupId: students.groupId, group: groups.name })
         .from(students)
         .innerJoin(groups, eq(groups.id, students.groupId))
         .where(studentsWithRms(rows.map((r) => r.rm)))
@@ -141,6 +152,7 @@ export function importClassList(deps: Deps, rows: ImportRow[], progress: (messag
     let groupsCreated = 0
     let studentsAdded = 0
     const moved: ImportMove[] = []
+    const renamed: ImportRename[] = []
     const movedFrom = new Map<string, string>()
     const listed = new Map<string, string>()
     for (const members of byGroup.values()) {
@@ -165,6 +177,12 @@ export function importClassList(deps: Deps, rows: ImportRow[], progress: (messag
         moved.push({ line: m.line, rm: m.rm, from: from.group, to: group.name })
         movedFrom.set(from.groupId, from.group)
       }
+      // A student already here takes the list's name too: the teacher corrects a name by importing again.
+      for (const m of unique.filter((m) => held(m)?.groupId === group.id && held(m)!.name !== m.name)) {
+        const kept = held(m)!
+        tx.update(students).set({ name: m.name }).where(eq(students.rm, kept.rm)).run()
+        renamed.push({ line: m.line, rm: kept.rm, from: kept.name, to: m.name })
+      }
       studentsAdded += fresh.length
       progress(`${group.name}: ${pluralize(fresh.length, 'new member')}${elsewhere.length ? `, ${elsewhere.length} moved from another group` : ''}`)
     }
@@ -174,8 +192,10 @@ export function importClassList(deps: Deps, rows: ImportRow[], progress: (messag
       groupsCreated,
       studentsAdded,
       studentsMoved: moved.length,
-      alreadyThere: rows.length - studentsAdded - moved.length,
+      studentsRenamed: renamed.length,
+      alreadyThere: rows.length - studentsAdded - moved.length - renamed.length,
       moved: moved.sort((a, b) => a.line - b.line),
+      renamed: renamed.sort((a, b) => a.line - b.line),
       groupsLeftEmpty,
     }
   })

@@ -40,10 +40,14 @@ export const ImportSummary = z
     groupsCreated: z.number().int().describe('groups (each with its store) that did not exist yet; the others, matched by name ignoring case, were kept'),
     studentsAdded: z.number().int().describe('students added to their group; each logs in with the RM as first password'),
     studentsMoved: z.number().int().describe('students another group held, moved to the group the list names (each listed in `moved`)'),
-    alreadyThere: z.number().int().describe('lines whose student was already in that group (or repeated in the file): nothing changed for them'),
+    studentsRenamed: z.number().int().describe('students already in the group the list names, under another name: they take the list\u2019s (each listed in `renamed`)'),
+    alreadyThere: z.number().int().describe('lines whose student was already in that group under that name (or repeated in the file): nothing changed for them'),
     moved: z
       .array(z.object({ line: z.number().int(), rm: z.string(), from: z.string().describe('the group that held the student'), to: z.string() }))
       .describe("each student moved: the list wins over the group that held the RM. The student's sessions ended and the password is the RM again."),
+    renamed: z
+      .array(z.object({ line: z.number().int(), rm: z.string(), from: z.string().describe('the name the student had'), to: z.string() }))
+      .describe('each student whose name the list corrected; nothing else of theirs changed'),
     groupsLeftEmpty: z.array(z.string()).describe('groups that lost their last member to a move; they are kept, with their store'),
   })
   .meta({ id: 'ImportSummary' })
