@@ -171,6 +171,16 @@ export function isLoopbackHost(host: string): boolean {
   return bare === 'localhost' || bare === '::1' || (isIPv4(bare) && bare.startsWith('127.'))
 }
 
+/**
+ * Where this machine reaches a server listening on `host`: localhost when it listens on every address
+ * or on loopback; else only at that address (a server on one LAN address refuses localhost).
+ */
+export function localUrl(host: string, port: number): string {
+  if (host === '0.0.0.0' || host === '::' || isLoopbackHost(host)) return `http://localhost:${port}`
+  const bare = host.replace(/^\[(.*)\]$/, '$1')
+  return `http://${bare.includes(':') ? `[${bare}]` : bare}:${port}`
+}
+
 export function lanAddresses(): string[] {
   return Object.values(networkInterfaces())
     .flat()

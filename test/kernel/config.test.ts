@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'bun:test'
 import { readFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
-import { ConfigError, defaultText, derivePublicUrl, loadConfig, SETTINGS } from '../../src/config'
+import { ConfigError, defaultText, derivePublicUrl, loadConfig, localUrl, SETTINGS } from '../../src/config'
 
 describe('configuration: flags, environment and defaults', () => {
   test('defaults', () => {
@@ -49,6 +49,13 @@ describe('configuration: flags, environment and defaults', () => {
     expect(loadConfig({ allowLoopbackWebhooks: true }, { HOST: '0.0.0.0' }).allowLoopbackWebhooks).toBe(true)
     // --allow-insecure-webhooks no longer brings loopback with it.
     expect(loadConfig({ allowInsecureWebhooks: true }, {}).allowLoopbackWebhooks).toBe(false)
+  })
+
+  test('the address the start banner gives for this machine is localhost unless the server listens on one address of the LAN', () => {
+    expect(['0.0.0.0', '::', '127.0.0.1', 'localhost', '::1', '[::1]'].map((host) => localUrl(host, 3000))).toEqual(Array(6).fill('http://localhost:3000'))
+    expect(localUrl('192.168.1.20', 3000)).toBe('http://192.168.1.20:3000')
+    expect(localUrl('fe80::1', 3000)).toBe('http://[fe80::1]:3000')
+    expect(localUrl('[fe80::1]', 3000)).toBe('http://[fe80::1]:3000')
   })
 
   test('RETENTION_DAYS is a whole number of days, at least 1', () => {
