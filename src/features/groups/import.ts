@@ -103,16 +103,11 @@ export async function parseClassList(text: string): Promise<ImportRow[]> {
 
 const asMember = (row: ImportRow) => ({ rm: row.rm, name: row.name })
 
-/** A student the class list put in another group than the one holding them. */
-export interface ImportMove {
-  line: number
-  rm: string
-  from: string
-  to: string
-}
-
-/** A student of the group whose name the class list wrote otherwise. */
-export interface ImportRename {
+/**
+ * What the class list changed of a student already kept, on its line: their group (`moved`: a group
+ * other than the one holding them) or their name (`renamed`: the list writes it otherwise).
+ */
+interface ImportChange {
   line: number
   rm: string
   from: string
@@ -151,8 +146,8 @@ export function importClassList(deps: Deps, rows: ImportRow[], progress: (messag
     }
     let groupsCreated = 0
     let studentsAdded = 0
-    const moved: ImportMove[] = []
-    const renamed: ImportRename[] = []
+    const moved: ImportChange[] = []
+    const renamed: ImportChange[] = []
     const movedFrom = new Map<string, string>()
     const listed = new Map<string, string>()
     for (const members of byGroup.values()) {

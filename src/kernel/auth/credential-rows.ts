@@ -68,8 +68,7 @@ export function credentialRows(db: Db, changes: ChangeStamp) {
     .select({ rm: students.rm })
     .from(students)
     .where(and(eq(students.groupId, sql.placeholder('groupId')), sql`lower(${students.rm}) = lower(${sql.placeholder('rm')})`))
-    .orderBy(students.rm)
-    .limit(1)
+    .limit(2)
     .prepare()
 
   // Every request of a shop front presents the same key: its row is kept until a credential changes
@@ -102,8 +101,14 @@ export function credentialRows(db: Db, changes: ChangeStamp) {
     studentRow: (token: string) => studentByToken.get({ hash: hashToken(token) }),
     /**
      * The member of the group that `rm` names, as the RM is kept: as written first, else in any case
-     * (X-Student-RM: ra2025x is RA2025X's call); undefined for none.
+     * (X-Student-RM: ra2025x is RA2025X's call); undefined for none, and for a third spelling of two
+     * members kept in two cases (as the members feature's keptRm).
      */
-    memberRm: (rm: string, groupId: string) => (memberOf.get({ rm, groupId }) ?? memberOfAnyCase.get({ rm, groupId }))?.rm,
+    memberRm: (rm: string, groupId: string) => {
+      const exact = memberOf.get({ rm, groupId })
+      if (exact) return exact.rm
+      const found = memberOfAnyCase.all({ rm, groupId })
+      return found.length === 1 ? found[0]!.rm : undefined
+    },
   }
 }
