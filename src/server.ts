@@ -121,8 +121,8 @@ function listenRefused(config: Config, e: NodeJS.ErrnoException): ConfigError {
   const where = `port ${config.port} on ${config.host}`
   if (e.code === 'EADDRINUSE') return new ConfigError(`--port / PORT: ${where} is already in use; pick another port`)
   if (e.code === 'EACCES') return new ConfigError(`--port / PORT: ${where} needs privileges this user does not have; pick a port above 1023`)
-  // A name that does not resolve (ENOENT from Bun), or an address of another machine.
-  if (e.code === 'ENOENT' || e.code === 'EADDRNOTAVAIL' || e.code === 'ENOTFOUND') {
+  // A name that does not resolve (ENOENT or EINVAL from Bun, as the resolver answers), or an address of another machine.
+  if (e.code === 'ENOENT' || e.code === 'EINVAL' || e.code === 'EADDRNOTAVAIL' || e.code === 'ENOTFOUND') {
     return new ConfigError(`--host / HOST: cannot listen on ${config.host}, which is not an address of this machine (${e.code}); use 0.0.0.0 for every network of this machine, 127.0.0.1 for itself only, or one of its own addresses`)
   }
   return new ConfigError(`--port / PORT: ${where} cannot be used (${e.message}); pick another port`)

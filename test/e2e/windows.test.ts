@@ -104,7 +104,7 @@ describe.skipIf(wineMissing() !== undefined && !process.env.CI)('the Windows exe
       )
       // A backup, written by the running server while it keeps serving.
       const backup = await command(wine, ['backup', `${HOME}\\aula em curso.tar.gz`, '--data', DATA])
-      expect([backup.code, backup.stderr, backup.stdout]).toEqual([0, '', `backup written to ${HOME}\\aula em curso.tar.gz (${BACKUP_ENTRIES} entries)\n`])
+      expect([backup.code, backup.stderr, backup.stdout]).toEqual([0, '', `backup of ${DATA} written to ${HOME}\\aula em curso.tar.gz (${BACKUP_ENTRIES} entries)\n`])
       expect((await fetch(`${server.base}/health`)).status).toBe(200)
       // A second server on the folder asks the pipe, finds this one there, and says so.
       const second = await command(wine, ['--data', DATA, '--port', '0'])
@@ -125,7 +125,7 @@ describe.skipIf(wineMissing() !== undefined && !process.env.CI)('the Windows exe
     if (!lesson) throw new Error('the first test did not get as far as making the store')
     const file = `${HOME}\\aula.tar.gz`
     const backup = await command(wine, ['backup', file, '--data', DATA])
-    expect([backup.code, backup.stderr, backup.stdout]).toEqual([0, '', `backup written to ${file} (${BACKUP_ENTRIES} entries)\n`])
+    expect([backup.code, backup.stderr, backup.stdout]).toEqual([0, '', `backup of ${DATA} written to ${file} (${BACKUP_ENTRIES} entries)\n`])
     expect(readdirSync(wine.onC(DATA)).sort()).toEqual(['admin-token', 'media', 'storefront.db'])
 
     const restored = `${HOME}\\Restaurado ção`
