@@ -52,6 +52,8 @@ export const MAX_VARIANTS_PER_CREATE = 100
 
 /** What a product with one variant takes at the top level; with `variants`, each variant has its own. */
 const ONE_VARIANT_FIELDS = ['sku', 'price', 'stock', 'minStock'] as const
+/** A JSON Schema clause that holds when every one of `fields` is sent (their schemas are the object's own). */
+const present = (fields: readonly string[]) => ({ properties: Object.fromEntries(fields.map((field) => [field, {}])), required: [...fields] })
 const REQUIRED_WITHOUT_VARIANTS = ['sku', 'price', 'stock'] as const
 
 export const CreateProductBody = z
@@ -91,6 +93,15 @@ export const CreateProductBody = z
       if (body[field] !== undefined) continue
       issues.addIssue({ code: 'custom', path: [field], message: `${field} is required (or send variants: [{sku, price, stock, options}] for several variants)` })
     }
+  })
+  // The rule above, for the OpenAPI document: a generated client and a checking proxy refuse what the
+  // server refuses. Each branch names its required fields as properties too (their schemas are the
+  // object's), which is what makes a generated type require them.
+  .meta({
+    oneOf: [
+      { title: 'One variant', ...present(REQUIRED_WITHOUT_VARIANTS), not: present(['variants']) },
+      { title: 'Several variants', ...present(['variants']), not: { anyOf: ONE_VARIANT_FIELDS.map((field) => present([field])) } },
+    ],
   })
 export type CreateProductBody = z.infer<typeof CreateProductBody>
 
