@@ -138,6 +138,8 @@ export type RawSettings = Partial<Record<SettingName, string | boolean | undefin
 export function loadConfig(flags: RawSettings, env: Record<string, string | undefined>): Config {
   const out: Record<string, unknown> = {}
   for (const [name, s] of Object.entries(SETTINGS) as [SettingName, Settings[SettingName]][]) {
+    // An empty variable is one not set (PORT= in a shell); an empty flag was typed, and meant something.
+    if (flags[name] === '' && !SWITCHES.has(name)) throw new ConfigError(`${s.flag}: needs a value (got ""); leave the flag out for the default`)
     const raw = flags[name] ?? env[s.env]
     const parsed = s.schema.safeParse(raw === '' && !SWITCHES.has(name) ? undefined : raw)
     if (!parsed.success) {

@@ -58,6 +58,12 @@ describe('configuration: flags, environment and defaults', () => {
     expect(localUrl('[fe80::1]', 3000)).toBe('http://[fe80::1]:3000')
   })
 
+  test('an empty variable is one not set; an empty flag is refused, naming it', () => {
+    expect(loadConfig({}, { PORT: '', HOST: '' })).toMatchObject({ port: 3000, host: '0.0.0.0' })
+    expect(() => loadConfig({ port: '' }, {})).toThrow(new ConfigError('--port: needs a value (got ""); leave the flag out for the default'))
+    expect(() => loadConfig({ host: '' }, { HOST: '127.0.0.1' })).toThrow(new ConfigError('--host: needs a value (got ""); leave the flag out for the default'))
+  })
+
   test('RETENTION_DAYS is a whole number of days, at least 1', () => {
     expect(loadConfig({}, { RETENTION_DAYS: '7' }).retentionDays).toBe(7)
     expect(() => loadConfig({ retentionDays: '0' }, {})).toThrow('--retention-days / RETENTION_DAYS: Too small: expected number to be >=1 (got "0")')
