@@ -1,6 +1,6 @@
 /**
  * A webhook receiver as a group's app would write it, runnable as is:
- *   bun examples/webhook-receiver.ts <signingSecret> [port]     (or the secret in WEBHOOK_SECRET)
+ *   npx bun examples/webhook-receiver.ts <signingSecret> [port]     (or the secret in WEBHOOK_SECRET)
  * The secret is a registered endpoint's, or the listen secret `storefront listen` prints when it forwards
  * to this receiver on your own machine: both sign the same way.
  * docs/student-guide.md quotes the part between the markers, and the tests verify real deliveries with it.

@@ -26,6 +26,7 @@ function Listening() {
       <p>
         While you develop, run this on the machine where your app runs (with your secret key, and your app's webhook URL): it forwards the store's events to your app, signed
         with the secret it prints. No certificate or firewall rule is needed. Add <code>--events order.paid,order.cancelled</code> to receive only those.
+        <code>storefront</code> is the executable your teacher hands out; from a clone of the Storefront repository, run <code>npm start -- listen ...</code> with the same options.
       </p>
       <pre aria-label="listen command">{command}</pre>
       <CopyButton text={command} label="Copy command" />
