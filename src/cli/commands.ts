@@ -75,12 +75,14 @@ export function addTeacherCommands(program: Command) {
     .option(...dataOption)
     .option('--from <date>', 'start (ISO date, inclusive)')
     .option('--to <date>', 'end (ISO date; a date alone includes that day)')
-    .option('--group <id>', 'only this group')
+    .option('--group <group>', "only this group: its id (grp_...) or its name")
     .option('--csv', 'CSV instead of a table')
     .action(async (options: { data?: string; from?: string; to?: string; group?: string; csv?: boolean }) => {
-      const query = ActivityQuery.safeParse({ from: options.from, to: options.to, groupId: options.group })
+      // A teacher knows the group's name; the API's id is for apps.
+      const byName = options.group !== undefined && !options.group.startsWith('grp_')
+      const query = ActivityQuery.safeParse({ from: options.from, to: options.to, groupId: byName ? undefined : options.group })
       if (!query.success) throw new CliFailure(query.error.issues.map((i) => `--${String(i.path[0])}: ${i.message}`))
-      const { result: report } = await onDataDir(options.data, { kind: 'activity', query: query.data })
+      const { result: report } = await onDataDir(options.data, { kind: 'activity', query: query.data, ...(byName ? { groupName: options.group } : {}) })
       if (options.csv) return void process.stdout.write(activityCsv(report))
       const rows = [['group', 'rm', 'name', 'calls', 'errors', 'last call']]
       for (const g of report.groups) {

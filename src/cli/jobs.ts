@@ -5,7 +5,7 @@ import { loadConfig, type RawSettings } from '../config'
 import type { Deps } from '../kernel/deps'
 import { type ActivityQuery, activityReport } from '../features/activity'
 import { backup, BackupError } from '../features/backup'
-import { importClassList, ImportError, type ImportRow } from '../features/groups'
+import { groupIdNamed, importClassList, ImportError, type ImportRow } from '../features/groups'
 import { systemClock } from '../kernel/clock'
 import { controlSocketPath, openDataDatabase, prepareDataDir, serverRunning } from '../kernel/data-dir'
 import { DatabaseInUse } from '../kernel/db/open'
@@ -39,7 +39,7 @@ export class CliFailure extends Error {
 export type Job =
   | { kind: 'backup'; file: string }
   | { kind: 'import'; rows: ImportRow[] }
-  | { kind: 'activity'; query: ActivityQuery }
+  | { kind: 'activity'; query: ActivityQuery; groupName?: string }
 
 export interface DataDirHandle {
   deps: Deps
@@ -63,7 +63,7 @@ async function runJob<K extends Job['kind']>(on: DataDirHandle, job: Extract<Job
       case 'import':
         return importClassList(on.deps, j.rows, on.progress) as JobResults[K]
       case 'activity':
-        return activityReport(on.deps, j.query) as JobResults[K]
+        return activityReport(on.deps, j.groupName === undefined ? j.query : { ...j.query, groupId: groupIdNamed(on.deps, j.groupName) }) as JobResults[K]
     }
   } catch (e) {
     throw asCliFailure(e)

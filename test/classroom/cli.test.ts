@@ -229,6 +229,11 @@ describe('storefront activity', () => {
     const bad = await cli(['activity', '--from', 'someday', '--data', 'data'], dir)
     expect(bad.code).toBe(1)
     expect(bad.stderr).toContain('from must be an ISO date')
+    // A group by its name, as the teacher knows it, ignoring case; a name no group has lists them.
+    const byName = await cli(['activity', '--csv', '--group', 'azul', '--data', 'data'], dir)
+    expect(byName.stdout.trimEnd().split('\r\n')[1]).toMatch(/^grp_[0-9a-z]+,Azul,100,Ana,0,0,$/)
+    const nameless = await cli(['activity', '--group', 'Verde', '--data', 'data'], dir)
+    expect([nameless.code, nameless.stderr]).toEqual([1, "storefront: No group is named 'Verde': the groups are 'Azul'.\n"])
   })
 
   test('activity --csv writes names that start a formula behind an apostrophe, and still parses with 7 columns', async () => {

@@ -2,4 +2,4 @@
 export { ImportError, importClassList, parseClassList, type ImportRow } from './import'
 export { GroupIdParams } from './model'
 export { groupRoutes } from './routes'
-export { getGroup } from './service'
+export { getGroup, groupIdNamed } from './service'

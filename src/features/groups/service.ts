@@ -13,6 +13,15 @@ import type { CreateGroupBody, Group } from './model'
 
 const groupNameTaken = (name: string) => new AppError('CONFLICT', `A group named '${name}' already exists (names are compared ignoring case and accents). Choose another name.`)
 
+/** The id of the group named `name`, ignoring case and accents as names are compared; 404 listing the names otherwise. */
+export function groupIdNamed(deps: Deps, name: string): string {
+  const found = deps.db.select({ id: groups.id }).from(groups).where(sameName(groups.name, name)).get()
+  if (found) return found.id
+  const names = deps.db.select({ name: groups.name }).from(groups).orderBy(asc(groups.name)).limit(21).all().map((g) => `'${g.name}'`)
+  const listed = names.length === 0 ? 'there is no group yet' : `the groups are ${names.slice(0, 20).join(', ')}${names.length > 20 ? ', ...' : ''}`
+  throw new AppError('NOT_FOUND', `No group is named '${name}': ${listed}.`)
+}
+
 export function createGroup(deps: Deps, input: CreateGroupBody): Group {
   const now = deps.clock.now()
   const groupId = deps.ids.next('grp')
