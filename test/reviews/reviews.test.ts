@@ -18,6 +18,8 @@ describe('POST /v1/products/:id/reviews', () => {
       rating: 4,
       title: 'Boa camiseta',
       comment: 'Veste bem.',
+      // The spec's field and the URLs to show: the same photos, in the same order.
+      mediaIds: [s.w.A.media.id],
       media: [{ id: s.w.A.media.id, url: s.w.A.media.url }],
       hidden: false,
       createdAt: expect.any(String),

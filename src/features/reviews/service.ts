@@ -66,18 +66,22 @@ function toReviews(urlBase: string, db: Sql, rows: ReviewRow[]): Review[] {
       const file = p.reviewId === reviewId ? files.get(p.mediaId) : undefined
       return file ? [{ id: file.id, url: toMedia(urlBase, file).url }] : []
     })
-  return rows.map((r) => ({
-    id: r.id,
-    productId: r.productId,
-    customer: { id: r.customerId, name: names.get(r.customerId) ?? '' },
-    rating: r.rating,
-    title: r.title,
-    comment: r.comment,
-    media: photosOf(r.id),
-    hidden: r.hidden,
-    createdAt: isoTime(r.createdAt),
-    updatedAt: isoTime(r.updatedAt),
-  }))
+  return rows.map((r) => {
+    const media = photosOf(r.id)
+    return {
+      id: r.id,
+      productId: r.productId,
+      customer: { id: r.customerId, name: names.get(r.customerId) ?? '' },
+      rating: r.rating,
+      title: r.title,
+      comment: r.comment,
+      mediaIds: media.map((m) => m.id),
+      media,
+      hidden: r.hidden,
+      createdAt: isoTime(r.createdAt),
+      updatedAt: isoTime(r.updatedAt),
+    }
+  })
 }
 
 const toReview = (urlBase: string, db: Sql, row: ReviewRow) => toReviews(urlBase, db, [row])[0]!
