@@ -139,6 +139,11 @@ describe.skipIf(noBrowser)('the student side of the panel', () => {
       await page.getByRole('button', { name: 'Add member' }).click()
       await page.getByText('Rui joined the group. Their first password is their RM (2026301).').waitFor()
       expect((await rms()).sort()).toEqual([rm, '2026301'])
+      // One's own row has no Remove (the API refuses it); a classmate's has.
+      const row = (who: string) => page.getByRole('row').filter({ hasText: who })
+      await row('Rui').getByRole('button', { name: 'Remove' }).waitFor()
+      expect(await row('Rita').getByRole('button', { name: 'Remove' }).count()).toBe(0)
+      expect(await row('Rita').locator('td').last().textContent()).toBe('you')
     })
   })
 })

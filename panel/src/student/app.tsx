@@ -70,7 +70,7 @@ function SignedIn({ session, route, onSignOut }: { session: StudentSession; rout
     setDateLocale(current.locale)
     const stream: StudentApi['stream'] = (path, onEvent, onEnd) =>
       openStream({ student: session.token }, path, onEvent, (e) => (e.status === 401 ? onSignOut(`${e.message} Sign in again.`) : onEnd(e)))
-    return { call: request, stream, settings: current, setSettings, money: (n) => format.format(n) }
+    return { call: request, stream, settings: current, setSettings, money: (n) => format.format(n), rm: session.rm }
   }, [current, session.token])
   const page = PAGES.find((p) => route.startsWith(p.path)) ?? PAGES[0]!
   return (

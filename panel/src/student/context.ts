@@ -12,6 +12,8 @@ export interface StudentApi {
   /** After a save, so the colour and the money format follow at once. */
   setSettings(settings: Settings): void
   money(amount: number): string
+  /** The signed-in student's RM. */
+  rm: string
 }
 
 export const StudentContext = createContext<StudentApi | null>(null)

@@ -4,7 +4,7 @@ import type { Member, MemberList } from './types'
 
 /** GET, POST and DELETE /v1/store/members: the group the teacher grades. */
 export function MembersPage() {
-  const { call } = useStudent()
+  const { call, rm: me } = useStudent()
   const members = useLoad(() => call<MemberList>('GET', '/store/members'))
   const action = useAction()
   const add = (event: Event) => {
@@ -36,7 +36,12 @@ export function MembersPage() {
                 <td>{m.rm}</td>
                 <td>{m.name}</td>
                 <td>
-                  <ConfirmButton label="Remove" question={`Remove ${m.name} from the group?`} onConfirm={() => remove(m)} disabled={action.busy} />
+                  {/* The API refuses removing oneself (409 CANNOT_REMOVE_SELF): no button to find that out with. */}
+                  {m.rm === me ? (
+                    <span class="muted">you</span>
+                  ) : (
+                    <ConfirmButton label="Remove" question={`Remove ${m.name} from the group?`} onConfirm={() => remove(m)} disabled={action.busy} />
+                  )}
                 </td>
               </tr>
             ))}
