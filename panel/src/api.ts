@@ -17,6 +17,13 @@ export class ApiError extends Error {
   }
 }
 
+/**
+ * What the sign-in screen says after the server refused the session (401): the server's reason, without
+ * the API route it names for apps, and that what was being sent did not happen.
+ */
+export const signedOutNotice = (e: ApiError) =>
+  `${e.message.replace(/\s*Log in again: POST \S+$/, '')} Sign in again; what you were sending when it ended was not saved.`
+
 /** Who is calling: a student (their panel token) or the teacher (the admin token). */
 export type Credential = { student: string } | { admin: string }
 

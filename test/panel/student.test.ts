@@ -122,7 +122,7 @@ describe.skipIf(noBrowser)('the student side of the panel', () => {
 
   test('a member is added from the group page; an RM the server would refuse is held by the form, and nothing is sent', async () => {
     const rm = '2026300'
-    const { student } = await groupWithStudent(panel, 'Loja Rosa', { rm, name: 'Rita' }, NEW_PASSWORD)
+    const { student, groupId } = await groupWithStudent(panel, 'Loja Rosa', { rm, name: 'Rita' }, NEW_PASSWORD)
     const rms = async () => (await expectOk(panel.call('GET', '/v1/store/members', { headers: student }))).data.map((m: { rm: string }) => m.rm)
 
     await panel.withPage('student adds a member', async (page) => {
@@ -144,6 +144,18 @@ describe.skipIf(noBrowser)('the student side of the panel', () => {
       await row('Rui').getByRole('button', { name: 'Remove' }).waitFor()
       expect(await row('Rita').getByRole('button', { name: 'Remove' }).count()).toBe(0)
       expect(await row('Rita').locator('td').last().textContent()).toBe('you')
+
+      // The teacher resets the password meanwhile: the next action signs out, saying why and that it was not saved.
+      await expectOk(panel.call('POST', `/v1/admin/students/${rm}/reset-password`, { headers: { 'x-admin-token': panel.adminToken } }))
+      await page.getByLabel('RM').fill('2026302')
+      await page.getByLabel('Name').fill('Rosa')
+      await page.getByRole('button', { name: 'Add member' }).click()
+      await page.getByRole('heading', { name: 'Student sign-in' }).waitFor()
+      const notice = await page.getByRole('main').textContent()
+      expect(notice).toContain('Sign in again; what you were sending when it ended was not saved.')
+      expect(notice).not.toContain('POST /v1/store/auth/login')
+      const group = await expectOk(panel.call('GET', `/v1/admin/groups/${groupId}`, { headers: { 'x-admin-token': panel.adminToken } }))
+      expect(group.members.map((m: { rm: string }) => m.rm).sort()).toEqual([rm, '2026301'])
     })
   })
 })

@@ -1,5 +1,5 @@
 import { useEffect, useMemo, useState } from 'preact/hooks'
-import { ApiError, call, openStream } from '../api'
+import { ApiError, call, openStream, signedOutNotice } from '../api'
 import { saveStudent, studentSession, type StudentSession } from '../session'
 import { Shell } from '../shell'
 import { ErrorNote, Field, formValues, setDateLocale, useAction, useLoad, Loaded, SignInForm } from '../ui'
@@ -54,7 +54,7 @@ function SignedIn({ session, route, onSignOut }: { session: StudentSession; rout
     try {
       return await call<T>({ student: session.token }, method, path, options)
     } catch (e) {
-      if (e instanceof ApiError && e.status === 401) onSignOut(`${e.message} Sign in again.`)
+      if (e instanceof ApiError && e.status === 401) onSignOut(signedOutNotice(e))
       throw e
     }
   }
@@ -69,7 +69,7 @@ function SignedIn({ session, route, onSignOut }: { session: StudentSession; rout
     const format = new Intl.NumberFormat(current.locale, { style: 'currency', currency: current.currency })
     setDateLocale(current.locale)
     const stream: StudentApi['stream'] = (path, onEvent, onEnd) =>
-      openStream({ student: session.token }, path, onEvent, (e) => (e.status === 401 ? onSignOut(`${e.message} Sign in again.`) : onEnd(e)))
+      openStream({ student: session.token }, path, onEvent, (e) => (e.status === 401 ? onSignOut(signedOutNotice(e)) : onEnd(e)))
     return { call: request, stream, settings: current, setSettings, money: (n) => format.format(n), rm: session.rm }
   }, [current, session.token])
   const page = PAGES.find((p) => route.startsWith(p.path)) ?? PAGES[0]!

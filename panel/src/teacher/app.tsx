@@ -1,5 +1,5 @@
 import { useMemo, useState } from 'preact/hooks'
-import { ApiError, call, openStream, type CallOptions } from '../api'
+import { ApiError, call, openStream, signedOutNotice, type CallOptions } from '../api'
 import { adminToken, saveAdmin } from '../session'
 import { Shell } from '../shell'
 import { CLASS_LOCALE, Field, formValues, SignInForm, setDateLocale, useAction } from '../ui'
@@ -46,11 +46,11 @@ function SignedIn({ token, route, onSignOut }: { token: string; route: string; o
         try {
           return await call<T>({ admin: token }, method, path, options)
         } catch (e) {
-          if (e instanceof ApiError && e.status === 401) onSignOut(`${e.message} Sign in again.`)
+          if (e instanceof ApiError && e.status === 401) onSignOut(signedOutNotice(e))
           throw e
         }
       },
-      stream: (path, onEvent, onEnd) => openStream({ admin: token }, path, onEvent, (e) => (e.status === 401 ? onSignOut(`${e.message} Sign in again.`) : onEnd(e))),
+      stream: (path, onEvent, onEnd) => openStream({ admin: token }, path, onEvent, (e) => (e.status === 401 ? onSignOut(signedOutNotice(e)) : onEnd(e))),
     }),
     [token],
   )
