@@ -43,6 +43,16 @@ const CHROMIUM_ARGS = [
   '--disable-dev-shm-usage',
 ]
 
+/**
+ * How many pixels the page reaches past the window's width: what a phone would scroll sideways. Against
+ * the document's client width: an emulated phone's innerWidth grows with whatever overflows, so a check
+ * against it could not fail.
+ */
+export const sidewaysOverflow = async (page: Page) => {
+  const [scroll, client] = (await page.evaluate('[document.documentElement.scrollWidth, document.documentElement.clientWidth]')) as [number, number]
+  return scroll - client
+}
+
 /** A phone in portrait, for the "readable on a phone" checks. */
 export const PHONE: BrowserContextOptions = { viewport: { width: 390, height: 844 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true }
 

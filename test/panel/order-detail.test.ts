@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, test } from 'bun:test'
 import { startReceiver } from '../helpers/receivers'
 import { apiKey, createKey, expectOk } from '../helpers/world'
-import { eventually, groupWithStudent, noBrowser, PHONE, signInAsStudent, usePanel } from './browser'
+import { eventually, groupWithStudent, noBrowser, PHONE, sidewaysOverflow, signInAsStudent, usePanel } from './browser'
 
 // Loopback webhook URLs (the test's receiver) are allowed, as on a student's own copy.
 const panel = usePanel(['--allow-loopback-webhooks'])
@@ -77,8 +77,7 @@ describe.skipIf(noBrowser)('the order detail page', () => {
       expect(await menu.getAttribute('aria-expanded')).toBe('false')
       await page.goBack()
       await page.getByRole('heading', { name: `Order #${order.number}` }).waitFor()
-      const [scroll, inner] = (await page.evaluate('[document.documentElement.scrollWidth, window.innerWidth]')) as [number, number]
-      expect(scroll).toBeLessThanOrEqual(inner)
+      expect(await sidewaysOverflow(page)).toBeLessThanOrEqual(0)
       // A wide table scrolls inside its own box rather than being cut.
       const box = page.getByRole('table', { name: 'Items' }).locator('xpath=..')
       expect(await box.evaluate((e) => (globalThis as unknown as { getComputedStyle(e: unknown): { overflowX: string } }).getComputedStyle(e).overflowX)).toBe('auto')
@@ -91,8 +90,7 @@ describe.skipIf(noBrowser)('the order detail page', () => {
       await page.getByRole('heading', { name: `Order #${paid.number}` }).waitFor()
       const email = page.locator('dt:text-is("Customer") + dd')
       expect(await email.textContent()).toBe(`Bianca · ${LONG_EMAIL}`)
-      const [scroll, inner] = (await page.evaluate('[document.documentElement.scrollWidth, window.innerWidth]')) as [number, number]
-      expect(scroll).toBeLessThanOrEqual(inner)
+      expect(await sidewaysOverflow(page)).toBeLessThanOrEqual(0)
       expect(await email.evaluate((e) => e.scrollWidth <= e.clientWidth)).toBe(true)
       // The Items table is wider than the phone: the line under it says so, until it is scrolled to its end.
       const items = page.getByRole('table', { name: 'Items' }).locator('xpath=..')

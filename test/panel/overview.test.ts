@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, test } from 'bun:test'
 import { apiKey, createKey, expectOk } from '../helpers/world'
-import { groupWithStudent, noBrowser, PHONE, signInAsStudent, usePanel } from './browser'
+import { groupWithStudent, noBrowser, PHONE, sidewaysOverflow, signInAsStudent, usePanel } from './browser'
 
 const panel = usePanel()
 const RM = '2026500'
@@ -81,8 +81,7 @@ describe.skipIf(noBrowser)("the store's overview in the panel", () => {
       const lowTop = (await low.boundingBox())!.y
       expect(errorsTop).toBeLessThan(lowTop)
       expect(await errors.getByText('prod_from_the_panel').count()).toBe(0)
-      const [scroll, inner] = (await page.evaluate('[document.documentElement.scrollWidth, window.innerWidth]')) as [number, number]
-      expect(scroll).toBeLessThanOrEqual(inner)
+      expect(await sidewaysOverflow(page)).toBeLessThanOrEqual(0)
     }, PHONE)
   })
 })

@@ -4,7 +4,7 @@ import { join } from 'node:path'
 import type { Page } from 'playwright-core'
 import { tempDir } from '../helpers/temp'
 import { activeStudent, admin, bearer, firstLogin } from '../helpers/world'
-import { eventually, noBrowser, PHONE, signInAsTeacher, usePanel } from './browser'
+import { eventually, noBrowser, PHONE, sidewaysOverflow, signInAsTeacher, usePanel } from './browser'
 
 const panel = usePanel()
 
@@ -121,9 +121,7 @@ describe.skipIf(noBrowser)('the teacher side of the panel', () => {
       expect(await page.getByRole('alert').textContent()).toContain('401')
       await signInAsTeacher(page, panel, '/teacher/activity')
       await page.getByRole('img', { name: /^Calls per hour/ }).waitFor()
-      const widths = await page.evaluate('[document.documentElement.scrollWidth, window.innerWidth]')
-      const [scroll, inner] = widths as [number, number]
-      expect(scroll).toBeLessThanOrEqual(inner)
+      expect(await sidewaysOverflow(page)).toBeLessThanOrEqual(0)
     }, PHONE)
   })
 })
