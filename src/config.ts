@@ -162,14 +162,26 @@ export function derivePublicUrl(config: Config, port: number): string {
   return `http://${reachableHost(config.host)}:${port}`
 }
 
+/** Whether listening on `host` is listening on every address of the machine. */
+export const isWildcardHost = (host: string) => host === '0.0.0.0' || host === '::'
+
+/** `host` without the brackets an IPv6 address may be given in. */
+const bareHost = (host: string) => host.replace(/^\[(.*)\]$/, '$1')
+
+/** `host` as a URL writes it: an IPv6 address in brackets, once. */
+const urlHost = (host: string) => {
+  const bare = bareHost(host)
+  return bare.includes(':') ? `[${bare}]` : bare
+}
+
 export function reachableHost(host: string): string {
-  if (host !== '0.0.0.0' && host !== '::') return host.includes(':') ? `[${host}]` : host
+  if (!isWildcardHost(host)) return urlHost(host)
   return lanAddresses()[0] ?? 'localhost'
 }
 
 /** Whether listening on `host` serves this machine only: a student's personal copy. */
 export function isLoopbackHost(host: string): boolean {
-  const bare = host.replace(/^\[(.*)\]$/, '$1').toLowerCase()
+  const bare = bareHost(host).toLowerCase()
   return bare === 'localhost' || bare === '::1' || (isIPv4(bare) && bare.startsWith('127.'))
 }
 
@@ -177,11 +189,7 @@ export function isLoopbackHost(host: string): boolean {
  * Where this machine reaches a server listening on `host`: localhost when it listens on every address
  * or on loopback; else only at that address (a server on one LAN address refuses localhost).
  */
-export function localUrl(host: string, port: number): string {
-  if (host === '0.0.0.0' || host === '::' || isLoopbackHost(host)) return `http://localhost:${port}`
-  const bare = host.replace(/^\[(.*)\]$/, '$1')
-  return `http://${bare.includes(':') ? `[${bare}]` : bare}:${port}`
-}
+export const localUrl = (host: string, port: number) => `http://${isWildcardHost(host) || isLoopbackHost(host) ? 'localhost' : urlHost(host)}:${port}`
 
 export function lanAddresses(): string[] {
   return Object.values(networkInterfaces())

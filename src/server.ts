@@ -2,7 +2,7 @@ import { createApp } from './app'
 import { createDeps, startBackgroundWork } from './wiring'
 import { serveJobs } from './cli/jobs'
 import { sweepMediaFolder } from './features/media'
-import { ConfigError, derivePublicUrl, lanAddresses, localUrl, type Config } from './config'
+import { ConfigError, derivePublicUrl, isWildcardHost, lanAddresses, localUrl, type Config } from './config'
 import { resolveAdminToken } from './kernel/admin-token'
 import { systemClock } from './kernel/clock'
 import { openForServer, prepareDataDir, removePidFile, writePidFile } from './kernel/data-dir'
@@ -88,7 +88,7 @@ export async function serve(config: Config, log: Log = consoleLog) {
 }
 
 function printBanner(config: Config, port: number, publicUrl: string, admin: ReturnType<typeof resolveAdminToken>) {
-  const wildcard = config.host === '0.0.0.0' || config.host === '::'
+  const wildcard = isWildcardHost(config.host)
   const local = localUrl(config.host, port)
   const lan = wildcard ? lanAddresses().map((a) => `http://${a}:${port}`) : []
   const adminLine = {
