@@ -7,6 +7,9 @@ const boolText = z
   .union([z.boolean(), z.enum(['1', 'true', 'yes', 'on', '0', 'false', 'no', 'off', ''])], { error: 'must be one of 1, true, yes, on (to turn it on) or 0, false, no, off (to leave it off)' })
   .transform((v) => v === true || v === '1' || v === 'true' || v === 'yes' || v === 'on')
 
+/** The shortest admin token taken, configured or written into its file (kernel/admin-token.ts). */
+export const ADMIN_TOKEN_MIN_LENGTH = 16
+
 const wholeNumber = (min: number, max: number) => z.coerce.number().int().min(min).max(max)
 
 /**
@@ -39,7 +42,7 @@ export const SETTINGS = {
     env: 'ADMIN_TOKEN',
     help: 'teacher token for /v1/admin',
     byDefault: 'generated once, kept in <data>/admin-token',
-    schema: z.string().min(16, 'must have at least 16 characters').max(256).optional(),
+    schema: z.string().min(ADMIN_TOKEN_MIN_LENGTH, `must have at least ${ADMIN_TOKEN_MIN_LENGTH} characters`).max(256).optional(),
   },
   publicUrl: {
     flag: '--public-url',
