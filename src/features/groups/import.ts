@@ -1,12 +1,13 @@
 import { count, eq, inArray, sql } from 'drizzle-orm'
 import { groups, stores, students } from '../../kernel/auth/tables'
 import { writeTransaction, type Sql } from '../../kernel/db/database'
-import { foldName, sameName } from '../../kernel/db/folded'
+import { foldName } from '../../kernel/db/folded'
 import type { Deps } from '../../kernel/deps'
 import { AppError } from '../../kernel/errors'
 import { nameText } from '../../kernel/control-characters'
 import { insertMembers, listMembers, MAX_MEMBERS_PER_GROUP, MemberInput, moveMembers, rmKey, studentsWithRms } from '../members'
 import { GROUP_NAME_MAX } from './model'
+import { groupNamed } from './service'
 import { pluralize } from '../../kernel/plural'
 
 export interface ImportRow {
@@ -152,7 +153,7 @@ export function importClassList(deps: Deps, rows: ImportRow[], progress: (messag
     const listed = new Map<string, string>()
     for (const members of byGroup.values()) {
       const name = members[0]!.group
-      let group = tx.select({ id: groups.id, name: groups.name }).from(groups).where(sameName(groups.name, name)).get()
+      let group = groupNamed(tx, name)
       if (!group) {
         group = { id: deps.ids.next('grp'), name }
         tx.insert(groups).values({ id: group.id, name, createdAt: now }).run()

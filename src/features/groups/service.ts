@@ -13,9 +13,15 @@ import type { CreateGroupBody, Group } from './model'
 
 const groupNameTaken = (name: string) => new AppError('CONFLICT', `A group named '${name}' already exists (names are compared ignoring case and accents). Choose another name.`)
 
-/** The id of the group named `name`, ignoring case and accents as names are compared; 404 listing the names otherwise. */
+/**
+ * The group named `name` ignoring case and accents ('TURMA AÇÃO' is 'Turma Ação'), as group names are
+ * unique: the unique index on lower(name) folds ASCII only.
+ */
+export const groupNamed = (db: Sql, name: string) => db.select({ id: groups.id, name: groups.name }).from(groups).where(sameName(groups.name, name)).get()
+
+/** The id of the group named `name` (groupNamed); 404 listing the names otherwise. */
 export function groupIdNamed(deps: Deps, name: string): string {
-  const found = deps.db.select({ id: groups.id }).from(groups).where(sameName(groups.name, name)).get()
+  const found = groupNamed(deps.db, name)
   if (found) return found.id
   const names = deps.db.select({ name: groups.name }).from(groups).orderBy(asc(groups.name)).limit(21).all().map((g) => `'${g.name}'`)
   const listed = names.length === 0 ? 'there is no group yet' : `the groups are ${names.slice(0, 20).join(', ')}${names.length > 20 ? ', ...' : ''}`
@@ -28,8 +34,7 @@ export function createGroup(deps: Deps, input: CreateGroupBody): Group {
   const storeId = deps.ids.next('str')
   try {
     writeTransaction(deps.db, (tx) => {
-      // Ignoring case and accents ('TURMA AÇÃO' is 'Turma Ação'): the unique index on lower(name) folds ASCII only.
-      const same = tx.select({ name: groups.name }).from(groups).where(sameName(groups.name, input.name)).get()
+      const same = groupNamed(tx, input.name)
       if (same) throw groupNameTaken(same.name)
       assertRoomFor(tx, null, input.members.length)
       assertRmsFree(tx, null, input.members.map((m) => m.rm), true)
