@@ -27,6 +27,12 @@ const findStudent = (db: Sql, rm: string) =>
     .where(eq(students.rm, rm))
     .get()
 
+/** The student `rm` names in another case than it is kept in, or undefined. */
+function studentInAnyCase(db: Sql, rm: string) {
+  const kept = keptRm(db, rm)
+  return kept === undefined ? undefined : findStudent(db, kept)
+}
+
 /** Whether `password` is the student's RM, in any case: the initial password, and one a new one may not be. */
 const isTheRm = (password: string, rm: string) => constantTimeEqual(rmKey(password), rmKey(rm))
 
@@ -52,9 +58,8 @@ function openSession(db: Sql, rm: string, now: number) {
 export async function login(deps: Deps, throttle: LoginThrottle, input: { rm: string; password: string }, address: string) {
   // Counted under the RM whatever its case: ra1 and RA1 are one student's failures.
   const attempt = throttle.begin(rmKey(input.rm), input.rm, address)
-  // Whatever its case: a phone keyboard writes ra2025x for RA2025X.
-  const rm = keptRm(deps.db, input.rm)
-  const student = rm === undefined ? undefined : findStudent(deps.db, rm)
+  // As written, else whatever its case (keptRm): a phone keyboard writes ra2025x for RA2025X.
+  const student = findStudent(deps.db, input.rm) ?? studentInAnyCase(deps.db, input.rm)
   // The same answer for an unknown RM and a wrong password: the response does not tell which RMs exist.
   const ok = await passwordMatches(deps.passwords, student, input.password)
   if (!student || !ok) {
