@@ -17,54 +17,61 @@ export const EVENT_TYPES = {
 
 export type EventType = keyof typeof EVENT_TYPES
 
-const id = (prefix: string, what: string) => z.string().describe(`the ${what}'s id (${prefix}_...)`)
-const orderNumber = z.number().int().describe("the order's number in its store (#1, #2, ...)")
-const amount = (what: string) => z.number().describe(`${what}, in the store's currency, with two decimals at most`)
-
 /**
  * The `data` of each event, as emitted (`Outbox.emit` takes exactly this shape, so a change of what an
- * event carries changes its schema) and as the OpenAPI document's `webhooks` describe it.
+ * event carries changes its schema) and as the OpenAPI document's `webhooks` describe it. Made on first
+ * use (the document), not at start, where building zod's schemas is already the largest part of loading
+ * (bench/README.md, "Start-up"); `emit`'s types are the compiler's.
  */
-export const EVENT_DATA = {
-  'order.created': z.object({ orderId: id('ord', 'order'), number: orderNumber, customerId: id('cus', 'customer'), total: amount("the order's total") }).strict(),
-  'order.paid': z.object({ orderId: id('ord', 'order'), number: orderNumber, total: amount("the order's total") }).strict(),
-  'order.cancelled': z
-    .object({
-      orderId: id('ord', 'order'),
-      number: orderNumber,
-      reason: z.enum(['CUSTOMER', 'STORE', 'EXPIRED']).describe('who cancelled it: the customer, the store, or expiry (not paid in time)'),
-      total: amount("the order's total"),
-    })
-    .strict(),
-  'order.refunded': z
-    .object({
-      orderId: id('ord', 'order'),
-      number: orderNumber,
-      refundId: id('ref', 'refund'),
-      amount: amount('the amount refunded: the whole total'),
-      restock: z.boolean().describe('whether the units went back to stock'),
-    })
-    .strict(),
-  'product.low_stock': z
-    .object({
-      productId: id('prod', 'product'),
-      variantId: id('var', 'variant'),
-      sku: z.string(),
-      available: z.number().int().describe('units that can be bought now: stock minus reserved'),
-      minStock: z.number().int(),
-    })
-    .strict(),
-  'shipment.updated': z
-    .object({
-      orderId: id('ord', 'order'),
-      number: orderNumber,
-      status: z.enum(['SHIPPED', 'DELIVERED']),
-      trackingCode: z.string().nullable().describe('null when the store gave none'),
-    })
-    .strict(),
-  'review.created': z.object({ reviewId: id('rev', 'review'), productId: id('prod', 'product'), rating: z.number().int().min(1).max(5) }).strict(),
-  ping: z.object({ webhookId: id('whk', 'webhook endpoint'), message: z.string() }).strict(),
-} satisfies Record<EventType, z.ZodType>
+function eventDataSchemas() {
+  const id = (prefix: string, what: string) => z.string().describe(`the ${what}'s id (${prefix}_...)`)
+  const orderNumber = z.number().int().describe("the order's number in its store (#1, #2, ...)")
+  const amount = (what: string) => z.number().describe(`${what}, in the store's currency, with two decimals at most`)
+  return {
+    'order.created': z.object({ orderId: id('ord', 'order'), number: orderNumber, customerId: id('cus', 'customer'), total: amount("the order's total") }).strict(),
+    'order.paid': z.object({ orderId: id('ord', 'order'), number: orderNumber, total: amount("the order's total") }).strict(),
+    'order.cancelled': z
+      .object({
+        orderId: id('ord', 'order'),
+        number: orderNumber,
+        reason: z.enum(['CUSTOMER', 'STORE', 'EXPIRED']).describe('who cancelled it: the customer, the store, or expiry (not paid in time)'),
+        total: amount("the order's total"),
+      })
+      .strict(),
+    'order.refunded': z
+      .object({
+        orderId: id('ord', 'order'),
+        number: orderNumber,
+        refundId: id('ref', 'refund'),
+        amount: amount('the amount refunded: the whole total'),
+        restock: z.boolean().describe('whether the units went back to stock'),
+      })
+      .strict(),
+    'product.low_stock': z
+      .object({
+        productId: id('prod', 'product'),
+        variantId: id('var', 'variant'),
+        sku: z.string(),
+        available: z.number().int().describe('units that can be bought now: stock minus reserved'),
+        minStock: z.number().int(),
+      })
+      .strict(),
+    'shipment.updated': z
+      .object({
+        orderId: id('ord', 'order'),
+        number: orderNumber,
+        status: z.enum(['SHIPPED', 'DELIVERED']),
+        trackingCode: z.string().nullable().describe('null when the store gave none'),
+      })
+      .strict(),
+    'review.created': z.object({ reviewId: id('rev', 'review'), productId: id('prod', 'product'), rating: z.number().int().min(1).max(5) }).strict(),
+    ping: z.object({ webhookId: id('whk', 'webhook endpoint'), message: z.string() }).strict(),
+  } satisfies Record<EventType, z.ZodType>
+}
+
+let eventData: ReturnType<typeof eventDataSchemas> | undefined
+/** The schema of each event's `data` (eventDataSchemas), made once. */
+export const eventDataSchema = <T extends EventType>(type: T) => (eventData ??= eventDataSchemas())[type]
 
 /** What an event of `T` carries as its `data`. */
-export type EventData<T extends EventType> = z.input<(typeof EVENT_DATA)[T]>
+export type EventData<T extends EventType> = z.input<ReturnType<typeof eventDataSchemas>[T]>

@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { EVENT_DATA, EVENT_TYPES, type EventType } from '../../kernel/events'
+import { EVENT_TYPES, eventDataSchema, type EventType } from '../../kernel/events'
 
 type Json = Record<string, unknown>
 
@@ -35,7 +35,7 @@ export function webhookDocumentation(tidy: (schema: unknown) => unknown): { webh
         id: { type: 'string', description: 'The event\u2019s id (evt_...), the same on every attempt and in X-Webhook-Id: a receiver dedupes on it.' },
         type: { type: 'string', const: type },
         createdAt: { type: 'string', format: 'date-time', description: 'When the event happened (ISO 8601, UTC).' },
-        data: tidy(z.toJSONSchema(EVENT_DATA[type])),
+        data: tidy(z.toJSONSchema(eventDataSchema(type))),
       },
     }
     webhooks[type] = {
