@@ -83,9 +83,10 @@ export const cpuMs = () => {
  * expectWithinBaseline for `measured` against `baseline`, the two timed in turn (interleavedMedians,
  * `runs` each) in CPU time (cpuMs), up to `attempts` times: a stall of a busy machine that lands on
  * more turns of one side than of the other misses once; what breaks the bound misses every time.
- * In wall time, a suite busy with other files made one side four to six times as slow three times
- * over (a search beside 60,000 matches of another store reads pages the baseline does not, which a
- * machine short of memory fetched from the disk), where alone the two took the same.
+ * In wall time, a suite busy with other files made one side three to six times as slow three times
+ * over, where alone the two took the same (a search beside 60,000 matches of another store reads pages
+ * the baseline does not: waiting for them is the likely cause, not confirmed). CPU time counts the
+ * process's other threads too (the collector), alike on both sides of the alternated turns.
  */
 export async function expectTimedInTurnWithinBaseline(what: string, baseline: () => void, measured: () => void, bound: { factor: number; slackMs?: number }, { attempts = 3, runs = 15 } = {}) {
   const measure = async () => {
