@@ -3,7 +3,7 @@ import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from
 import { join } from 'node:path'
 import { installNeeded } from '../../scripts/install-if-needed.mjs'
 import { track } from '../helpers/children'
-import { expectWithinBaseline } from '../helpers/limits'
+import { expectHeldInOneOf, expectWithinBaseline } from '../helpers/limits'
 import { tempDir } from '../helpers/temp'
 
 const root = join(import.meta.dir, '..', '..')
@@ -127,10 +127,23 @@ describe('npm start and npm test on a clone', () => {
     }
     expect(p.calls()).toBe('')
     // An npm ci takes tens of seconds; this is Node starting and reading two files. The best of each
-    // (a busy machine only ever adds time), the pre-scripts against Node starting alone just after.
-    const alone: number[] = []
-    for (let i = 0; i < 3; i++) alone.push((await p.nodeAlone()).ms)
-    expectWithinBaseline('the pre-script with nothing to install (baseline: node -e "")', Math.min(...times), Math.min(...alone), { factor: 5 })
+    // (a busy machine only ever adds time), the pre-script and Node starting alone timed in turn, and
+    // measured again when a busy suite's stall lands on one side (it did once in CI: 203 against 34 ms).
+    const script = async () => (await p.run('prestart')).ms
+    const alone = async () => (await p.nodeAlone()).ms
+    await expectHeldInOneOf(3, 'rounds of three starts each', async () => {
+      const [best, baseline] = [[...times], [] as number[]]
+      for (let i = 0; i < 3; i++) {
+        baseline.push(await alone())
+        best.push(await script())
+      }
+      try {
+        expectWithinBaseline('the pre-script with nothing to install (baseline: node -e "")', Math.min(...best), Math.min(...baseline), { factor: 5 })
+        return undefined
+      } catch (e) {
+        return (e as Error).message
+      }
+    }, 'at most 5 times Node starting alone')
   })
 
   test('on a fresh clone the pre-script runs npm ci once, says why, and the start goes on', async () => {
