@@ -58,7 +58,12 @@ export async function serve(config: Config, log: Log = consoleLog) {
   deps.listenPort = port
   deps.publicUrl.listening(derivePublicUrl(config, port))
   startBackgroundWork(deps, (start) => {
-    const later = setTimeout(start, BACKGROUND_AFTER_MS)
+    const later = setTimeout(() => {
+      start()
+      // A lab machine left in UTC would end a Brazilian evening class's "today" at 21:00: the teacher sees
+      // whose days these are. Not in the banner: reading the time zone loads the runtime's zone data (~10 ms).
+      log.info(`days are counted in ${deps.clock.timeZone}, this machine's time zone (the TZ variable sets another): the board's today, per-day activity`)
+    }, BACKGROUND_AFTER_MS)
     deps.lifecycle.onStop(() => clearTimeout(later))
   })
 

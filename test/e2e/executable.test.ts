@@ -81,10 +81,14 @@ describe('the single executable', () => {
     expect((db.query('select count(*) as n from __drizzle_migrations').get() as { n: number }).n).toBe(loadMigrations().length)
     db.close()
 
-    // Started again on the same data: same token, not shown again.
-    const again = await startExecutable(bin, dir)
+    // Started again on the same data: same token, not shown again. Its days follow TZ, as a lab machine's set to São Paulo would.
+    const again = await startExecutable(bin, dir, [], { TZ: 'America/Sao_Paulo' })
     expect(again.stdout()).not.toContain(token)
     expect(again.stdout()).toContain(`admin token  in ${join(dir, 'data', 'admin-token')}`)
+    const days = "days are counted in America/Sao_Paulo, this machine's time zone"
+    await waitFor(() => again.stdout().includes(days), limit(10_000), 'the line naming the time zone, a moment after the banner')
+    const board = (await (await fetch(`${again.base}/v1/admin/board`, { headers: { 'x-admin-token': token } })).json()) as { today: { from: string; timeZone: string } }
+    expect([board.today.timeZone, board.today.from.slice(10)]).toEqual(['America/Sao_Paulo', 'T03:00:00.000Z'])
     expect(await again.stop('SIGINT')).toBe(0)
   })
 

@@ -53,7 +53,7 @@ describe('GET /v1/admin/activity/series', () => {
     ])
   })
 
-  test('bucket=day over whole UTC days lists every group; a former member keeps their counts under "(no longer a member)"', async () => {
+  test('bucket=day over whole days (UTC on a machine in UTC) lists every group; a former member keeps their counts under "(no longer a member)"', async () => {
     const t = await setup()
     const { A, B } = t.world
     t.clock.set(Date.parse('2026-01-01T20:00:00Z'))
@@ -78,6 +78,36 @@ describe('GET /v1/admin/activity/series', () => {
     expect(a.students.map((s: any) => [s.rm, s.name])).toEqual([[A.rms.active, 'Active a'], [A.rms.fresh, 'Fresh a'], [A.rms.spare, '(no longer a member)']])
     expect(a.students[2].calls).toEqual([5, 0, 0])
     expect(B.group.id).toBe(b.groupId)
+  })
+
+  test("bucket=day follows the machine's time zone: in São Paulo a day runs 03:00 to 03:00 UTC, and a date or a time without an offset is read there", async () => {
+    const t = await setup()
+    t.clock.timeZone = 'America/Sao_Paulo'
+    const { A } = t.world
+    const call = async (at: string, n: number) => {
+      t.clock.set(Date.parse(at))
+      for (let i = 0; i < n; i++) await t.call('GET', '/v1/probe', { headers: { ...apiKey(A.key.apiKey), 'x-student-rm': A.rms.spare } })
+    }
+    await call('2026-01-02T01:00:00Z', 2) // 22:00 on 1 January there
+    await call('2026-01-02T04:00:00Z', 3) // 01:00 on 2 January
+    const body = await expectOk(series(t, `?from=2026-01-01&to=2026-01-02&bucket=day&groupId=${A.group.id}`))
+    expect([body.timeZone, body.times, body.to]).toEqual(['America/Sao_Paulo', ['2026-01-01T03:00:00.000Z', '2026-01-02T03:00:00.000Z'], '2026-01-03T03:00:00.000Z'])
+    // The setup's calls (21:00 on 31 December there) are before the window.
+    expect(body.groups[0].calls).toEqual([2, 3])
+    const report = await expectOk(t.call('GET', `/v1/admin/activity?from=2026-01-01&to=2026-01-01&groupId=${A.group.id}`, { headers: admin }))
+    expect([report.from, report.to, report.groups[0].calls]).toEqual(['2026-01-01T03:00:00.000Z', '2026-01-02T03:00:00.000Z', 2])
+    // 19:00 without an offset is 19:00 in São Paulo, 22:00 UTC; with Z it is 19:00 UTC.
+    const evening = await expectOk(t.call('GET', `/v1/admin/activity?from=2026-01-01T19:00:00&groupId=${A.group.id}`, { headers: admin }))
+    expect([evening.from, evening.groups[0].calls]).toEqual(['2026-01-01T22:00:00.000Z', 5])
+    expect((await expectOk(t.call('GET', '/v1/admin/activity?from=2026-01-01T19:00:00Z', { headers: admin }))).from).toBe('2026-01-01T19:00:00.000Z')
+  })
+
+  test('across a daylight-saving change a day bucket has 23 or 25 hours (Berlin)', async () => {
+    const t = await setup()
+    t.clock.timeZone = 'Europe/Berlin'
+    const body = await expectOk(series(t, '?from=2026-03-28&to=2026-03-30&bucket=day'))
+    expect(body.times).toEqual(['2026-03-27T23:00:00.000Z', '2026-03-28T23:00:00.000Z', '2026-03-29T22:00:00.000Z'])
+    expect(body.to).toBe('2026-03-30T22:00:00.000Z')
   })
 
   test('more than 744 buckets is 400 VALIDATION_ERROR saying to use bucket=day or a shorter window', async () => {

@@ -24,7 +24,7 @@ describe('GET /v1/admin/board', () => {
     t.deps.db.update(webhookDeliveries).set({ status: 'FAILED', createdAt: Date.parse('2026-01-02T10:00:00Z') }).where(eq(webhookDeliveries.id, ping!.id)).run()
 
     const board = await expectOk(t.call('GET', '/v1/admin/board', { headers: admin }))
-    expect(board.today).toEqual({ from: '2026-01-02T00:00:00.000Z', to: '2026-01-03T00:00:00.000Z' })
+    expect(board.today).toEqual({ from: '2026-01-02T00:00:00.000Z', to: '2026-01-03T00:00:00.000Z', timeZone: 'UTC' })
     const a = board.groups.find((g: any) => g.groupId === A.group.id)
     expect(a).toEqual({
       groupId: A.group.id,
@@ -43,6 +43,29 @@ describe('GET /v1/admin/board', () => {
     expect(b.failingWebhooks).toEqual([{ url: 'https://10.9.8.7/hook', failed: 1 }])
     // Only the teacher reads it.
     expect((await t.call('GET', '/v1/admin/board', { headers: apiKey(A.key.apiKey) })).status).toBe(401)
+  })
+
+  test("an evening class in São Paulo keeps its day past 21:00, when the UTC day turns: today is the machine's calendar day", async () => {
+    const t = createTestApp({ extraRoutes: activityProbes, settings: { rateLimitRps: '0' } })
+    t.clock.timeZone = 'America/Sao_Paulo'
+    const { A } = await twoStores(t.call, t.deps)
+    t.deps.activity.flush()
+    const call = async (at: string) => {
+      t.clock.set(Date.parse(at))
+      await expectOk(t.call('GET', '/v1/probe', { headers: { ...apiKey(A.key.apiKey), 'x-student-rm': A.rms.spare } }))
+    }
+    await call('2026-01-02T02:30:00Z') // 23:30 on 1 January in São Paulo: the day before
+    await call('2026-01-02T22:00:00Z') // 19:00, the class starts
+    await call('2026-01-03T00:30:00Z') // 21:30, a new UTC day but the same evening
+    t.clock.set(Date.parse('2026-01-03T01:00:00Z'))
+    const board = await expectOk(t.call('GET', '/v1/admin/board', { headers: admin }))
+    expect(board.today).toEqual({ from: '2026-01-02T03:00:00.000Z', to: '2026-01-03T03:00:00.000Z', timeZone: 'America/Sao_Paulo' })
+    const a = board.groups.find((g: any) => g.groupId === A.group.id)
+    expect([a.callsToday, a.lastCallAt, a.silentStudents.map((s: any) => s.rm)]).toEqual([2, '2026-01-03T00:30:00.000Z', [A.rms.active, A.rms.fresh]])
+    // At 00:30 in São Paulo the day has turned: the evening's calls were yesterday's.
+    t.clock.set(Date.parse('2026-01-03T03:30:00Z'))
+    const next = (await expectOk(t.call('GET', '/v1/admin/board', { headers: admin }))).groups.find((g: any) => g.groupId === A.group.id)
+    expect([next.callsToday, next.lastCallAt]).toEqual([0, null])
   })
 
   test("a flood of the publishable key, refused 429 by its own bucket, is the shop front's figure: the group's error rate stays its own and no student gets the calls", async () => {

@@ -24,7 +24,7 @@ describe('the store overview', () => {
     await expectOk(s.call('POST', '/v1/products', { headers: apiKey(s.w.B.key.apiKey), body: { name: 'De B', sku: 'B-1', price: 1, stock: 0, state: 'PUBLISHED' } }), 201)
 
     const o = await expectOk(s.call('GET', '/v1/store/overview', { headers: apiKey(s.w.A.key.apiKey) }))
-    expect(o.today).toEqual({ from: new Date(Date.UTC(2026, 0, 2)).toISOString(), to: new Date(Date.UTC(2026, 0, 3)).toISOString() })
+    expect(o.today).toEqual({ from: new Date(Date.UTC(2026, 0, 2)).toISOString(), to: new Date(Date.UTC(2026, 0, 3)).toISOString(), timeZone: 'UTC' })
     expect(o.products).toEqual({ DRAFT: 1, PUBLISHED: 2, ARCHIVED: 0 })
     expect(o.orders).toEqual({
       byStatus: { PENDING: 1, PAID: 2, CANCELLED: 0, SHIPPED: 0, DELIVERED: 0, REFUNDED: 0 },
@@ -37,6 +37,13 @@ describe('the store overview', () => {
       [s.product.name, s.product.variants[0].sku, 2, 2],
     ])
     expect(o.apiKeys.map((k: any) => k.name).sort()).toEqual(['main', 'spare'])
+    // On a machine in São Paulo both payments (20:00 and 22:00 there) fell on the same day, 1 January.
+    s.clock.timeZone = 'America/Sao_Paulo'
+    const local = await expectOk(s.call('GET', '/v1/store/overview', { headers: apiKey(s.w.A.key.apiKey) }))
+    expect([local.today, local.orders.paidToday]).toEqual([
+      { from: '2026-01-01T03:00:00.000Z', to: '2026-01-02T03:00:00.000Z', timeZone: 'America/Sao_Paulo' },
+      { orders: 2, amount: 79.96 },
+    ])
     expect(o.webhooks.failing).toEqual([])
     const b = await expectOk(s.call('GET', '/v1/store/overview', { headers: apiKey(s.w.B.key.apiKey) }))
     expect([b.products, b.orders.byStatus.PAID, b.lowStock.data.map((v: any) => v.sku)]).toEqual([{ DRAFT: 0, PUBLISHED: 1, ARCHIVED: 0 }, 0, ['B-1']])

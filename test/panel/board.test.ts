@@ -29,6 +29,8 @@ describe.skipIf(noBrowser)('the class board', () => {
       await page.getByRole('heading', { name: 'Class board' }).waitFor()
       const n = tile(page, 'Turma Norte')
       await eventually(async () => expect(await n.getByTestId('calls').textContent()).toBe(`${north.callsToday} calls today`))
+      // Whose day "today" is: the server's time zone, as the board answers it.
+      expect(await page.getByText(/^Today \(/).textContent()).toStartWith(`Today (${board.today.timeZone}), updated every 5 s`)
       expect(await n.getByTestId('silent').textContent()).toBe('Otto')
       expect(await tile(page, 'Turma Sul').getByTestId('silent').textContent()).toBe('Sara')
       expect(await tile(page, 'Turma Sul').getByTestId('calls').textContent()).toBe('0 calls today')

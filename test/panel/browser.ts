@@ -76,9 +76,9 @@ export interface Panel {
   close(): Promise<void>
 }
 
-export async function startPanel(extraArgs: string[] = []): Promise<Panel> {
+export async function startPanel(extraArgs: string[] = [], env: Record<string, string> = {}): Promise<Panel> {
   const dir = emptyDir()
-  const server = await startExecutable(SOURCE_SERVER, dir, ['--data', join(dir, 'data'), '--admin-token', ADMIN_TOKEN, '--rate-limit-rps', '0', ...extraArgs])
+  const server = await startExecutable(SOURCE_SERVER, dir, ['--data', join(dir, 'data'), '--admin-token', ADMIN_TOKEN, '--rate-limit-rps', '0', ...extraArgs], env)
   let browser: Browser
   let browserServer: BrowserServer | undefined
   try {
@@ -134,12 +134,13 @@ export async function startPanel(extraArgs: string[] = []): Promise<Panel> {
 
 /**
  * The panel of this test file: started before its tests (unless there is no browser), closed after.
- * The object is filled in place when it starts, so a file can hold on to it from the top.
+ * The object is filled in place when it starts, so a file can hold on to it from the top. `env` is the
+ * server's environment besides the tests' own (TZ, say).
  */
-export function usePanel(extraArgs: string[] = []): Panel {
+export function usePanel(extraArgs: string[] = [], env: Record<string, string> = {}): Panel {
   const panel = {} as Panel
   beforeAll(async () => {
-    if (!noBrowser) Object.assign(panel, await startPanel(extraArgs))
+    if (!noBrowser) Object.assign(panel, await startPanel(extraArgs, env))
   })
   afterAll(async () => {
     await panel.close?.()

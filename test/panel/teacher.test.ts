@@ -3,10 +3,11 @@ import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Page } from 'playwright-core'
 import { tempDir } from '../helpers/temp'
-import { activeStudent, admin, bearer, firstLogin } from '../helpers/world'
+import { activeStudent, admin, bearer, expectOk, firstLogin } from '../helpers/world'
 import { eventually, noBrowser, PHONE, sidewaysOverflow, signInAsTeacher, usePanel } from './browser'
 
-const panel = usePanel()
+/** A lab machine in São Paulo; the browser tests that care are elsewhere (Honolulu), so whose day a bar is shows. */
+const panel = usePanel([], { TZ: 'America/Sao_Paulo' })
 
 /** The totals row of a group on the Activity screen, as its cells read: [calls, errors, unattributed, shop front, last call, students with no calls]. */
 async function totalsOf(page: Page, group: string): Promise<string[]> {
@@ -111,6 +112,25 @@ describe.skipIf(noBrowser)('the teacher side of the panel', () => {
       await page.getByText('Left with no members (kept, with their store): Squat.').waitFor()
       expect((await panel.call('GET', '/v1/store/auth/me', { headers: bearer(squatted) })).status).toBe(401)
     })
+  })
+
+  test("the week's chart has a bar per day of the server's time zone, each labelled with its date there, wherever the browser is", async () => {
+    await panel.call('POST', '/v1/admin/groups', { headers: admin, body: { name: 'Semana' } })
+    const from = new Date(Date.now() - 6 * 24 * 3_600_000).toISOString()
+    const series = await expectOk(panel.call('GET', `/v1/admin/activity/series?bucket=day&from=${from}`, { headers: admin }))
+    expect([series.timeZone, series.times.length]).toEqual(['America/Sao_Paulo', 7])
+    const dates = series.times.map((t: string) => new Date(t).toLocaleDateString('pt-BR', { day: 'numeric', month: 'short', timeZone: 'America/Sao_Paulo' }))
+    await panel.withPage(
+      'activity week in another time zone',
+      async (page) => {
+        await signInAsTeacher(page, panel, '/teacher/activity?window=week')
+        const chart = page.getByRole('img', { name: /^Calls per day/ })
+        await chart.waitFor()
+        // The dates along the bottom of the chart (the axis' numbers are at the left).
+        expect(await chart.locator('text[y="250"]').allTextContents()).toEqual(dates)
+      },
+      { locale: 'en-US', timezoneId: 'Pacific/Honolulu' },
+    )
   })
 
   test('a wrong admin token is refused with the server message, and the screen fits a phone', async () => {

@@ -25,7 +25,9 @@ export function OverviewPage() {
               <a class="card" href="#/store/orders" aria-label={`Paid today: ${o.orders.paidToday.orders} orders, ${money(o.orders.paidToday.amount)}`}>
                 <span>Paid today</span>
                 <strong>{money(o.orders.paidToday.amount)}</strong>
-                <small>{o.orders.paidToday.orders} orders (UTC day)</small>
+                <small>
+                  {o.orders.paidToday.orders} orders since midnight ({o.today.timeZone})
+                </small>
               </a>
             </div>
             <Table caption={{ text: 'Orders by status' }} columns={ORDER_ORDER.map((s) => ({ label: s, num: true }))}>

@@ -15,9 +15,12 @@ const HOUR = 3_600_000
 const DAY = 24 * HOUR
 const REFRESH_MS = 10_000
 
-/** The window's start: 24 whole hours or 7 whole UTC days, the current one included (the server counts per hour). */
+/**
+ * The window's start: 24 whole hours, or 7 whole days the current one included (the server rounds a
+ * start down to its bucket: the day of its own time zone, and counts per hour).
+ */
 function fromOf(name: WindowName, now = Date.now()): string {
-  const start = name === 'day' ? now - (now % HOUR) - 23 * HOUR : now - (now % DAY) - 6 * DAY
+  const start = name === 'day' ? now - (now % HOUR) - 23 * HOUR : now - 6 * DAY
   return new Date(start).toISOString()
 }
 
@@ -151,7 +154,7 @@ function timeLabels(series: ActivitySeries): string[] {
   return series.times.map((t) =>
     series.bucket === 'hour'
       ? timeOfDay(t, { hour: '2-digit', minute: '2-digit' })
-      : dateOnly(t, { day: 'numeric', month: 'short', timeZone: 'UTC' }),
+      : dateOnly(t, { day: 'numeric', month: 'short', timeZone: series.timeZone }),
   )
 }
 

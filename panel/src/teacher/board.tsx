@@ -42,7 +42,7 @@ export function BoardPage() {
   return (
     <Section title="Class board">
       <p class="muted" role="status">
-        Today (UTC), updated every {REFRESH_MS / 1000} s{board ? `; last at ${timeOfDay(board.at)}` : ''}.
+        Today{board ? ` (${board.today.timeZone})` : ''}, updated every {REFRESH_MS / 1000} s{board ? `; last at ${timeOfDay(board.at)}` : ''}.
       </p>
       <ErrorNote error={error} />
       {board?.groups.length === 0 && <p>No groups yet.</p>}

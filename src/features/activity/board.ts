@@ -1,16 +1,16 @@
 import { stores } from '../../kernel/auth/tables'
-import { isoTime } from '../../kernel/clock'
+import { calendarDay, isoTime } from '../../kernel/clock'
 import type { Deps } from '../../kernel/deps'
 import { failingEndpoints } from '../webhooks'
 import type { ClassBoard } from './model'
 import { activityReport } from './report'
-import { DAY, FORMER_MEMBER } from './scope'
+import { DAY, FORMER_MEMBER, HOUR } from './scope'
 
 const rate = (errors: number, calls: number) => (calls === 0 ? 0 : Math.round((errors / calls) * 1000) / 1000)
 
 /**
- * The class at a glance, for the projector: per group, today's calls and errors (the current UTC day,
- * as the report counts), its last call today, the members who have made none today, and its webhook
+ * The class at a glance, for the projector: per group, today's calls and errors (the current day of the
+ * clock's time zone, as the report counts), its last call today, the members who have made none today, and its webhook
  * endpoints with failed attempts in the last 24 hours.
  *
  * The group's own figures (secret key, students' tokens) and its shop front's (publishable key) are
@@ -19,11 +19,13 @@ const rate = (errors: number, calls: number) => (calls === 0 ? 0 : Math.round((e
  */
 export function classBoard(deps: Deps): ClassBoard {
   const now = deps.clock.now()
-  const from = now - (now % DAY)
-  const report = activityReport(deps, { from: isoTime(from), to: isoTime(from + DAY), format: 'json' })
+  const day = calendarDay(now, deps.clock.timeZone)
+  const today = { from: isoTime(day.from), to: isoTime(day.to) }
+  // Counts are kept per hour: the hour holding the next midnight is the next day's (a zone whose offset is not whole hours).
+  const report = activityReport(deps, { from: today.from, to: isoTime(day.to - (day.to % HOUR)), format: 'json' })
   const storeOf = new Map(deps.db.select({ id: stores.id, groupId: stores.groupId }).from(stores).all().map((s) => [s.groupId, s.id]))
   return {
-    today: { from: isoTime(from), to: isoTime(from + DAY) },
+    today: { ...today, timeZone: deps.clock.timeZone },
     at: isoTime(now),
     groups: report.groups.map((g) => {
       const storeId = storeOf.get(g.groupId)

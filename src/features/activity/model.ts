@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { timeZoneField, todaySchema } from '../../kernel/day-schema'
 import { idRef } from '../../kernel/id-schema'
 
 const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/
@@ -8,14 +9,14 @@ const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/
  */
 const ISO_INSTANT = z.union([z.iso.date(), z.iso.datetime({ local: true, offset: true })])
 
-/** An ISO date (`2026-11-21`) or date-time. A date alone means the start of that day, UTC. */
+/** An ISO date (`2026-11-21`) or date-time. A date alone means the start of that day, and a time without an offset a time, in the server's time zone. */
 const isoInstant = (name: string) =>
   z
     .string()
     .max(40, `${name} is a date or a time, e.g. 2026-11-21 or 2026-11-21T14:00:00Z`)
     .refine((v) => ISO_INSTANT.safeParse(v).success, `${name} must be an ISO date, year first, such as 2026-11-21, or a date and time such as 2026-11-21T14:00:00Z`)
 
-const to = isoInstant('to').optional().describe('end, exclusive; a date alone includes that whole day (default: now)')
+const to = isoInstant('to').optional().describe("end, exclusive; a date alone includes that whole day (default: now). A date alone, or a time without an offset (no Z), is read in the server's time zone")
 const groupId = idRef('groupId').optional().describe('only this group (404 NOT_FOUND when no group has this id)')
 
 export const ActivityQuery = z.strictObject({
@@ -60,7 +61,7 @@ export const ActivitySeriesQuery = z.strictObject({
   bucket: z
     .enum(['hour', 'day'], { error: 'bucket must be hour or day' })
     .default('hour')
-    .describe(`size of each point of the series; days are UTC days. At most ${MAX_BUCKETS} buckets: for a longer window use bucket=day`),
+    .describe(`size of each point of the series; days are the calendar days of the server's time zone (\`timeZone\` in the answer), 23 to 25 hours across a daylight-saving change. At most ${MAX_BUCKETS} buckets: for a longer window use bucket=day`),
 })
 export type ActivitySeriesQuery = z.infer<typeof ActivitySeriesQuery>
 
@@ -68,9 +69,10 @@ const series = (what: string) => z.array(z.number().int()).describe(`${what}, on
 
 export const ActivitySeries = z
   .object({
-    from: z.string().describe('start of the first bucket (the requested `from` rounded down to its hour or UTC day)'),
+    from: z.string().describe('start of the first bucket (the requested `from` rounded down to the start of its hour or day)'),
     to: z.string().describe('end of the last bucket, exclusive (may lie after now: the current bucket is still filling)'),
     bucket: z.enum(['hour', 'day']),
+    timeZone: timeZoneField(),
     times: z.array(z.string()).describe('the ISO start of every bucket in the window, ascending; buckets without calls are included'),
     groups: z.array(
       z.object({
@@ -93,7 +95,7 @@ export type ActivitySeries = z.infer<typeof ActivitySeries>
 
 export const ClassBoard = z
   .object({
-    today: z.object({ from: z.string(), to: z.string() }).describe('the UTC day the counts cover'),
+    today: todaySchema('the counts'),
     at: z.string().describe('when the board was read'),
     groups: z.array(
       z.object({

@@ -1,18 +1,20 @@
 import { and, eq, gte, lt } from 'drizzle-orm'
-import { isoTime } from '../../kernel/clock'
+import { calendarDays, isoTime } from '../../kernel/clock'
 import type { Deps } from '../../kernel/deps'
 import { AppError } from '../../kernel/errors'
 import { MAX_BUCKETS, type ActivitySeries, type ActivitySeriesQuery } from './model'
 import { activityWindow, DAY, groupsInScope, HOUR, studentsOf } from './scope'
 import { activityCounts, SHOP_FRONT_RM } from './tables'
 
-const SIZE = { hour: HOUR, day: DAY }
-
-/** The buckets that cover `[from, to)`: whole hours or whole UTC days (the epoch is a UTC midnight). */
-function bucketsOf(window: { from: number; to: number }, bucket: ActivitySeriesQuery['bucket']) {
-  const size = SIZE[bucket]
-  const start = window.from - (window.from % size)
-  const count = Math.ceil((window.to - start) / size)
+/**
+ * The starts of the buckets that cover `[from, to)`, and the end of the last: whole hours, or the
+ * calendar days of the clock's time zone (23 to 25 hours across a daylight-saving change).
+ */
+function bucketsOf(window: { from: number; to: number }, bucket: ActivitySeriesQuery['bucket'], timeZone: string) {
+  const days = bucket === 'day' ? calendarDays(window.from, window.to, timeZone, MAX_BUCKETS) : undefined
+  const start = window.from - (window.from % HOUR)
+  // Past the maximum the days were not all made: their number is the window's length in days.
+  const count = days ? (days.end < window.to ? Math.ceil((window.to - days.starts[0]!) / DAY) : days.starts.length) : Math.ceil((window.to - start) / HOUR)
   if (count > MAX_BUCKETS) {
     throw new AppError(
       'VALIDATION_ERROR',
@@ -20,35 +22,57 @@ function bucketsOf(window: { from: number; to: number }, bucket: ActivitySeriesQ
       [{ path: bucket === 'hour' ? 'bucket' : 'from', message: `at most ${MAX_BUCKETS} buckets` }],
     )
   }
-  return { start, size, count }
+  return days ?? { starts: Array.from({ length: count }, (_, i) => start + i * HOUR), end: start + count * HOUR }
 }
 
-/** Calls per group and per student over time, for a chart: the same counts, per hour or UTC day. */
+/**
+ * Which bucket each hour of counts goes to: the last that starts in or before its hour (in a time
+ * zone whose offset is not whole hours, the hour that holds a midnight counts for the day it starts).
+ */
+function bucketOfHour(starts: number[]) {
+  const hours = starts.map((s) => s - (s % HOUR))
+  return (hourStart: number) => {
+    let low = 0
+    for (let high = hours.length - 1; low < high; ) {
+      const mid = (low + high + 1) >> 1
+      if (hours[mid]! <= hourStart) low = mid
+      else high = mid - 1
+    }
+    return low
+  }
+}
+
+/** Calls per group and per student over time, for a chart: the same counts, per hour or calendar day. */
 export function activitySeries(deps: Deps, query: ActivitySeriesQuery): ActivitySeries {
   deps.activity.flush() // the series includes the calls of the last second
   const window = activityWindow(deps, query, { at: (to) => to - DAY, what: 'a day before it' })
-  const { start, size, count } = bucketsOf(window, query.bucket)
-  const end = start + count * size
+  const { timeZone } = deps.clock
+  const { starts, end } = bucketsOf(window, query.bucket, timeZone)
+  const count = starts.length
+  // Counts are kept per hour: the hours from the one holding the first start to the one holding the end, that one left out.
+  const [firstHour, endHour] = [starts[0]! - (starts[0]! % HOUR), end - (end % HOUR)]
+  const bucketOf = bucketOfHour(starts)
   const groupRows = groupsInScope(deps, query.groupId)
   const rows = deps.db
     .select({ groupId: activityCounts.groupId, rm: activityCounts.rm, hourStart: activityCounts.hourStart, calls: activityCounts.calls, errors: activityCounts.errors })
     .from(activityCounts)
-    .where(and(gte(activityCounts.hourStart, start), lt(activityCounts.hourStart, end), query.groupId ? eq(activityCounts.groupId, query.groupId) : undefined))
+    .where(and(gte(activityCounts.hourStart, firstHour), lt(activityCounts.hourStart, endHour), query.groupId ? eq(activityCounts.groupId, query.groupId) : undefined))
     .orderBy(activityCounts.rm)
     .all()
 
   const zeros = () => Array<number>(count).fill(0)
   return {
-    from: isoTime(start),
+    from: isoTime(starts[0]!),
     to: isoTime(end),
     bucket: query.bucket,
-    times: Array.from({ length: count }, (_, i) => isoTime(start + i * size)),
+    timeZone,
+    times: starts.map(isoTime),
     groups: groupRows.map((g) => {
       const mine = rows.filter((r) => r.groupId === g.id)
       const total = { calls: zeros(), errors: zeros() }
       const byRm = new Map<string, { calls: number[]; errors: number[] }>()
       for (const r of mine) {
-        const i = Math.floor((r.hourStart - start) / size)
+        const i = bucketOf(r.hourStart)
         const own = byRm.get(r.rm) ?? { calls: zeros(), errors: zeros() }
         byRm.set(r.rm, own)
         for (const line of [own, total]) {

@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { todaySchema } from '../../kernel/day-schema'
 import { KeyListItem } from '../api-keys/model'
 import { LOW_STOCK_COUNTED, ProductStateSchema } from '../catalog/model'
 import { OrderStatus } from '../orders/model'
@@ -13,7 +14,7 @@ const countsOf = <T extends readonly string[]>(states: T) =>
 
 export const Overview = z
   .object({
-    today: z.object({ from: z.string(), to: z.string() }).describe('the UTC day the `paidToday` figures cover'),
+    today: todaySchema('the `paidToday` figures'),
     products: countsOf(ProductStateSchema.options).describe('live products per state'),
     orders: z.object({
       byStatus: countsOf(OrderStatus.options),

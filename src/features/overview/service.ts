@@ -1,5 +1,5 @@
 import type { StoreCtx } from '../../kernel/auth/kinds'
-import { isoTime } from '../../kernel/clock'
+import { calendarDay, isoTime } from '../../kernel/clock'
 import type { Deps } from '../../kernel/deps'
 import { listKeys } from '../api-keys'
 import { lowStock, productsByState } from '../catalog'
@@ -8,15 +8,13 @@ import { getSettings } from '../store-settings'
 import { failingEndpoints } from '../webhooks'
 import { FAILING_WINDOW_HOURS, LOW_STOCK_SHOWN, type Overview } from './model'
 
-const DAY = 24 * 60 * 60 * 1000
-
 /** The store at a glance: each part read through the feature that owns it. */
 export function storeOverview(deps: Deps, ctx: StoreCtx): Overview {
   const now = deps.clock.now()
-  const from = now - (now % DAY)
-  const orders = orderSummary(deps, ctx, from, from + DAY)
+  const today = calendarDay(now, deps.clock.timeZone)
+  const orders = orderSummary(deps, ctx, today.from, today.to)
   return {
-    today: { from: isoTime(from), to: isoTime(from + DAY) },
+    today: { from: isoTime(today.from), to: isoTime(today.to), timeZone: deps.clock.timeZone },
     products: productsByState(deps, ctx),
     orders: { byStatus: orders.byStatus, paidToday: orders.paid, currency: getSettings(deps, ctx).currency },
     lowStock: lowStock(deps, ctx, LOW_STOCK_SHOWN),
