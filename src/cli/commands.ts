@@ -4,6 +4,7 @@ import { constants } from 'node:os'
 import { resolve } from 'node:path'
 import { loadConfig } from '../config'
 import { activityCsv, ActivityQuery } from '../features/activity'
+import { CSV_BOM } from '../kernel/csv'
 import { BackupError, RefusedBackup, restore } from '../features/backup'
 import { parseClassList } from '../features/groups'
 import { decodeTextFile } from '../kernel/text-file'
@@ -76,14 +77,16 @@ export function addTeacherCommands(program: Command) {
     .option('--from <date>', 'start (ISO date, inclusive)')
     .option('--to <date>', 'end (ISO date; a date alone includes that day)')
     .option('--group <group>', "only this group: its id (grp_...) or its name")
-    .option('--csv', 'CSV instead of a table')
-    .action(async (options: { data?: string; from?: string; to?: string; group?: string; csv?: boolean }) => {
+    .option('--csv', 'CSV instead of a table (to a file, it starts with the mark that tells Excel it is UTF-8)')
+    .option('--separator <comma|semicolon>', 'with --csv, what splits the cells: semicolon for Excel in Portuguese', 'comma')
+    .action(async (options: { data?: string; from?: string; to?: string; group?: string; csv?: boolean; separator: string }) => {
       // A teacher knows the group's name; the API's id is for apps.
       const byName = options.group !== undefined && !options.group.startsWith('grp_')
-      const query = ActivityQuery.safeParse({ from: options.from, to: options.to, groupId: byName ? undefined : options.group })
+      const query = ActivityQuery.safeParse({ from: options.from, to: options.to, groupId: byName ? undefined : options.group, separator: options.separator })
       if (!query.success) throw new CliFailure(query.error.issues.map((i) => `--${String(i.path[0])}: ${i.message}`))
       const { result: report } = await onDataDir(options.data, { kind: 'activity', query: query.data, ...(byName ? { groupName: options.group } : {}) })
-      if (options.csv) return void process.stdout.write(activityCsv(report))
+      // The byte order mark is for a file (`> activity.csv`): a terminal would show it as a stray character.
+      if (options.csv) return void process.stdout.write((process.stdout.isTTY ? '' : CSV_BOM) + activityCsv(report, query.data.separator))
       const rows = [['group', 'rm', 'name', 'calls', 'errors', 'last call']]
       for (const g of report.groups) {
         for (const s of g.students) rows.push([g.name, s.rm, s.name, String(s.calls), String(s.errors), s.lastCallAt ?? '-'])

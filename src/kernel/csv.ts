@@ -10,6 +10,10 @@
 // and some split on tabs: an unquoted `Ana;=1+1;` would be three cells there, the second a formula.
 // So a cell holding any separator a spreadsheet may use (`,` `;` tab), a quote or a line break is
 // quoted, with its quotes doubled (RFC 4180): it is one cell whichever separator the reader picks.
+// Such a spreadsheet opens a comma-separated file as one column, so the reader may ask for `;`.
+//
+// Excel reads a CSV file as the machine's old code page (Windows-1252) unless it starts with a UTF-8
+// byte order mark: `João` becomes `JoÃ£o`. A file to save therefore starts with one (CSV_BOM).
 
 export type CsvValue = string | number | null
 
@@ -23,5 +27,12 @@ export function csvCell(value: CsvValue): string {
   return NEEDS_QUOTES.test(safe) ? `"${safe.replace(/"/g, '""')}"` : safe
 }
 
-/** Rows as CSV text: CRLF line ends (RFC 4180), one after the last row too. */
-export const csvText = (rows: CsvValue[][]): string => rows.map((row) => row.map(csvCell).join(',')).join('\r\n') + '\r\n'
+/** The byte order mark that makes Excel read a file as UTF-8; other spreadsheets and csv readers skip it. */
+export const CSV_BOM = '\ufeff'
+
+export const CSV_SEPARATORS = { comma: ',', semicolon: ';' } as const
+export type CsvSeparator = keyof typeof CSV_SEPARATORS
+
+/** Rows as CSV text: cells split by `separator`, CRLF line ends (RFC 4180), one after the last row too. */
+export const csvText = (rows: CsvValue[][], separator: CsvSeparator = 'comma'): string =>
+  rows.map((row) => row.map(csvCell).join(CSV_SEPARATORS[separator])).join('\r\n') + '\r\n'

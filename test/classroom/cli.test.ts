@@ -4,6 +4,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { parse } from 'csv-parse/sync'
 import { buildExecutable, emptyDir, runExecutable, startExecutable } from '../helpers/executable'
+import { track } from '../helpers/children'
 import { limit } from '../helpers/limits'
 import { waitFor } from '../helpers/receivers'
 import { expectDefusedActivityCsv, formulaClassList, RAW_NAMES, rawControlBytes, TERMINAL_ESCAPE, TERMINAL_ESCAPE_PRINTED } from '../helpers/formulas'
@@ -230,6 +231,11 @@ describe('storefront activity', () => {
     expect(bad.code).toBe(1)
     expect(bad.stderr).toContain('from must be an ISO date')
     // A group by its name, as the teacher knows it, ignoring case; a name no group has lists them.
+    // Written to a file (here a pipe) it starts with the byte order mark Excel needs; --separator semicolon for Excel in Portuguese.
+    const proc = track(Bun.spawn([bin, 'activity', '--csv', '--separator', 'semicolon', '--data', 'data'], { cwd: dir, stdout: 'pipe', stderr: 'pipe' }))
+    const bytes = new Uint8Array(await new Response(proc.stdout).arrayBuffer())
+    expect([await proc.exited, [...bytes.slice(0, 3)]]).toEqual([0, [0xef, 0xbb, 0xbf]])
+    expect(new TextDecoder().decode(bytes).split('\r\n')[1]).toMatch(/^grp_[0-9a-z]+;Azul;100;Ana;0;0;$/)
     const byName = await cli(['activity', '--csv', '--group', 'azul', '--data', 'data'], dir)
     expect(byName.stdout.trimEnd().split('\r\n')[1]).toMatch(/^grp_[0-9a-z]+,Azul,100,Ana,0,0,$/)
     const nameless = await cli(['activity', '--group', 'Verde', '--data', 'data'], dir)

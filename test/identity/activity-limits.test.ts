@@ -177,7 +177,8 @@ describe('activity attribution: calls counted per group and per student', () => 
     const csv = await t.call('GET', `/v1/admin/activity?groupId=${A.group.id}&format=csv`, { headers: admin })
     expect(csv.headers.get('content-type')).toBe('text/csv; charset=utf-8')
     const lines = csv.text.trimEnd().split('\r\n')
-    expect(lines[0]).toBe('group_id,group,rm,name,calls,errors,last_call_at')
+    // The byte order mark first: Excel reads the file as UTF-8.
+    expect(lines[0]).toBe('\ufeffgroup_id,group,rm,name,calls,errors,last_call_at')
     expect(lines).toHaveLength(1 + 3 + 3)
     expect(lines[3]).toStartWith(`${A.group.id},Group A,${A.rms.spare},Spare a,1,0,`)
     expect(lines[4]).toStartWith(`${A.group.id},Group A,,(unattributed),`)

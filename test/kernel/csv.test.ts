@@ -37,17 +37,19 @@ describe('CSV cells a spreadsheet reads as one cell, whatever its separator', ()
     expect(parse(csvText([['Ana;=1+1;']]), { delimiter: ';' })).toEqual([['Ana;=1+1;']])
   })
 
-  test('property: any text is one cell, read back whole (behind its apostrophe when it starts a formula) with , or ; as the separator', () => {
+  test('property: any text is one cell, read back whole (behind its apostrophe when it starts a formula) with , or ; as the separator, rows written with either', () => {
     // Separators, quotes, formula starts and line breaks often, anything else (any code point) too.
     const unit = fc.oneof(fc.constantFrom(',', ';', '"', "'", '\t', '\r', '\n', '=', '+', '-', '@', ' '), fc.string({ unit: 'binary', minLength: 1, maxLength: 1 }))
     const text = fc.string({ unit, minLength: 1, maxLength: 40 })
     fc.assert(
       fc.property(text, (cell) => {
         for (const delimiter of [',', ';']) expect(parse(csvText([[cell]]), { delimiter })).toEqual([[defused(cell)]])
-        expect(parse(csvText([[cell, cell], ['x', cell]]), { delimiter: ',' })).toEqual([
-          [defused(cell), defused(cell)],
-          ['x', defused(cell)],
-        ])
+        for (const [separator, delimiter] of [['comma', ','], ['semicolon', ';']] as const) {
+          expect(parse(csvText([[cell, cell], ['x', cell]], separator), { delimiter })).toEqual([
+            [defused(cell), defused(cell)],
+            ['x', defused(cell)],
+          ])
+        }
       }),
       { numRuns: 2000 },
     )

@@ -69,7 +69,10 @@ describe.skipIf(noBrowser)('the teacher side of the panel', () => {
       // Saved where the test says: the browser is reached as a server (browser.ts), whose downloads have no local path.
       const saved = join(tempDir('download'), 'activity.csv')
       await download.saveAs(saved)
-      const csv = readFileSync(saved, 'utf8').split(/\r?\n/)
+      const bytes = readFileSync(saved)
+      // The mark that makes Excel read UTF-8 first; commas in a browser whose language writes 1.5.
+      expect([...bytes.subarray(0, 3)]).toEqual([0xef, 0xbb, 0xbf])
+      const csv = bytes.subarray(3).toString('utf8').split(/\r?\n/)
       expect(csv[0]).toBe('group_id,group,rm,name,calls,errors,last_call_at')
       expect(csv.find((l) => l.includes(',a1001,'))).toMatch(/,Alpha,a1001,Ana Souza,5,1,\d{4}-/)
       expect(csv.find((l) => l.includes(',a1002,'))).toMatch(/,Alpha,a1002,Bruno Lima,0,0,$/)
@@ -130,6 +133,27 @@ describe.skipIf(noBrowser)('the teacher side of the panel', () => {
         expect(await chart.locator('text[y="250"]').allTextContents()).toEqual(dates)
       },
       { locale: 'en-US', timezoneId: 'Pacific/Honolulu' },
+    )
+  })
+
+  test('in a browser in Portuguese the CSV is split by semicolons, as Excel there expects, and says so', async () => {
+    await panel.call('POST', '/v1/admin/groups', { headers: admin, body: { name: 'Ação', members: [{ rm: 'p1', name: 'João' }] } })
+    await panel.withPage(
+      'activity CSV in Portuguese',
+      async (page) => {
+        await signInAsTeacher(page, panel, '/teacher/activity')
+        await page.getByRole('img', { name: /^Calls per hour/ }).waitFor()
+        const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Download CSV' }).click()])
+        const saved = join(tempDir('download'), 'activity.csv')
+        await download.saveAs(saved)
+        const bytes = readFileSync(saved)
+        expect([...bytes.subarray(0, 3)]).toEqual([0xef, 0xbb, 0xbf])
+        const lines = bytes.subarray(3).toString('utf8').split('\r\n')
+        expect(lines[0]).toBe('group_id;group;rm;name;calls;errors;last_call_at')
+        expect(lines.find((l) => l.includes(';p1;'))).toMatch(/^grp_[0-9a-z]+;Ação;p1;João;0;0;$/)
+        await page.getByText('activity.csv downloaded, its cells split by semicolons').waitFor()
+      },
+      { locale: 'pt-BR' },
     )
   })
 

@@ -38,6 +38,14 @@ function choose(choices: { window: WindowName; group: string }) {
   navigate(`/teacher/activity${qs ? `?${qs}` : ''}`)
 }
 
+const BOM = '\ufeff'
+
+/**
+ * The CSV separator a spreadsheet in the browser's language splits on: where decimals are written with
+ * a comma (pt-BR, de, fr), Excel takes `;`, and opens a comma-separated file as one column.
+ */
+const spreadsheetSeparator = () => ((1.5).toLocaleString().includes(',') ? 'semicolon' : 'comma')
+
 const sum = (values: number[]) => values.reduce((a, n) => a + n, 0)
 
 interface ActivityData {
@@ -75,17 +83,19 @@ export function ActivityPage({ route }: { route: string }) {
     }
   }, [reload])
   const download = useAction()
+  const separator = spreadsheetSeparator()
   const downloadCsv = () =>
     download.run(async () => {
-      const text = await call<string>('GET', '/admin/activity', { query: { format: 'csv', from: fromOf(choices.window), groupId: choices.group || undefined } })
+      const text = await call<string>('GET', '/admin/activity', { query: { format: 'csv', separator, from: fromOf(choices.window), groupId: choices.group || undefined } })
       const link = document.createElement('a')
-      link.href = URL.createObjectURL(new Blob([text], { type: 'text/csv' }))
+      // Reading the answer as text dropped its byte order mark, which tells Excel the file is UTF-8: put back.
+      link.href = URL.createObjectURL(new Blob([BOM, text], { type: 'text/csv' }))
       link.download = 'activity.csv'
       document.body.append(link)
       link.click()
       link.remove()
       setTimeout(() => URL.revokeObjectURL(link.href), 10_000)
-    }, 'activity.csv downloaded.')
+    }, `activity.csv downloaded, its cells split by ${separator === 'semicolon' ? 'semicolons, as a spreadsheet in this browser\u2019s language expects' : 'commas'}.`)
 
   return (
     <>

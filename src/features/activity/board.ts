@@ -22,7 +22,7 @@ export function classBoard(deps: Deps): ClassBoard {
   const day = calendarDay(now, deps.clock.timeZone)
   const today = { from: isoTime(day.from), to: isoTime(day.to) }
   // Counts are kept per hour: the hour holding the next midnight is the next day's (a zone whose offset is not whole hours).
-  const report = activityReport(deps, { from: today.from, to: isoTime(day.to - (day.to % HOUR)), format: 'json' })
+  const report = activityReport(deps, { from: today.from, to: isoTime(day.to - (day.to % HOUR)) })
   const storeOf = new Map(deps.db.select({ id: stores.id, groupId: stores.groupId }).from(stores).all().map((s) => [s.groupId, s.id]))
   return {
     today: { ...today, timeZone: deps.clock.timeZone },

@@ -24,6 +24,10 @@ export const ActivityQuery = z.strictObject({
   to,
   groupId,
   format: z.enum(['json', 'csv']).default('json').describe('csv for a spreadsheet'),
+  separator: z
+    .enum(['comma', 'semicolon'], { error: 'separator must be comma or semicolon' })
+    .default('comma')
+    .describe('with format=csv, what splits the cells: semicolon for a spreadsheet in a language that writes decimals with a comma (Excel in Portuguese opens a comma-separated file as one column)'),
 })
 export type ActivityQuery = z.infer<typeof ActivityQuery>
 

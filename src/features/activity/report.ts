@@ -1,6 +1,6 @@
 import { and, eq, gte, lt, max, sum } from 'drizzle-orm'
 import { isoTime } from '../../kernel/clock'
-import { csvText, type CsvValue } from '../../kernel/csv'
+import { type CsvSeparator, csvText, type CsvValue } from '../../kernel/csv'
 import type { Deps } from '../../kernel/deps'
 import type { ActivityQuery, ActivityReport } from './model'
 import { activityWindow, firstGroupCreatedAt, groupsInScope, HOUR, studentsOf } from './scope'
@@ -11,7 +11,7 @@ import { activityCounts, SHOP_FRONT_RM } from './tables'
  * whole hours: the hour that contains `from` is included, the one that contains `to` is not.
  * The window starts by default when the first group was created.
  */
-export function activityReport(deps: Deps, query: ActivityQuery): ActivityReport {
+export function activityReport(deps: Deps, query: Pick<ActivityQuery, 'from' | 'to' | 'groupId'>): ActivityReport {
   deps.activity.flush() // the report includes the calls of the last second
   const first = firstGroupCreatedAt(deps)
   const start = first === null ? { at: () => deps.clock.now(), what: 'now (no group exists yet)' } : { at: () => first, what: 'when the first group was created' }
@@ -63,7 +63,7 @@ export function activityReport(deps: Deps, query: ActivityQuery): ActivityReport
 }
 
 /** One row per student, plus an unattributed, a shop-front and a total row per group. */
-export function activityCsv(report: ActivityReport): string {
+export function activityCsv(report: ActivityReport, separator: CsvSeparator = 'comma'): string {
   const rows: CsvValue[][] = [['group_id', 'group', 'rm', 'name', 'calls', 'errors', 'last_call_at']]
   for (const g of report.groups) {
     for (const s of g.students) rows.push([g.groupId, g.name, s.rm, s.name, s.calls, s.errors, s.lastCallAt])
@@ -71,5 +71,5 @@ export function activityCsv(report: ActivityReport): string {
     rows.push([g.groupId, g.name, '', '(shop front)', g.shopFront.calls, g.shopFront.errors, g.shopFront.lastCallAt])
     rows.push([g.groupId, g.name, '', '(group total)', g.calls, g.errors, g.lastCallAt])
   }
-  return csvText(rows)
+  return csvText(rows, separator)
 }

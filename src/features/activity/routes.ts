@@ -1,6 +1,7 @@
 import { Elysia } from 'elysia'
 import { authMacro } from '../../kernel/auth/macro'
 import type { Deps } from '../../kernel/deps'
+import { CSV_BOM } from '../../kernel/csv'
 import { ErrorEnvelope } from '../../kernel/errors'
 import { ActivityQuery, ActivityReport, ActivitySeries, ActivitySeriesQuery, ClassBoard, MAX_BUCKETS } from './model'
 import { classBoard } from './board'
@@ -13,7 +14,7 @@ export const activityRoutes = (deps: Deps) =>
     ({ query }) => {
       const report = activityReport(deps, query)
       if (query.format === 'json') return report
-      return new Response(activityCsv(report), {
+      return new Response(CSV_BOM + activityCsv(report, query.separator), {
         headers: { 'content-type': 'text/csv; charset=utf-8', 'content-disposition': 'attachment; filename="activity.csv"' },
       })
     },
@@ -32,7 +33,7 @@ export const activityRoutes = (deps: Deps) =>
         },
         summary: 'Calls per group and per student',
         description:
-          'Every authenticated call counts for its group; it counts for a student when made with that student\u2019s token, or with the secret key and the header X-Student-RM naming a member of the same group, in any case (it counts under the RM as kept; any other RM counts as unattributed). A call with the publishable key (alone or with a customer token) counts for the group\u2019s `shopFront`, never for a student, whatever X-Student-RM says: anyone who opens the shop page can copy that key. A group\u2019s `calls` and `errors` are its students\u2019, its unattributed calls and its shop front\u2019s together. `errors` counts responses with status 400 or above. Every current member is listed, even with zero calls; former members who made calls in the window are listed as "(no longer a member)". Counts are kept per hour. `format=csv` returns a spreadsheet with one row per student plus an unattributed, a shop-front ("(shop front)") and a total row per group. So that a name cannot become a spreadsheet formula, every CSV cell that starts with =, +, -, @, a tab or a carriage return is written with a leading apostrophe (=SUM(A1) arrives as \'=SUM(A1)); the rule holds for every cell alike, and the report has no negative numbers. Cells holding a comma, a semicolon, a tab, a double quote or a line break are quoted, with double quotes doubled, so each stays one cell in a spreadsheet that splits on semicolons (pt-BR) or tabs; lines end with CRLF.',
+          'Every authenticated call counts for its group; it counts for a student when made with that student\u2019s token, or with the secret key and the header X-Student-RM naming a member of the same group, in any case (it counts under the RM as kept; any other RM counts as unattributed). A call with the publishable key (alone or with a customer token) counts for the group\u2019s `shopFront`, never for a student, whatever X-Student-RM says: anyone who opens the shop page can copy that key. A group\u2019s `calls` and `errors` are its students\u2019, its unattributed calls and its shop front\u2019s together. `errors` counts responses with status 400 or above. Every current member is listed, even with zero calls; former members who made calls in the window are listed as "(no longer a member)". Counts are kept per hour. `format=csv` returns a spreadsheet with one row per student plus an unattributed, a shop-front ("(shop front)") and a total row per group. So that a name cannot become a spreadsheet formula, every CSV cell that starts with =, +, -, @, a tab or a carriage return is written with a leading apostrophe (=SUM(A1) arrives as \'=SUM(A1)); the rule holds for every cell alike, and the report has no negative numbers. Cells holding a comma, a semicolon, a tab, a double quote or a line break are quoted, with double quotes doubled, so each stays one cell in a spreadsheet that splits on semicolons (pt-BR) or tabs; lines end with CRLF. `separator=semicolon` splits the cells with semicolons, which a spreadsheet in Portuguese opens in columns. The file starts with a UTF-8 byte order mark (EF BB BF), without which Excel reads accented names as Windows-1252 (João as JoÃ£o); other spreadsheets and CSV readers skip it.',
       },
     },
    )
