@@ -74,16 +74,39 @@ export function ErrorNote({ error }: { error: unknown }) {
   )
 }
 
-export const Done = ({ message }: { message?: string }) =>
-  message ? (
-    <p class="note ok" role="status">
+/**
+ * What an action did. It takes the focus when it appears: the button that was pressed may be gone (a
+ * revoked key's row), and a keyboard or screen-reader user would be left at the top of the page with
+ * nothing said; from the message, Tab goes on from where the action was.
+ */
+export function Done({ message }: { message?: string }) {
+  const note = useRef<HTMLParagraphElement>(null)
+  useLayoutEffect(() => {
+    if (message) note.current?.focus()
+  }, [message])
+  return message ? (
+    <p class="note ok" role="status" tabIndex={-1} ref={note}>
       {message}
     </p>
   ) : null
+}
 
-/** What a loaded screen shows while waiting or after failing; the children once data is there. */
-export function Loaded<T>({ state, children }: { state: { data?: T; error?: unknown; loading: boolean }; children: (data: T) => ComponentChildren }) {
-  if (state.error) return <ErrorNote error={state.error} />
+/**
+ * What a loaded screen shows while waiting or after failing (with Try again, for a server that was
+ * restarted or a network that came back); the children once data is there.
+ */
+export function Loaded<T>({ state, children }: { state: { data?: T; error?: unknown; loading: boolean; reload?: () => void }; children: (data: T) => ComponentChildren }) {
+  if (state.error)
+    return (
+      <>
+        <ErrorNote error={state.error} />
+        {state.reload && (
+          <button type="button" onClick={state.reload} disabled={state.loading}>
+            Try again
+          </button>
+        )}
+      </>
+    )
   if (state.data === undefined) return <p aria-busy="true">Loading…</p>
   return <>{children(state.data)}</>
 }
@@ -132,18 +155,27 @@ export const AddMemberForm = ({ onSubmit, busy }: { onSubmit: (event: Event) => 
 export function ConfirmButton({ label, question, onConfirm, disabled }: { label: string; question: string; onConfirm: () => void; disabled?: boolean }) {
   const [asking, setAsking] = useState(false)
   const yes = useRef<HTMLButtonElement>(null)
-  // A layout effect moves the focus in the same turn as the render, so a quick second Enter confirms.
+  const trigger = useRef<HTMLButtonElement>(null)
+  const cancelled = useRef(false)
+  // A layout effect moves the focus in the same turn as the render, so a quick second Enter confirms;
+  // cancelled, the focus goes back to the button that asked (it would fall to the page's top).
   useLayoutEffect(() => {
     if (asking) yes.current?.focus()
+    else if (cancelled.current) trigger.current?.focus()
+    cancelled.current = false
   }, [asking])
+  const cancel = () => {
+    cancelled.current = true
+    setAsking(false)
+  }
   if (!asking)
     return (
-      <button type="button" class="danger" disabled={disabled} onClick={() => setAsking(true)}>
+      <button type="button" class="danger" ref={trigger} disabled={disabled} onClick={() => setAsking(true)}>
         {label}
       </button>
     )
   return (
-    <span class="confirm" role="group" aria-label={question} onKeyDown={(e) => e.key === 'Escape' && setAsking(false)}>
+    <span class="confirm" role="group" aria-label={question} onKeyDown={(e) => e.key === 'Escape' && cancel()}>
       <span>{question}</span>
       <button
         type="button"
@@ -156,7 +188,7 @@ export function ConfirmButton({ label, question, onConfirm, disabled }: { label:
       >
         Yes, {label.toLowerCase()}
       </button>
-      <button type="button" onClick={() => setAsking(false)}>
+      <button type="button" onClick={cancel}>
         Cancel
       </button>
     </span>

@@ -85,4 +85,22 @@ describe.skipIf(noBrowser)("the store's overview in the panel", () => {
       expect(await sidewaysOverflow(page)).toBeLessThanOrEqual(0)
     }, PHONE)
   })
+
+  test('when the server does not answer, the screen says so and Try again loads it once it is back, without a reload', async () => {
+    await panel.withPage('overview try again', async (page) => {
+      await signInAsStudent(page, panel, RM, PASSWORD)
+      await page.getByRole('heading', { name: 'Overview' }).waitFor()
+      await page.getByRole('link', { name: /^Products:/ }).waitFor()
+      // The server stops answering (restarted, or the laptop left the network): every API call fails.
+      await page.route('**/v1/**', (route) => route.abort('connectionrefused'))
+      await page.getByRole('link', { name: 'Orders', exact: true }).click()
+      await page.getByRole('link', { name: 'Overview', exact: true }).click()
+      await page.getByText('The server did not answer').waitFor()
+      const retry = page.getByRole('button', { name: 'Try again' })
+      await page.unroute('**/v1/**')
+      await retry.click()
+      await page.getByRole('link', { name: /^Products:/ }).waitFor()
+      expect(await retry.count()).toBe(0)
+    })
+  })
 })

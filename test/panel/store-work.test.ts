@@ -107,12 +107,14 @@ describe.skipIf(noBrowser)('a student running the store from the panel', () => {
       await page.keyboard.press('Escape')
       await row.getByRole('button', { name: 'Revoke' }).waitFor()
       expect((await panel.call('GET', '/v1/products', { headers: { 'x-api-key': key.apiKey } })).status).toBe(200)
-
-      await row.getByRole('button', { name: 'Revoke' }).focus()
+      // Cancelled, the focus is back on Revoke: Enter asks again, with no click or Tab between.
+      expect(await page.evaluate<string>('document.activeElement.textContent')).toBe('Revoke')
       await page.keyboard.press('Enter')
       await eventually(async () => expect(await page.evaluate<string>('document.activeElement.textContent')).toBe('Yes, revoke'))
       await page.keyboard.press('Enter')
       await page.getByText('Key "old laptop" revoked').waitFor()
+      // The row and its button go: the focus is on what was done, not left at the top of the page.
+      expect(await page.evaluate<string>('document.activeElement.getAttribute("role") + ": " + document.activeElement.textContent')).toStartWith('status: Key "old laptop" revoked')
       // The list reloads after the message: the row leaves once the new list is there.
       await page.getByRole('row', { name: /old laptop/ }).waitFor({ state: 'detached' })
       expect(await page.getByRole('row', { name: /old laptop/ }).count()).toBe(0)
