@@ -107,6 +107,12 @@ describe('GET /v1/products', () => {
     await check('tsh-001', ['Camiseta Azul'])
     await check('acai-xl', ['Tigela de Açaí'])
     await check('camiseta granola', [])
+    // One letter is a whole word (the size P, not every word starting with p); a word past 8 letters
+    // matches by its first 8 ("camisetas" finds Camiseta): both keep a search off words the index does not list.
+    await check('tsh 001 blu', ['Camiseta Azul'])
+    await check('t', [])
+    await check('camisetas', ['Camiseta Azul'])
+    await check('organicos', ['Camiseta Azul'])
     await check('"; DROP TABLE products; --', [])
     await check('   ', ['Camiseta Azul', 'Tigela de Açaí'])
     // An edit is searchable at once; a deleted product is not.
@@ -166,6 +172,26 @@ describe('GET /v1/products', () => {
       // Looking up each of the other store's matches made it some twenty times as slow; reading every word
       // that starts with a prefix the index does not keep, five times.
       await expectTimedInTurnWithinBaseline(`the search for "${word}" beside ${others} matches of another store (baseline: "${control}", which no other store's product has)`, search(control), search(word), { factor: 2, slackMs: 1 })
+    })
+  }
+
+  // A word of one letter, or longer than the index's longest kept prefix, would be found by reading
+  // every distinct word that starts with it, in every store: another store's seeded words included.
+  for (const { word, control, seeded } of [
+    { word: 'a', control: 'q', seeded: (i: number) => `a${i.toString(36)}` },
+    { word: 'azulejaria', control: 'violetinha', seeded: (i: number) => `azulejaria${i.toString(36)}` },
+  ]) {
+    test(`a store's search for "${word}" costs the same however many distinct words starting with it another store has`, async () => {
+      const { B, deps, w } = await catalogSetup()
+      for (const name of ['Caneca', 'Copo', 'Prato']) await B.createProduct({ name: `${name} ${word} ${control}` })
+      writeTransaction(deps.db, (tx) => {
+        const insert = tx.$client.query("insert into products (id, store_id, name, state, created_at, updated_at) values (?, ?, ?, 'PUBLISHED', 0, 0)")
+        for (let i = 0; i < 20_000; i++) insert.run(`prod_bulk${i}`, w.A.group.storeId, `Pote ${seeded(i)} ${seeded(i + 20_000)} ${seeded(i + 40_000)}`)
+      })
+      const ctx = storeCtx(w.B.group.storeId)
+      const search = (q: string) => () => expect(listProducts(deps, ctx, ProductListQuery.parse({ search: q }), deps.publicUrl.for()).total).toBe(3)
+      // Reading the 60,000 distinct words of the other store made the search for "a" tens of times as slow.
+      await expectTimedInTurnWithinBaseline(`the search for "${word}" beside 60,000 distinct words starting with it in another store (baseline: "${control}")`, search(control), search(word), { factor: 2, slackMs: 1 })
     })
   }
 

@@ -157,7 +157,7 @@ export type ProductSort = (typeof SORTS)[number]
 const PriceFilter = z.coerce.number({ error: 'must be a number, e.g. 19.90' }).pipe(MoneyBound)
 
 export const ProductListQuery = PageQuery.extend({
-  search: z.string().trim().max(200).optional().describe('words to find in name, sku or description, ignoring case and accents; a word matches as a prefix'),
+  search: z.string().trim().max(200).optional().describe('words to find in name, sku or description, ignoring case and accents; a word matches as a prefix ("cami" finds Camiseta), except that a one-letter word matches only itself ("p" finds the size P) and a word longer than 8 letters matches by its first 8 ("camisetas" finds Camiseta too)'),
   categoryId: idRef('categoryId').optional(),
   brandId: idRef('brandId').optional(),
   collectionId: idRef('collectionId').optional(),

@@ -3,10 +3,19 @@ import type { Sql } from '../../kernel/db/database'
 import type { ProductListQuery } from './model'
 import { products } from './tables'
 
+/** The prefix lengths the index keeps as lists of their own (migrations/0014_search_word_prefixes.sql). */
+const KEPT_PREFIXES = { shortest: 2, longest: 8 }
+
 /**
  * Full-text search over name, skus and description (the FTS5 table `product_search`, kept by
  * triggers). Its tokenizer folds case and accents, on the index and on the query alike, so
  * "acai" finds "Açaí". Each word of the query must appear, as a word or the start of one.
+ *
+ * A prefix the index does not keep is found by reading every distinct word that starts with it, in
+ * every store: one store seeding words that start alike would make every store's search read them
+ * all, a second or more each time. So a word of one letter matches that word only ("p" finds the
+ * size P, not "Pote"), and a word longer than the longest kept prefix matches by its first letters
+ * up to that length ("camisetas" finds "camiseta" too).
  */
 export function searchWords(search: string): string | null {
   const words = search.normalize('NFKC').match(/[\p{L}\p{N}]+/gu)
@@ -14,7 +23,11 @@ export function searchWords(search: string): string | null {
   // Quoted, the words cannot be read as FTS5 operators (AND, NEAR, column filters...).
   return words
     .slice(0, 12)
-    .map((w) => `"${w}"*`)
+    .map((w) => {
+      const letters = [...w]
+      if (letters.length < KEPT_PREFIXES.shortest) return `"${w}"`
+      return `"${letters.slice(0, KEPT_PREFIXES.longest).join('')}"*`
+    })
     .join(' ')
 }
 
