@@ -1,5 +1,5 @@
 import { and, count, desc, eq, sql } from 'drizzle-orm'
-import { lstat, mkdir, readFile, rename, rm } from 'node:fs/promises'
+import { lstat, mkdir, rename, rm } from 'node:fs/promises'
 import { removeLink } from '../../kernel/platform'
 import { join } from 'node:path'
 import type { StoreCtx } from '../../kernel/auth/kinds'
@@ -12,6 +12,7 @@ import type { Deps } from '../../kernel/deps'
 import { AppError, notFound } from '../../kernel/errors'
 import { pageWindow, toPage, type PageQuery } from '../../kernel/pagination'
 import { MIME_BY_EXTENSION, MiB, type MediaKind } from './formats'
+import { IMAGE_HEAD_BYTES, imageSize } from './image-size'
 import type { Media } from './model'
 import type { Upload, UploadDeps } from './in-flight'
 import { receiveFile, type ReceivedFile } from './receive'
@@ -60,13 +61,7 @@ const usedBytes = (db: Sql, storeId: string) =>
 
 async function dimensions(path: string, file: ReceivedFile) {
   if (file.kind !== 'IMAGE') return { width: null, height: null }
-  try {
-    const { imageSize } = await import('image-size')
-    const size = imageSize(await readFile(path))
-    return { width: size.width ?? null, height: size.height ?? null }
-  } catch {
-    return { width: null, height: null }
-  }
+  return imageSize(await Bun.file(path).slice(0, IMAGE_HEAD_BYTES).bytes(), file.mime)
 }
 
 /**
