@@ -151,12 +151,14 @@ export class RequestLog implements RequestInspector {
 
   /** Path and query as shown: cut, then redacted. */
   private shownTarget(k: Kept) {
-    const { path, query } = targetOf(k.url)
-    return { path: this.shownPath(path), query: query === '' ? '' : this.redact.query(clip(query, TARGET_LIMIT)) }
+    const { query } = targetOf(k.url)
+    return { path: this.shownPath(k), query: query === '' ? '' : this.redact.query(clip(query, TARGET_LIMIT)) }
   }
 
-  private shownPath(path: string) {
-    return this.redact.text(clip(path, TARGET_LIMIT))
+  /** The entry's path as shown, redacted once in the entry's life (Kept.shownPath). */
+  private shownPath(k: Kept) {
+    k.shownPath ??= this.redact.text(clip(targetOf(k.url).path, TARGET_LIMIT))
+    return k.shownPath
   }
 
   private matcher(query: RequestQuery): (item: Kept) => boolean {
@@ -167,7 +169,7 @@ export class RequestLog implements RequestInspector {
       (status === undefined || (cls ? String(k.status)[0] === cls : String(k.status) === status)) &&
       (method === undefined || k.method === method) &&
       // The path as shown: a prefix filter on the raw one would tell, a character at a time, what redaction hides.
-      (path === undefined || this.shownPath(targetOf(k.url).path).startsWith(path)) &&
+      (path === undefined || this.shownPath(k).startsWith(path)) &&
       (rm === undefined || k.rm === rm) &&
       (client === undefined || k.client === client) &&
       (since === undefined || (k.repeats?.lastAt ?? k.at) >= since)
