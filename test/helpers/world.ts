@@ -66,7 +66,7 @@ export async function upload(call: Call, headers: Record<string, string>, fixtur
 export async function createCustomer(deps: Deps, storeId: string, email = 'buyer@example.com') {
   const id = deps.ids.next('cus')
   const now = deps.clock.now()
-  const passwordHash = await deps.passwords.hash('buyer-password')
+  const passwordHash = await deps.passwords.hash(storeId, 'buyer-password')
   const token = newCustomerToken()
   writeTransaction(deps.db, (tx) => {
     tx.insert(customers).values({ id, storeId, email, name: 'Buyer', passwordHash, createdAt: now }).run()

@@ -1,5 +1,6 @@
 import { describe, expect, spyOn, test } from 'bun:test'
 import { LoginThrottle, MAX_KEYS } from '../../src/features/store-auth/login-throttle'
+import { argon2Passwords, PasswordTurns } from '../../src/kernel/auth/passwords'
 import { AppError } from '../../src/kernel/errors'
 import { ManualClock } from '../../src/kernel/clock'
 import { CLIENT_ADDRESS_HEADER, clientAddressesFromHeader, createTestApp, type CallResult } from '../helpers/app'
@@ -26,8 +27,14 @@ function expectThrottled(answers: CallResult[], allowed: number, what: string) {
   }
 }
 
+/**
+ * The throttle alone: checks wait for their turn however many come (PasswordTurns refuses past 16
+ * waiting per store, which the bursts below would reach; its own tests are in test/kernel/password-turns.test.ts).
+ */
+const patientPasswords = () => argon2Passwords({ memoryCost: 8, timeCost: 1 }, new PasswordTurns(1, Number.POSITIVE_INFINITY))
+
 async function classWithCustomer() {
-  const t = createTestApp({ settings: { rateLimitRps: '0' } })
+  const t = createTestApp({ settings: { rateLimitRps: '0' }, passwords: patientPasswords() })
   await createGroup(t.call, 'Azul', [
     { rm: '111', name: 'Ana' },
     { rm: '222', name: 'Bruno' },
@@ -117,7 +124,7 @@ describe('every failed login costs one verification', () => {
     const t = await classWithCustomer()
     const verify = spyOn(t.deps.passwords, 'verify')
     const cost = (hash: string) => hash.split('$').slice(1, 4).join('$') // algorithm, version, m/t/p
-    const reference = cost(await t.deps.passwords.hash('anything'))
+    const reference = cost(await t.deps.passwords.hash('', 'anything'))
     const attempts: [string, () => Promise<CallResult>][] = [
       ['unknown RM', () => t.studentLogin('999', 'guess-guess')],
       ['wrong password of a changed account', () => t.studentLogin('111', 'guess-guess')],
@@ -130,7 +137,9 @@ describe('every failed login costs one verification', () => {
       const res = await attempt()
       expect([what, res.status]).toEqual([what, 401])
       expect([what, verify.mock.calls.length]).toEqual([what, 1])
-      expect([what, cost(verify.mock.calls[0]![1])]).toEqual([what, reference])
+      expect([what, cost(verify.mock.calls[0]![2])]).toEqual([what, reference])
+      // In the turn of the store it is for; a login naming no student in that of no account.
+      expect([what, verify.mock.calls[0]![0]]).toEqual([what, what === 'unknown RM' ? '' : expect.stringMatching(/^str_/)])
     }
     // The successes too: an RM on its initial password logging in with it.
     verify.mockClear()

@@ -28,7 +28,7 @@ export const takenEmails = (db: Sql, storeId: string, emails: string[]): string[
     .map((c) => c.email)
 
 export async function register(deps: Deps, ctx: StoreCtx, input: { email: string; password: string; name: string }) {
-  const passwordHash = await deps.passwords.hash(input.password)
+  const passwordHash = await deps.passwords.hash(ctx.storeId, input.password)
   const customer = { id: deps.ids.next('cus'), email: input.email, name: input.name }
   const now = deps.clock.now()
   try {
@@ -53,7 +53,10 @@ export async function login(deps: Deps, ctx: StoreCtx, throttle: LoginThrottle, 
     .get()
   // An unknown e-mail is verified against a decoy: it takes as long as a wrong password, so the time
   // does not tell which e-mails have an account here.
-  const ok = await deps.passwords.verify(input.password, row?.passwordHash ?? (await deps.passwords.decoyHash()))
+  const ok = await deps.passwords.verify(ctx.storeId, input.password, row?.passwordHash ?? (await deps.passwords.decoyHash())).catch((e: unknown) => {
+    attempt.notChecked()
+    throw e
+  })
   if (!row || !ok) {
     throw new AppError('UNAUTHENTICATED', 'E-mail or password is wrong for this store. A customer registers once per store: POST /v1/customers/register.')
   }

@@ -14,6 +14,8 @@ export const MAX_KEYS = 10_000
 /** An attempt that passed the throttle: counted as a failure unless it says it succeeded. */
 export interface LoginAttempt {
   succeeded(): void
+  /** The password was never checked (the check had no turn, PasswordTurns): the attempt counts for nothing. */
+  notChecked(): void
 }
 
 /** What a student can do about a locked login. */
@@ -82,18 +84,22 @@ export class LoginThrottle {
       }
     }
     for (const key of [pairKey, accountKey, addressKey]) this.record(key, [...this.recent(key, now), now])
+    const takeBack = (keys: string[]) => {
+      for (const key of keys) {
+        const times = this.attempts.get(key) ?? []
+        const mine = times.indexOf(now)
+        if (mine >= 0) times.splice(mine, 1)
+        if (times.length === 0) this.attempts.delete(key)
+      }
+    }
     return {
       // A success wipes the account's failures from this address, and takes back its own count from the
       // account's and the address's: failures from elsewhere still count.
       succeeded: () => {
         this.attempts.delete(pairKey)
-        for (const key of [accountKey, addressKey]) {
-          const times = this.attempts.get(key) ?? []
-          const mine = times.indexOf(now)
-          if (mine >= 0) times.splice(mine, 1)
-          if (times.length === 0) this.attempts.delete(key)
-        }
+        takeBack([accountKey, addressKey])
       },
+      notChecked: () => takeBack([pairKey, accountKey, addressKey]),
     }
   }
 

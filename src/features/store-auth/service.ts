@@ -1,6 +1,6 @@
 import { eq } from 'drizzle-orm'
 import { constantTimeEqual, hashToken, newStudentToken, STUDENT_TOKEN_TTL_MS } from '../../kernel/auth/credentials'
-import type { Passwords } from '../../kernel/auth/passwords'
+import { NO_ACCOUNT, type Passwords } from '../../kernel/auth/passwords'
 import type { StudentCtx } from '../../kernel/auth/kinds'
 import { groups, stores, studentSessions, students } from '../../kernel/auth/tables'
 import { isoTime } from '../../kernel/clock'
@@ -42,8 +42,9 @@ const isTheRm = (password: string, rm: string) => constantTimeEqual(rmKey(passwo
  * Every check costs one full verification, against a decoy when there is no hash (an unknown RM, an
  * initial password): the time of a failure tells neither which RMs exist nor which can still be taken over.
  */
-async function passwordMatches(passwords: Passwords, student: { rm: string; passwordHash: string | null } | undefined, password: string) {
-  const verified = await passwords.verify(password, student?.passwordHash ?? (await passwords.decoyHash()))
+async function passwordMatches(passwords: Passwords, student: { rm: string; passwordHash: string | null; storeId: string } | undefined, password: string) {
+  // In the turn of the student's store (a login naming no one, in the turn of those).
+  const verified = await passwords.verify(student?.storeId ?? NO_ACCOUNT, password, student?.passwordHash ?? (await passwords.decoyHash()))
   if (!student) return false
   return student.passwordHash === null ? isTheRm(password, student.rm) : verified
 }
@@ -61,7 +62,10 @@ export async function login(deps: Deps, throttle: LoginThrottle, input: { rm: st
   // As written, else whatever its case (keptRm): a phone keyboard writes ra2025x for RA2025X.
   const student = findStudent(deps.db, input.rm) ?? studentInAnyCase(deps.db, input.rm)
   // The same answer for an unknown RM and a wrong password: the response does not tell which RMs exist.
-  const ok = await passwordMatches(deps.passwords, student, input.password)
+  const ok = await passwordMatches(deps.passwords, student, input.password).catch((e: unknown) => {
+    attempt.notChecked()
+    throw e
+  })
   if (!student || !ok) {
     throw new AppError('UNAUTHENTICATED', 'RM or password is wrong. The first password is your RM; the teacher can reset it.')
   }
@@ -106,7 +110,7 @@ export async function changePassword(
       { path: 'newPassword', message: 'must differ from the current password' },
     ])
   }
-  const passwordHash = await deps.passwords.hash(input.newPassword)
+  const passwordHash = await deps.passwords.hash(student.storeId, input.newPassword)
   const session = writeTransaction(deps.db, (tx) => {
     tx.update(students).set({ passwordHash, mustChangePassword: false }).where(eq(students.rm, rm)).run()
     // Every other session ends: a stolen token dies with the password change.
