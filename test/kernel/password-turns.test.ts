@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'bun:test'
-import { PasswordTurns } from '../../src/kernel/auth/passwords'
+import { argon2Passwords, PasswordTurns } from '../../src/kernel/auth/passwords'
 import { AppError } from '../../src/kernel/errors'
 import { createTestApp } from '../helpers/app'
 import { activeStudent, apiKey, createGroup, createKey, expectOk } from '../helpers/world'
@@ -82,5 +82,21 @@ describe('password checks take turns, a store at a time', () => {
     // The refused ones registered no one: each can be sent again, one after another.
     const again = answers.indexOf(refused[0]!)
     expect((await expectOk(register(again), 201)).customer.email).toBe(`c${again}@example.com`)
+  })
+
+  test('a login refused for want of a turn is not a failed login: the RM still gets its ten tries', async () => {
+    const t = createTestApp({ settings: { rateLimitRps: '0' }, passwords: argon2Passwords({ memoryCost: 8, timeCost: 1 }, new PasswordTurns(1, 1)) })
+    await createGroup(t.call, 'Azul', [{ rm: '222', name: 'Bruno' }])
+    const wrong = () => t.call('POST', '/v1/store/auth/login', { body: { rm: '222', password: 'wrong-guess' } })
+    // Ten at once, as many as the throttle lets in: all pass it, and those with no turn are refused by the turns.
+    const burst = await Promise.all(Array.from({ length: 10 }, wrong))
+    const checked = burst.filter((a) => a.status === 401).length
+    const refused = burst.filter((a) => a.status === 429)
+    expect(refused.length).toBeGreaterThan(0)
+    expect(refused.map((a) => a.body.error.message.slice(0, 31))).toEqual(refused.map(() => 'Too many password checks for th'))
+    // One after another, the wrong password is checked until the throttle's ten failures, counted from the checked ones only.
+    let more = 0
+    while ((await wrong()).status === 401) more++
+    expect(checked + more).toBe(10)
   })
 })

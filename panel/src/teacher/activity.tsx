@@ -1,4 +1,5 @@
 import { useEffect } from 'preact/hooks'
+import { CSV_BOM } from '../../../src/kernel/csv'
 import { navigate } from '../router'
 import { Done, ErrorNote, Field, Loaded, Section, Table, useAction, useLoad, when, dateOnly, timeOfDay } from '../ui'
 import { BarChart, Swatch, type Line } from './chart'
@@ -37,8 +38,6 @@ function choose(choices: { window: WindowName; group: string }) {
   const qs = params.toString()
   navigate(`/teacher/activity${qs ? `?${qs}` : ''}`)
 }
-
-const BOM = '\ufeff'
 
 /**
  * The CSV separator a spreadsheet in the browser's language splits on: where decimals are written with
@@ -89,7 +88,7 @@ export function ActivityPage({ route }: { route: string }) {
       const text = await call<string>('GET', '/admin/activity', { query: { format: 'csv', separator, from: fromOf(choices.window), groupId: choices.group || undefined } })
       const link = document.createElement('a')
       // Reading the answer as text dropped its byte order mark, which tells Excel the file is UTF-8: put back.
-      link.href = URL.createObjectURL(new Blob([BOM, text], { type: 'text/csv' }))
+      link.href = URL.createObjectURL(new Blob([CSV_BOM, text], { type: 'text/csv' }))
       link.download = 'activity.csv'
       document.body.append(link)
       link.click()

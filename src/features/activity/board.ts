@@ -10,8 +10,8 @@ const rate = (errors: number, calls: number) => (calls === 0 ? 0 : Math.round((e
 
 /**
  * The class at a glance, for the projector: per group, today's calls and errors (the current day of the
- * clock's time zone, as the report counts), its last call today, the members who have made none today, and its webhook
- * endpoints with failed attempts in the last 24 hours.
+ * clock's time zone, as the report counts), its last call today, the members who have made none today,
+ * and its webhook endpoints with failed attempts in the last 24 hours.
  *
  * The group's own figures (secret key, students' tokens) and its shop front's (publishable key) are
  * apart: anyone who opens the shop page can copy its key and flood it, and the 429s its own bucket

@@ -53,10 +53,7 @@ export async function login(deps: Deps, ctx: StoreCtx, throttle: LoginThrottle, 
     .get()
   // An unknown e-mail is verified against a decoy: it takes as long as a wrong password, so the time
   // does not tell which e-mails have an account here.
-  const ok = await deps.passwords.verify(ctx.storeId, input.password, row?.passwordHash ?? (await deps.passwords.decoyHash())).catch((e: unknown) => {
-    attempt.notChecked()
-    throw e
-  })
+  const ok = await attempt.checked(deps.passwords.verify(ctx.storeId, input.password, row?.passwordHash ?? (await deps.passwords.decoyHash())))
   if (!row || !ok) {
     throw new AppError('UNAUTHENTICATED', 'E-mail or password is wrong for this store. A customer registers once per store: POST /v1/customers/register.')
   }

@@ -14,8 +14,11 @@ export const MAX_KEYS = 10_000
 /** An attempt that passed the throttle: counted as a failure unless it says it succeeded. */
 export interface LoginAttempt {
   succeeded(): void
-  /** The password was never checked (the check had no turn, PasswordTurns): the attempt counts for nothing. */
-  notChecked(): void
+  /**
+   * The password's check, awaited: when it throws, the password was never checked (it had no turn,
+   * PasswordTurns) and the attempt counts for nothing.
+   */
+  checked<T>(check: Promise<T>): Promise<T>
 }
 
 /** What a student can do about a locked login. */
@@ -99,7 +102,11 @@ export class LoginThrottle {
         this.attempts.delete(pairKey)
         takeBack([accountKey, addressKey])
       },
-      notChecked: () => takeBack([pairKey, accountKey, addressKey]),
+      checked: (check) =>
+        check.catch((e: unknown) => {
+          takeBack([pairKey, accountKey, addressKey])
+          throw e
+        }),
     }
   }
 

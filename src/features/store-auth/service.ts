@@ -62,10 +62,7 @@ export async function login(deps: Deps, throttle: LoginThrottle, input: { rm: st
   // As written, else whatever its case (keptRm): a phone keyboard writes ra2025x for RA2025X.
   const student = findStudent(deps.db, input.rm) ?? studentInAnyCase(deps.db, input.rm)
   // The same answer for an unknown RM and a wrong password: the response does not tell which RMs exist.
-  const ok = await passwordMatches(deps.passwords, student, input.password).catch((e: unknown) => {
-    attempt.notChecked()
-    throw e
-  })
+  const ok = await attempt.checked(passwordMatches(deps.passwords, student, input.password))
   if (!student || !ok) {
     throw new AppError('UNAUTHENTICATED', 'RM or password is wrong. The first password is your RM; the teacher can reset it.')
   }
