@@ -28,7 +28,7 @@ function expectThrottled(answers: CallResult[], allowed: number, what: string) {
 }
 
 /**
- * The throttle alone: checks wait for their turn however many come (PasswordTurns refuses past 16
+ * The throttle alone: checks wait for their turn however many come (PasswordTurns refuses past 64
  * waiting per store, which the bursts below would reach; its own tests are in test/kernel/password-turns.test.ts).
  */
 const patientPasswords = () => argon2Passwords({ memoryCost: 8, timeCost: 1 }, new PasswordTurns(1, Number.POSITIVE_INFINITY))

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'bun:test'
-import { argon2Passwords, PasswordTurns } from '../../src/kernel/auth/passwords'
+import { argon2Passwords, PasswordTurns, WAITING_PER_STORE } from '../../src/kernel/auth/passwords'
 import { AppError } from '../../src/kernel/errors'
 import { createTestApp } from '../helpers/app'
 import { activeStudent, apiKey, createGroup, createKey, expectOk } from '../helpers/world'
@@ -70,7 +70,7 @@ describe('password checks take turns, a store at a time', () => {
     await createGroup(t.call, 'Verde', [{ rm: '333', name: 'Caio' }])
     const pk = (await createKey(t.call, await activeStudent(t.call, '111'), 'shop', 'publishable')).apiKey
     const register = (i: number) => t.call('POST', '/v1/customers/register', { headers: apiKey(pk), body: { email: `c${i}@example.com`, password: 'a-good-password', name: `C ${i}` } })
-    const [answers, login] = await Promise.all([Promise.all(Array.from({ length: 60 }, (_, i) => register(i))), t.call('POST', '/v1/store/auth/login', { body: { rm: '333', password: '333' } })])
+    const [answers, login] = await Promise.all([Promise.all(Array.from({ length: WAITING_PER_STORE + 40 }, (_, i) => register(i))), t.call('POST', '/v1/store/auth/login', { body: { rm: '333', password: '333' } })])
     const refused = answers.filter((a) => a.status === 429)
     expect(refused.length).toBeGreaterThan(0)
     expect(answers.filter((a) => a.status !== 429 && a.status !== 201)).toEqual([])

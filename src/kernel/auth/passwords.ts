@@ -29,8 +29,11 @@ export interface Passwords {
   decoyHash(): Promise<string>
 }
 
-/** How many checks of one store may wait for their turn; past it the store is answered 429. */
-export const WAITING_PER_STORE = 16
+/**
+ * How many checks of one store may wait for their turn; past it the store is answered 429. Enough for a
+ * student's script registering fifty buyers at once (they wait, in turn with the other stores).
+ */
+export const WAITING_PER_STORE = 64
 
 /**
  * argon2 at most `slots` at a time (one core fewer than the machine has, so the requests keep one),
