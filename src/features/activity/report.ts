@@ -8,7 +8,8 @@ import { activityCounts, SHOP_FRONT_RM } from './tables'
 
 /**
  * Calls per group and per student. Counts are kept per hour, so `from` and `to` select
- * whole hours: the hour that contains `from` is included, the one that contains `to` is not.
+ * whole hours: the hour that contains `from` is included, and every hour that starts before `to`
+ * (the default `to`, a moment after now, takes the current hour; a `to` on the hour leaves that hour out).
  * The window starts by default when the first group was created.
  */
 export function activityReport(deps: Deps, query: Pick<ActivityQuery, 'from' | 'to' | 'groupId'>): ActivityReport {
