@@ -100,6 +100,10 @@ describe('GET /v1/admin/activity/series', () => {
     const evening = await expectOk(t.call('GET', `/v1/admin/activity?from=2026-01-01T19:00:00&groupId=${A.group.id}`, { headers: admin }))
     expect([evening.from, evening.groups[0].calls]).toEqual(['2026-01-01T22:00:00.000Z', 5])
     expect((await expectOk(t.call('GET', '/v1/admin/activity?from=2026-01-01T19:00:00Z', { headers: admin }))).from).toBe('2026-01-01T19:00:00.000Z')
+    // An offset of its own, with or without seconds, is taken as written.
+    for (const from of ['2026-01-01T19:00-02:00', '2026-01-01T19:00:00-02:00']) {
+      expect((await expectOk(t.call('GET', `/v1/admin/activity?from=${encodeURIComponent(from)}`, { headers: admin }))).from).toBe('2026-01-01T21:00:00.000Z')
+    }
   })
 
   test('across a daylight-saving change a day bucket has 23 or 25 hours (Berlin)', async () => {

@@ -7,7 +7,12 @@ const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/
  * An ISO date or date-time of the calendar, year first (zod's own checks, as the order filter uses):
  * Date.parse also reads 01/12/2026, month first, and 2026-02-30 as 2 March.
  */
-const ISO_INSTANT = z.union([z.iso.date(), z.iso.datetime({ local: true, offset: true })])
+const ISO_INSTANT = z.union([
+  z.iso.date(),
+  z.iso.datetime({ local: true, offset: true }),
+  // zod takes an offset only after seconds; 2026-11-21T14:00-03:00 is as much ISO 8601 as with :00.
+  z.iso.datetime({ local: true, offset: true, precision: -1 }),
+])
 
 /** An ISO date (`2026-11-21`) or date-time. A date alone means the start of that day, and a time without an offset a time, in the server's time zone. */
 const isoInstant = (name: string) =>
