@@ -1,3 +1,4 @@
+import { rmSync } from 'node:fs'
 import { createApp } from './app'
 import { createDeps, startBackgroundWork } from './wiring'
 import { serveJobs } from './cli/jobs'
@@ -46,6 +47,8 @@ export async function serve(config: Config, log: Log = consoleLog) {
   } catch (e) {
     deps.orderExpiry.stop()
     database.close()
+    // A token made now was never shown (the banner comes after listening): the next start makes and shows another.
+    if (admin.source === 'generated') rmSync(admin.file, { force: true })
     throw listenRefused(config, e as NodeJS.ErrnoException)
   }
   const port = app.server!.port!

@@ -1,7 +1,7 @@
 import { Database } from 'bun:sqlite'
 import { beforeAll, describe, expect, test } from 'bun:test'
 import { copyFileSync, existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs'
-import { join } from 'node:path'
+import { dirname, join } from 'node:path'
 import { loadMigrations } from '../../src/kernel/db/migrate'
 import { ADMIN_TOKEN } from '../helpers/app'
 import { buildExecutable, emptyDir, overHttp, runExecutable, startExecutable } from '../helpers/executable'
@@ -135,9 +135,15 @@ describe('the single executable', () => {
     // would each answer part of a class's requests from their own data.
     const holder = Bun.serve({ hostname: '127.0.0.1', port: 0, reusePort: true, fetch: () => new Response('another server') })
     try {
-      const taken = await runExecutable(built, ['--port', String(holder.port), '--host', '127.0.0.1', '--data', join(emptyDir(), 'data')])
+      const first = join(emptyDir(), 'data')
+      const taken = await runExecutable(built, ['--port', String(holder.port), '--host', '127.0.0.1', '--data', first])
       expect(taken.code).toBe(2)
       expect(taken.stderr).toBe(`storefront: --port / PORT: port ${holder.port} on 127.0.0.1 is already in use; pick another port\n`)
+      // The admin token made for that first start was never shown: it is not kept, and the next start makes and shows one.
+      expect(existsSync(join(first, 'admin-token'))).toBe(false)
+      const next = await startExecutable(built, dirname(first), ['--data', first])
+      expect(next.stdout()).toContain(`admin token  ${readFileSync(join(first, 'admin-token'), 'utf8').trim()}  (new;`)
+      expect(await next.stop('SIGTERM')).toBe(0)
     } finally {
       holder.stop(true)
     }
