@@ -50,6 +50,18 @@ describe('uploads', () => {
     }
   })
 
+  test("a file's name keeps its accents as the browser wrote them (UTF-8), and loses C1 control characters as it loses C0 ones", async () => {
+    const t = await setup()
+    const named = async (name: string) => {
+      const form = new FormData()
+      form.append('file', new Blob([readFileSync(join(FIXTURES, 'sample.png'))]), name)
+      return (await expectOk(t.call('POST', '/v1/uploads', { headers: t.keyA, raw: form }), 201)).filename
+    }
+    // Read as Latin-1, the UTF-8 bytes of João made JoÃ£o, and U+009B (a terminal's CSI) came through behind an Â.
+    expect(await named('Camiseta Algodão João.png')).toBe('Camiseta Algodão João.png')
+    expect(await named('c\u009b31md.png')).toBe('c31md.png')
+  })
+
   test('the declared type and file name are ignored: the bytes decide', async () => {
     const t = await setup()
     const form = new FormData()

@@ -70,8 +70,9 @@ function notAccepted(head: Buffer, detected: string | undefined): AppError {
   return new AppError('UNSUPPORTED_MEDIA_TYPE', `The file is ${what}. Files are recognised by their content, not by their name. Accepted: ${ACCEPTED_LIST}.`)
 }
 
+/** The file's own name, without folders or control characters (C1 too: U+009B starts a terminal sequence like ESC [). */
 const displayName = (name: string | undefined) =>
-  (name ?? '').split(/[\\/]/).pop()!.replace(/[\u0000-\u001f\u007f]/g, '').slice(0, 255) || 'upload'
+  (name ?? '').split(/[\\/]/).pop()!.replace(/[\u0000-\u001f\u007f-\u009f]/g, '').slice(0, 255) || 'upload'
 
 /**
  * Streams the `file` part of a multipart request to `path`, recognising its format from the first
@@ -88,7 +89,8 @@ export async function receiveFile(request: Request, path: string, upload: Upload
   // Loaded on the first upload, not at start.
   const [{ default: Busboy }, { fileTypeFromBuffer }] = await Promise.all([import('busboy'), import('file-type')])
   const source = Readable.fromWeb(request.body as unknown as NodeWebStream)
-  const parser = Busboy({ headers: { 'content-type': contentType }, limits: { files: 1, fields: 20, fieldSize: 10_000, parts: 40 } })
+  // A browser writes a file's name as UTF-8 bytes; busboy reads them as Latin-1 unless told (João.png became JoÃ£o.png).
+  const parser = Busboy({ headers: { 'content-type': contentType }, defParamCharset: 'utf8', limits: { files: 1, fields: 20, fieldSize: 10_000, parts: 40 } })
   const fields: Record<string, string> = {}
   let handle: FileHandle | undefined
   let fileStream: Readable | undefined
