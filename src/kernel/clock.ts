@@ -9,15 +9,15 @@ export interface Clock {
   readonly timeZone: string
 }
 
-/** This machine's time zone (the `TZ` variable's, when set to one the runtime knows), UTC when it has none. */
-export const machineTimeZone = () => Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC'
-
 let machineZone: string | undefined
 export const systemClock: Clock = {
   now: () => Date.now(),
-  // Read on first use: the runtime's time zone data is not loaded on the way to a first answer.
+  /**
+   * This machine's time zone (the `TZ` variable's, when set to one the runtime knows), UTC when it has
+   * none. Read on first use: the runtime's time zone data is not loaded on the way to a first answer.
+   */
   get timeZone() {
-    return (machineZone ??= machineTimeZone())
+    return (machineZone ??= Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC')
   },
 }
 
@@ -76,6 +76,12 @@ const startOfWallDay = (wall: number) => wall - (((wall % DAY) + DAY) % DAY)
 export function calendarDay(ms: number, timeZone: string): { from: number; to: number } {
   const midnight = startOfWallDay(wallClock(wholeSecond(ms), timeZone))
   return { from: instantOf(midnight, timeZone), to: instantOf(midnight + DAY, timeZone) }
+}
+
+/** The calendar day of the clock's zone that `now` falls in, and as an answer writes it (kernel/day-schema.ts, todaySchema). */
+export function today(clock: Clock, now: number) {
+  const day = calendarDay(now, clock.timeZone)
+  return { ...day, shown: { from: isoTime(day.from), to: isoTime(day.to), timeZone: clock.timeZone } }
 }
 
 /**

@@ -1,5 +1,5 @@
 import { stores } from '../../kernel/auth/tables'
-import { calendarDay, isoTime } from '../../kernel/clock'
+import { isoTime, today as todayOf } from '../../kernel/clock'
 import type { Deps } from '../../kernel/deps'
 import { failingEndpoints } from '../webhooks'
 import type { ClassBoard } from './model'
@@ -19,13 +19,12 @@ const rate = (errors: number, calls: number) => (calls === 0 ? 0 : Math.round((e
  */
 export function classBoard(deps: Deps): ClassBoard {
   const now = deps.clock.now()
-  const day = calendarDay(now, deps.clock.timeZone)
-  const today = { from: isoTime(day.from), to: isoTime(day.to) }
+  const today = todayOf(deps.clock, now)
   // Counts are kept per hour: the hour holding the next midnight is the next day's (a zone whose offset is not whole hours).
-  const report = activityReport(deps, { from: today.from, to: isoTime(day.to - (day.to % HOUR)) })
+  const report = activityReport(deps, { from: today.shown.from, to: isoTime(today.to - (today.to % HOUR)) })
   const storeOf = new Map(deps.db.select({ id: stores.id, groupId: stores.groupId }).from(stores).all().map((s) => [s.groupId, s.id]))
   return {
-    today: { ...today, timeZone: deps.clock.timeZone },
+    today: today.shown,
     at: isoTime(now),
     groups: report.groups.map((g) => {
       const storeId = storeOf.get(g.groupId)

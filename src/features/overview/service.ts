@@ -1,5 +1,5 @@
 import type { StoreCtx } from '../../kernel/auth/kinds'
-import { calendarDay, isoTime } from '../../kernel/clock'
+import { today as todayOf } from '../../kernel/clock'
 import type { Deps } from '../../kernel/deps'
 import { listKeys } from '../api-keys'
 import { lowStock, productsByState } from '../catalog'
@@ -11,10 +11,10 @@ import { FAILING_WINDOW_HOURS, LOW_STOCK_SHOWN, type Overview } from './model'
 /** The store at a glance: each part read through the feature that owns it. */
 export function storeOverview(deps: Deps, ctx: StoreCtx): Overview {
   const now = deps.clock.now()
-  const today = calendarDay(now, deps.clock.timeZone)
+  const today = todayOf(deps.clock, now)
   const orders = orderSummary(deps, ctx, today.from, today.to)
   return {
-    today: { from: isoTime(today.from), to: isoTime(today.to), timeZone: deps.clock.timeZone },
+    today: today.shown,
     products: productsByState(deps, ctx),
     orders: { byStatus: orders.byStatus, paidToday: orders.paid, currency: getSettings(deps, ctx).currency },
     lowStock: lowStock(deps, ctx, LOW_STOCK_SHOWN),
