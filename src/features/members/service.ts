@@ -91,7 +91,12 @@ export function addMember(db: Sql, groupId: string, member: MemberInput, now: nu
 export function keptRm(db: Sql, rm: string, groupId?: string): string | undefined {
   const inGroup = groupId === undefined ? undefined : eq(students.groupId, groupId)
   const exact = db.select({ rm: students.rm }).from(students).where(and(eq(students.rm, rm), inGroup)).get()
-  if (exact) return exact.rm
+  return exact ? exact.rm : rmInAnyCase(db, rm, groupId)
+}
+
+/** keptRm's second look, for a caller that has looked for the RM as written already. */
+export function rmInAnyCase(db: Sql, rm: string, groupId?: string): string | undefined {
+  const inGroup = groupId === undefined ? undefined : eq(students.groupId, groupId)
   const found = db.select({ rm: students.rm }).from(students).where(and(studentsWithRms([rm]), inGroup)).limit(2).all()
   return found.length === 1 ? found[0]!.rm : undefined
 }

@@ -7,7 +7,7 @@ import { isoTime } from '../../kernel/clock'
 import { writeTransaction, type Sql } from '../../kernel/db/database'
 import type { Deps } from '../../kernel/deps'
 import { AppError } from '../../kernel/errors'
-import { keptRm, rmKey } from '../members'
+import { rmInAnyCase, rmKey } from '../members'
 import type { LoginThrottle } from './login-throttle'
 
 const findStudent = (db: Sql, rm: string) =>
@@ -27,9 +27,9 @@ const findStudent = (db: Sql, rm: string) =>
     .where(eq(students.rm, rm))
     .get()
 
-/** The student `rm` names in another case than it is kept in, or undefined. */
+/** The student `rm` names in another case than it is kept in, or undefined (after findStudent found none as written). */
 function studentInAnyCase(db: Sql, rm: string) {
-  const kept = keptRm(db, rm)
+  const kept = rmInAnyCase(db, rm)
   return kept === undefined ? undefined : findStudent(db, kept)
 }
 
