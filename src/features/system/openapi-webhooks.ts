@@ -1,5 +1,6 @@
 import { z } from 'zod'
 import { EVENT_TYPES, eventDataSchema, type EventType } from '../../kernel/events'
+import { DELIVERY_TIMEOUT_MS, RETRY_DELAYS_MS } from '../webhooks'
 
 type Json = Record<string, unknown>
 
@@ -12,8 +13,12 @@ export const eventSchemaName = (type: EventType) =>
 
 const header = (name: string, description: string, schema: Json) => ({ name, in: 'header', required: true, description, schema })
 
-const HOW_SENT =
-  'POSTed to every endpoint subscribed to it (POST /v1/webhooks), and to `storefront listen` streams. The body is the same bytes on every attempt; each attempt is signed afresh: X-Signature is `sha256=` and the lowercase hex HMAC-SHA256, with the endpoint\u2019s signing secret, of `<X-Timestamp>.<raw body>` (compute it over the body as received, before parsing it). A 2xx answer within 10 s delivers it; any other answer, none, or a redirect (never followed) is a failed attempt, retried after 10 s, 1 min, 5 min, 30 min, 2 h and 6 h (7 attempts). Delivery is at least once: dedupe on the event id.'
+/** 10_000 as '10 s', 300_000 as '5 min', 7_200_000 as '2 h'. */
+const span = (ms: number) => (ms < 60_000 ? `${ms / 1000} s` : ms < 3_600_000 ? `${ms / 60_000} min` : `${ms / 3_600_000} h`)
+const delays = RETRY_DELAYS_MS.map(span)
+const TIMEOUT = span(DELIVERY_TIMEOUT_MS)
+
+const HOW_SENT = `POSTed to every endpoint subscribed to it (POST /v1/webhooks), and to \`storefront listen\` streams. The body is the same bytes on every attempt; each attempt is signed afresh: X-Signature is \`sha256=\` and the lowercase hex HMAC-SHA256, with the endpoint\u2019s signing secret, of \`<X-Timestamp>.<raw body>\` (compute it over the body as received, before parsing it). A 2xx answer within ${TIMEOUT} delivers it; any other answer, none, or a redirect (never followed) is a failed attempt, retried after ${delays.slice(0, -1).join(', ')} and ${delays.at(-1)} (${delays.length + 1} attempts). Delivery is at least once: dedupe on the event id.`
 
 /**
  * The OpenAPI 3.1 `webhooks`: one operation per event type, what the server POSTs to a student's
@@ -58,7 +63,7 @@ export function webhookDocumentation(tidy: (schema: unknown) => unknown): { webh
         requestBody: { required: true, content: { 'application/json': { schema: { $ref: `#/components/schemas/${name}` } } } },
         responses: {
           '2XX': { description: 'Delivered: nothing in the answer is read but its status (the log keeps its first 2 KB).' },
-          default: { description: 'Any other status, or none within 10 s: a failed attempt, retried while attempts remain.' },
+          default: { description: `Any other status, or none within ${TIMEOUT}: a failed attempt, retried while attempts remain.` },
         },
       },
     }

@@ -1,10 +1,10 @@
 // The webhooks feature's door: what the rest of the app uses of it.
-export { hasSubscriber } from './deliveries'
+export { hasSubscriber, RETRY_DELAYS_MS } from './deliveries'
 export { WebhookDispatcher, type WebhooksDeps } from './dispatcher'
 export { ListenHub } from './listen'
 export { webhookPruners } from './retention'
 export { webhookRoutes } from './routes'
-export { attempt } from './send'
+export { attempt, DELIVERY_TIMEOUT_MS } from './send'
 export { signedHeaders } from './signature'
 export { failingEndpoints } from './summary'
 export { KEPT_BY_RESET } from './tables'

@@ -2,7 +2,7 @@ import { isIP } from 'node:net'
 import { BadTarget, type Target } from './targets'
 
 /** Success is a 2xx within this time. */
-const DELIVERY_TIMEOUT_MS = 10_000
+export const DELIVERY_TIMEOUT_MS = 10_000
 /** How much of the receiver's answer the log keeps. */
 const RESPONSE_BODY_LIMIT = 2048
 
