@@ -22,7 +22,9 @@ const open: { database: OpenDatabase; dir: string; lifecycle: Lifecycle }[] = []
  * argon2id at its smallest cost (a hash in well under a millisecond, not about 50 ms), for tests that are
  * not about password cost; pass `passwords: argon2Passwords()` for the server's real cost.
  */
-const cheapPasswords = () => argon2Passwords({ memoryCost: 8, timeCost: 1 })
+/** argon2 at the least cost it takes: a test's logins cost microseconds, not tens of milliseconds. */
+export const CHEAP_PASSWORD_COST = { memoryCost: 8, timeCost: 1 }
+const cheapPasswords = () => argon2Passwords(CHEAP_PASSWORD_COST)
 
 let migrated: string | undefined
 

@@ -3,7 +3,7 @@ import { LoginThrottle, MAX_KEYS } from '../../src/features/store-auth/login-thr
 import { argon2Passwords, PasswordTurns } from '../../src/kernel/auth/passwords'
 import { AppError } from '../../src/kernel/errors'
 import { ManualClock } from '../../src/kernel/clock'
-import { CLIENT_ADDRESS_HEADER, clientAddressesFromHeader, createTestApp, type CallResult } from '../helpers/app'
+import { CHEAP_PASSWORD_COST, CLIENT_ADDRESS_HEADER, clientAddressesFromHeader, createTestApp, type CallResult } from '../helpers/app'
 import { activeStudent, apiKey, createGroup, createKey, expectOk } from '../helpers/world'
 
 /** `total` calls, `parallel` at a time (each wave sent at once, as a student's Promise.all would). */
@@ -31,7 +31,7 @@ function expectThrottled(answers: CallResult[], allowed: number, what: string) {
  * The throttle alone: checks wait for their turn however many come (PasswordTurns refuses past 64
  * waiting per store, which the bursts below would reach; its own tests are in test/kernel/password-turns.test.ts).
  */
-const patientPasswords = () => argon2Passwords({ memoryCost: 8, timeCost: 1 }, new PasswordTurns(1, Number.POSITIVE_INFINITY))
+const patientPasswords = () => argon2Passwords(CHEAP_PASSWORD_COST, new PasswordTurns(1, Number.POSITIVE_INFINITY))
 
 async function classWithCustomer() {
   const t = createTestApp({ settings: { rateLimitRps: '0' }, passwords: patientPasswords() })

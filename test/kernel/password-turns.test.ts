@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'bun:test'
 import { argon2Passwords, PasswordTurns, WAITING_PER_STORE } from '../../src/kernel/auth/passwords'
 import { AppError } from '../../src/kernel/errors'
-import { createTestApp } from '../helpers/app'
+import { CHEAP_PASSWORD_COST, createTestApp } from '../helpers/app'
 import { activeStudent, apiKey, createGroup, createKey, expectOk } from '../helpers/world'
 
 /** A check that ends when told: `started` lists the names in the order their turn came. */
@@ -85,7 +85,7 @@ describe('password checks take turns, a store at a time', () => {
   })
 
   test('a login refused for want of a turn is not a failed login: the RM still gets its ten tries', async () => {
-    const t = createTestApp({ settings: { rateLimitRps: '0' }, passwords: argon2Passwords({ memoryCost: 8, timeCost: 1 }, new PasswordTurns(1, 1)) })
+    const t = createTestApp({ settings: { rateLimitRps: '0' }, passwords: argon2Passwords(CHEAP_PASSWORD_COST, new PasswordTurns(1, 1)) })
     await createGroup(t.call, 'Azul', [{ rm: '222', name: 'Bruno' }])
     const wrong = () => t.call('POST', '/v1/store/auth/login', { body: { rm: '222', password: 'wrong-guess' } })
     // Ten at once, as many as the throttle lets in: all pass it, and those with no turn are refused by the turns.

@@ -21,6 +21,17 @@ async function studentOf(page: Page, group: string, name: string) {
   return { header: (await row.getByRole('rowheader').textContent())?.trim(), cells: (await row.getByRole('cell').allTextContents()).map((c) => c.trim()) }
 }
 
+/**
+ * Clicks Download CSV and saves the file where the test says (the browser is reached as a server,
+ * browser.ts, whose downloads have no local path): the download and the file's bytes.
+ */
+async function downloadCsv(page: Page) {
+  const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Download CSV' }).click()])
+  const saved = join(tempDir('download'), 'activity.csv')
+  await download.saveAs(saved)
+  return { download, bytes: readFileSync(saved) }
+}
+
 const chartLabel = (page: Page, what: 'Calls' | 'Errors') => page.getByRole('img', { name: new RegExp(`^${what} per hour`) }).getAttribute('aria-label')
 
 describe.skipIf(noBrowser)('the teacher side of the panel', () => {
@@ -64,12 +75,8 @@ describe.skipIf(noBrowser)('the teacher side of the panel', () => {
       await page.getByRole('combobox', { name: 'Group' }).selectOption({ label: 'Alpha' })
       await eventually(async () => expect(await chartLabel(page, 'Calls')).toContain('the students of Alpha: Ana Souza 5, Bruno Lima 0. Total 5.'))
 
-      const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Download CSV' }).click()])
+      const { download, bytes } = await downloadCsv(page)
       expect(download.suggestedFilename()).toBe('activity.csv')
-      // Saved where the test says: the browser is reached as a server (browser.ts), whose downloads have no local path.
-      const saved = join(tempDir('download'), 'activity.csv')
-      await download.saveAs(saved)
-      const bytes = readFileSync(saved)
       // The mark that makes Excel read UTF-8 first; commas in a browser whose language writes 1.5.
       expect([...bytes.subarray(0, 3)]).toEqual([0xef, 0xbb, 0xbf])
       const csv = bytes.subarray(3).toString('utf8').split(/\r?\n/)
@@ -143,10 +150,7 @@ describe.skipIf(noBrowser)('the teacher side of the panel', () => {
       async (page) => {
         await signInAsTeacher(page, panel, '/teacher/activity')
         await page.getByRole('img', { name: /^Calls per hour/ }).waitFor()
-        const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Download CSV' }).click()])
-        const saved = join(tempDir('download'), 'activity.csv')
-        await download.saveAs(saved)
-        const bytes = readFileSync(saved)
+        const { bytes } = await downloadCsv(page)
         expect([...bytes.subarray(0, 3)]).toEqual([0xef, 0xbb, 0xbf])
         const lines = bytes.subarray(3).toString('utf8').split('\r\n')
         expect(lines[0]).toBe('group_id;group;rm;name;calls;errors;last_call_at')
