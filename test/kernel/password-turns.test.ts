@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'bun:test'
 import { argon2Passwords, PasswordTurns, WAITING_PER_STORE } from '../../src/kernel/auth/passwords'
 import { AppError } from '../../src/kernel/errors'
-import { CHEAP_PASSWORD_COST, createTestApp } from '../helpers/app'
+import { CHEAP_PASSWORD_COST, createTestApp, type CallResult } from '../helpers/app'
 import { activeStudent, apiKey, createGroup, createKey, expectOk } from '../helpers/world'
 
 /** A check that ends when told: `started` lists the names in the order their turn came. */
@@ -84,10 +84,8 @@ describe('password checks take turns, a store at a time', () => {
     expect((await expectOk(register(again), 201)).customer.email).toBe(`c${again}@example.com`)
   })
 
-  test('a login refused for want of a turn is not a failed login: the RM still gets its ten tries', async () => {
-    const t = createTestApp({ settings: { rateLimitRps: '0' }, passwords: argon2Passwords(CHEAP_PASSWORD_COST, new PasswordTurns(1, 1)) })
-    await createGroup(t.call, 'Azul', [{ rm: '222', name: 'Bruno' }])
-    const wrong = () => t.call('POST', '/v1/store/auth/login', { body: { rm: '222', password: 'wrong-guess' } })
+  /** Ten wrong logins at once, then one after another until the throttle's 429: the 401s of both. */
+  async function triesBeforeLocked(wrong: () => Promise<CallResult>) {
     // Ten at once, as many as the throttle lets in: all pass it, and those with no turn are refused by the turns.
     const burst = await Promise.all(Array.from({ length: 10 }, wrong))
     const checked = burst.filter((a) => a.status === 401).length
@@ -97,6 +95,18 @@ describe('password checks take turns, a store at a time', () => {
     // One after another, the wrong password is checked until the throttle's ten failures, counted from the checked ones only.
     let more = 0
     while ((await wrong()).status === 401) more++
-    expect(checked + more).toBe(10)
+    return checked + more
+  }
+
+  test('a login refused for want of a turn is not a failed login: the RM, and a customer, still get their ten tries', async () => {
+    const t = createTestApp({ settings: { rateLimitRps: '0' }, passwords: argon2Passwords(CHEAP_PASSWORD_COST, new PasswordTurns(1, 1)) })
+    await createGroup(t.call, 'Azul', [
+      { rm: '111', name: 'Ana' },
+      { rm: '222', name: 'Bruno' },
+    ])
+    expect(await triesBeforeLocked(() => t.call('POST', '/v1/store/auth/login', { body: { rm: '222', password: 'wrong-guess' } }))).toBe(10)
+    const key = apiKey((await createKey(t.call, await activeStudent(t.call, '111'))).apiKey)
+    await expectOk(t.call('POST', '/v1/customers/register', { headers: key, body: { email: 'lia@example.com', password: 'lia-password', name: 'Lia' } }), 201)
+    expect(await triesBeforeLocked(() => t.call('POST', '/v1/customers/login', { headers: key, body: { email: 'lia@example.com', password: 'wrong-guess' } }))).toBe(10)
   })
 })
