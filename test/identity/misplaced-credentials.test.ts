@@ -92,3 +92,48 @@ describe("the teacher's token and a cut API key", () => {
     expect(none.body.error.message).toBe('X-API-Key does not look like an API key (sk_xxxxxxxx_... or pk_xxxxxxxx_...). Create one in the store panel: POST /v1/store/api-keys.')
   })
 })
+
+describe('the word Bearer missing where it belongs, or written where it does not', () => {
+  test('a key in Authorization without Bearer is told the header it goes in, as with Bearer; so is the teacher token', async () => {
+    const s = await shopSetup()
+    const key: string = s.w.A.key.apiKey
+    for (const authorization of [key, `Bearer ${key}`, `Token ${key}`]) {
+      const res = await s.call('GET', '/v1/products', { headers: { authorization } })
+      expect([res.status, res.body.error.code]).toEqual([401, 'WRONG_CREDENTIAL'])
+      expect(res.body.error.message).toStartWith('An API key was sent in Authorization; API keys go in the X-API-Key header. This route takes')
+    }
+    const teacher = await s.call('GET', '/v1/admin/groups', { headers: { authorization: ADMIN_TOKEN } })
+    expect([teacher.status, teacher.body.error.code]).toEqual([401, 'WRONG_CREDENTIAL'])
+    expect(teacher.body.error.message).toStartWith("That is the teacher's token, in the wrong header: send it as X-Admin-Token")
+  })
+
+  test('a token without Bearer is shown the exact form; anything else names the two tokens and where keys go', async () => {
+    const s = await shopSetup()
+    const student = await s.call('GET', '/v1/store/members', { headers: { authorization: s.w.A.student } })
+    expect([student.status, student.body.error]).toEqual([
+      401,
+      { code: 'UNAUTHENTICATED', message: 'The Authorization header must look like "Bearer <token>": the word Bearer, a space, then the token (Authorization: Bearer stu_...).' },
+    ])
+    const customer = await s.call('GET', '/v1/cart', { headers: { 'x-api-key': s.w.A.key.apiKey, authorization: s.w.A.customer.token } })
+    expect(customer.body.error.message).toEndWith('(Authorization: Bearer ctk_...).')
+    for (const authorization of ['Basic dXNlcjpwYXNz', 'Bearer', 'my-token']) {
+      const res = await s.call('GET', '/v1/products', { headers: { authorization } })
+      expect([res.status, res.body.error]).toEqual([
+        401,
+        { code: 'UNAUTHENTICATED', message: 'The Authorization header must look like "Bearer <token>", with a student token (stu_...) or a customer token (ctk_...); API keys go in X-API-Key.' },
+      ])
+    }
+  })
+
+  test('"Bearer " before a key in X-API-Key is told to send the key alone, not to make a new key', async () => {
+    const s = await shopSetup()
+    const res = await s.call('GET', '/v1/products', { headers: { 'x-api-key': `Bearer ${s.w.A.key.apiKey}` } })
+    expect([res.status, res.body.error]).toEqual([
+      401,
+      {
+        code: 'UNAUTHENTICATED',
+        message: 'X-API-Key holds "Bearer" before the key: send the key alone (X-API-Key: sk_... or pk_...). The word Bearer goes only before a token in Authorization.',
+      },
+    ])
+  })
+})

@@ -38,13 +38,10 @@ interface Presented {
 }
 
 
-const read = (request: Request): Presented => {
+const read = (request: Request, adminToken: string): Presented => {
   const headers = request.headers
   const authorization = headers.get('authorization')
-  const bearer = authorization?.match(/^Bearer\s+(\S+)\s*$/i)?.[1] ?? null
-  if (authorization && !bearer) {
-    throw new AppError('UNAUTHENTICATED', 'The Authorization header must look like "Bearer <token>".')
-  }
+  const bearer = authorization === null ? null : (authorization.match(/^Bearer\s+(\S+)\s*$/i)?.[1] ?? withoutBearer(authorization, adminToken))
   return {
     apiKey: headers.get('x-api-key')?.trim() || null,
     bearer,
@@ -56,6 +53,23 @@ const read = (request: Request): Presented => {
       return headers.get('x-student-rm')?.trim() || null
     },
   }
+}
+
+/**
+ * The credential in an Authorization header that lacks the word Bearer. A key there (or the teacher's
+ * token) is answered as if Bearer had been written: the route's check then names the header it goes in,
+ * where "write Bearer" would lead to a second mistake. A token is told the exact form.
+ */
+function withoutBearer(authorization: string, adminToken: string): string {
+  const value = authorization.trim().split(/\s+/).pop() ?? ''
+  if (/^[sp]k_/.test(value) || constantTimeEqual(value, adminToken)) return value
+  const token = /^(stu|ctk)_/.exec(value)
+  throw new AppError(
+    'UNAUTHENTICATED',
+    token
+      ? `The Authorization header must look like "Bearer <token>": the word Bearer, a space, then the token (Authorization: Bearer ${token[0]}...).`
+      : 'The Authorization header must look like "Bearer <token>", with a student token (stu_...) or a customer token (ctk_...); API keys go in X-API-Key.',
+  )
 }
 
 /** The prefixes of the store's keys and tokens: never the teacher's token, even in its header. */
@@ -102,6 +116,10 @@ export function createGate(deps: GateDeps) {
           "the publishable key (pk_...) in a shop front in the browser, the secret key (sk_...) on your app's server.",
       )
     }
+    // The word Bearer belongs only before a token in Authorization, never in X-API-Key.
+    if (/^bearer\s/i.test(value)) {
+      throw unauthenticated('X-API-Key holds "Bearer" before the key: send the key alone (X-API-Key: sk_... or pk_...). The word Bearer goes only before a token in Authorization.')
+    }
     row ??= rows.keyRow(value)
     if (row) name(row.storeId, row.kind === 'publishable' ? 'publishable' : 'secret', null, row.kind === 'publishable')
     if (!row) {
@@ -146,7 +164,7 @@ export function createGate(deps: GateDeps) {
 
   /** Returns the store context, or null for an admin route; throws the 401 a student should see (the 403s come from refuse). */
   function authenticate(kind: AuthKind, request: Request): StoreCtx | null {
-    const p = read(request)
+    const p = read(request, deps.adminToken)
     const bearerKind = p.bearer?.slice(0, p.bearer.indexOf('_') + 1) ?? null
 
     if (kind === 'admin') {
