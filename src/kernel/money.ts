@@ -30,8 +30,9 @@ const amount = () => z.number().min(0, 'must not be negative').refine(hasAtMostT
 /** A price of the catalog. */
 export const Money = amount()
   .max(MAX_PRICE, `must be at most ${MAX_PRICE} (the highest price a variant can have, so that every total stays exact)`)
-  // For the document only: the check above is on cents, which floating point cannot trip (19.99 / 0.01 is not a whole number in binary).
-  .meta({ multipleOf: 0.01 })
+  // The document says "at most 2 decimals" in words, not as multipleOf 0.01: JSON Schema validators
+  // divide in floating point, where 19.99 / 0.01 is not a whole number, and would refuse such prices
+  // (a student's mock server, a form validator). The check above is on cents, which floats cannot trip.
   .describe(`Amount in the store currency, at most 2 decimals (kept as integer cents inside), from 0 to ${MAX_PRICE}.`)
 
 /** A bound in a query, compared with prices: any amount, so that one above every price still works. */

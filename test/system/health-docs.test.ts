@@ -135,11 +135,23 @@ describe('the OpenAPI document of the routes', () => {
 })
 
 describe('constraints a tool reads from the schemas, not only from descriptions', () => {
-  test('prices are multiples of 0.01, currency and locale have their shape, a webhook url is a uri; 19.99 still passes', async () => {
+  test('prices say their 2 decimals in words, currency and locale have their shape, a webhook url is a uri; 19.99 still passes', async () => {
     const { call } = createTestApp()
     const doc = (await call('GET', '/openapi.json')).body
     const body = (path: string, method: string) => doc.paths[path][method].requestBody.content['application/json'].schema.properties
-    expect(body('/v1/products', 'post').price).toMatchObject({ type: 'number', minimum: 0, multipleOf: 0.01 })
+    expect(body('/v1/products', 'post').price).toMatchObject({ type: 'number', minimum: 0, description: expect.stringContaining('at most 2 decimals') })
+    // No fractional multipleOf anywhere: validators divide in floating point, and 19.99 / 0.01 is
+    // 1998.9999999999998, so a student's mock server or form validator would refuse 19.99.
+    const fractionalMultiples: string[] = []
+    const walk = (node: unknown, at: string) => {
+      if (typeof node !== 'object' || node === null) return
+      for (const [name, value] of Object.entries(node)) {
+        if (name === 'multipleOf' && !Number.isInteger(value)) fractionalMultiples.push(at)
+        walk(value, `${at}/${name}`)
+      }
+    }
+    walk(doc, '#')
+    expect(fractionalMultiples).toEqual([])
     const settings = body('/v1/store/settings', 'put')
     expect([settings.currency.pattern, settings.locale.pattern]).toEqual(['^[A-Za-z]{3}$', '^[A-Za-z]{2,3}(-[A-Za-z0-9]{1,8})*$'])
     for (const ok of ['BRL', 'usd']) expect(ok).toMatch(new RegExp(settings.currency.pattern))

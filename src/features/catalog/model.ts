@@ -61,7 +61,7 @@ export const CreateProductBody = z
     type: z.literal('SIMPLE').default('SIMPLE'),
     name: Name,
     sku: Sku.optional().describe('the one variant\'s sku; unique in the store, ignoring case. Leave it out when sending `variants`'),
-    price: Money.optional().describe('the one variant\'s price; leave it out when sending `variants`'),
+    price: Money.optional().describe(`The one variant's price; leave it out when sending \`variants\`. ${Money.description}`),
     stock: StockLevel.optional().describe('the one variant\'s initial stock, recorded in the ledger as a RECEIVE; leave it out when sending `variants`'),
     variants: z
       .array(AddVariantBody)
