@@ -49,7 +49,7 @@ describe.skipIf(noBrowser)('/docs in a browser', () => {
         return codes
       }, DRAWN)
       // The success answer has no code; every error answer starts with its code.
-      expect(codes).toEqual([null, 'UNAUTHENTICATED', 'RATE_LIMITED', 'INTERNAL_ERROR', 'INSUFFICIENT_STORAGE'])
+      expect(codes).toEqual([null, 'VALIDATION_ERROR', 'UNAUTHENTICATED', 'RATE_LIMITED', 'INTERNAL_ERROR', 'INSUFFICIENT_STORAGE'])
     })
   }, TEST_LIMIT)
 })

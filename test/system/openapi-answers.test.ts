@@ -93,8 +93,8 @@ describe('what each operation may answer', () => {
     const withQuery = ops.filter((o) => o.op.parameters?.some((p: any) => p.in === 'query'))
     expect(withQuery.filter((o) => !isEnvelope(o.answer(400))).map((o) => o.at)).toEqual([])
     expect(ops.filter((o) => o.path.includes('{') && !isEnvelope(o.answer(404))).map((o) => o.at)).toEqual([])
-    // No body, no query, no id: nothing to refuse but the credential.
-    expect(statuses(ops.find((o) => o.at === 'GET /v1/cart')!)).toEqual(['200', '401', '429', '500', '507'])
+    // No body, no query, no id: nothing to refuse but the credential, and a query parameter (it takes none).
+    expect(statuses(ops.find((o) => o.at === 'GET /v1/cart')!)).toEqual(['200', '400', '401', '429', '500', '507'])
   })
 
   test('every operation declares 500 and 507, and the health check its 503', () => {

@@ -97,7 +97,9 @@ carries \`Location\`: what a \`201\` created is in its body, with the id to read
   does not know, or may not change, are a 400 that names them (the first ${MAX_DETAILS} problems, with the count).
 - An answer given without reading the whole request body (an error, or a body the route does not take)
   carries \`Connection: close\`: the client sends its next request on a new connection.
-- Query parameters the route does not know are ignored.
+- A query parameter the operation does not take is a 400 naming the ones it takes (or saying it takes
+  none). Operations that take no credential ignore their query: a file's URL (\`?v=2\` may refresh a
+  browser's copy of an image), \`/health\`, the student login.
 `.trim()
 
 export const TAGS = [

@@ -2,7 +2,7 @@ import { AUTH_EXTENSION, UPLOAD_EXTENSION } from '../auth/macro'
 import type { AuthKind } from '../auth/kinds'
 import { NOT_INSPECTED_EXTENSION } from './inspection'
 import { TEXT_BODY_EXTENSION, type TextBody } from './text-body'
-import type { BodySchema } from './validation'
+import { NO_QUERY, type BodySchema } from './validation'
 
 // What the app knows about its own routes once they are all registered: what each one declared (its
 // credential, its body, its schemas, its handler), which the kernel compiles into one path per route
@@ -22,7 +22,7 @@ export interface RouteEntry {
   textBody: TextBody | undefined
   /** The route's writes join the open commit group (GROUPED_WRITES_EXTENSION). */
   groupedWrites: boolean
-  /** The route declared a query schema: a query string that breaks it is a 400. */
+  /** The route checks its query (the schema it declared, or NO_QUERY for a route with a credential): a query string that breaks it is a 400. */
   checksQuery: boolean
   /** Calls of this route are not kept by the request inspector (the inspector's own routes). */
   notInspected: boolean
@@ -92,18 +92,22 @@ export class RouteTable {
       const path = trimSlash(r.path)
       if (r.method === 'OPTIONS' || path.includes('*') || seen.has(`${r.method} ${path}`)) continue
       seen.add(`${r.method} ${path}`)
+      const auth = r.hooks?.detail?.[AUTH_EXTENSION] as AuthKind | undefined
+      // A call with a credential takes only the query it declares; the public URLs (a file's, the pages,
+      // /health, the logins) ignore any, so that a cache-busting ?v=2 on an image still works.
+      const query = schemaOf(r.method, path, 'query', r.hooks?.query) ?? (auth ? NO_QUERY : undefined)
       const entry: RouteEntry = {
         method: r.method,
         path,
         body: bodySchemaOf(r.method, path, r.hooks?.body),
-        auth: r.hooks?.detail?.[AUTH_EXTENSION] as AuthKind | undefined,
+        auth,
         upload: r.hooks?.detail?.[UPLOAD_EXTENSION] === true,
         textBody: r.hooks?.detail?.[TEXT_BODY_EXTENSION] as TextBody | undefined,
         groupedWrites: r.hooks?.detail?.[GROUPED_WRITES_EXTENSION] === true,
-        checksQuery: r.hooks?.query !== undefined,
+        checksQuery: query !== undefined,
         notInspected: r.hooks?.detail?.[NOT_INSPECTED_EXTENSION] === true,
         params: schemaOf(r.method, path, 'params', r.hooks?.params),
-        query: schemaOf(r.method, path, 'query', r.hooks?.query),
+        query,
         headers: schemaOf(r.method, path, 'headers', r.hooks?.headers),
         response: r.hooks?.response as Record<string, BodySchema> | undefined,
         handler: r.handler,

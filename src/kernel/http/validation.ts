@@ -1,3 +1,4 @@
+import { z } from 'zod'
 import { AppError, type ErrorDetail } from '../errors'
 
 type Issue = { message: string; path?: readonly (PropertyKey | { key: PropertyKey })[]; code?: string; keys?: string[]; expected?: string }
@@ -38,6 +39,12 @@ export function checkPart(part: RequestPart, schema: BodySchema, value: unknown)
   if (result.issues) throw invalid(part, value, result.issues as Issue[], part === 'query' ? namesOf(schema) : undefined)
   return result.value
 }
+
+/**
+ * The query of a route with a credential that declared none: any parameter is a 400 saying the route
+ * takes none (`?pageSize=` on a list that is not paged), as a declared query refuses what it lacks.
+ */
+export const NO_QUERY: BodySchema = z.strictObject({})
 
 /** Whether the schema takes no value at all: a route whose body is optional. */
 export function takesNoBody(schema: BodySchema): boolean {
@@ -88,7 +95,11 @@ const shorten = (text: string, limit = PATH_LIMIT) => (text.length > limit ? `${
 function toDetails(issue: Issue, known?: string[]): ErrorDetail[] {
   const base = (issue.path ?? []).map((p) => String(typeof p === 'object' ? p.key : p))
   if (issue.code === 'unrecognized_keys' && issue.keys) {
-    const message = known ? `not a parameter of this route, which takes ${known.join(', ')}` : 'unknown or read-only field; remove it'
+    const message = !known
+      ? 'unknown or read-only field; remove it'
+      : known.length
+        ? `not a parameter of this route, which takes ${known.join(', ')}`
+        : 'not a parameter of this route, which takes no query parameters; remove it'
     return issue.keys.slice(0, MAX_DETAILS).map((key) => ({ path: shorten([...base, key].join('.')), message }))
   }
   const path = shorten(base.join('.'))

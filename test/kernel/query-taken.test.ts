@@ -1,0 +1,49 @@
+import { describe, expect, test } from 'bun:test'
+import { createTestApp } from '../helpers/app'
+import { apiKey, bearer, expectOk, twoStores, upload } from '../helpers/world'
+
+const NONE = 'not a parameter of this route, which takes no query parameters; remove it'
+
+const setup = async () => {
+  const t = createTestApp({ settings: { rateLimitRps: '0' } })
+  const world = await twoStores(t.call, t.deps)
+  return { ...t, world, key: apiKey(world.A.key.apiKey), student: bearer(world.A.student) }
+}
+
+describe('a route with a credential takes only the query it declares', () => {
+  test('a query parameter on a route that takes none is a 400 saying so, not silently ignored', async () => {
+    const t = await setup()
+    // The members list is not paged: ?pageSize=1 answered every member, with no sign it was not read.
+    const members = await t.call('GET', '/v1/store/members?pageSize=1', { headers: t.student })
+    expect([members.status, members.body.error.code, members.body.error.details]).toEqual([400, 'VALIDATION_ERROR', [{ path: 'pageSize', message: NONE }]])
+    const keys = await t.call('GET', '/v1/store/api-keys?page=2&pageSize=1', { headers: t.student })
+    expect(keys.body.error.details).toEqual([
+      { path: 'page', message: NONE },
+      { path: 'pageSize', message: NONE },
+    ])
+    // A product's detail with an option it does not have.
+    const product = await expectOk(t.call('POST', '/v1/products', { headers: t.key, body: { name: 'Caneca', sku: 'CAN-1', price: 19.99, stock: 3 } }), 201)
+    const detail = await t.call('GET', `/v1/products/${product.id}?include=variants`, { headers: t.key })
+    expect([detail.status, detail.body.error.message]).toEqual([400, `Invalid query string: include: ${NONE}. The expected shape of this route is in /docs.`])
+    // Without the parameter, the same calls answer as before.
+    expect((await expectOk(t.call('GET', '/v1/store/members', { headers: t.student }))).data.length).toBeGreaterThan(0)
+    expect((await expectOk(t.call('GET', `/v1/products/${product.id}`, { headers: t.key }))).id).toBe(product.id)
+  })
+
+  test('the OpenAPI document lists the 400 of such a route', async () => {
+    const t = await setup()
+    const doc = (await t.call('GET', '/openapi.json')).body
+    expect(Object.keys(doc.paths['/v1/store/members'].get.responses)).toContain('400')
+    expect(Object.keys(doc.paths['/v1/products/{id}'].get.responses)).toContain('400')
+  })
+
+  test("the public URLs ignore their query: a file's (a cache-busting ?v=2), /health, the student login", async () => {
+    const t = await setup()
+    const media = await upload(t.call, t.key, 'sample.png')
+    const file = await t.app.handle(new Request(`http://localhost${new URL(media.url).pathname}?v=2`))
+    expect([file.status, file.headers.get('content-type')]).toEqual([200, 'image/png'])
+    expect((await expectOk(t.call('GET', '/health?probe=1'))).status).toBe('ok')
+    const login = await t.call('POST', '/v1/store/auth/login?from=panel', { body: { rm: t.world.A.rms.spare, password: t.world.A.rms.spare } })
+    expect(login.status).toBe(200)
+  })
+})
