@@ -86,6 +86,7 @@ describe('a client generated from /openapi.json', () => {
         listed: [story.order.id],
         refund: { status: 'REFUNDED', amount: [129.8], available: 3 },
         twice: { status: 409, code: 'INVALID_TRANSITION' },
+        booleans: { visibleReviews: 0, forcedDelete: 204, imageAfter: null },
       })
     } finally {
       server.stop(true)

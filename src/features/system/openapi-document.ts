@@ -39,6 +39,7 @@ export async function buildOpenApiDocument(app: AnyElysia, routes: RouteTable, v
   documentRequestBodies(paths, routes)
   const answers = completeAnswers(paths, routes)
   declareStudentRm(paths, routes)
+  booleanQueries(paths)
   camelOperationIds(paths)
   const events = webhookDocumentation((schema) => tidy(schema, schemas))
   return {
@@ -75,6 +76,24 @@ const READS_STUDENT_RM: ReadonlySet<AuthKind> = new Set(
 function camelOperationIds(paths: Json) {
   for (const item of Object.values(paths as Record<string, Record<string, { operationId?: string }>>)) {
     for (const op of Object.values(item)) if (op.operationId) op.operationId = op.operationId.replace(/-(\w)/g, (_, c: string) => c.toUpperCase())
+  }
+}
+
+/**
+ * A query parameter read as "true" or "false" is a boolean to the document: that is how a boolean in
+ * a query is written, so a generated client takes `force: true` (it was typed "true" | "false").
+ */
+function booleanQueries(paths: Json) {
+  type Parameter = { in?: string; schema?: { type?: string; enum?: unknown[]; default?: unknown } }
+  for (const item of Object.values(paths as Record<string, Record<string, { parameters?: Parameter[] }>>)) {
+    for (const op of Object.values(item)) {
+      for (const parameter of op.parameters ?? []) {
+        const schema = parameter.schema
+        if (parameter.in !== 'query' || schema?.type !== 'string' || [...(schema.enum ?? [])].sort().join() !== 'false,true') continue
+        const { enum: _, type: __, default: given, ...rest } = schema
+        parameter.schema = { ...rest, type: 'boolean', ...(given === undefined ? {} : { default: given === 'true' }) }
+      }
+    }
   }
 }
 

@@ -104,6 +104,12 @@ export async function runShopFlow({ baseUrl, adminToken, photo }: ShopFlowStart)
   const twice = await client.POST('/v1/store/orders/{id}/refund', { headers: server, params: { path: { id: paid.id } }, body: { reason: 'again' } })
   if (!twice.error) throw new Error('an order was refunded twice')
 
+  // A boolean in a query is a boolean to the client: the reviews not hidden, and the picture deleted though the product shows it.
+  const visible = await ok(client.GET('/v1/store/reviews', { headers: server, params: { query: { hidden: false } } }))
+  const forced = await client.DELETE('/v1/media/{id}', { headers: server, params: { path: { id: picture.media.id }, query: { force: true } } })
+  if (forced.error) throw new Error(`${forced.response.status} ${forced.error.error.message}`)
+  const unpictured = await ok(client.GET('/v1/products/{id}', { headers: server, params: product }))
+
   return {
     group: { name: group.name, members: group.members.map((m) => m.rm) },
     mustChangePassword: [login.mustChangePassword, student.mustChangePassword],
@@ -118,5 +124,6 @@ export async function runShopFlow({ baseUrl, adminToken, photo }: ShopFlowStart)
     listed: listed.data.map((o) => o.id),
     refund: { status: refunded.status, amount: refunded.refunds.map((r) => r.amount), available: restocked.available },
     twice: { status: twice.response.status, code: twice.error.error.code },
+    booleans: { visibleReviews: visible.total, forcedDelete: forced.response.status, imageAfter: unpictured.image },
   }
 }
