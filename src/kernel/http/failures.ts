@@ -24,11 +24,25 @@ export function uncommittedAnswer(failure: unknown, answered: Response, requestI
 }
 
 /** What a thrown value answers: an AppError as it is, a full disk as 507, anything else as a 500 that shows nothing of it. */
-export function toAppError(error: unknown): AppError {
+export function toAppError(error: unknown, request?: Request): AppError {
   if (error instanceof AppError) return error
   if (isDiskFull(error)) return diskFull()
+  if (request && bodyCut(error, request)) return cutShort()
   return internal()
 }
+
+/**
+ * The client closed the connection before its whole body arrived (a Content-Length that promised more,
+ * an upload given up): the client's doing, not the server's fault. Bun fails the body's read with an
+ * AbortError and marks the request's signal.
+ */
+const bodyCut = (error: unknown, request: Request) => request.signal.aborted && (error as { name?: unknown } | undefined)?.name === 'AbortError'
+
+const cutShort = () =>
+  new AppError(
+    'VALIDATION_ERROR',
+    'The connection closed before the whole request body arrived: send all of it (Content-Length must be its size in bytes), and keep the connection open until the answer comes.',
+  )
 
 /** SQLite's SQLITE_FULL and the file system's ENOSPC: the server's disk has no room left. */
 function isDiskFull(error: unknown): boolean {

@@ -192,8 +192,8 @@ export function createKernel(routes: RouteTable, deps: Deps): Kernel {
 
   /** The error envelope for whatever was thrown, counted for the caller, and logged when it is the server's fault. */
   function failed(call: Call, error: unknown): Response {
-    const appError = toAppError(error)
     const { request, ctx } = call
+    const appError = toAppError(error, request)
     if (ctx) deps.activity.countError(ctx)
     // The client's address is known here, on the failed path: a flood's refusals are counted per source.
     call.source = refusalSource(call, appError.status, () => clientAddress(call.server, request))
