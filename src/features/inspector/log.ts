@@ -149,10 +149,13 @@ export class RequestLog implements RequestInspector {
     }
   }
 
-  /** Path and query as shown: cut, then redacted. */
+  /** Path and query as shown: cut, then redacted, once in the entry's life (Kept.shownPath, Kept.shownQuery). */
   private shownTarget(k: Kept) {
-    const { query } = targetOf(k.url)
-    return { path: this.shownPath(k), query: query === '' ? '' : this.redact.query(clip(query, TARGET_LIMIT)) }
+    if (k.shownQuery === undefined) {
+      const { query } = targetOf(k.url)
+      k.shownQuery = query === '' ? '' : this.redact.query(clip(query, TARGET_LIMIT))
+    }
+    return { path: this.shownPath(k), query: k.shownQuery }
   }
 
   /** The entry's path as shown, redacted once in the entry's life (Kept.shownPath). */
