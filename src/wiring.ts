@@ -3,7 +3,7 @@ import type { Config } from './config'
 import { ActivityRecorder } from './features/activity'
 import type { CatalogDeps } from './features/catalog'
 import { RequestLog, type InspectorDeps } from './features/inspector'
-import { type MediaDeps, UploadsInFlight } from './features/media'
+import { Downloads, type MediaDeps, UploadsInFlight } from './features/media'
 import { imagesOfProducts, productImageUsers } from './features/product-images'
 import { reviewPhotoUsers } from './features/reviews'
 import { idempotencyPruner, OrderExpiry, type OrdersDeps } from './features/orders'
@@ -70,7 +70,7 @@ export function createDeps(
   const orderExpiry = new OrderExpiry(deps)
   lifecycle.onStop(() => orderExpiry.stop())
   lifecycle.onStop(() => retention.stop())
-  return Object.assign(deps, { webhooks, listeners, orderExpiry, requestLog, mediaUsers: [productImageUsers, reviewPhotoUsers], uploads: new UploadsInFlight(), productImages: imagesOfProducts })
+  return Object.assign(deps, { webhooks, listeners, orderExpiry, requestLog, mediaUsers: [productImageUsers, reviewPhotoUsers], uploads: new UploadsInFlight(), downloads: new Downloads(), productImages: imagesOfProducts })
 }
 
 /**

@@ -155,9 +155,10 @@ describe('the shape of the answers', () => {
     expect(ops.filter((o) => o.auth && !(o.op.security?.length > 0)).map((o) => o.at)).toEqual([])
   })
 
-  test('a media file answers 200, 206 and 304 with its bytes and the headers it is served with, 404 and 416 with the envelope', () => {
+  test('a media file answers 200, 206 and 304 with its bytes and the headers it is served with, 404, 409 and 416 with the envelope', () => {
     const file = ops.find((o) => o.at === 'GET /v1/files/{storeId}/{name}')!
-    expect(statuses(file)).toEqual(['200', '206', '304', '404', '416', '500', '507'])
+    expect(statuses(file)).toEqual(['200', '206', '304', '404', '409', '416', '500', '507'])
+    expect(file.op.responses['409']).toEqual({ $ref: '#/components/responses/Conflict' })
     for (const status of [200, 206]) {
       expect(Object.keys(file.answer(status).content)).toEqual(['image/jpeg', 'image/png', 'image/webp', 'image/gif', 'image/avif', 'video/mp4', 'video/webm'])
       expect(file.answer(status).content['video/mp4'].schema).toEqual({ type: 'string', format: 'binary' })

@@ -7,7 +7,8 @@ import { AppError, clip } from '../../kernel/errors'
 import { pluralize } from '../../kernel/plural'
 import { FORMATS, MIME_BY_EXTENSION } from './formats'
 import { libraryFileName } from './service'
-import { closeFile, fileBytes, openLibraryFile } from './stored'
+import { CHUNK, closeFile, fileBytes, openLibraryFile, type OpenedFile } from './stored'
+import type { Downloads } from './downloads'
 import { media } from './tables'
 
 /** Files never change under their id, so they may be cached for a year and their id is their ETag. */
@@ -37,7 +38,7 @@ const fileRow = perHandle((db: Sql) =>
  * caching headers, ETag and single byte ranges (so a browser can scrub a video). What is on disk is
  * served only when it is a plain file (stored.ts): a link there is a 404, never what it points to.
  */
-export function serveFile(deps: Deps, request: Request, storeId: string, name: string): Response {
+export function serveFile(deps: DownloadDeps, request: Request, address: string, storeId: string, name: string): Response {
   const named = libraryFileName(name)
   const row = named ? fileRow(deps.db).get({ id: named.id, storeId }) : undefined
   if (!row || row.extension !== named!.extension || MIME_BY_EXTENSION[row.extension] !== row.mimeType) throw noSuchFile()
@@ -63,12 +64,25 @@ export function serveFile(deps: Deps, request: Request, storeId: string, name: s
       'content-range': `bytes */${file.size}`,
     })
   }
-  if (!wanted) return new Response(fileBytes(file, 0, file.size - 1), { headers: { ...headers, 'content-length': String(file.size) } })
-  const [start, end] = wanted
-  return new Response(fileBytes(file, start, end), {
+  const [start, end] = wanted ?? [0, file.size - 1]
+  const ended = end + 1 - start > CHUNK ? downloadSlot(deps, file, address) : undefined
+  if (!wanted) return new Response(fileBytes(file, 0, file.size - 1, ended), { headers: { ...headers, 'content-length': String(file.size) } })
+  return new Response(fileBytes(file, start, end, ended), {
     status: 206,
     headers: { ...headers, 'content-range': `bytes ${start}-${end}/${file.size}`, 'content-length': String(end - start + 1) },
   })
+}
+
+export type DownloadDeps = Deps & { downloads: Downloads }
+
+/** A slot for a download sent as the client reads it (downloads.ts); a refusal closes the file first. */
+function downloadSlot(deps: DownloadDeps, file: OpenedFile, address: string) {
+  try {
+    return deps.downloads.begin(address)
+  } catch (e) {
+    closeFile(file)
+    throw e
+  }
 }
 
 const header = (name: string) => ({ $ref: `#/components/headers/${name}` })
@@ -90,6 +104,7 @@ export const FILE_RESPONSES = {
     content: BYTES,
   },
   304: { description: 'If-None-Match holds the file\'s ETag (weak `W/"…"` or strong) or `*`: the copy you have is current; no body.', headers: SERVED_WITH },
+  409: { description: 'LIMIT_REACHED: this address (or the server) has as many large files downloading at once as it may.' },
   416: { description: 'The Range is well formed but starts past the end of the file (or asks for the last 0 bytes); Content-Range gives the size.', content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } },
 }
 

@@ -2,6 +2,7 @@
 export { FILE_GUARDS } from './files'
 export { SIZE_LIMIT } from './formats'
 export { UPLOADS_RULE, UploadsInFlight, type UploadDeps } from './in-flight'
+export { Downloads } from './downloads'
 export { Media, uploadRequestBody } from './model'
 export { mediaRoutes } from './routes'
 export { discardUpload, findMedia, isStoreFolder, libraryFileName, libraryPath, mediaByIds, mediaRoot, toMedia, uploadMedia, type MediaRow } from './service'

@@ -3,6 +3,8 @@ import { authMacro, UPLOAD_EXTENSION } from '../../kernel/auth/macro'
 import { ErrorEnvelope } from '../../kernel/errors'
 import { Page } from '../../kernel/pagination'
 import { FILE_RESPONSES, serveFile } from './files'
+import { DOWNLOADS_RULE } from './downloads'
+import { clientAddress } from '../../kernel/http/client-address'
 import { UPLOADS_RULE } from './in-flight'
 import { DeleteMediaQuery, FileHeaders, FileParams, Media, MediaIdParams, MediaListQuery, MediaUsage, uploadRequestBody } from './model'
 import { deleteMedia, listMedia, mediaUsage, uploadMedia } from './service'
@@ -62,13 +64,13 @@ export const mediaRoutes = (deps: MediaDeps) =>
         },
       },
     )
-    .get('/files/:storeId/:name', ({ request, params }) => serveFile(deps, request, params.storeId, params.name), {
+    .get('/files/:storeId/:name', ({ request, server, params }) => serveFile(deps, request, clientAddress(server, request), params.storeId, params.name), {
       params: FileParams,
       headers: FileHeaders,
       detail: {
         tags,
         summary: 'A stored file (public)',
-        description: 'The `url` of a media file. No credential: an <img> or <video> tag can load it. Served with its real type, X-Content-Type-Options: nosniff, a year of caching (files never change under their id), ETag (If-None-Match: weak, strong or `*`) and one byte range (a Range in another unit, with several ranges or not well formed is ignored and the whole file sent).',
+        description: `The \`url\` of a media file. No credential: an <img> or <video> tag can load it. Served with its real type, X-Content-Type-Options: nosniff, a year of caching (files never change under their id), ETag (If-None-Match: weak, strong or \`*\`) and one byte range (a Range in another unit, with several ranges or not well formed is ignored and the whole file sent). ${DOWNLOADS_RULE}`,
         responses: FILE_RESPONSES,
       },
     })

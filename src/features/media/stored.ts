@@ -15,15 +15,17 @@ export interface OpenedFile {
   size: number
 }
 
-/** Closes the descriptor once, whoever asks first. */
+/** Closes the descriptor once, whoever asks first, and ends what was held for it (a download's slot). */
 interface Closing {
   fd: number
   closed: boolean
+  ended: () => void
 }
 const closeOnce = (c: Closing) => {
   if (c.closed) return
   c.closed = true
   close(c.fd, () => {})
+  c.ended()
 }
 
 /** The files of streams collected before they were read to the end or cancelled. */
@@ -59,8 +61,12 @@ export function openLibraryFile(deps: Deps, row: Pick<MediaRow, 'storeId' | 'id'
 /** For an opened file that is not streamed after all (a 304, a 416). */
 export const closeFile = (file: OpenedFile) => close(file.fd, () => {})
 
-/** Large enough that a 100 MiB video is a few hundred reads, small enough to keep little in memory per download. */
-const CHUNK = 256 * 1024
+/**
+ * Large enough that a 100 MiB video is under two thousand reads (600 MB/s on loopback), small enough
+ * to keep little in memory per download: a client that never reads holds about two (110 KiB against
+ * 480 with 256 KiB reads; 16 KiB reads held 53 KiB but sent a third as fast).
+ */
+export const CHUNK = 64 * 1024
 
 const readAt = (fd: number, buffer: Uint8Array, position: number) =>
   new Promise<number>((resolve, reject) => read(fd, buffer, 0, buffer.length, position, (e, n) => (e ? reject(e) : resolve(n))))
@@ -68,9 +74,10 @@ const readAt = (fd: number, buffer: Uint8Array, position: number) =>
 /**
  * Bytes `start` to `end` (inclusive) of an opened file. Up to one chunk (most pictures) they are read at
  * once and the file closed; more are read as the client takes them, and the file is closed when the
- * last byte is read, when the client goes away, on a read error, or when the stream is collected unread.
+ * last byte is read, when the client goes away, on a read error, or when the stream is collected unread;
+ * `ended` is called then (at once for bytes read at once).
  */
-export function fileBytes(file: OpenedFile, start: number, end: number): Uint8Array | ReadableStream<Uint8Array> {
+export function fileBytes(file: OpenedFile, start: number, end: number, ended: () => void = () => {}): Uint8Array | ReadableStream<Uint8Array> {
   if (end + 1 - start <= CHUNK) {
     try {
       const buffer = new Uint8Array(Math.max(end + 1 - start, 0))
@@ -78,9 +85,10 @@ export function fileBytes(file: OpenedFile, start: number, end: number): Uint8Ar
       return buffer.subarray(0, buffer.length > 0 ? readSync(file.fd, buffer, 0, buffer.length, start) : 0)
     } finally {
       closeSync(file.fd)
+      ended()
     }
   }
-  const closing: Closing = { fd: file.fd, closed: false }
+  const closing: Closing = { fd: file.fd, closed: false, ended }
   let position = start
   const stream = new ReadableStream<Uint8Array>({
     async pull(controller) {

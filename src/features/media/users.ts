@@ -2,6 +2,7 @@ import { and, eq, type SQL } from 'drizzle-orm'
 import type { SQLiteColumn, SQLiteTable } from 'drizzle-orm/sqlite-core'
 import type { Sql } from '../../kernel/db/database'
 import type { UploadDeps } from './in-flight'
+import type { DownloadDeps } from './files'
 
 /**
  * What may use a library file: product images and review photos. Each entry finds the
@@ -14,7 +15,7 @@ export interface MediaUser {
 }
 
 /** What the media services need beyond the kernel: who may use a file, asked before it is deleted, and the uploads in flight. */
-export type MediaDeps = UploadDeps & { mediaUsers: MediaUser[] }
+export type MediaDeps = UploadDeps & DownloadDeps & { mediaUsers: MediaUser[] }
 
 /** A table of links from owners (a product, a review) to library files, each owner's at positions 0..n-1. */
 export interface MediaLinks {
