@@ -3,7 +3,7 @@ import { join } from 'node:path'
 import { eq } from 'drizzle-orm'
 import { createApp } from '../../src/app'
 import { loadConfig } from '../../src/config'
-import { BEFORE_FIRST_EVENT, MAX_LISTENERS, MAX_REPLAY } from '../../src/features/webhooks/listen'
+import { BEFORE_FIRST_EVENT, MAX_LISTENERS, MAX_REPLAY, REPLAY_WINDOW } from '../../src/features/webhooks/listen'
 import { eventBody } from '../../src/features/webhooks/signature'
 import { writeTransaction } from '../../src/kernel/db/database'
 import { openDatabase } from '../../src/kernel/db/open'
@@ -268,7 +268,9 @@ describe('GET /v1/webhooks/listen', () => {
     expect(gap).toEqual({
       event: 'gap',
       id: undefined,
-      data: { message: `5 older events missed since ${last} were skipped: a reconnection is sent at most the newest ${MAX_REPLAY}. GET /v1/store/orders shows where your orders stand.` },
+      data: {
+        message: `5 older events missed since ${last} were skipped: a reconnection is sent at most the newest ${MAX_REPLAY} of the events it missed, from the store's newest ${REPLAY_WINDOW} events. GET /v1/store/orders shows where your orders stand.`,
+      },
     })
     const replayed = await stream.webhooks(MAX_REPLAY)
     expect(replayed.map((m) => m.id)).toEqual(ids.slice(5))
@@ -313,6 +315,27 @@ describe('GET /v1/webhooks/listen', () => {
     const refunded = emit(t.deps, storeId, 'order.refunded', {})
     emit(t.deps, storeId, 'order.created', {})
     expect(await waiting(stream)).toEqual([{ event: 'webhook', id: refunded, type: 'order.refunded' }])
+    await stream.close()
+  })
+
+  test(`a reconnection looks only at the store's newest ${REPLAY_WINDOW} events: what it asked for before them is skipped, and said so`, async () => {
+    const t = await setup()
+    const storeId = t.w.A.group.storeId
+    const key = apiKey(t.w.A.key.apiKey)
+    const last = emit(t.deps, storeId, 'order.paid', { n: 0 })
+    // Three paid ones, then more created ones than the window holds, then two paid ones: the newest events.
+    const [, created, recent] = writeTransaction(t.deps.db, (tx) => {
+      const emitMany = (type: 'order.paid' | 'order.created', n: number) => Array.from({ length: n }, (_, i) => t.deps.outbox.emit(tx, storeId, type, eventData(type, { n: i })))
+      return [emitMany('order.paid', 3), emitMany('order.created', REPLAY_WINDOW), emitMany('order.paid', 2)]
+    })
+    const stream = await openListen(t.app, { ...key, 'last-event-id': last }, '?events=order.paid')
+    // The stream starts just before the window: the newest REPLAY_WINDOW events are the two paid and all created but two.
+    expect((await stream.next()).id).toBe(created[1])
+    expect((await stream.next()).data.message).toBe(
+      `Older events missed since ${last} were skipped: a reconnection is sent at most the newest ${MAX_REPLAY} of the events it missed, from the store's newest ${REPLAY_WINDOW} events. GET /v1/store/orders shows where your orders stand.`,
+    )
+    expect((await stream.webhooks(2)).map((m) => m.id)).toEqual(recent)
+    expect(await stream.nothingMore()).toBe(true)
     await stream.close()
   })
 

@@ -22,6 +22,12 @@ import { LISTEN_ROW_URL, webhookEndpoints } from './tables'
 export const MAX_LISTENERS = 3
 /** A reconnection is sent at most this many of the events it missed: the newest ones, after a `gap` message. */
 export const MAX_REPLAY = 1000
+/**
+ * How far back a reconnection looks for them: the store's newest events of every type. Finding where a
+ * stream starts walks these; with no bound, a stream asking for a rare type walked the store's whole
+ * history on every connection (47,000 events: 61 ms), and a loop of reconnections held a core.
+ */
+export const REPLAY_WINDOW = 5 * MAX_REPLAY
 /** A comment line this often keeps proxies, and the client's own check for a dead connection, from closing a quiet stream. */
 export const LISTEN_HEARTBEAT_MS = 15_000
 /** Events read from the table at a time, when the reader has room for them. */
@@ -86,9 +92,13 @@ function queries(db: Db) {
   return {
     /** The last place written to, over every store: the live stream starts there. */
     end: () => end.get()?.seq ?? 0,
+    idAt: (place: number) => db.select({ id: outboxEvents.id }).from(outboxEvents).where(eq(seq, place)).get()!.id,
     placeOf: (storeId: string, id: string) => db.select({ seq }).from(outboxEvents).where(and(eq(outboxEvents.id, id), eq(outboxEvents.storeId, storeId))).get()?.seq,
     /** The store's newest event (of any type): where a new stream starts, as an id. */
     newest: (storeId: string) => db.select({ id: outboxEvents.id }).from(outboxEvents).where(eq(outboxEvents.storeId, storeId)).orderBy(desc(seq)).limit(1).get()?.id,
+    /** The event just before the store's newest REPLAY_WINDOW (of every type) after `after`, when there are more than that. */
+    windowStart: (storeId: string, after: number) =>
+      db.select({ seq }).from(outboxEvents).where(and(ofStore(storeId, undefined), gt(seq, after))).orderBy(desc(seq)).limit(1).offset(REPLAY_WINDOW).get()?.seq,
     /** The event just before the newest MAX_REPLAY after `after`, when there are more than that. */
     replayStart: (storeId: string, types: TypesFilter, after: number) =>
       db.select({ seq, id: outboxEvents.id }).from(outboxEvents).where(and(ofStore(storeId, types), gt(seq, after))).orderBy(desc(seq)).limit(1).offset(MAX_REPLAY).get(),
@@ -285,13 +295,18 @@ export class ListenHub {
         gap: `The event ${lastEventId} is not among this store's events any more (they are kept for the server's RETENTION_DAYS), so the events missed since cannot be sent; new events follow. GET /v1/store/orders shows where your orders stand.`,
       }
     }
-    const skipFrom = this.q.replayStart(storeId, types, after)
-    if (!skipFrom) return { after, id: lastEventId }
-    const skipped = this.q.countBetween(storeId, types, after, skipFrom.seq)
+    // Only the store's newest REPLAY_WINDOW events are looked at: what came before them is skipped, uncounted.
+    const windowStart = this.q.windowStart(storeId, after)
+    const from = windowStart ?? after
+    const skipFrom = this.q.replayStart(storeId, types, from)
+    if (!skipFrom && windowStart === undefined) return { after, id: lastEventId }
+    const skipped = skipFrom && windowStart === undefined ? this.q.countBetween(storeId, types, from, skipFrom.seq) : 0
+    const start = skipFrom ?? { seq: windowStart!, id: this.q.idAt(windowStart!) }
+    const rule = `a reconnection is sent at most the newest ${MAX_REPLAY} of the events it missed, from the store's newest ${REPLAY_WINDOW} events`
     return {
-      after: skipFrom.seq,
-      id: skipFrom.id,
-      gap: `${skipped} older events missed since ${lastEventId} were skipped: a reconnection is sent at most the newest ${MAX_REPLAY}. GET /v1/store/orders shows where your orders stand.`,
+      after: start.seq,
+      id: start.id,
+      gap: `${windowStart === undefined ? `${skipped} older events` : 'Older events'} missed since ${lastEventId} were skipped: ${rule}. GET /v1/store/orders shows where your orders stand.`,
     }
   }
 }

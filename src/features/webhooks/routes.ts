@@ -21,7 +21,7 @@ import { noContent } from '../../kernel/http/no-content'
 import { MAX_WAITING_PER_ENDPOINT } from './deliveries'
 import { TRIM_EVERY, type WebhooksDeps } from './dispatcher'
 import { DELIVERY_LOG_KEEP } from './retention'
-import { BEFORE_FIRST_EVENT, LISTEN_HEARTBEAT_MS, MAX_LISTENERS, MAX_REPLAY } from './listen'
+import { BEFORE_FIRST_EVENT, LISTEN_HEARTBEAT_MS, MAX_LISTENERS, MAX_REPLAY, REPLAY_WINDOW } from './listen'
 
 const tags = ['Webhooks']
 
@@ -31,7 +31,7 @@ const LISTEN_ABOUT =
   '`event: ready` comes first: its data `{signingSecret, events}` holds the store\'s listen secret (whsec_..., the same on every connection and after restarts: forwarded events are signed with it exactly as deliveries are with an endpoint\'s secret), and its `id` is where the stream starts. ' +
   '`event: webhook` is one event: `id` the event id, data `{type, body}`, where `body` is the exact text a delivery would POST (`{id, type, createdAt, data}`). ' +
   `Events come in the order they were written, never twice on one stream; \`ping\` never comes (it is for one registered endpoint). A \`: heartbeat\` comment comes every ${LISTEN_HEARTBEAT_MS / 1000} s. ` +
-  `Reconnect with the header Last-Event-ID set to the last id received (the ready message's when no event came, ${BEFORE_FIRST_EVENT} when it said so) and the events written meanwhile come first, in order: those the server still keeps (RETENTION_DAYS; events of a store with registered endpoints also go when its deliveries log is trimmed past them), at most the newest ${MAX_REPLAY}. ` +
+  `Reconnect with the header Last-Event-ID set to the last id received (the ready message's when no event came, ${BEFORE_FIRST_EVENT} when it said so) and the events written meanwhile come first, in order: those the server still keeps (RETENTION_DAYS; events of a store with registered endpoints also go when its deliveries log is trimmed past them), at most the newest ${MAX_REPLAY}, looked for among the store's newest ${REPLAY_WINDOW} events (of every type). ` +
   'When some cannot be sent, an `event: gap` says so in its data `{message}`. ' +
   `At most ${MAX_LISTENERS} listen streams per store are open at once (409 LIMIT_REACHED beyond); each counts as one call when it opens. A publishable key gets 403 SECRET_KEY_REQUIRED: whoever holds the listen secret can forge your events.`
 
