@@ -75,3 +75,26 @@ describe('delivery slots shared between stores', () => {
     expect(silent.received).toHaveLength(2)
   })
 })
+
+describe('failed attempts keep their slots a while', () => {
+  test('a store whose receiver fails at once is paced by its held slots; one whose receiver answers is not held', async () => {
+    const t = createTestApp({ settings: { allowLoopbackWebhooks: true } })
+    t.deps.webhooks.limits = { perEndpoint: 4, perStore: 4, total: 128 }
+    t.deps.webhooks.failedHoldMs = 300
+    const failing = startReceiver(() => new Response('no', { status: 500 }))
+    const fine = startReceiver()
+    const a = await storeWithHooks(t, 'a', [failing.url])
+    const b = await storeWithHooks(t, 'b', [fine.url])
+    t.deps.webhooks.start()
+    for (let i = 0; i < 10; i++) emit(t.deps, a.storeId, 'order.paid', { orderId: `ord_a${i}` })
+    for (let i = 0; i < 10; i++) emit(t.deps, b.storeId, 'order.paid', { orderId: `ord_b${i}` })
+    await waitFor(() => failing.received.length === 10 && fine.received.length === 10, 10_000, 'both stores’ ten attempts')
+    // A's ten ran in three waves of its four slots, each wave started once the one before had held them 300 ms.
+    const at = failing.received.map((r) => r.at)
+    expect([at[4]! - at[0]! >= 295, at[8]! - at[4]! >= 295]).toEqual([true, true])
+    // B's slots were free as soon as each attempt was recorded: none of its attempts is counted as running.
+    await waitFor(() => t.deps.webhooks.runningFor(b.storeId) === 0, 2_000, "B's slots to be free")
+    const deliveries = await expectOk(t.call('GET', '/v1/webhooks/deliveries?status=SUCCEEDED', { headers: b.headers }))
+    expect(deliveries.total).toBe(10)
+  })
+})

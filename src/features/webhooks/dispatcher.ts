@@ -15,6 +15,14 @@ import { checkTarget, systemResolve, type Resolve } from './targets'
  * store with the fewest attempts running.
  */
 export const DELIVERY_LIMITS = { perEndpoint: 4, perStore: 16, total: 128 }
+/**
+ * A failed attempt keeps its slot at least this long. A receiver that refuses the connection fails an
+ * attempt in a millisecond, so a store's backlog (10 endpoints, thousands of attempts) ran through in
+ * a burst that took every core's time for seconds, and came back together at each retry step: held
+ * slots pace a store's failures at perStore / 250 ms (64 a second), while a receiver that answers is
+ * never slowed, and a failed event waits at least 10 s for its retry anyway.
+ */
+export const FAILED_ATTEMPT_HOLD_MS = 250
 /** A store's log is trimmed back to DELIVERY_LOG_KEEP after this many of its attempts are recorded. */
 export const TRIM_EVERY = 100
 /** Events taken from the outbox per transaction. */
@@ -36,6 +44,8 @@ export class WebhookDispatcher {
   resolve: Resolve = systemResolve
   /** Tests lower them to fill every slot with a few receivers. */
   limits = { ...DELIVERY_LIMITS }
+  /** How long a failed attempt keeps its slot (FAILED_ATTEMPT_HOLD_MS). */
+  failedHoldMs = FAILED_ATTEMPT_HOLD_MS
   private running = false
   private stopped = false
   private timer: ReturnType<typeof setTimeout> | undefined
@@ -154,7 +164,9 @@ export class WebhookDispatcher {
     this.inFlight.set(webhookId, busy.add(d.id))
     this.perStore.set(storeId, (this.perStore.get(storeId) ?? 0) + 1)
     this.total++
+    const started = performance.now()
     const send: Promise<void> = this.deliver(d)
+      .then((ok) => (ok ? undefined : this.hold(started)))
       .catch((e) => {
         if (!this.stopped) this.deps.log.error('webhook attempt could not be recorded', { deliveryId: d.id, error: (e as Error).message })
       })
@@ -174,8 +186,18 @@ export class WebhookDispatcher {
     return true
   }
 
-  /** One attempt, signed afresh with its own timestamp, then its record (and maybe its retry). */
-  private async deliver(d: DueAttempt) {
+  /** Waits out the rest of a failed attempt's hold (FAILED_ATTEMPT_HOLD_MS), unless the dispatcher stops. */
+  private hold(started: number): Promise<void> | undefined {
+    const left = this.failedHoldMs - (performance.now() - started)
+    if (left <= 0 || this.stopped) return undefined
+    return new Promise((resolve) => {
+      const timer = setTimeout(resolve, left)
+      this.stopping.signal.addEventListener('abort', () => (clearTimeout(timer), resolve()), { once: true })
+    })
+  }
+
+  /** One attempt, signed afresh with its own timestamp, then its record (and maybe its retry); true when it succeeded. */
+  private async deliver(d: DueAttempt): Promise<boolean> {
     const { clock, ids, db, version } = this.deps
     const sentAt = clock.now()
     const body = eventBody(d.event)
@@ -184,6 +206,7 @@ export class WebhookDispatcher {
     const retryAt = recordAttempt(db, ids, d, { sentAt, headers, payload, result, now: clock.now() })
     if (retryAt !== null) this.wakeAt(retryAt, false)
     this.logged(d.storeId)
+    return result.ok
   }
 
   /**
