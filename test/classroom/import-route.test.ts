@@ -1,4 +1,5 @@
 import { describe, expect, test } from 'bun:test'
+import { MAX_IMPORT_ROWS } from '../../src/features/groups/import'
 import { JSON_BODY_LIMIT } from '../../src/kernel/http/json-body'
 import { createTestApp } from '../helpers/app'
 import { activeStudent, admin, bearer, createGroup, expectOk, firstLogin, passwordOf } from '../helpers/world'
@@ -47,6 +48,18 @@ describe('POST /v1/admin/groups/import (a class list as text/csv)', () => {
     expect(flattened.body.error.message).toContain('The file arrived as a single line: send it with curl --data-binary')
     const headerOnly = await t.send('group,rm,name\n')
     expect([headerOnly.status, headerOnly.body.error.details[0].path]).toEqual([400, 'file'])
+  })
+
+  test(`a list of more than ${MAX_IMPORT_ROWS} students is refused before it is read, saying to split it; ${MAX_IMPORT_ROWS} are imported`, async () => {
+    const t = setup()
+    const lines = (n: number) => Array.from({ length: n }, (_, i) => `Turma ${Math.floor(i / 40)},${100000 + i},Aluno ${i}`)
+    const tooMany = await t.send(['group,rm,name', ...lines(MAX_IMPORT_ROWS + 1)].join('\n'))
+    expect([tooMany.status, tooMany.body.error.details]).toEqual([
+      400,
+      [{ path: 'file', message: `the file has ${MAX_IMPORT_ROWS + 2} lines; a class list holds at most ${MAX_IMPORT_ROWS} students: split it into files of up to ${MAX_IMPORT_ROWS} lines and import them one after the other` }],
+    ])
+    expect(await t.groups()).toEqual([])
+    expect((await expectOk(t.send(['group,rm,name', ...lines(MAX_IMPORT_ROWS)].join('\n')))).studentsAdded).toBe(MAX_IMPORT_ROWS)
   })
 
   test("a spreadsheet's list in Portuguese: its header skipped, semicolons as separators (a name may hold a comma), the same rows as with commas", async () => {
