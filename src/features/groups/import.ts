@@ -57,7 +57,6 @@ function separatorOf(text: string): string {
   return SEPARATORS.find((separator) => columns(separator) === 3) ?? SEPARATORS.reduce((best, separator) => (columns(separator) > columns(best) ? separator : best))
 }
 
-/** Reads a class list `group,rm,name` (a header line is optional), reporting every bad row by its line in the file. */
 /**
  * The most students one class list may hold. A class is tens; the bound keeps one import to a fraction
  * of a second (the server answers nothing else meanwhile): 39,000 lines, which fit in the 1 MiB body,
@@ -65,6 +64,7 @@ function separatorOf(text: string): string {
  */
 export const MAX_IMPORT_ROWS = 2000
 
+/** Reads a class list `group,rm,name` (a header line is optional), reporting every bad row by its line in the file. */
 export async function parseClassList(text: string): Promise<ImportRow[]> {
   // Counted before parsing, which alone took half a second for 39,000 lines.
   const lines = text.split(/\r\n|\r|\n/).filter((line) => line.trim() !== '').length
