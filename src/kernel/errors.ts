@@ -102,7 +102,13 @@ export const ErrorEnvelope = z
       code: z.enum(Object.keys(ERROR_STATUS) as [ErrorCode, ...ErrorCode[]]),
       message: z.string().describe('A sentence saying what went wrong and what to do next.'),
       details: z
-        .array(z.record(z.string(), z.unknown()))
+        // path and message typed where a VALIDATION_ERROR has them, so a generated client reads d.path as a string, without a cast.
+        .array(
+          z.looseObject({
+            path: z.string().optional().describe('VALIDATION_ERROR: where the problem is (`""` the body as a whole, `tags.1` the second tag)'),
+            message: z.string().optional().describe('VALIDATION_ERROR: what is wrong there and how to fix it'),
+          }),
+        )
         .optional()
         .describe('Always present on VALIDATION_ERROR: `[{path, message}]`, one per problem (path `""` is the body as a whole, `tags.1` the second tag). Other codes may list what they are about, e.g. the variants of INSUFFICIENT_STOCK.'),
       requestId: z.string().optional().describe('Quote it when asking the teacher about an internal error.'),

@@ -87,6 +87,11 @@ export async function runShopFlow({ baseUrl, adminToken, photo }: ShopFlowStart)
   const mixUp = await client.POST('/v1/cart/items', { headers: buyer, body: { variantId: shown.id } })
   if (!mixUp.error) throw new Error('a product id was taken as a variant id')
 
+  // A price with three decimals: each problem's path and message are strings to the client.
+  const cents = await client.POST('/v1/products', { headers: server, body: { name: 'Caneca', sku: 'CAN-1', price: 19.999, stock: 1 } })
+  if (!cents.error) throw new Error('a price with three decimals was taken')
+  const problems = (cents.error.error.details ?? []).map((d): [string | undefined, string | undefined] => [d.path, d.message])
+
   // Two of the large size, checkout, and PIX (an Idempotency-Key makes a retried payment safe).
   const cart = await ok(client.POST('/v1/cart/items', { headers: buyer, body: { variantId: large.id, quantity: 2 } }))
   const pending = await ok(client.POST('/v1/orders/checkout', { headers: buyer }))
@@ -118,6 +123,7 @@ export async function runShopFlow({ baseUrl, adminToken, photo }: ShopFlowStart)
     found: { id: shown.id, state: shown.state, price: shown.price, variants: shown.variants.length, image: shown.image },
     picture: { url: picture.image.url, isPrimary: picture.image.isPrimary, type: picture.media.mimeType },
     mixUp: { status: mixUp.response.status, code: mixUp.error.error.code, message: mixUp.error.error.message },
+    problems,
     cart: { itemCount: cart.itemCount, subtotal: cart.subtotal },
     order: { id: pending.id, number: pending.number, status: pending.status, total: pending.total },
     payment: { orderStatus: paid.status, method: payment.method, status: payment.status, pixCode: payment.pixCode },
