@@ -54,6 +54,7 @@ describe('POST /v1/admin/groups/import (a class list as text/csv)', () => {
     const t = setup()
     const lines = (n: number) => Array.from({ length: n }, (_, i) => `Turma ${Math.floor(i / 40)},${100000 + i},Aluno ${i}`)
     const tooMany = await t.send(['group,rm,name', ...lines(MAX_IMPORT_ROWS + 1)].join('\n'))
+    expect(tooMany.body.error.message).toEndWith('nothing was imported. Fix what details lists (each line it names) and send the whole file again.')
     expect([tooMany.status, tooMany.body.error.details]).toEqual([
       400,
       [{ path: 'file', message: `the file has ${MAX_IMPORT_ROWS + 2} lines; a class list holds at most ${MAX_IMPORT_ROWS} students: split it into files of up to ${MAX_IMPORT_ROWS} lines and import them one after the other` }],

@@ -244,7 +244,7 @@ export async function importClassListText(deps: Deps, text: string) {
       : ''
     throw new AppError(
       'VALIDATION_ERROR',
-      `${pluralize(e.problems.length, 'problem')} in the class list (the first: ${e.problems[0]}); nothing was imported. Fix every line listed in details and send the whole file again.${oneLine}`,
+      `${pluralize(e.problems.length, 'problem')} in the class list (the first: ${e.problems[0]}); nothing was imported. Fix what details lists (each line it names) and send the whole file again.${oneLine}`,
       e.problems.map((problem) => {
         const line = lineOf(problem)
         return line === undefined ? { path: 'file', message: problem } : { path: `line ${line}`, line, message: problem.replace(/^line \d+: /, '') }
