@@ -100,3 +100,21 @@ describe('failed attempts keep their slots a while', () => {
     expect(deliveries.total).toBe(10)
   })
 })
+
+describe("held failures and a store's other endpoints", () => {
+  test("an endpoint that answers keeps its pace beside endpoints that fail at once: their held slots are their own, not the store's", async () => {
+    const t = createTestApp({ settings: { allowLoopbackWebhooks: true } })
+    t.deps.webhooks.limits = { perEndpoint: 2, perStore: 2, total: 128 }
+    t.deps.webhooks.failedHoldMs = 1000
+    const dead = [startReceiver(() => new Response('no', { status: 500 })), startReceiver(() => new Response('no', { status: 500 }))]
+    const live = startReceiver()
+    const a = await storeWithHooks(t, 'a', [dead[0]!.url, dead[1]!.url, live.url])
+    t.deps.webhooks.start()
+    for (let i = 0; i < 4; i++) emit(t.deps, a.storeId, 'order.paid', { orderId: `ord_${i}` })
+    await waitFor(() => live.received.length === 4 && dead.every((d) => d.received.length >= 3), 10_000, 'the live endpoint’s four and a second wave of the dead ones')
+    // Each dead endpoint's third attempt waited for one of its two slots, held a second after failing;
+    // the live endpoint's four came before that, though the store has only two slots.
+    const secondWave = Math.min(...dead.map((d) => d.received[2]!.at))
+    expect(live.received.map((r) => r.at <= secondWave)).toEqual([true, true, true, true])
+  })
+})

@@ -16,11 +16,12 @@ import { checkTarget, systemResolve, type Resolve } from './targets'
  */
 export const DELIVERY_LIMITS = { perEndpoint: 4, perStore: 16, total: 128 }
 /**
- * A failed attempt keeps its slot at least this long. A receiver that refuses the connection fails an
- * attempt in a millisecond, so a store's backlog (10 endpoints, thousands of attempts) ran through in
- * a burst that took every core's time for seconds, and came back together at each retry step: held
- * slots pace a store's failures at perStore / 250 ms (64 a second), while a receiver that answers is
- * never slowed, and a failed event waits at least 10 s for its retry anyway.
+ * A failed attempt keeps its endpoint's slot at least this long. A receiver that refuses the connection
+ * fails an attempt in a millisecond, so a store's backlog (10 endpoints, thousands of attempts) ran
+ * through in a burst that took every core's time for seconds, and came back together at each retry
+ * step: held slots pace an endpoint's failures at perEndpoint / 250 ms (16 a second, 160 for a store's
+ * ten), while a receiver that answers is never slowed (its store's slots are not held: a live endpoint
+ * beside dead ones keeps its pace), and a failed event waits at least 10 s for its retry anyway.
  */
 export const FAILED_ATTEMPT_HOLD_MS = 250
 /** A store's log is trimmed back to DELIVERY_LOG_KEEP after this many of its attempts are recorded. */
@@ -165,18 +166,30 @@ export class WebhookDispatcher {
     this.perStore.set(storeId, (this.perStore.get(storeId) ?? 0) + 1)
     this.total++
     const started = performance.now()
+    let storeSlotHeld = true
+    const freeStoreSlot = () => {
+      if (!storeSlotHeld) return
+      storeSlotHeld = false
+      const left = this.perStore.get(storeId)! - 1
+      if (left === 0) this.perStore.delete(storeId)
+      else this.perStore.set(storeId, left)
+      this.total--
+    }
     const send: Promise<void> = this.deliver(d)
-      .then((ok) => (ok ? undefined : this.hold(started)))
+      .then((ok) => {
+        if (ok) return
+        // A failed attempt holds its endpoint's slot a while, not its store's: the store's other endpoints go on.
+        freeStoreSlot()
+        if (!this.stopped) this.fill()
+        return this.hold(started)
+      })
       .catch((e) => {
         if (!this.stopped) this.deps.log.error('webhook attempt could not be recorded', { deliveryId: d.id, error: (e as Error).message })
       })
       .finally(() => {
         busy.delete(d.id)
         if (busy.size === 0) this.inFlight.delete(webhookId)
-        const left = this.perStore.get(storeId)! - 1
-        if (left === 0) this.perStore.delete(storeId)
-        else this.perStore.set(storeId, left)
-        this.total--
+        freeStoreSlot()
         this.sends.delete(send)
         if (this.stopped) return
         if (!this.ready.has(webhookId)) this.ready.set(webhookId, storeId)
