@@ -1,6 +1,7 @@
 import { describe, expect, test } from 'bun:test'
 import { createTestApp } from '../helpers/app'
 import { apiKey, bearer, expectOk, twoStores, upload } from '../helpers/world'
+import { openStream } from '../inspector/sse'
 
 const NONE = 'not a parameter of this route, which takes no query parameters; remove it'
 
@@ -28,6 +29,18 @@ describe('a route with a credential takes only the query it declares', () => {
     // Without the parameter, the same calls answer as before.
     expect((await expectOk(t.call('GET', '/v1/store/members', { headers: t.student }))).data.length).toBeGreaterThan(0)
     expect((await expectOk(t.call('GET', `/v1/products/${product.id}`, { headers: t.key }))).id).toBe(product.id)
+  })
+
+  test("jQuery's cache-busting _ is never a parameter; a live stream takes the lastEventId an EventSource polyfill adds", async () => {
+    const t = await setup()
+    const product = await expectOk(t.call('POST', '/v1/products', { headers: t.key, body: { name: 'Caneca', sku: 'CAN-1', price: 19.99, stock: 3 } }), 201)
+    expect((await expectOk(t.call('GET', `/v1/products/${product.id}?_=1764230400000`, { headers: t.key }))).id).toBe(product.id)
+    expect((await expectOk(t.call('GET', '/v1/products?_=1764230400000&search=caneca', { headers: t.key }))).total).toBe(1)
+    const stream = await openStream(t.app, '/v1/store/requests/stream?lastEventId=req_abc', t.student)
+    expect([stream.response.status, stream.response.headers.get('content-type')]).toEqual([200, 'text/event-stream; charset=utf-8'])
+    await stream.close()
+    const other = await t.call('GET', '/v1/store/requests/stream?since=1', { headers: t.student })
+    expect([other.status, other.body.error.details]).toEqual([400, [{ path: 'since', message: 'not a parameter of this route, which takes lastEventId' }]])
   })
 
   test('the OpenAPI document lists the 400 of such a route', async () => {

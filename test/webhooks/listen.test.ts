@@ -318,6 +318,22 @@ describe('GET /v1/webhooks/listen', () => {
     await stream.close()
   })
 
+  test('an EventSource polyfill reconnecting with ?lastEventId= is read as the Last-Event-ID header; the header comes first', async () => {
+    const t = await setup()
+    const storeId = t.w.A.group.storeId
+    const key = apiKey(t.w.A.key.apiKey)
+    const [first, second, third] = [emit(t.deps, storeId, 'order.paid', { n: 1 }), emit(t.deps, storeId, 'order.paid', { n: 2 }), emit(t.deps, storeId, 'order.paid', { n: 3 })]
+    const polyfill = await openListen(t.app, key, `?lastEventId=${first}`)
+    expect((await polyfill.next()).id).toBe(first)
+    expect((await polyfill.webhooks(2)).map((m) => m.id)).toEqual([second, third])
+    await polyfill.close()
+    const both = await openListen(t.app, { ...key, 'last-event-id': second }, `?lastEventId=${first}`)
+    await both.next()
+    expect((await both.webhooks(1)).map((m) => m.id)).toEqual([third])
+    expect(await both.nothingMore()).toBe(true)
+    await both.close()
+  })
+
   test(`a reconnection looks only at the store's newest ${REPLAY_WINDOW} events: what it asked for before them is skipped, and said so`, async () => {
     const t = await setup()
     const storeId = t.w.A.group.storeId

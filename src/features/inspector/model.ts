@@ -43,6 +43,11 @@ export const RequestQuery = PageQuery.extend({
 })
 export type RequestQuery = z.infer<typeof RequestQuery>
 
+/** A live stream's query: what an EventSource polyfill adds when it reconnects, read and left (the stream sends the calls made from then on). */
+export const StreamQuery = z.strictObject({
+  lastEventId: z.string().max(200).optional().describe('Added by EventSource polyfills when they reconnect; taken and ignored: the stream sends the calls made from the moment it opens.'),
+})
+
 export const RequestEntry = z
   .object({
     id: z.string().describe('the X-Request-Id of the answer (your own, if the request sent one); of a counted entry, its first call\u2019s'),

@@ -5,7 +5,7 @@ import { ErrorEnvelope } from '../../kernel/errors'
 import { NOT_INSPECTED_EXTENSION } from '../../kernel/http/inspection'
 import { getGroup } from '../groups'
 import { CAPACITY, MAX_STREAMS, MAX_TEACHER_STREAMS, SHOP_FRONT_CAPACITY, type InspectorDeps } from './log'
-import { GroupParams, GroupRequestParams, RequestDetail, RequestList, RequestParams, RequestQuery } from './model'
+import { GroupParams, GroupRequestParams, RequestDetail, RequestList, RequestParams, RequestQuery, StreamQuery } from './model'
 import { liveStream } from './stream'
 
 const ABOUT = `The server keeps each store's last ${CAPACITY} entries of calls made with its secret key and its students' tokens and, apart, the last ${SHOP_FRONT_CAPACITY} of its shop front (the publishable key, alone or with a customer token: credential publishable, or customer with that key), in memory (a restart empties it), including calls it refused with 401, 403 or 429 when the credential still named the store (a revoked key, a publishable key on a secret route, the rate limit). Both are read as one list, newest first (total, pages, filters and the single entry alike): whoever copies the publishable key from the shop page pushes out only the shop front's older calls. A flood cannot push your app's calls out: the rate limit's 429s, and the 401s of a credential that named the store without passing (a publishable key on a buyer route with no valid customer token, a revoked key, an expired session), are kept as one entry per source and minute of the server's clock, whose \`count\` says how many calls it stands for, from \`createdAt\` to \`lastCreatedAt\`, with the first call's id, status, path, \`errorCode\` and \`errorMessage\` (the newest call's id finds it too). A source is the credential's kind, which credential (an API key's public prefix such as pk_1a2b3c4d, or a student's RM) and the client's address. Failed calls (status >= 400) also keep the headers (each cut at 1 KB) and both bodies (each cut at 8 KB); path and query are cut at 512 characters. Secrets become "[redacted]" wherever they are written, as they are or percent-encoded: keys (sk_, pk_), tokens (stu_, ctk_), signing secrets (whsec_) and the teacher's token in the path, the query, any header and both bodies, tokens written with JSON escapes (stu\\u005f...) too, and the value of any body field (at any depth), query parameter or header whose name contains pass, senha, pwd, secret, token, apikey, authorization, credential or cookie, is key, or has pw as a word (pw, newPw, user_pw), in any case. A body that is not JSON (a form, a JavaScript or Python literal) loses the values of its name=value and name: value pairs named so, however quoted, and an answer quoting such a value (a JSON parse error) has it hidden too. Reading the inspector is not itself kept.`
@@ -44,7 +44,8 @@ export const inspectorRoutes = (deps: InspectorDeps, log = deps.requestLog) =>
     })
     .get('/store/requests/stream', ({ ctx, request, server }) => liveStream(log, ctx.storeId, 'store', request, server), {
       auth: 'secret',
-      response: { 409: ErrorEnvelope },
+      query: StreamQuery,
+      response: { 400: ErrorEnvelope, 409: ErrorEnvelope },
       detail: hooks("The store's calls, live", `${STREAM_ABOUT} ${STORE_SLOTS}`, { responses: { 200: streamAnswer } }),
     })
     .get('/store/requests/:requestId', ({ ctx, params }) => log.find(ctx.storeId, params.requestId), {
@@ -63,7 +64,8 @@ export const inspectorRoutes = (deps: InspectorDeps, log = deps.requestLog) =>
     .get('/admin/groups/:id/requests/stream', ({ params, request, server }) => liveStream(log, storeOfGroup(deps, params.id), 'teacher', request, server), {
       admin: true,
       params: GroupParams,
-      response: { 404: ErrorEnvelope, 409: ErrorEnvelope },
+      query: StreamQuery,
+      response: { 400: ErrorEnvelope, 404: ErrorEnvelope, 409: ErrorEnvelope },
       detail: hooks("A group's calls, live", `What the group sees in GET /v1/store/requests/stream. ${STREAM_ABOUT} ${TEACHER_SLOTS}`, { tags: ['Admin'], responses: { 200: streamAnswer } }),
     })
     .get('/admin/groups/:id/requests/:requestId', ({ params }) => log.find(storeOfGroup(deps, params.id), params.requestId), {

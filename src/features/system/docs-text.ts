@@ -99,7 +99,9 @@ carries \`Location\`: what a \`201\` created is in its body, with the id to read
   carries \`Connection: close\`: the client sends its next request on a new connection.
 - A query parameter the operation does not take is a 400 naming the ones it takes (or saying it takes
   none). Operations that take no credential ignore their query: a file's URL (\`?v=2\` may refresh a
-  browser's copy of an image), \`/health\`, the student login.
+  browser's copy of an image), \`/health\`, the student login. \`_\` is never a parameter (jQuery's
+  \`cache: false\` adds \`_=<time>\`), and the live streams take the \`lastEventId\` an EventSource
+  polyfill adds when it reconnects.
 `.trim()
 
 export const TAGS = [

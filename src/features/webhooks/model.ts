@@ -111,6 +111,7 @@ export const LISTEN_EVENT_NAMES = EVENT_NAMES.filter((name) => name !== 'ping')
 
 /** `events` as a listen stream takes it: a comma-separated list, checked against the event names like a registration's. */
 export const ListenQuery = z.strictObject({
+  lastEventId: z.string().max(200).optional().describe('What an EventSource polyfill adds when it reconnects: read as the Last-Event-ID header is, when that header is not sent.'),
   // The query parser hands a comma-separated value over as an array already.
   events: z
     .union([z.string().max(1000), z.array(z.string().max(100)).max(50)])

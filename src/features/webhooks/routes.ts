@@ -46,7 +46,7 @@ export const webhookRoutes = (deps: WebhooksDeps) =>
     .get(
       '/listen',
       ({ ctx, query, request, server }) =>
-        deps.listeners.open(ctx, { events: query.events, lastEventId: request.headers.get('last-event-id'), request, server }),
+        deps.listeners.open(ctx, { events: query.events, lastEventId: request.headers.get('last-event-id') ?? query.lastEventId ?? null, request, server }),
       {
         auth: 'secret',
         query: ListenQuery,

@@ -305,8 +305,9 @@ function parsedQuery(text: string): Record<string, unknown> {
   if (text === '') return Object.create(null)
   const query = parseQueryStandardSchema(text, 0) as Record<string, unknown>
   // A parameter sent empty is one not sent: a shop's "All categories" option sends categoryId=, which
-  // matched no product, and minPrice= read as 0. (A list of values keeps its empty ones.)
-  for (const name in query) if (query[name] === '') delete query[name]
+  // matched no product, and minPrice= read as 0. (A list of values keeps its empty ones.) And `_` is
+  // the time jQuery's cache: false adds to every GET so that no cache answers it: never a parameter.
+  for (const name in query) if (query[name] === '' || name === '_') delete query[name]
   return query
 }
 
