@@ -60,6 +60,10 @@ describe('POST /v1/admin/groups/import (a class list as text/csv)', () => {
       [{ path: 'file', message: `the file has ${MAX_IMPORT_ROWS + 2} lines; a class list holds at most ${MAX_IMPORT_ROWS} students: split it into files of up to ${MAX_IMPORT_ROWS} lines and import them one after the other` }],
     ])
     expect(await t.groups()).toEqual([])
+    // Without a header line, one more line is one more student: counted once the file is read.
+    const noHeader = await t.send(lines(MAX_IMPORT_ROWS + 1).join('\n'))
+    expect([noHeader.status, noHeader.body.error.details[0].message]).toEqual([400, `the file has ${MAX_IMPORT_ROWS + 1} students; a class list holds at most ${MAX_IMPORT_ROWS} students: split it into files of up to ${MAX_IMPORT_ROWS} lines and import them one after the other`])
+    expect(await t.groups()).toEqual([])
     expect((await expectOk(t.send(['group,rm,name', ...lines(MAX_IMPORT_ROWS)].join('\n')))).studentsAdded).toBe(MAX_IMPORT_ROWS)
   })
 

@@ -64,13 +64,14 @@ function separatorOf(text: string): string {
  */
 export const MAX_IMPORT_ROWS = 2000
 
+const tooManyStudents = (what: string) =>
+  new ImportError([`${what}; a class list holds at most ${MAX_IMPORT_ROWS} students: split it into files of up to ${MAX_IMPORT_ROWS} lines and import them one after the other`])
+
 /** Reads a class list `group,rm,name` (a header line is optional), reporting every bad row by its line in the file. */
 export async function parseClassList(text: string): Promise<ImportRow[]> {
-  // Counted before parsing, which alone took half a second for 39,000 lines.
+  // Counted before parsing, which alone took half a second for 39,000 lines (a header line may be one of them).
   const lines = text.split(/\r\n|\r|\n/).filter((line) => line.trim() !== '').length
-  if (lines > MAX_IMPORT_ROWS + 1) {
-    throw new ImportError([`the file has ${lines} lines; a class list holds at most ${MAX_IMPORT_ROWS} students: split it into files of up to ${MAX_IMPORT_ROWS} lines and import them one after the other`])
-  }
+  if (lines > MAX_IMPORT_ROWS + 1) throw tooManyStudents(`the file has ${lines} lines`)
   const { parse } = await import('csv-parse/sync') // loaded by the first import, not at start
   const delimiter = separatorOf(text)
   let records: { record: string[]; info: { lines: number } }[]
@@ -110,6 +111,7 @@ export async function parseClassList(text: string): Promise<ImportRow[]> {
     if (!seen) firstLine.set(rmKey(row.rm), row)
   }
   if (problems.length) throw new ImportError(problems)
+  if (rows.length > MAX_IMPORT_ROWS) throw tooManyStudents(`the file has ${rows.length} students`)
   if (rows.length === 0) throw new ImportError([records.length ? 'the file has a header but no rows; add lines group,rm,name' : 'the file is empty; add lines group,rm,name'])
   return rows
 }
