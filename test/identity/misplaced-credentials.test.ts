@@ -125,15 +125,21 @@ describe('the word Bearer missing where it belongs, or written where it does not
     }
   })
 
-  test('"Bearer " before a key in X-API-Key is told to send the key alone, not to make a new key', async () => {
+  test('"Bearer " before a key in X-API-Key is told to send the key alone, not to make a new key; before a token, where the token goes', async () => {
     const s = await shopSetup()
-    const res = await s.call('GET', '/v1/products', { headers: { 'x-api-key': `Bearer ${s.w.A.key.apiKey}` } })
-    expect([res.status, res.body.error]).toEqual([
-      401,
-      {
-        code: 'UNAUTHENTICATED',
-        message: 'X-API-Key holds "Bearer" before the key: send the key alone (X-API-Key: sk_... or pk_...). The word Bearer goes only before a token in Authorization.',
-      },
-    ])
+    for (const value of [`Bearer ${s.w.A.key.apiKey}`, `Bearer: ${s.w.A.key.apiKey}`, `bearer:${s.w.A.key.apiKey}`]) {
+      const res = await s.call('GET', '/v1/products', { headers: { 'x-api-key': value } })
+      expect([res.status, res.body.error]).toEqual([
+        401,
+        {
+          code: 'UNAUTHENTICATED',
+          message: 'X-API-Key holds "Bearer" before the key: send the key alone (X-API-Key: sk_... or pk_...). The word Bearer goes only before a token in Authorization.',
+        },
+      ])
+    }
+    const token = await s.call('GET', '/v1/products', { headers: { 'x-api-key': `Bearer ${s.w.A.student}` } })
+    expect(token.body.error.message).toBe(
+      "X-API-Key holds \"Bearer\" and a token: a token goes in the Authorization header (Authorization: Bearer stu_...), and X-API-Key takes the store's API key (sk_... or pk_...).",
+    )
   })
 })

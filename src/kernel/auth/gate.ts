@@ -117,8 +117,13 @@ export function createGate(deps: GateDeps) {
       )
     }
     // The word Bearer belongs only before a token in Authorization, never in X-API-Key.
-    if (/^bearer\s/i.test(value)) {
-      throw unauthenticated('X-API-Key holds "Bearer" before the key: send the key alone (X-API-Key: sk_... or pk_...). The word Bearer goes only before a token in Authorization.')
+    const afterBearer = /^bearer\b[\s:]*(\S*)/i.exec(value)?.[1]
+    if (afterBearer !== undefined) {
+      throw unauthenticated(
+        /^(stu|ctk)_/.test(afterBearer)
+          ? `X-API-Key holds "Bearer" and a token: a token goes in the Authorization header (Authorization: Bearer ${afterBearer.slice(0, 4)}...), and X-API-Key takes the store's API key (sk_... or pk_...).`
+          : 'X-API-Key holds "Bearer" before the key: send the key alone (X-API-Key: sk_... or pk_...). The word Bearer goes only before a token in Authorization.',
+      )
     }
     row ??= rows.keyRow(value)
     if (row) name(row.storeId, row.kind === 'publishable' ? 'publishable' : 'secret', null, row.kind === 'publishable')
