@@ -76,12 +76,19 @@ describe('delivery slots shared between stores', () => {
   })
 })
 
-describe('failed attempts keep their slots a while', () => {
+/** An app whose dispatcher has these slots and holds a failed attempt's endpoint slot `holdMs`. */
+function withHeldFailures(limits: TestApp['deps']['webhooks']['limits'], holdMs: number) {
+  const t = createTestApp({ settings: { allowLoopbackWebhooks: true } })
+  t.deps.webhooks.limits = limits
+  t.deps.webhooks.failedHoldMs = holdMs
+  return t
+}
+const failsAtOnce = () => startReceiver(() => new Response('no', { status: 500 }))
+
+describe("failed attempts keep their endpoint's slots a while", () => {
   test('a store whose receiver fails at once is paced by its held slots; one whose receiver answers is not held', async () => {
-    const t = createTestApp({ settings: { allowLoopbackWebhooks: true } })
-    t.deps.webhooks.limits = { perEndpoint: 4, perStore: 4, total: 128 }
-    t.deps.webhooks.failedHoldMs = 300
-    const failing = startReceiver(() => new Response('no', { status: 500 }))
+    const t = withHeldFailures({ perEndpoint: 4, perStore: 4, total: 128 }, 300)
+    const failing = failsAtOnce()
     const fine = startReceiver()
     const a = await storeWithHooks(t, 'a', [failing.url])
     const b = await storeWithHooks(t, 'b', [fine.url])
@@ -99,14 +106,10 @@ describe('failed attempts keep their slots a while', () => {
     const deliveries = await expectOk(t.call('GET', '/v1/webhooks/deliveries?status=SUCCEEDED', { headers: b.headers }))
     expect(deliveries.total).toBe(10)
   })
-})
 
-describe("held failures and a store's other endpoints", () => {
   test("an endpoint that answers keeps its pace beside endpoints that fail at once: their held slots are their own, not the store's", async () => {
-    const t = createTestApp({ settings: { allowLoopbackWebhooks: true } })
-    t.deps.webhooks.limits = { perEndpoint: 2, perStore: 2, total: 128 }
-    t.deps.webhooks.failedHoldMs = 1000
-    const dead = [startReceiver(() => new Response('no', { status: 500 })), startReceiver(() => new Response('no', { status: 500 }))]
+    const t = withHeldFailures({ perEndpoint: 2, perStore: 2, total: 128 }, 1000)
+    const dead = [failsAtOnce(), failsAtOnce()]
     const live = startReceiver()
     const a = await storeWithHooks(t, 'a', [dead[0]!.url, dead[1]!.url, live.url])
     t.deps.webhooks.start()
