@@ -62,8 +62,7 @@ export function activitySeries(deps: Deps, query: ActivitySeriesQuery): Activity
 
   const zeros = () => Array<number>(count).fill(0)
   // Each group's rows, in one pass: a filter per group read every row once per group.
-  const rowsOf = new Map<string, typeof rows>()
-  for (const r of rows) (rowsOf.get(r.groupId) ?? rowsOf.set(r.groupId, []).get(r.groupId)!).push(r)
+  const rowsOf = Map.groupBy(rows, (r) => r.groupId)
   return {
     from: isoTime(starts[0]!),
     to: isoTime(end),
