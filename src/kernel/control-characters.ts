@@ -11,6 +11,10 @@ import { z } from 'zod'
 // escapes them (`printable`): a database an older version wrote may hold them still.
 
 const CONTROL = /[\u0000-\u001f\u007f-\u009f]/
+const CONTROLS = new RegExp(CONTROL.source, 'g')
+
+/** `text` without its control characters, for a name the program keeps but no one typed as such (an uploaded file's). */
+export const withoutControls = (text: string): string => text.replace(CONTROLS, '')
 
 const codePoint = (c: string) => `U+${c.charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')}`
 

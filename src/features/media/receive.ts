@@ -1,6 +1,7 @@
 import { open, rm, type FileHandle } from 'node:fs/promises'
 import { Readable } from 'node:stream'
 import type { ReadableStream as NodeWebStream } from 'node:stream/web'
+import { withoutControls } from '../../kernel/control-characters'
 import { AppError } from '../../kernel/errors'
 import { ACCEPTED_LIST, FORMATS, isAccepted, LARGEST_FILE, MiB, SAME_FORMAT, SIZE_LIMIT, type AcceptedMime, type MediaKind } from './formats'
 import type { Upload } from './in-flight'
@@ -71,8 +72,7 @@ function notAccepted(head: Buffer, detected: string | undefined): AppError {
 }
 
 /** The file's own name, without folders or control characters (C1 too: U+009B starts a terminal sequence like ESC [). */
-const displayName = (name: string | undefined) =>
-  (name ?? '').split(/[\\/]/).pop()!.replace(/[\u0000-\u001f\u007f-\u009f]/g, '').slice(0, 255) || 'upload'
+const displayName = (name: string | undefined) => withoutControls((name ?? '').split(/[\\/]/).pop()!).slice(0, 255) || 'upload'
 
 /**
  * Streams the `file` part of a multipart request to `path`, recognising its format from the first
