@@ -92,13 +92,12 @@ function queries(db: Db) {
   return {
     /** The last place written to, over every store: the live stream starts there. */
     end: () => end.get()?.seq ?? 0,
-    idAt: (place: number) => db.select({ id: outboxEvents.id }).from(outboxEvents).where(eq(seq, place)).get()!.id,
     placeOf: (storeId: string, id: string) => db.select({ seq }).from(outboxEvents).where(and(eq(outboxEvents.id, id), eq(outboxEvents.storeId, storeId))).get()?.seq,
     /** The store's newest event (of any type): where a new stream starts, as an id. */
     newest: (storeId: string) => db.select({ id: outboxEvents.id }).from(outboxEvents).where(eq(outboxEvents.storeId, storeId)).orderBy(desc(seq)).limit(1).get()?.id,
     /** The event just before the store's newest REPLAY_WINDOW (of every type) after `after`, when there are more than that. */
     windowStart: (storeId: string, after: number) =>
-      db.select({ seq }).from(outboxEvents).where(and(ofStore(storeId, undefined), gt(seq, after))).orderBy(desc(seq)).limit(1).offset(REPLAY_WINDOW).get()?.seq,
+      db.select({ seq, id: outboxEvents.id }).from(outboxEvents).where(and(ofStore(storeId, undefined), gt(seq, after))).orderBy(desc(seq)).limit(1).offset(REPLAY_WINDOW).get(),
     /** The event just before the newest MAX_REPLAY after `after`, when there are more than that. */
     replayStart: (storeId: string, types: TypesFilter, after: number) =>
       db.select({ seq, id: outboxEvents.id }).from(outboxEvents).where(and(ofStore(storeId, types), gt(seq, after))).orderBy(desc(seq)).limit(1).offset(MAX_REPLAY).get(),
@@ -297,16 +296,17 @@ export class ListenHub {
     }
     // Only the store's newest REPLAY_WINDOW events are looked at: what came before them is skipped, uncounted.
     const windowStart = this.q.windowStart(storeId, after)
-    const from = windowStart ?? after
+    const from = windowStart?.seq ?? after
     const skipFrom = this.q.replayStart(storeId, types, from)
-    if (!skipFrom && windowStart === undefined) return { after, id: lastEventId }
-    const skipped = skipFrom && windowStart === undefined ? this.q.countBetween(storeId, types, from, skipFrom.seq) : 0
-    const start = skipFrom ?? { seq: windowStart!, id: this.q.idAt(windowStart!) }
+    const start = skipFrom ?? windowStart
+    if (!start) return { after, id: lastEventId }
+    // Past the window nothing is counted; within it, the skipped ones are the stream's types before its start.
+    const skipped = windowStart ? 'Older events' : `${this.q.countBetween(storeId, types, from, start.seq)} older events`
     const rule = `a reconnection is sent at most the newest ${MAX_REPLAY} of the events it missed, from the store's newest ${REPLAY_WINDOW} events`
     return {
       after: start.seq,
       id: start.id,
-      gap: `${windowStart === undefined ? `${skipped} older events` : 'Older events'} missed since ${lastEventId} were skipped: ${rule}. GET /v1/store/orders shows where your orders stand.`,
+      gap: `${skipped} missed since ${lastEventId} were skipped: ${rule}. GET /v1/store/orders shows where your orders stand.`,
     }
   }
 }
