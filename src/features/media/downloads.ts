@@ -1,4 +1,5 @@
 import { AppError } from '../../kernel/errors'
+import { CHUNK } from './stored'
 
 /**
  * How many files larger than one read (stored.ts, CHUNK) one client address may be downloading at once.
@@ -10,7 +11,7 @@ export const DOWNLOADS_PER_ADDRESS = 64
 export const DOWNLOADS_AT_ONCE = 1024
 
 /** What the file operation's description says of the rule, for the OpenAPI document. */
-export const DOWNLOADS_RULE = `A file larger than 64 KiB is sent as the client reads it, holding an open file until it ends: one client address may have ${DOWNLOADS_PER_ADDRESS} such downloads running at once, the server ${DOWNLOADS_AT_ONCE}. One more is refused at once with 409 LIMIT_REACHED; it may be asked again as soon as one of them ends (a client that stops reading is let go after 30 s).`
+export const DOWNLOADS_RULE = `A file larger than ${CHUNK / 1024} KiB is sent as the client reads it, holding an open file until it ends: one client address may have ${DOWNLOADS_PER_ADDRESS} such downloads running at once, the server ${DOWNLOADS_AT_ONCE}. One more is refused at once with 409 LIMIT_REACHED; it may be asked again as soon as one of them ends (a client that stops reading is let go after 30 s).`
 
 /**
  * The downloads running now, by client address. A client that opens connections and never reads held

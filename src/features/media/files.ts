@@ -66,8 +66,9 @@ export function serveFile(deps: DownloadDeps, request: Request, address: string,
   }
   const [start, end] = wanted ?? [0, file.size - 1]
   const ended = end + 1 - start > CHUNK ? downloadSlot(deps, file, address) : undefined
-  if (!wanted) return new Response(fileBytes(file, 0, file.size - 1, ended), { headers: { ...headers, 'content-length': String(file.size) } })
-  return new Response(fileBytes(file, start, end, ended), {
+  const bytes = fileBytes(file, start, end, ended)
+  if (!wanted) return new Response(bytes, { headers: { ...headers, 'content-length': String(file.size) } })
+  return new Response(bytes, {
     status: 206,
     headers: { ...headers, 'content-range': `bytes ${start}-${end}/${file.size}`, 'content-length': String(end - start + 1) },
   })
