@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'bun:test'
 import { createTestApp } from '../helpers/app'
-import { apiKey, bearer, expectOk, twoStores, upload } from '../helpers/world'
+import { admin, apiKey, bearer, expectOk, twoStores, upload } from '../helpers/world'
 import { openStream } from '../inspector/sse'
 
 const NONE = 'not a parameter of this route, which takes no query parameters; remove it'
@@ -40,6 +40,16 @@ describe('a route with a credential takes only the query it declares', () => {
     expect([stream.response.status, stream.response.headers.get('content-type')]).toEqual([200, 'text/event-stream; charset=utf-8'])
     await stream.close()
     const other = await t.call('GET', '/v1/store/requests/stream?since=1', { headers: t.student })
+    expect([other.status, other.body.error.details]).toEqual([400, [{ path: 'since', message: 'not a parameter of this route, which takes lastEventId' }]])
+  })
+
+  test("the teacher's stream of a group takes lastEventId too, and nothing else", async () => {
+    const t = await setup()
+    const path = `/v1/admin/groups/${t.world.A.group.id}/requests/stream`
+    const stream = await openStream(t.app, `${path}?lastEventId=req_abc`, admin)
+    expect(stream.response.status).toBe(200)
+    await stream.close()
+    const other = await t.call('GET', `${path}?since=1`, { headers: admin })
     expect([other.status, other.body.error.details]).toEqual([400, [{ path: 'since', message: 'not a parameter of this route, which takes lastEventId' }]])
   })
 
