@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'bun:test'
-import { MAX_VARIANTS_PER_CREATE } from '../../src/features/catalog/model'
+import { MAX_OPTIONS, MAX_VARIANTS_PER_CREATE } from '../../src/features/catalog/model'
 import { catalogSetup } from '../helpers/catalog'
 import { expectOk } from '../helpers/world'
 
@@ -44,6 +44,24 @@ describe('POST /v1/products with variants', () => {
     const operation = (await t.call('GET', '/openapi.json')).body.paths['/v1/products'].post
     expect(operation.requestBody.content['application/json'].schema.properties.variants.maxItems).toBe(MAX_VARIANTS_PER_CREATE)
     expect(operation.description).toContain(`\`variants\`, 1 to ${MAX_VARIANTS_PER_CREATE}`)
+  })
+
+  test(`a variant has at most ${MAX_OPTIONS} options, on every route that sets them; the document states the bound`, async () => {
+    const t = await catalogSetup()
+    const three = { size: 'M', color: 'azul', material: 'algodão' }
+    const four = { ...three, fit: 'slim' }
+    const message = 'a variant has at most 3 options (such as size, color and material); combine the others into one'
+    const product = await expectOk(t.A.send('POST', '/v1/products', { name: 'Three options', variants: [{ sku: 'OPT-3', price: 1, stock: 1, options: three }] }), 201)
+    expect(product.variants[0].options).toEqual(three)
+    const created = await t.A.send('POST', '/v1/products', { name: 'Four options', variants: [{ sku: 'OPT-4', price: 1, stock: 1, options: four }] })
+    expect([created.status, created.body.error.details]).toEqual([400, [{ path: 'variants.0.options', message }]])
+    const added = await t.A.send('POST', `/v1/products/${product.id}/variants`, { sku: 'OPT-4B', price: 1, stock: 1, options: four })
+    expect([added.status, added.body.error.details]).toEqual([400, [{ path: 'options', message }]])
+    const patched = await t.A.send('PATCH', `/v1/variants/${product.variants[0].id}`, { options: four })
+    expect([patched.status, patched.body.error.details]).toEqual([400, [{ path: 'options', message }]])
+    expect((await t.A.product(product.id)).variants.map((v: any) => v.options)).toEqual([three])
+    const schema = (await t.call('GET', '/openapi.json')).body.paths['/v1/products/{id}/variants'].post.requestBody.content['application/json'].schema
+    expect(schema.properties.options.maxProperties).toBe(MAX_OPTIONS)
   })
 
   test('either sku, price and stock or variants: both, neither or an empty list is a 400 naming the fields, and nothing is created', async () => {

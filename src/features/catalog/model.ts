@@ -34,10 +34,17 @@ const StockLevel = Quantity.min(0, 'must not be negative').max(1_000_000)
 /** A variant's minStock when none is given. */
 export const DEFAULT_MIN_STOCK = 5
 const MinStock = StockLevel.describe(`product.low_stock fires when available falls to or below this (default ${DEFAULT_MIN_STOCK})`)
+/**
+ * Options a variant may have: as many as a shop's product page shows as choices (Shopify's rule too).
+ * Every list item carries its variants, so what a variant may hold is what a page of 100 products can
+ * weigh: docs/hostile-input.md, "Large answers".
+ */
+export const MAX_OPTIONS = 3
 const Options = z
   .record(z.string().trim().min(1).max(40), z.string().trim().min(1).max(80))
-  .refine((o) => Object.keys(o).length <= 10, 'at most 10 options')
-  .describe('What tells this variant apart, e.g. {"size": "M", "color": "blue"}.')
+  .refine((o) => Object.keys(o).length <= MAX_OPTIONS, `a variant has at most ${MAX_OPTIONS} options (such as size, color and material); combine the others into one`)
+  .meta({ maxProperties: MAX_OPTIONS })
+  .describe(`What tells this variant apart, e.g. {"size": "M", "color": "blue"}: at most ${MAX_OPTIONS} options, each name up to 40 characters and each value up to 80.`)
 const TermId = (what: string, name: string) => idRef(name).nullable().describe(`id of one of this store's ${what}, or null`)
 const CollectionIds = z.array(idRef('collectionIds[]')).max(50).describe("ids of this store's collections")
 export const ProductStateSchema = z.enum(PRODUCT_STATES).describe('DRAFT (the default), PUBLISHED (can be bought) or ARCHIVED')
