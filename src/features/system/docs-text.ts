@@ -64,7 +64,10 @@ from what every request goes through, in this order:
   publishable key have a limit of their own for each client address (the same size; an IPv6 client
   counts by its /64 network), so a shop page flooded from one browser slows neither its other visitors
   nor your server's secret key and the panel; all the shop front's clients together may send at most
-  four times the store's limit.
+  four times the store's limit. A large answer counts as more than one request: one more for every
+  full 64 KiB of it (a page of 100 products with many variants can weigh megabytes, and costs the
+  server what a hundred small calls do). Nearly every answer is smaller and counts as one; the one that
+  passes what is left is still given, and the calls after it wait (the 429 says so).
 - \`403 PASSWORD_CHANGE_REQUIRED\` where a student token is taken (until the first password is changed),
   and \`403 SECRET_KEY_REQUIRED\` for a publishable key where the secret key is needed.
 - \`400\`, \`413\` and \`415\` where it takes a body; \`400\` where its query has rules, a parameter it does not
@@ -278,7 +281,7 @@ export const RESPONSE_HEADERS = {
     schema: integer,
   },
   'RateLimit-Remaining': {
-    description: 'How many more requests your store (or this shop-front client) may send right now before a 429; sent with RateLimit-Limit.',
+    description: 'How many more requests your store (or this shop-front client) may send right now before a 429, after this one (an answer of 64 KiB or more counts as one more request for every full 64 KiB); sent with RateLimit-Limit.',
     schema: integer,
   },
   'RateLimit-Reset': {

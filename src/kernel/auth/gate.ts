@@ -8,7 +8,7 @@ import type { NamedStore } from '../http/inspection'
 import { credentialRows, type KeyRow } from './credential-rows'
 import { API_KEY_FORMAT, API_KEY_LENGTH, constantTimeEqual } from './credentials'
 import { AUTH_KINDS, isShopFront, type Actor, type AuthKind, type StoreCtx } from './kinds'
-import { SHOP_FRONT_SHARE, type RateLimiter } from './rate-limiter'
+import { BYTES_PER_TOKEN, extraTokens, SHOP_FRONT_SHARE, type RateLimiter } from './rate-limiter'
 
 /**
  * What the gate reports about each authenticated store call, for activity and `lastUsedAt`. It is given
@@ -246,19 +246,21 @@ export function createGate(deps: GateDeps) {
   function limit(ctx: StoreCtx, request: Request, server: AddressSource | null, headers: Record<string, unknown>) {
     if (!deps.limiter.enabled) return
     if (isShopFront(ctx.actor)) {
-      const answer = deps.limiter.takeShopFront(ctx.storeId, clientAddress(server, request), headers)
+      const address = clientAddress(server, request)
+      const answer = deps.limiter.takeShopFront(ctx.storeId, address, headers)
       if (answer === 'allowed') return
+      const large = largeAnswerNote(deps.limiter.largeShopFrontAnswer(ctx.storeId, answer === 'client' ? address : undefined))
       throw new AppError(
         'RATE_LIMITED',
         answer === 'client'
-          ? `This shop-front client sent more requests with the publishable key than its limit allows (each client address has its own). Wait ${headers['retry-after']} s (Retry-After) and slow down; the store's server (secret key), its panel and other clients of the shop are not affected.`
-          : `The shop front of this store, all its clients together, sent more requests with the publishable key than its limit allows (${SHOP_FRONT_SHARE} times the store's). Wait ${headers['retry-after']} s (Retry-After); the store's server (secret key) and its panel are not affected. If many machines call this page in a loop, slow them down.`,
+          ? `This shop-front client sent more requests with the publishable key than its limit allows (each client address has its own). Wait ${headers['retry-after']} s (Retry-After) and slow down; the store's server (secret key), its panel and other clients of the shop are not affected.${large}`
+          : `The shop front of this store, all its clients together, sent more requests with the publishable key than its limit allows (${SHOP_FRONT_SHARE} times the store's). Wait ${headers['retry-after']} s (Retry-After); the store's server (secret key) and its panel are not affected. If many machines call this page in a loop, slow them down.${large}`,
       )
     }
     if (deps.limiter.take(ctx.storeId, headers)) return
     throw new AppError(
       'RATE_LIMITED',
-      `Your store sent more requests than its limit allows. Wait ${headers['retry-after']} s (Retry-After) and slow your loop down; other stores are not affected.`,
+      `Your store sent more requests than its limit allows. Wait ${headers['retry-after']} s (Retry-After) and slow your loop down; other stores are not affected.${largeAnswerNote(deps.limiter.largeAnswer(ctx.storeId))}`,
     )
   }
 
@@ -302,5 +304,25 @@ export function createGate(deps: GateDeps) {
       refuse(kind, ctx)
       return ctx
     },
+
+    /**
+     * Charges an admitted store call for the size of its answer, `bytes` of JSON about to be sent:
+     * every BYTES_PER_TOKEN of it counts as one more request, from the bucket the call took its token
+     * from, and the RateLimit-* headers say what is left.
+     */
+    chargeAnswer(call: Call, bytes: number) {
+      const tokens = extraTokens(bytes)
+      const ctx = call.ctx
+      if (tokens === 0 || !ctx || !deps.limiter.enabled) return
+      const headers = call.set.headers
+      if (isShopFront(ctx.actor)) deps.limiter.chargeShopFront(ctx.storeId, clientAddress(call.server, call.request), tokens, bytes, headers)
+      else deps.limiter.charge(ctx.storeId, tokens, bytes, headers)
+    },
   }
+}
+
+/** What a refusal adds when a large answer emptied the bucket: why, and how to ask for less. */
+function largeAnswerNote(bytes: number | undefined): string {
+  if (bytes === undefined) return ''
+  return ` A large answer counts as more than one request (one more for every ${BYTES_PER_TOKEN / 1024} KiB): a recent one was ${Math.round(bytes / 1024)} KiB and counted as ${1 + extraTokens(bytes)}. For a list, a smaller pageSize makes smaller answers.`
 }

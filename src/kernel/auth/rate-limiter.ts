@@ -1,9 +1,23 @@
 import type { Clock } from '../clock'
 
 interface Bucket {
+  /** Below zero after a large answer: the calls after it wait until the bucket has refilled that far. */
   tokens: number
   at: number
+  /** The size in bytes of the last answer that cost this bucket more than one token, and until when it may be why the bucket is empty. */
+  large?: { bytes: number; until: number }
 }
+
+/**
+ * An answer costs one more token for every this many bytes of it: a page of 100 products with 100
+ * variants each weighs megabytes, and costs the server as much time to make as a hundred small calls
+ * (docs/hostile-input.md, "Large answers"). Answers below it, nearly all of them, cost one.
+ */
+export const BYTES_PER_TOKEN = 64 * 1024
+
+/** How many tokens more than one an answer of `bytes` costs. */
+export const extraTokens = (bytes: number) => Math.floor(bytes / BYTES_PER_TOKEN)
+
 
 /** Shop-front buckets kept at most: past it, the least recently used go first (see takeShopFront). */
 export const MAX_SHOP_FRONT_BUCKETS = 10_000
@@ -92,6 +106,51 @@ export class RateLimiter {
     return 'client'
   }
 
+  /**
+   * Takes `tokens` more from the store's bucket for the size of an answer (`bytes`) already made, and
+   * writes the RateLimit-* headers again. The bucket may go below zero: the answer is given, and the
+   * store's next calls wait until it has refilled.
+   */
+  charge(storeId: string, tokens: number, bytes: number, headers: Record<string, unknown>) {
+    const bucket = this.stores.get(storeId)
+    if (bucket) this.chargeFrom(bucket, tokens, bytes, headers)
+  }
+
+  /** The same for a shop-front call: the client's bucket and the whole shop front's; headers of the client's. */
+  chargeShopFront(storeId: string, address: string, tokens: number, bytes: number, headers: Record<string, unknown>) {
+    const total = this.shopFrontTotals.get(storeId)
+    if (total) this.chargeFrom(total, tokens, bytes, headers, SHOP_FRONT_SHARE)
+    const bucket = this.shopFronts.get(`${storeId} ${address}`)
+    if (bucket) this.chargeFrom(bucket, tokens, bytes, headers)
+  }
+
+  /** The size of the large answer that may have emptied the store's bucket, when there was one lately: the refusal says so. */
+  largeAnswer(storeId: string): number | undefined {
+    return this.lately(this.stores.get(storeId))
+  }
+
+  /** The same for a shop-front client, or for the whole shop front (`address` undefined). */
+  largeShopFrontAnswer(storeId: string, address: string | undefined): number | undefined {
+    return this.lately(address === undefined ? this.shopFrontTotals.get(storeId) : this.shopFronts.get(`${storeId} ${address}`))
+  }
+
+  private lately(bucket: Bucket | undefined): number | undefined {
+    if (!bucket?.large || bucket.large.until < this.clock.now()) return undefined
+    return bucket.large.bytes
+  }
+
+  private chargeFrom(bucket: Bucket, tokens: number, bytes: number, headers: Record<string, unknown>, scale = 1) {
+    const now = this.clock.now()
+    this.refill(bucket, now, scale)
+    bucket.tokens -= tokens
+    // Long enough to refill what it took and the whole burst: past that, an empty bucket is the calls' doing.
+    bucket.large = { bytes, until: now + ((tokens + this.burst * scale) / (this.rps * scale)) * 1000 }
+    this.writeHeaders(bucket, headers, scale)
+  }
+
+  // A shop-front client's bucket in debt after a large answer may be dropped before it has refilled
+  // that far (it is idle past refillMs): the debt that goes with it was that client's alone, and the
+  // whole shop front's bucket, never dropped, still carries it.
   private forgetIdle(now: number) {
     for (const [key, bucket] of this.shopFronts) {
       if (this.shopFronts.size >= MAX_SHOP_FRONT_BUCKETS || bucket.at <= now - this.refillMs) this.shopFronts.delete(key)
@@ -101,16 +160,23 @@ export class RateLimiter {
 
   /** Takes one token from a bucket of `scale` times the store's rate and burst, writing its headers. */
   private takeFrom(bucket: Bucket, now: number, headers: Record<string, unknown>, scale = 1): boolean {
-    const rps = this.rps * scale
-    const burst = this.burst * scale
-    bucket.tokens = Math.min(burst, bucket.tokens + ((now - bucket.at) / 1000) * rps)
-    bucket.at = now
+    this.refill(bucket, now, scale)
     const allowed = bucket.tokens >= 1
     if (allowed) bucket.tokens -= 1
-    headers['ratelimit-limit'] = scale === 1 ? this.limitHeader : String(burst)
-    headers['ratelimit-remaining'] = String(Math.floor(bucket.tokens))
-    headers['ratelimit-reset'] = String(Math.ceil((burst - bucket.tokens) / rps))
-    if (!allowed) headers['retry-after'] = String(Math.max(1, Math.ceil((1 - bucket.tokens) / rps)))
+    this.writeHeaders(bucket, headers, scale)
+    if (!allowed) headers['retry-after'] = String(Math.max(1, Math.ceil((1 - bucket.tokens) / (this.rps * scale))))
     return allowed
+  }
+
+  private refill(bucket: Bucket, now: number, scale: number) {
+    bucket.tokens = Math.min(this.burst * scale, bucket.tokens + ((now - bucket.at) / 1000) * this.rps * scale)
+    bucket.at = now
+  }
+
+  private writeHeaders(bucket: Bucket, headers: Record<string, unknown>, scale: number) {
+    const burst = this.burst * scale
+    headers['ratelimit-limit'] = scale === 1 ? this.limitHeader : String(burst)
+    headers['ratelimit-remaining'] = String(Math.max(0, Math.floor(bucket.tokens)))
+    headers['ratelimit-reset'] = String(Math.ceil((burst - bucket.tokens) / (this.rps * scale)))
   }
 }

@@ -1,5 +1,6 @@
 import { parseQueryStandardSchema } from 'elysia/parse-query'
 import { createGate } from '../auth/gate'
+import { BYTES_PER_TOKEN } from '../auth/rate-limiter'
 import { groupOpen, groupsSettled } from '../db/database'
 import type { Deps } from '../deps'
 import { AppError } from '../errors'
@@ -12,7 +13,7 @@ import { isPreflight, preflightResponse } from './cors'
 import { errorAnswer, routeNotFound, toAppError, uncommittedAnswer } from './failures'
 import { namedStoreOf, refusalSource } from './inspection'
 import { assertNoBody, isJsonType, parseJson, readLimitedText, wrongBodyType } from './json-body'
-import { JsonText } from './json-response'
+import { JsonText, type JsonBody } from './json-response'
 import type { RouteEntry, RouteTable } from './route-table'
 import { TakeTurns } from './take-turns'
 import { namesASecret, RememberedChecks } from './remembered'
@@ -167,11 +168,18 @@ export function createKernel(routes: RouteTable, deps: Deps): Kernel {
       // A request that does not join the open commit group starts once it has committed, so that it
       // reads nothing the group could still undo (groupedWrite, kernel/db/database.ts).
       const result = route!.groupedWrites || !groupOpen(deps.db) ? run(call, found.params, queryAt) : groupsSettled(deps.db).then(() => run(call, found.params, queryAt))
-      answer = result instanceof Promise ? result.then((value) => toAnswer(call, value), (error) => failed(call, error)) : toAnswer(call, result)
+      answer = result instanceof Promise ? result.then((value) => toAnswer(call, value, charge), (error) => failed(call, error)) : toAnswer(call, result, charge)
     } catch (error) {
       answer = failed(call, error)
     }
     return next(answer, (response) => answered(call, route, response))
+  }
+
+  /** Charges the call's store for the size of its JSON answer (the gate's chargeAnswer); measured only when it can count. */
+  function charge(call: Call, body: JsonBody) {
+    if (call.ctx === undefined) return
+    const bytes = typeof body === 'string' ? (body.length * 3 < BYTES_PER_TOKEN ? 0 : Buffer.byteLength(body)) : body.byteLength
+    gate.chargeAnswer(call, bytes)
   }
 
   /**
@@ -254,12 +262,15 @@ const next = <T, U>(value: T | Promise<T>, step: (value: T) => U | Promise<U>): 
 
 /**
  * The one builder of a handler's answer: a Response as it is, with the kernel's headers it does not set
- * itself; kept JSON text (jsonResponse) and any other value but a string as JSON; a string as text;
- * nothing as an empty body.
+ * itself; kept JSON text (jsonResponse) and any other value but a string as JSON, `charge`d for its size;
+ * a string as text; nothing as an empty body.
  */
-function toAnswer(call: Call, value: unknown): Response {
+function toAnswer(call: Call, value: unknown, charge: (call: Call, body: JsonBody) => void): Response {
   const status = call.set.status
-  if (value instanceof JsonText) return new Response(value.body, { status, headers: answerHeaders(call, JSON_BLOCK) })
+  if (value instanceof JsonText) {
+    charge(call, value.body)
+    return new Response(value.body, { status, headers: answerHeaders(call, JSON_BLOCK) })
+  }
   if (value instanceof Response) return withHeaders(value, call)
   if (value === undefined || value === null) return new Response(null, { status, headers: answerHeaders(call, BLOCK) })
   if (typeof value === 'string') {
@@ -268,7 +279,9 @@ function toAnswer(call: Call, value: unknown): Response {
     return new Response(value, { status, headers })
   }
   if (value instanceof Blob) return new Response(value, { status, headers: answerHeaders(call, BLOCK) })
-  return new Response(JSON.stringify(value), { status, headers: answerHeaders(call, JSON_BLOCK) })
+  const json = JSON.stringify(value)
+  charge(call, json)
+  return new Response(json, { status, headers: answerHeaders(call, JSON_BLOCK) })
 }
 
 /** A Response a handler made: the kernel's headers it lacks are added, and `set.status` when it says 200. */
