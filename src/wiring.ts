@@ -70,7 +70,7 @@ export function createDeps(
   const orderExpiry = new OrderExpiry(deps)
   lifecycle.onStop(() => orderExpiry.stop())
   lifecycle.onStop(() => retention.stop())
-  return Object.assign(deps, { webhooks, listeners, orderExpiry, requestLog, mediaUsers: [productImageUsers, reviewPhotoUsers], uploads: new UploadsInFlight(), downloads: new Downloads(), productImages: imagesOfProducts })
+  return Object.assign(deps, { webhooks, listeners, orderExpiry, requestLog, mediaUsers: [productImageUsers, reviewPhotoUsers], uploads: new UploadsInFlight(), downloads: new Downloads(clock), productImages: imagesOfProducts })
 }
 
 /**

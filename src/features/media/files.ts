@@ -65,8 +65,8 @@ export function serveFile(deps: DownloadDeps, request: Request, address: string,
     })
   }
   const [start, end] = wanted ?? [0, file.size - 1]
-  const ended = end + 1 - start > CHUNK ? downloadSlot(deps, file, address) : undefined
-  const bytes = fileBytes(file, start, end, ended)
+  const slot = end + 1 - start > CHUNK ? downloadSlot(deps, file, address) : undefined
+  const bytes = fileBytes(file, start, end, slot)
   if (!wanted) return new Response(bytes, { headers: { ...headers, 'content-length': String(file.size) } })
   return new Response(bytes, {
     status: 206,
@@ -105,7 +105,7 @@ export const FILE_RESPONSES = {
     content: BYTES,
   },
   304: { description: 'If-None-Match holds the file\'s ETag (weak `W/"…"` or strong) or `*`: the copy you have is current; no body.', headers: SERVED_WITH },
-  409: { description: 'LIMIT_REACHED: this address (or the server) has as many large files downloading at once as it may.' },
+  409: { description: 'LIMIT_REACHED: this address (or the server) has as many large files downloading at once as it may, and each of them was read from in the last seconds.' },
   416: { description: 'The Range is well formed but starts past the end of the file (or asks for the last 0 bytes); Content-Range gives the size.', content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } },
 }
 

@@ -2,6 +2,7 @@ import { close, closeSync, fstatSync, lstatSync, openSync, read, readSync } from
 import { dirname } from 'node:path'
 import type { Deps } from '../../kernel/deps'
 import { platform } from '../../kernel/platform'
+import type { DownloadSlot } from './downloads'
 import { filePath, mediaRoot, type MediaRow } from './service'
 
 /**
@@ -74,10 +75,12 @@ const readAt = (fd: number, buffer: Uint8Array, position: number) =>
 /**
  * Bytes `start` to `end` (inclusive) of an opened file. Up to one chunk (most pictures) they are read at
  * once and the file closed; more are read as the client takes them, and the file is closed when the
- * last byte is read, when the client goes away, on a read error, or when the stream is collected unread;
- * `ended` is called then (at once for bytes read at once).
+ * last byte is read, when the client goes away, on a read error, when the stream is collected unread,
+ * or when the download's `slot` is stopped (downloads.ts); the slot is given back then (at once for
+ * bytes read at once), and told of each part the client takes.
  */
-export function fileBytes(file: OpenedFile, start: number, end: number, ended: () => void = () => {}): Uint8Array | ReadableStream<Uint8Array> {
+export function fileBytes(file: OpenedFile, start: number, end: number, slot?: DownloadSlot): Uint8Array | ReadableStream<Uint8Array> {
+  const ended = () => slot?.end()
   if (end + 1 - start <= CHUNK) {
     try {
       const buffer = new Uint8Array(Math.max(end + 1 - start, 0))
@@ -91,12 +94,24 @@ export function fileBytes(file: OpenedFile, start: number, end: number, ended: (
   const closing: Closing = { fd: file.fd, closed: false, ended }
   let position = start
   const stream = new ReadableStream<Uint8Array>({
+    start(controller) {
+      if (!slot) return
+      // Held weakly: a stream built and never sent must still be collected (`dropped`), and the slot
+      // is held by the downloads running until then.
+      const held = new WeakRef(controller)
+      slot.stop = () => {
+        closeOnce(closing)
+        held.deref()?.error(new Error('stopped: its client read nothing while others waited for a download slot'))
+      }
+    },
     async pull(controller) {
+      slot?.read()
       try {
         const length = Math.min(CHUNK, end + 1 - position)
         const buffer = new Uint8Array(Math.max(length, 0))
         // A file cut short since it was opened ends the answer where it ends.
         const bytesRead = length > 0 ? await readAt(file.fd, buffer, position) : 0
+        if (closing.closed) return
         if (bytesRead === 0) {
           closeOnce(closing)
           controller.close()
@@ -105,6 +120,7 @@ export function fileBytes(file: OpenedFile, start: number, end: number, ended: (
         position += bytesRead
         controller.enqueue(buffer.subarray(0, bytesRead))
       } catch (e) {
+        if (closing.closed) return
         closeOnce(closing)
         controller.error(e)
       }
