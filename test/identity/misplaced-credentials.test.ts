@@ -107,6 +107,27 @@ describe('the word Bearer missing where it belongs, or written where it does not
     expect(teacher.body.error.message).toStartWith("That is the teacher's token, in the wrong header: send it as X-Admin-Token")
   })
 
+  test('a key in Authorization beside the right X-API-Key is told to remove the header, not to move the key', async () => {
+    const s = await shopSetup()
+    const key: string = s.w.A.key.apiKey
+    const res = await s.call('GET', '/v1/products', { headers: { 'x-api-key': key, authorization: `Bearer ${key}` } })
+    expect([res.status, res.body.error.code]).toEqual([401, 'WRONG_CREDENTIAL'])
+    expect(res.body.error.message).toStartWith(
+      'An API key was sent in Authorization as well as in X-API-Key: remove the Authorization header, or put a token there (Bearer stu_... or ctk_...); API keys go only in X-API-Key.',
+    )
+  })
+
+  test("the teacher's token in Authorization on a store route is called the teacher's token, with or without Bearer", async () => {
+    const s = await shopSetup()
+    for (const authorization of [ADMIN_TOKEN, `Bearer ${ADMIN_TOKEN}`]) {
+      const store = await s.call('GET', '/v1/products', { headers: { authorization } })
+      expect([store.status, store.body.error.code]).toEqual([401, 'WRONG_CREDENTIAL'])
+      expect(store.body.error.message).toStartWith("The teacher's token does not open store routes. This route takes")
+      const panel = await s.call('GET', '/v1/store/members', { headers: { authorization } })
+      expect(panel.body.error.message).toStartWith("The teacher's token does not open the store panel. This route takes")
+    }
+  })
+
   test('a token without Bearer is shown the exact form; anything else names the two tokens and where keys go', async () => {
     const s = await shopSetup()
     const student = await s.call('GET', '/v1/store/members', { headers: { authorization: s.w.A.student } })

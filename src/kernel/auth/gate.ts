@@ -186,8 +186,15 @@ export function createGate(deps: GateDeps) {
     }
 
     if (bearerKind === 'sk_' || bearerKind === 'pk_') {
-      throw wrongKind(kind, 'An API key was sent in Authorization; API keys go in the X-API-Key header.')
+      throw wrongKind(
+        kind,
+        p.apiKey
+          ? 'An API key was sent in Authorization as well as in X-API-Key: remove the Authorization header, or put a token there (Bearer stu_... or ctk_...); API keys go only in X-API-Key.'
+          : 'An API key was sent in Authorization; API keys go in the X-API-Key header.',
+      )
     }
+    // The teacher's token without Bearer reads as one (withoutBearer): called by its name, not "the Bearer token".
+    const teacherInAuthorization = p.bearer !== null && constantTimeEqual(p.bearer, deps.adminToken)
 
     if (kind === 'customer') {
       if (!p.apiKey) {
@@ -225,7 +232,7 @@ export function createGate(deps: GateDeps) {
       }
       if (bearerKind === 'stu_') return studentCtx(p.bearer!)
       if (bearerKind === 'ctk_') throw wrongKind(kind, 'A customer token alone does not open store routes.')
-      if (p.admin) throw wrongKind(kind, "The teacher's token does not open store routes.")
+      if (p.admin || teacherInAuthorization) throw wrongKind(kind, "The teacher's token does not open store routes.")
       if (p.bearer) throw unauthenticated('The Bearer token is neither a student token (stu_...) nor a customer token (ctk_...).')
       throw unauthenticated(`This route needs ${AUTH_KINDS[kind].expects}.`)
     }
@@ -234,7 +241,7 @@ export function createGate(deps: GateDeps) {
     if (bearerKind === 'stu_') return studentCtx(p.bearer!)
     if (p.apiKey) throw wrongKind(kind, 'API keys do not open the store panel.')
     if (bearerKind === 'ctk_') throw wrongKind(kind, 'A customer token does not open the store panel.')
-    if (p.admin) throw wrongKind(kind, "The teacher's token does not open the store panel.")
+    if (p.admin || teacherInAuthorization) throw wrongKind(kind, "The teacher's token does not open the store panel.")
     if (p.bearer) throw unauthenticated('The Bearer token is not a student token (stu_...). Log in: POST /v1/store/auth/login.')
     throw unauthenticated(`This route needs ${AUTH_KINDS[kind].expects}.`)
   }
