@@ -1,7 +1,7 @@
 import { asc, eq } from 'drizzle-orm'
 import { describe, expect, test } from 'bun:test'
 import { webhookDeliveries } from '../../src/features/webhooks/tables'
-import { createTestApp } from '../helpers/app'
+import { calmly, createTestApp } from '../helpers/app'
 import { activityProbes } from '../helpers/probes'
 import { admin, apiKey, bearer, createKey, expectOk, twoStores } from '../helpers/world'
 
@@ -70,10 +70,7 @@ describe('GET /v1/admin/board', () => {
 
   test("a flood of the publishable key, refused 429 by its own bucket, is the shop front's figure: the group's error rate stays its own and no student gets the calls", async () => {
     const t = createTestApp({ extraRoutes: activityProbes, settings: { rateLimitRps: '1', rateLimitBurst: '5' } })
-    const calm: typeof t.call = (method, path, options) => {
-      t.clock.advance(10_000)
-      return t.call(method, path, options)
-    }
+    const calm = calmly(t)
     const { B } = await twoStores(calm, t.deps)
     const pk = (await createKey(calm, B.student, 'shop front', 'publishable')).apiKey
     t.deps.activity.flush()

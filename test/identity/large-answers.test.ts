@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'bun:test'
 import { BYTES_PER_TOKEN } from '../../src/kernel/auth/rate-limiter'
-import { CLIENT_ADDRESS_HEADER, clientAddressesFromHeader, createTestApp, type CallResult } from '../helpers/app'
+import { CLIENT_ADDRESS_HEADER, clientAddressesFromHeader, createTestApp, calmly, type CallResult } from '../helpers/app'
 import { activityProbes } from '../helpers/probes'
 import { apiKey, createKey, expectOk, twoStores } from '../helpers/world'
 
@@ -13,10 +13,7 @@ const BURST = 100
 async function setup(settings: Record<string, string> = { rateLimitRps: String(RPS), rateLimitBurst: String(BURST) }) {
   const t = createTestApp({ extraRoutes: activityProbes, settings })
   clientAddressesFromHeader(t.app)
-  const calm: typeof t.call = (method, path, options) => {
-    t.clock.advance(10_000)
-    return t.call(method, path, options)
-  }
+  const calm = calmly(t)
   const w = await twoStores(calm, t.deps)
   const pk = (await createKey(calm, w.A.student, 'shop front', 'publishable')).apiKey
   t.clock.advance(10_000)

@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'bun:test'
 import { API_KEY_FORMAT } from '../../src/kernel/auth/credentials'
-import { createTestApp } from '../helpers/app'
+import { calmly, createTestApp } from '../helpers/app'
 import { seedCatalog, storeCatalog } from '../helpers/catalog'
 import { buyer, registerBuyer } from '../helpers/orders'
 import { admin, apiKey, bearer, createKey, expectOk, twoStores } from '../helpers/world'
@@ -187,10 +187,7 @@ describe('a shop front that holds only a publishable key', () => {
   test("a refused call still counts toward the shop front's rate limit", async () => {
     const t = createTestApp({ settings: { rateLimitRps: '1', rateLimitBurst: '3' } })
     // The set-up runs at a calm pace (the clock moves between its calls), so it stays under the limit.
-    const calm: typeof t.call = (method, path, options) => {
-      t.clock.advance(10_000)
-      return t.call(method, path, options)
-    }
+    const calm = calmly(t)
     const w = await twoStores(calm, t.deps)
     const pk = (await createKey(calm, w.A.student, 'shop front', 'publishable')).apiKey
     t.clock.advance(10_000)

@@ -2,7 +2,7 @@ import { describe, expect, test } from 'bun:test'
 import { MAX_SHOP_FRONT_BUCKETS, RateLimiter, SHOP_FRONT_SHARE } from '../../src/kernel/auth/rate-limiter'
 import { addressGroup } from '../../src/kernel/http/client-address'
 import { ManualClock } from '../../src/kernel/clock'
-import { CLIENT_ADDRESS_HEADER, clientAddressesFromHeader, createTestApp, type CallResult } from '../helpers/app'
+import { CLIENT_ADDRESS_HEADER, clientAddressesFromHeader, createTestApp, calmly, type CallResult } from '../helpers/app'
 import { apiKey, bearer, createKey, twoStores } from '../helpers/world'
 
 const BURST = 5
@@ -15,10 +15,7 @@ const BURST = 5
 async function setup() {
   const t = createTestApp({ settings: { rateLimitRps: '1', rateLimitBurst: String(BURST) } })
   clientAddressesFromHeader(t.app)
-  const calm: typeof t.call = (method, path, options) => {
-    t.clock.advance(10_000)
-    return t.call(method, path, options)
-  }
+  const calm = calmly(t)
   const w = await twoStores(calm, t.deps)
   const pkA = (await createKey(calm, w.A.student, 'shop front', 'publishable')).apiKey
   const pkB = (await createKey(calm, w.B.student, 'shop front', 'publishable')).apiKey
