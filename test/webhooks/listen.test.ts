@@ -347,12 +347,21 @@ describe('GET /v1/webhooks/listen', () => {
     const stream = await openListen(t.app, { ...key, 'last-event-id': last }, '?events=order.paid')
     // The stream starts just before the window: the newest REPLAY_WINDOW events are the two paid and all created but two.
     expect((await stream.next()).id).toBe(created[1])
+    // A stream of some types cannot tell whether the events before the window held any of them: it says so.
     expect((await stream.next()).data.message).toBe(
-      `Older events missed since ${last} were skipped: a reconnection is sent at most the newest ${MAX_REPLAY} of the events it missed, from the store's newest ${REPLAY_WINDOW} events. GET /v1/store/orders shows where your orders stand.`,
+      `The store wrote more than ${REPLAY_WINDOW} events since ${last}, and a reconnection is sent at most the newest ${MAX_REPLAY} of the events it missed, from the store's newest ${REPLAY_WINDOW} events: if events of this stream's types were among the older ones, they were skipped. GET /v1/store/orders shows where your orders stand.`,
     )
     expect((await stream.webhooks(2)).map((m) => m.id)).toEqual(recent)
     expect(await stream.nothingMore()).toBe(true)
     await stream.close()
+    // A stream of every type knows that older events were skipped.
+    const every = await openListen(t.app, { ...key, 'last-event-id': last })
+    // It starts before the newest MAX_REPLAY events: created ones and the two paid.
+    expect((await every.next()).id).toBe(created[REPLAY_WINDOW - MAX_REPLAY + 1])
+    expect((await every.next()).data.message).toBe(
+      `Older events missed since ${last} were skipped: a reconnection is sent at most the newest ${MAX_REPLAY} of the events it missed, from the store's newest ${REPLAY_WINDOW} events. GET /v1/store/orders shows where your orders stand.`,
+    )
+    await every.close()
   })
 
   test(`at most ${MAX_LISTENERS} listen streams per store (409 LIMIT_REACHED); a closed one frees its place; the listeners list shows them; each opening is a call in the activity`, async () => {

@@ -301,12 +301,13 @@ export class ListenHub {
     const start = skipFrom ?? windowStart
     if (!start) return { after, id: lastEventId }
     // Past the window nothing is counted; within it, the skipped ones are the stream's types before its start.
-    const skipped = windowStart ? 'Older events' : `${this.q.countBetween(storeId, types, from, start.seq)} older events`
+    // A stream of some types only cannot tell whether the events past the window held any of them.
     const rule = `a reconnection is sent at most the newest ${MAX_REPLAY} of the events it missed, from the store's newest ${REPLAY_WINDOW} events`
-    return {
-      after: start.seq,
-      id: start.id,
-      gap: `${skipped} missed since ${lastEventId} were skipped: ${rule}. GET /v1/store/orders shows where your orders stand.`,
-    }
+    const skipped = !windowStart
+      ? `${this.q.countBetween(storeId, types, from, start.seq)} older events missed since ${lastEventId} were skipped: ${rule}.`
+      : types === undefined
+        ? `Older events missed since ${lastEventId} were skipped: ${rule}.`
+        : `The store wrote more than ${REPLAY_WINDOW} events since ${lastEventId}, and ${rule}: if events of this stream's types were among the older ones, they were skipped.`
+    return { after: start.seq, id: start.id, gap: `${skipped} GET /v1/store/orders shows where your orders stand.` }
   }
 }
