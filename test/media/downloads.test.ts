@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'bun:test'
 import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { Downloads, DOWNLOADS_AT_ONCE, DOWNLOADS_PER_ADDRESS, STALLED_MS } from '../../src/features/media/downloads'
+import { Downloads, DOWNLOADS_AT_ONCE, DOWNLOADS_PER_ADDRESS, STALLED_MS, type DownloadSlot } from '../../src/features/media/downloads'
 import { ManualClock } from '../../src/kernel/clock'
 import { CHUNK } from '../../src/features/media/stored'
 import { CLIENT_ADDRESS_HEADER, clientAddressesFromHeader, createTestApp } from '../helpers/app'
@@ -28,9 +28,11 @@ describe('downloads of large files are bounded per client address and in all', (
     const clock = new ManualClock()
     const downloads = new Downloads(clock)
     const stopped: string[] = []
+    const begun: DownloadSlot[] = []
     const begin = (address: string, name: string) => {
       const slot = downloads.begin(address)
       slot.stop = () => stopped.push(name)
+      begun.push(slot)
       return slot
     }
     begin('10.0.0.5', 'elsewhere')
@@ -56,6 +58,15 @@ describe('downloads of large files are bounded per client address and in all', (
     begin('10.9.9.9', 'newest')
     expect(stopped).toEqual(['own 1', 'own 0', 'elsewhere'])
     expect([downloads.running(), downloads.running('10.0.0.5'), downloads.running('10.9.9.9')]).toEqual([DOWNLOADS_AT_ONCE, 0, 1])
+    // The stalled one stopped may be the new download's own address's only one: the new one is counted there still.
+    clock.advance(STALLED_MS)
+    const again = begin('10.0.0.5', 'elsewhere again')
+    expect(stopped.at(-1)).toBe('own 2')
+    clock.advance(STALLED_MS)
+    for (const slot of begun) if (slot !== again) slot.read()
+    begin('10.0.0.5', 'elsewhere third')
+    expect(stopped.at(-1)).toBe('elsewhere again')
+    expect([downloads.running(), downloads.running('10.0.0.5')]).toEqual([DOWNLOADS_AT_ONCE, 1])
   })
 
   test('over HTTP: answers never read hold their address’s slots, one more is a 409, another address still downloads; a picture takes none', async () => {

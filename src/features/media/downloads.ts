@@ -67,8 +67,9 @@ export class Downloads {
       stop: () => this.end(slot),
     }
     this.all.add(slot)
-    const set = own ?? new Set<Running>()
-    if (!own) this.byAddress.set(address, set)
+    // Read again: stopping a stalled download may have emptied this address's set and dropped it.
+    let set = this.byAddress.get(address)
+    if (!set) this.byAddress.set(address, (set = new Set()))
     set.add(slot)
     return slot
   }
