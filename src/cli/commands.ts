@@ -10,6 +10,7 @@ import { parseClassList } from '../features/groups'
 import { decodeTextFile } from '../kernel/text-file'
 import { printable, printableValues } from '../kernel/control-characters'
 import { DATA_NAMES, dataPath } from '../kernel/data-dir'
+import { shellQuoted } from '../kernel/file-messages'
 import { platform } from '../kernel/platform'
 import { asCliFailure, CliFailure, endProgress, jobOnDataDir, type Job } from './jobs'
 import { pluralize } from '../kernel/plural'
@@ -37,7 +38,7 @@ export function addTeacherCommands(program: Command) {
         `imported ${pluralize(rows.length, 'row')} into ${dataDir}: ${pluralize(result.groupsCreated, 'new group')}, ${pluralize(result.studentsAdded, 'new student')}, ${result.studentsMoved} moved, ${result.studentsRenamed ? `${result.studentsRenamed} renamed, ` : ''}${result.alreadyThere} already there`,
       )
       // A class prepared before the first start; or a --data that missed the server's folder.
-      if (isNew) console.log(`${dataDir} held no class: it is a new data folder. Start the server on it (--data ${dataDir}), or import into the folder your server uses.`)
+      if (isNew) console.log(`${dataDir} held no class: it is a new data folder. Start the server on it (--data ${shellQuoted(dataDir)}), or import into the folder your server uses.`)
       for (const m of result.moved) console.log(`line ${m.line}: moved RM ${m.rm} from group '${m.from}' to '${m.to}'; their sessions ended and their password is the RM again`)
       for (const r of result.renamed) console.log(`line ${r.line}: RM ${r.rm} renamed from '${r.from}' to '${r.to}'`)
       for (const name of result.groupsLeftEmpty) console.log(`group '${name}' has no members left`)
@@ -48,9 +49,9 @@ export function addTeacherCommands(program: Command) {
     .description('write a consistent copy of the database and media to <file> (.tar.gz); the server may keep running')
     .option(...dataOption)
     .action(async (file: string, options: { data?: string }) => {
-      exitOnSignal()
+      exitOnSignal('the backup is cancelled: its partial file is removed, and nothing is written to the target')
       const { dataDir, result } = await onDataDir(options.data, { kind: 'backup', file: resolve(file) })
-      console.log(`backup of ${dataDir} written to ${result.file} (${pluralize(result.entries, 'entry', 'entries')})`)
+      console.log(`backup of ${dataDir} written to ${result.file} (${pluralize(result.entries, 'entry', 'entries')}${result.replaced ? '; it replaces the backup that was there' : ''})`)
     })
 
   program
@@ -59,7 +60,7 @@ export function addTeacherCommands(program: Command) {
     .option(...dataOption)
     .action(async (file: string, options: { data?: string }) => {
       const { dataDir } = loadConfig({ dataDir: options.data }, process.env)
-      exitOnSignal()
+      exitOnSignal('the restore is cancelled: the data folder is left as it was')
       try {
         const result = await restore(file, dataDir)
         console.log(`restored ${file} into ${dataDir}${result.aside ? `; the previous data is in ${result.aside}` : ''}`)
@@ -102,11 +103,18 @@ export function addTeacherCommands(program: Command) {
 
 /**
  * Ctrl-C (or a kill) in the middle of a backup or restore ends the process through process.exit, so
- * the copy of the database it was working on is removed on the way out (backup/service.ts).
+ * the copy of the database it was working on is removed on the way out (backup/service.ts); a backup
+ * a running server makes for the command stops when the command goes (cli/jobs.ts). Says `what` then.
  */
-function exitOnSignal() {
+function exitOnSignal(what: string) {
   // 128 + the signal's number, as a shell reports a process a signal ended.
-  for (const signal of platform.stopSignals) process.once(signal, () => process.exit(128 + constants.signals[signal]))
+  for (const signal of platform.stopSignals) {
+    process.once(signal, () => {
+      endProgress()
+      process.stderr.write(`storefront: stopped; ${what}\n`)
+      process.exit(128 + constants.signals[signal])
+    })
+  }
 }
 
 /** A class list's rows, or its problems by line as a CLI failure. */

@@ -46,6 +46,8 @@ export interface DataDirHandle {
   sqlite: Database
   dataDir: string
   progress: (message: string) => void
+  /** Aborted when the command that asked for the job went away (Ctrl-C): a backup stops and removes its partial file. */
+  cancelled?: AbortSignal
 }
 
 interface JobResults {
@@ -59,7 +61,7 @@ async function runJob<K extends Job['kind']>(on: DataDirHandle, job: Extract<Job
     const j = job as Job
     switch (j.kind) {
       case 'backup':
-        return (await backup(on.sqlite, on.dataDir, j.file, on.progress)) as JobResults[K]
+        return (await backup(on.sqlite, on.dataDir, j.file, on.progress, on.cancelled)) as JobResults[K]
       case 'import':
         return importClassList(on.deps, j.rows, on.progress) as JobResults[K]
       case 'activity':
@@ -120,17 +122,24 @@ function listen(path: string, on: Omit<DataDirHandle, 'progress'>): Promise<Serv
   const server = createServer((socket) => {
     const chunks: Buffer[] = []
     let bytes = 0
+    let asked = false
+    // The command going away (Ctrl-C) cancels its job; read on after the job's line to see it go.
+    const gone = new AbortController()
+    socket.on('close', () => gone.abort())
     // A command that went away before its answer: nothing to tell it.
     socket.on('error', () => {})
     socket.on('data', (chunk) => {
+      if (asked) return
       chunks.push(chunk)
       bytes += chunk.length
       if (!chunk.includes(LINE_END)) {
         if (bytes > MAX_JOB_BYTES) socket.destroy()
         return
       }
-      socket.pause()
-      void answer(Buffer.concat(chunks).toString('utf8'), on).then((reply) => socket.end(`${JSON.stringify(reply)}\n`))
+      asked = true
+      void answer(Buffer.concat(chunks).toString('utf8'), { ...on, cancelled: gone.signal }).then((reply) => {
+        if (!socket.destroyed) socket.end(`${JSON.stringify(reply)}\n`)
+      })
     })
   })
   return new Promise((resolve, reject) => {
@@ -147,6 +156,7 @@ async function answer(line: string, on: Omit<DataDirHandle, 'progress'>): Promis
     return { ok: true, result: await runJob({ ...on, progress: () => {} }, JSON.parse(line) as Job) }
   } catch (e) {
     if (e instanceof CliFailure) return { ok: false, lines: e.lines }
+    if (on.cancelled?.aborted) return { ok: false, lines: ['cancelled'] }
     on.deps.log.error('a job from the command line failed', { error: (e as Error).message })
     return { ok: false, lines: [`the server could not do it: ${(e as Error).message}`] }
   }

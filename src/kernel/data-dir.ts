@@ -4,6 +4,7 @@ import { connect } from 'node:net'
 import { join } from 'node:path'
 import { ConfigError } from '../config'
 import { DatabaseInUse, openDatabase, type OpenDatabase } from './db/open'
+import { shellQuoted } from './file-messages'
 import { migrate, NewerDataFolder } from './db/migrate'
 import { platform, processState, removeTreeSync, type Platform } from './platform'
 import { tightenDataDir } from './private-files'
@@ -68,7 +69,7 @@ function unusableDatabase(dataDir: string, e: unknown): ConfigError | undefined 
   const code = (e as { code?: unknown }).code
   const file = dataPath(dataDir, 'database')
   if (typeof code === 'string' && NOT_A_DATABASE.has(code)) {
-    return new ConfigError(`--data / DATA_DIR: ${file} is not a Storefront database, or is damaged (${code}); nothing in it was changed. Restore a backup into the folder (storefront restore <file> --data ${dataDir}), or choose another folder`)
+    return new ConfigError(`--data / DATA_DIR: ${file} is not a Storefront database, or is damaged (${code}); nothing in it was changed. Restore a backup into the folder (storefront restore <file> --data ${shellQuoted(dataDir)}), or choose another folder`)
   }
   if ((typeof code === 'string' && NOT_WRITABLE.has(code)) || code === 'EACCES' || code === 'EPERM') {
     return new ConfigError(`--data / DATA_DIR: cannot open ${file} for reading and writing (${code}). Make the folder's files belong to the user who runs storefront (a restore run with sudo leaves them to root), or choose another folder`)

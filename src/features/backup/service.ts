@@ -1,11 +1,12 @@
 import { Database } from 'bun:sqlite'
-import { existsSync, realpathSync, statfsSync, type Stats } from 'node:fs'
+import { accessSync, closeSync, constants, existsSync, openSync, readSync, realpathSync, statfsSync, statSync, type Stats } from 'node:fs'
 import { mkdir, mkdtemp, rename, rmdir } from 'node:fs/promises'
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path'
 import { asideName, DATA_NAMES, DATABASE_FILES, databaseHeld, dataPath, removeStaleWork, serverRunning, workPrefix } from '../../kernel/data-dir'
 import { commitGroup } from '../../kernel/db/database'
 import { schemaDifferences, type SchemaDifference } from '../../kernel/db/expected-schema'
 import { buildName, NewerDataFolder, refuseNewer } from '../../kernel/db/migrate'
+import { fileProblem, shellQuoted } from '../../kernel/file-messages'
 import { removeTree, removeTreeSync } from '../../kernel/platform'
 import { pluralize } from '../../kernel/plural'
 import { extractArchive, inspectArchive, isBackupEntry } from './archive'
@@ -42,17 +43,19 @@ async function withWork<T>(paths: string[], work: () => Promise<T>): Promise<T> 
  * snapshot and the media folder are packed into one .tar.gz, readable by its owner only. Files uploaded
  * after the snapshot may be in it too; the next start removes those. The snapshot is made inside the
  * data folder, which is private. Only what a restore accepts is packed (archive.ts): a link, or a file
- * someone put in the media folder by hand, is left out.
+ * someone put in the media folder by hand, is left out. `cancelled` (the command that asked a running
+ * server for it went away) stops it before the archive takes the target's name.
  */
-export async function backup(sqlite: Database, dataDir: string, file: string, progress: (m: string) => void = () => {}) {
+export async function backup(sqlite: Database, dataDir: string, file: string, progress: (m: string) => void = () => {}, cancelled?: AbortSignal) {
   const target = resolve(file)
   // `backup data/storefront.db` put the archive in place of the database it copied.
   if (isInside(dataDir, target)) {
     throw new BackupError(
-      `${target} is inside the data folder ${resolve(dataDir)}: write the backup outside it, where it can neither replace the database nor go with the folder (a restore moves the folder aside). For example: storefront backup ${join(dirname(resolve(dataDir)), 'class-backup.tgz')}`,
+      `${target} is inside the data folder ${resolve(dataDir)}: write the backup outside it, where it can neither replace the database nor go with the folder (a restore moves the folder aside). For example: storefront backup ${shellQuoted(join(dirname(resolve(dataDir)), 'class-backup.tgz'))}`,
     )
   }
   if (!existsSync(dirname(target))) throw new BackupError(`the folder ${dirname(target)} does not exist: create it first, or write the backup into another folder`)
+  const replaces = replacedBackup(target)
   const tar = await import('tar') // loaded by the backup command only, not by the server
   removeStaleWork(dataDir)
   removeStaleWork(dirname(target))
@@ -67,25 +70,75 @@ export async function backup(sqlite: Database, dataDir: string, file: string, pr
     // to media/ beside the snapshot would need privileges on Windows, where removing it may empty media/.
     const snapshot = `${basename(work)}/${DB}`
     let files = 0
-    await tar.create(
+    await writing(target, () => tar.create(
       {
         gzip: true,
         file: partial,
         mode: 0o600,
         cwd: dataDir,
         portable: true,
-        filter: (path, stat) => path === snapshot || isPacked(path, stat as Stats),
+        // Cancelled: the entries left are skipped, and the archive is dropped below.
+        filter: (path, stat) => !cancelled?.aborted && (path === snapshot || isPacked(path, stat as Stats)),
         onWriteEntry: (entry) => {
           if (entry.path === snapshot) entry.path = DB
           if (++files % 100 === 0) progress(`packed ${files} files`)
         },
       },
       [snapshot, ...(existsSync(dataPath(dataDir, 'media')) ? [MEDIA] : [])],
-    )
-    await rename(partial, target)
-    return { file: target, entries: files }
+    ))
+    if (cancelled?.aborted) throw new BackupError(`the backup to ${target} was cancelled; nothing was written`)
+    await writing(target, () => rename(partial, target))
+    return { file: target, entries: files, replaced: replaces }
   })
 }
+
+/** The start of every gzip file, a backup's among them. */
+const GZIP_MAGIC = [0x1f, 0x8b]
+
+/**
+ * Whether writing the backup to `target` replaces an earlier one (true) or makes a new file (false).
+ * A folder, or a file that is not a .tar.gz (a class list, a document), is refused: `backup
+ * turma.csv` replaced the class list with the archive, without a word.
+ */
+function replacedBackup(target: string): boolean {
+  let stat: Stats | undefined
+  try {
+    stat = statSync(target, { throwIfNoEntry: false })
+  } catch (e) {
+    throw cannotWrite(target, e)
+  }
+  if (!stat) return false
+  if (stat.isDirectory()) throw new BackupError(`${target} is a folder: name the backup file in it, e.g. storefront backup ${shellQuoted(join(target, 'class-backup.tgz'))}`)
+  const head = new Uint8Array(2)
+  try {
+    const fd = openSync(target, 'r')
+    try {
+      readSync(fd, head, 0, 2, 0)
+    } finally {
+      closeSync(fd)
+    }
+  } catch (e) {
+    throw cannotWrite(target, e)
+  }
+  if (!stat.isFile() || head[0] !== GZIP_MAGIC[0] || head[1] !== GZIP_MAGIC[1]) {
+    throw new BackupError(`${target} exists and is not a backup (a .tgz that storefront backup wrote): nothing was written. Name another file, or delete this one first if it is not needed`)
+  }
+  return true
+}
+
+/** `write`, whose failures to create or replace `target` (permissions, a full disk) are told as such. */
+async function writing<T>(target: string, write: () => Promise<T>): Promise<T> {
+  try {
+    return await write()
+  } catch (e) {
+    if (!(e as NodeJS.ErrnoException).code) throw e
+    throw cannotWrite(target, e)
+  }
+}
+
+const cannotWrite = (target: string, e: unknown) =>
+  new BackupError(`cannot write the backup to ${target} (${fileProblem(e)}); nothing was written. Choose a folder this user can write to, on a disk with room`)
+
 
 /**
  * Whether `path` (which need not exist yet) is `folder` or inside it, links resolved: on its disk's own
@@ -124,6 +177,13 @@ export async function restore(file: string, dataDir: string, now = Date.now(), f
     throw new BackupError(`the server is running on this data dir${pid ? ` (pid ${pid})` : ''}; stop it first, then restore`)
   }
   if (!existsSync(file)) throw new BackupError(`no backup file at ${file}`)
+  try {
+    if (statSync(file).isDirectory()) throw new BackupError(`${file} is a folder: name the backup file (a .tgz that storefront backup wrote)`)
+    accessSync(file, constants.R_OK)
+  } catch (e) {
+    if (e instanceof BackupError) throw e
+    throw new BackupError(`cannot read ${file} (${fileProblem(e)}); nothing was changed. Make it readable by this user, or copy it somewhere that is`)
+  }
   const bytes = await inspectArchive(file)
   const free = freeBytesAt(dataDir)
   if (bytes > free) {
@@ -132,9 +192,15 @@ export async function restore(file: string, dataDir: string, now = Date.now(), f
     )
   }
   const created = !existsSync(dataDir)
-  await mkdir(dataDir, { recursive: true })
-  removeStaleWork(dataDir)
-  const work = await mkdtemp(join(dataDir, workPrefix('restore')))
+  let work: string
+  try {
+    await mkdir(dataDir, { recursive: true })
+    removeStaleWork(dataDir)
+    work = await mkdtemp(join(dataDir, workPrefix('restore')))
+  } catch (e) {
+    if (!(e as NodeJS.ErrnoException).code) throw e
+    throw new BackupError(`cannot write into the data folder ${dataDir} (${fileProblem(e)}); nothing was changed. Give --data a folder this user can write to (a server started with sudo leaves its folder to root)`)
+  }
   try {
     return await withWork([work], async () => {
       await extractArchive(file, work, bytes)
