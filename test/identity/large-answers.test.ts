@@ -1,5 +1,7 @@
 import { describe, expect, test } from 'bun:test'
+import { sql } from 'drizzle-orm'
 import { BYTES_PER_TOKEN } from '../../src/kernel/auth/rate-limiter'
+import { groupedWrite, groupOpen } from '../../src/kernel/db/database'
 import { CLIENT_ADDRESS_HEADER, clientAddressesFromHeader, createTestApp, calmly, type CallResult } from '../helpers/app'
 import { activityProbes } from '../helpers/probes'
 import { apiKey, createKey, expectOk, twoStores } from '../helpers/world'
@@ -97,6 +99,18 @@ describe('a large answer counts for more of the rate limit', () => {
     // The store's own bucket (secret key) was never touched.
     const own = await t.call('GET', sized(100), { headers: apiKey(t.w.A.key.apiKey) })
     expect([own.status, remaining(own)]).toEqual([200, BURST - 1])
+  })
+
+  test('requests that waited for the same commit are admitted one by one: the first large answer is charged before the next is let in', async () => {
+    const t = await setup()
+    const headers = apiKey(t.w.A.key.apiKey)
+    // A grouped write open (a cart change, any store's): reads wait for its commit, then all go on in one turn.
+    const write = groupedWrite(t.deps.db, (tx) => tx.run(sql`select 1`))
+    expect(groupOpen(t.deps.db)).toBe(true)
+    const answers = await Promise.all(Array.from({ length: 4 }, () => t.call('GET', sized(150 * BYTES_PER_TOKEN), { headers })))
+    await write
+    expect(answers.map((a) => a.status)).toEqual([200, 429, 429, 429])
+    expect(answers[1]!.body.error.message).toContain('a recent one was 9600 KiB and counted as 151.')
   })
 
   test('a product list served from the cache is charged as when it was made; with the limit off nothing is counted', async () => {

@@ -49,6 +49,9 @@ interface HandlerContext {
 
 type Handler = (context: HandlerContext) => unknown
 
+/** A route's whole path for one request (compile, in createKernel): its handler's value, or a promise of it. */
+type CompiledRoute = (call: Call, params: Readonly<Record<string, string>>, queryAt: number) => unknown
+
 export interface Kernel {
   /** Answers one request; `server` is the listening server, null in-process. Never throws. */
   fetch(request: Request, server: AddressSource | null): Response | Promise<Response>
@@ -59,7 +62,7 @@ export function createKernel(routes: RouteTable, deps: Deps): Kernel {
   const largeBodies = new TakeTurns()
   const checkAnswer = answerChecker(deps.log)
   const remembered = new RememberedChecks()
-  const compiled = new Map<RouteEntry, (call: Call, params: Readonly<Record<string, string>>, queryAt: number) => unknown>()
+  const compiled = new Map<RouteEntry, CompiledRoute>()
   for (const route of routes.all()) compiled.set(route, compile(route))
 
   /** One route's path, with what it declared bound now rather than looked up per request. */
@@ -167,12 +170,25 @@ export function createKernel(routes: RouteTable, deps: Deps): Kernel {
       const run = compiled.get(found.route)!
       // A request that does not join the open commit group starts once it has committed, so that it
       // reads nothing the group could still undo (groupedWrite, kernel/db/database.ts).
-      const result = route!.groupedWrites || !groupOpen(deps.db) ? run(call, found.params, queryAt) : groupsSettled(deps.db).then(() => run(call, found.params, queryAt))
-      answer = result instanceof Promise ? result.then((value) => toAnswer(call, value, charge), (error) => failed(call, error)) : toAnswer(call, result, charge)
+      answer = route!.groupedWrites || !groupOpen(deps.db) ? answerOf(call, run, found.params, queryAt) : groupsSettled(deps.db).then(() => answerOf(call, run, found.params, queryAt))
     } catch (error) {
       answer = failed(call, error)
     }
     return next(answer, (response) => answered(call, route, response))
+  }
+
+  /**
+   * Runs the route and makes its answer in one step, charged for its size (`charge`) in the step that
+   * admitted the call: requests that waited for the same commit are admitted one by one, each after
+   * the one before was charged, never all before any.
+   */
+  function answerOf(call: Call, run: CompiledRoute, params: Readonly<Record<string, string>>, queryAt: number): Response | Promise<Response> {
+    try {
+      const result = run(call, params, queryAt)
+      return result instanceof Promise ? result.then((value) => toAnswer(call, value, charge), (error) => failed(call, error)) : toAnswer(call, result, charge)
+    } catch (error) {
+      return failed(call, error)
+    }
   }
 
   /** Charges the call's store for the size of its JSON answer (the gate's chargeAnswer); measured only when it can count. */
