@@ -18,17 +18,30 @@ export const withoutControls = (text: string): string => text.replace(CONTROLS, 
 
 const codePoint = (c: string) => `U+${c.charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')}`
 
+/** Control characters but the line break, carriage return and tab: what a text of several lines (a description) refuses. */
+const CONTROL_IN_LINES = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f]/
+/** Half of a UTF-16 surrogate pair without its other half: no character at all, and six bytes of JSON (`\ud800`). */
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/
+
 /**
- * A zod check that refuses control characters in `field`, naming the first one found, where, and what
- * to do.
+ * What is wrong with `text` as `field`: a control character (with `lines`, a text of several lines
+ * keeps its line breaks and tabs) or a lone surrogate, the first one found, where, and what to do;
+ * undefined when nothing is. Either would reach the terminal or a page as is, and each is six bytes
+ * of every JSON answer it is in.
  */
-export function withoutControlCharacters<S extends z.ZodString>(schema: S, field: string): S {
-  return schema.refine((text) => !CONTROL.test(text), {
-    error: (issue) => {
-      const text = String(issue.input)
-      const at = text.search(CONTROL)
-      return `${field} holds a control character (${codePoint(text[at]!)} at position ${at + 1}); remove control characters, newlines and tabs included`
-    },
+export function controlProblem(text: string, field: string, lines = false): string | undefined {
+  const at = text.search(lines ? CONTROL_IN_LINES : CONTROL)
+  if (at >= 0) return `${field} holds a control character (${codePoint(text[at]!)} at position ${at + 1}); remove control characters${lines ? '' : ', newlines and tabs included'}`
+  const half = text.search(LONE_SURROGATE)
+  if (half >= 0) return `${field} holds half of a character (${codePoint(text[half]!)} at position ${half + 1}, a surrogate without its pair); send the text as it was typed, in UTF-8`
+  return undefined
+}
+
+/** A zod check that refuses what controlProblem finds in `field`, with its message. */
+export function withoutControlCharacters<S extends z.ZodString>(schema: S, field: string, lines = false): S {
+  return schema.superRefine((text, issues) => {
+    const problem = controlProblem(text, field, lines)
+    if (problem) issues.addIssue({ code: 'custom', message: problem })
   }) as S
 }
 

@@ -64,6 +64,31 @@ describe('POST /v1/products with variants', () => {
     expect(schema.properties.options.maxProperties).toBe(MAX_OPTIONS)
   })
 
+  test('names, descriptions and options refuse control characters and half characters, each six bytes of every page that shows them; a description keeps its lines', async () => {
+    const t = await catalogSetup()
+    const create = (over: Record<string, unknown>) => t.A.send('POST', '/v1/products', { name: 'Camiseta', variants: [{ sku: `CC-${Math.random()}`.replace('.', ''), price: 1, stock: 1, options: { size: 'M' } }], ...over })
+    const problems = async (over: Record<string, unknown>) => {
+      const res = await create(over)
+      return [res.status, res.body.error.details]
+    }
+    expect(await problems({ name: 'Cami\u0001seta' })).toEqual([400, [{ path: 'name', message: 'name holds a control character (U+0001 at position 5); remove control characters, newlines and tabs included' }]])
+    expect(await problems({ description: 'linha\u001b[2J' })).toEqual([400, [{ path: 'description', message: 'description holds a control character (U+001B at position 6); remove control characters' }]])
+    expect(await problems({ name: 'meio \ud800 caractere' })).toEqual([
+      400,
+      [{ path: 'name', message: 'name holds half of a character (U+D800 at position 6, a surrogate without its pair); send the text as it was typed, in UTF-8' }],
+    ])
+    const options = { 'ta\u0001manho': 'M', cor: 'azul\udc00' }
+    expect(await problems({ variants: [{ sku: 'CC-OPT', price: 1, stock: 1, options }] })).toEqual([
+      400,
+      [
+        { path: 'variants.0.options.cor', message: 'an option value holds half of a character (U+DC00 at position 5, a surrogate without its pair); send the text as it was typed, in UTF-8' },
+        { path: 'variants.0.options', message: 'an option name holds a control character (U+0001 at position 3); remove control characters, newlines and tabs included' },
+      ],
+    ])
+    const kept = await expectOk(create({ name: 'Camiseta 😀', description: 'Linha 1\r\nLinha 2\tfim', variants: [{ sku: 'CC-OK', price: 1, stock: 1, options: { tamanho: 'M', cor: 'azul 💙' } }] }), 201)
+    expect([kept.name, kept.description, kept.variants[0].options]).toEqual(['Camiseta 😀', 'Linha 1\r\nLinha 2\tfim', { tamanho: 'M', cor: 'azul 💙' }])
+  })
+
   test('either sku, price and stock or variants: both, neither or an empty list is a 400 naming the fields, and nothing is created', async () => {
     const t = await catalogSetup()
     const both = await t.A.send('POST', '/v1/products', { name: 'Both', sku: 'B-1', price: 1, stock: 1, minStock: 2, variants: [tee('B-2', 'M')] })

@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { controlProblem, nameText, withoutControlCharacters } from '../../kernel/control-characters'
 import { idRef } from '../../kernel/id-schema'
 import { Money, MoneyBound } from '../../kernel/money'
 import { Page, PageQuery } from '../../kernel/pagination'
@@ -13,8 +14,10 @@ const elsewhere = (message: string) => z.never({ error: message }).optional().de
 
 const stockElsewhere = elsewhere(`changes only through ${STOCK_ENDPOINTS}, so that every change is in the stock ledger`)
 
-const Name = z.string().trim().min(1, 'name is required').max(200, 'name has at most 200 characters')
-const Description = z.string().trim().max(5000, 'description has at most 5000 characters')
+const Name = nameText('name', 200)
+const Description = withoutControlCharacters(z.string().trim().max(5000, 'description has at most 5000 characters'), 'description', true).describe(
+  'Up to 5000 characters, line breaks and tabs allowed; other control characters are refused.',
+)
 const Sku = z
   .string()
   .trim()
@@ -41,8 +44,15 @@ const MinStock = StockLevel.describe(`product.low_stock fires when available fal
  */
 export const MAX_OPTIONS = 3
 const Options = z
-  .record(z.string().trim().min(1).max(40), z.string().trim().min(1).max(80))
+  .record(z.string().trim().min(1).max(40), withoutControlCharacters(z.string().trim().min(1).max(80), 'an option value'))
   .refine((o) => Object.keys(o).length <= MAX_OPTIONS, `a variant has at most ${MAX_OPTIONS} options (such as size, color and material); combine the others into one`)
+  // Checked here rather than by the key's schema, whose refusal zod reports as "Invalid key in record".
+  .superRefine((o, issues) => {
+    for (const name of Object.keys(o)) {
+      const problem = controlProblem(name, 'an option name')
+      if (problem) issues.addIssue({ code: 'custom', message: problem })
+    }
+  })
   .meta({ maxProperties: MAX_OPTIONS })
   .describe(`What tells this variant apart, e.g. {"size": "M", "color": "blue"}: at most ${MAX_OPTIONS} options, each name up to 40 characters and each value up to 80.`)
 const TermId = (what: string, name: string) => idRef(name).nullable().describe(`id of one of this store's ${what}, or null`)
