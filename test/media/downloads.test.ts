@@ -12,7 +12,7 @@ describe('downloads of large files are bounded per client address and in all', (
     const downloads = new Downloads(new ManualClock())
     const slots = Array.from({ length: DOWNLOADS_PER_ADDRESS }, () => downloads.begin('10.0.0.1'))
     expect(() => downloads.begin('10.0.0.1')).toThrow(
-      `This address already has ${DOWNLOADS_PER_ADDRESS} files downloading, the most it may have at once, and every one of them was read from in the last 10 s.`,
+      `This address already has ${DOWNLOADS_PER_ADDRESS} files downloading, the most it may have at once, and every one of them was read from in the last ${STALLED_MS / 1000} s.`,
     )
     downloads.begin('10.0.0.2')
     slots[0]!.end()
@@ -93,9 +93,12 @@ describe('downloads of large files are bounded per client address and in all', (
     expect((await get('10.0.0.1')).status).toBe(409)
   })
 
-  test('over HTTP: a download never read is stopped for a new one once it has stalled; its answer ends in an error and its slot is the new one’s', async () => {
+  test('over HTTP: a download never read is stopped for a new one once it has stalled; its answer ends in an error, its connection is closed once idle, and its slot is the new one’s', async () => {
     const t = createTestApp({ settings: { rateLimitRps: '0' } })
     clientAddressesFromHeader(t.app)
+    // Bun's server.timeout(request, seconds): what closes the stopped download's connection.
+    const closed: [string, number][] = []
+    Object.assign(t.app.server!, { timeout: (request: Request, seconds: number) => closed.push([new URL(request.url).pathname, seconds]) })
     const w = await twoStores(t.call, t.deps)
     const name = `${w.A.media.id}.png`
     writeFileSync(join(t.dir, 'media', w.A.group.storeId, name), new Uint8Array(CHUNK * 4))
@@ -112,6 +115,7 @@ describe('downloads of large files are bounded per client address and in all', (
       (e: Error) => e.message,
     )
     expect(failure).toBe('stopped: its client read nothing while others waited for a download slot')
+    expect(closed).toEqual([[`/v1/files/${w.A.group.storeId}/${name}`, 1]])
     expect((await fresh.arrayBuffer()).byteLength).toBe(CHUNK * 4)
     expect((await held[1]!.arrayBuffer()).byteLength).toBe(CHUNK * 4)
     expect(t.deps.downloads.running('10.0.0.1')).toBe(DOWNLOADS_PER_ADDRESS - 2)

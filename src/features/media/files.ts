@@ -9,6 +9,7 @@ import { FORMATS, MIME_BY_EXTENSION } from './formats'
 import { libraryFileName } from './service'
 import { CHUNK, closeFile, fileBytes, openLibraryFile, type OpenedFile } from './stored'
 import type { Downloads } from './downloads'
+import { clientAddress, type AddressSource } from '../../kernel/http/client-address'
 import { media } from './tables'
 
 /** Files never change under their id, so they may be cached for a year and their id is their ETag. */
@@ -38,7 +39,7 @@ const fileRow = perHandle((db: Sql) =>
  * caching headers, ETag and single byte ranges (so a browser can scrub a video). What is on disk is
  * served only when it is a plain file (stored.ts): a link there is a 404, never what it points to.
  */
-export function serveFile(deps: DownloadDeps, request: Request, address: string, storeId: string, name: string): Response {
+export function serveFile(deps: DownloadDeps, request: Request, server: AddressSource | null, storeId: string, name: string): Response {
   const named = libraryFileName(name)
   const row = named ? fileRow(deps.db).get({ id: named.id, storeId }) : undefined
   if (!row || row.extension !== named!.extension || MIME_BY_EXTENSION[row.extension] !== row.mimeType) throw noSuchFile()
@@ -65,8 +66,11 @@ export function serveFile(deps: DownloadDeps, request: Request, address: string,
     })
   }
   const [start, end] = wanted ?? [0, file.size - 1]
-  const slot = end + 1 - start > CHUNK ? downloadSlot(deps, file, address) : undefined
-  const bytes = fileBytes(file, start, end, slot)
+  const slot = end + 1 - start > CHUNK ? downloadSlot(deps, file, clientAddress(server, request)) : undefined
+  // A download stopped for another (downloads.ts) ends its answer; Bun would hold the connection, and
+  // what it had queued for it, until its idle timeout: it is closed as soon as it is idle.
+  const bytes = fileBytes(file, start, end, slot, () => server?.timeout?.(request, 1))
+
   if (!wanted) return new Response(bytes, { headers: { ...headers, 'content-length': String(file.size) } })
   return new Response(bytes, {
     status: 206,

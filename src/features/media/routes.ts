@@ -4,7 +4,6 @@ import { ErrorEnvelope } from '../../kernel/errors'
 import { Page } from '../../kernel/pagination'
 import { FILE_RESPONSES, serveFile } from './files'
 import { DOWNLOADS_RULE } from './downloads'
-import { clientAddress } from '../../kernel/http/client-address'
 import { UPLOADS_RULE } from './in-flight'
 import { DeleteMediaQuery, FileHeaders, FileParams, Media, MediaIdParams, MediaListQuery, MediaUsage, uploadRequestBody } from './model'
 import { deleteMedia, listMedia, mediaUsage, uploadMedia } from './service'
@@ -64,7 +63,7 @@ export const mediaRoutes = (deps: MediaDeps) =>
         },
       },
     )
-    .get('/files/:storeId/:name', ({ request, server, params }) => serveFile(deps, request, clientAddress(server, request), params.storeId, params.name), {
+    .get('/files/:storeId/:name', ({ request, server, params }) => serveFile(deps, request, server, params.storeId, params.name), {
       params: FileParams,
       headers: FileHeaders,
       detail: {

@@ -76,10 +76,10 @@ const readAt = (fd: number, buffer: Uint8Array, position: number) =>
  * Bytes `start` to `end` (inclusive) of an opened file. Up to one chunk (most pictures) they are read at
  * once and the file closed; more are read as the client takes them, and the file is closed when the
  * last byte is read, when the client goes away, on a read error, when the stream is collected unread,
- * or when the download's `slot` is stopped (downloads.ts); the slot is given back then (at once for
- * bytes read at once), and told of each part the client takes.
+ * or when the download's `slot` is stopped (downloads.ts), which ends the answer and `closeConnection`s;
+ * the slot is given back then (at once for bytes read at once), and told of each part the client takes.
  */
-export function fileBytes(file: OpenedFile, start: number, end: number, slot?: DownloadSlot): Uint8Array | ReadableStream<Uint8Array> {
+export function fileBytes(file: OpenedFile, start: number, end: number, slot?: DownloadSlot, closeConnection: () => void = () => {}): Uint8Array | ReadableStream<Uint8Array> {
   const ended = () => slot?.end()
   if (end + 1 - start <= CHUNK) {
     try {
@@ -102,6 +102,7 @@ export function fileBytes(file: OpenedFile, start: number, end: number, slot?: D
       slot.stop = () => {
         closeOnce(closing)
         held.deref()?.error(new Error('stopped: its client read nothing while others waited for a download slot'))
+        closeConnection()
       }
     },
     async pull(controller) {

@@ -1,6 +1,8 @@
 /** What the address needs of the server: Bun's has it. */
 export interface AddressSource {
   requestIP(request: Request): { address: string } | null
+  /** Closes the request's connection once it has been idle this many seconds (Bun's; a stand-in in tests may lack it). */
+  timeout?(request: Request, seconds: number): void
 }
 
 /**
