@@ -1,4 +1,4 @@
-import { describe, expect, test } from 'bun:test'
+import { describe, expect, spyOn, test } from 'bun:test'
 import { createTestApp } from '../helpers/app'
 
 describe('GET /health', () => {
@@ -37,6 +37,19 @@ describe('API reference', () => {
     expect(res.text).not.toContain(String(Number.MAX_SAFE_INTEGER))
     // The docs routes themselves are not API operations.
     expect(res.body.paths['/docs']).toBeUndefined()
+  })
+
+  test('GET /openapi.json is made once: later requests answer its kept bytes, with no JSON made again', async () => {
+    const { call } = createTestApp()
+    const first = await call('GET', '/openapi.json')
+    const stringify = spyOn(JSON, 'stringify')
+    try {
+      const again = await call('GET', '/openapi.json')
+      expect([again.status, again.headers.get('content-type'), again.text]).toEqual([200, 'application/json', first.text])
+      expect(stringify.mock.calls.filter(([value]) => (value as { openapi?: string } | null)?.openapi !== undefined)).toEqual([])
+    } finally {
+      stringify.mockRestore()
+    }
   })
 
   test('every request body is documented with its JSON schema (or its file type)', async () => {
