@@ -113,6 +113,16 @@ describe('a large answer counts for more of the rate limit', () => {
     expect(answers[1]!.body.error.message).toContain('a recent one was 9600 KiB and counted as 151.')
   })
 
+  test("a shop-front client's debt outlasts the time a full bucket takes to refill: another address's call does not forgive it as idle", async () => {
+    const t = await setup()
+    const shop = (address: string) => ({ ...apiKey(t.pk), [CLIENT_ADDRESS_HEADER]: address })
+    expect((await t.call('GET', sized(300 * BYTES_PER_TOKEN), { headers: shop('10.0.0.7') })).status).toBe(200) // 100 - 301 = -201
+    t.clock.advance(2_100) // longer than a full refill takes (2 s), shorter than this debt's (4 s)
+    expect((await t.call('GET', sized(100), { headers: shop('10.0.3.1') })).status).toBe(200)
+    const owing = await t.call('GET', sized(100), { headers: shop('10.0.0.7') })
+    expect([owing.status, owing.headers.get('retry-after')]).toEqual([429, '2']) // -96 + 1 at 50 a second
+  })
+
   test('a product list served from the cache is charged as when it was made; with the limit off nothing is counted', async () => {
     const t = await setup()
     const headers = apiKey(t.w.A.key.apiKey)

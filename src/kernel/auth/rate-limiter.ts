@@ -148,12 +148,16 @@ export class RateLimiter {
     this.writeHeaders(bucket, headers, scale)
   }
 
-  // A shop-front client's bucket in debt after a large answer may be dropped before it has refilled
-  // that far (it is idle past refillMs): the debt that goes with it was that client's alone, and the
-  // whole shop front's bucket, never dropped, still carries it.
+  /**
+   * Drops the shop-front buckets that are full again, stalest first, and past MAX_SHOP_FRONT_BUCKETS the
+   * least recently used. A bucket in debt after a large answer takes longer than refillMs to fill: it
+   * is kept until it has, else the next call of another client would forgive its debt. The walk stops
+   * at the first bucket kept, so one in debt may keep later idle ones a while: the bound still holds.
+   */
   private forgetIdle(now: number) {
     for (const [key, bucket] of this.shopFronts) {
-      if (this.shopFronts.size >= MAX_SHOP_FRONT_BUCKETS || bucket.at <= now - this.refillMs) this.shopFronts.delete(key)
+      const full = bucket.at <= now - this.refillMs && bucket.tokens + ((now - bucket.at) / 1000) * this.rps >= this.burst
+      if (this.shopFronts.size >= MAX_SHOP_FRONT_BUCKETS || full) this.shopFronts.delete(key)
       else break
     }
   }
