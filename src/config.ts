@@ -10,7 +10,10 @@ const boolText = z
 /** The shortest admin token taken, configured or written into its file (kernel/admin-token.ts). */
 export const ADMIN_TOKEN_MIN_LENGTH = 16
 
-const wholeNumber = (min: number, max: number) => z.coerce.number().int().min(min).max(max)
+const wholeNumber = (min: number, max: number) => {
+  const range = `must be a whole number from ${min} to ${max}`
+  return z.coerce.number({ error: range }).int(range).min(min, range).max(max, range)
+}
 
 /**
  * Every setting: its flag, its env var, its help and its schema. Flags override env vars, which override
@@ -172,7 +175,7 @@ export const isWildcardHost = (host: string) => host === '0.0.0.0' || host === '
 const bareHost = (host: string) => host.replace(/^\[(.*)\]$/, '$1')
 
 /** `host` as a URL writes it: an IPv6 address in brackets, once. */
-const urlHost = (host: string) => {
+export const urlHost = (host: string) => {
   const bare = bareHost(host)
   return bare.includes(':') ? `[${bare}]` : bare
 }

@@ -5,6 +5,7 @@ import { CliFailure } from './cli/jobs'
 import { addListenCommand } from './cli/listen'
 import { ConfigError, helpLine, loadConfig, SETTINGS, SWITCHES, type RawSettings, type SettingName } from './config'
 import { printable } from './kernel/control-characters'
+import { shellQuoted } from './kernel/file-messages'
 import { createPrivately } from './kernel/private-files'
 import { serve } from './server'
 import { VERSION } from './version'
@@ -60,6 +61,13 @@ function onFailure(e: unknown): never {
     const commands = program.commands.map((c) => c.name())
     if (e.code === 'commander.excessArguments' && word !== undefined && !word.startsWith('-') && !commands.includes(word)) {
       fail(`unknown command '${word}'; the commands are ${commands.join(', ')} (see storefront --help)`)
+    }
+    // `storefront --data d backup f.tgz`: the options came before the command, and went to serve.
+    const given = process.argv.slice(2)
+    const at = given.findIndex((arg) => commands.includes(arg))
+    if ((e.code === 'commander.excessArguments' || e.code === 'commander.unknownOption') && at > 0) {
+      const reordered = [...given.slice(at), ...given.slice(0, at)].map(shellQuoted).join(' ')
+      fail(`write the command first, then its options: storefront ${reordered}`)
     }
     // "(Did you mean --port?)" comes on a line of its own: one line here.
     fail(`${e.message.replace(/^error: /, '').replace(/\s*\n\s*/g, ' ')} (see storefront --help)`)

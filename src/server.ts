@@ -3,7 +3,7 @@ import { createApp } from './app'
 import { createDeps, startBackgroundWork } from './wiring'
 import { serveJobs } from './cli/jobs'
 import { sweepMediaFolder } from './features/media'
-import { ConfigError, derivePublicUrl, isWildcardHost, lanAddresses, localUrl, type Config } from './config'
+import { ConfigError, derivePublicUrl, isWildcardHost, lanAddresses, localUrl, urlHost, type Config } from './config'
 import { resolveAdminToken } from './kernel/admin-token'
 import { systemClock } from './kernel/clock'
 import { openForServer, prepareDataDir, removePidFile, writePidFile } from './kernel/data-dir'
@@ -111,7 +111,7 @@ function printBanner(config: Config, port: number, publicUrl: string, admin: Ret
   ].filter(Boolean)
   const lines = [
     `Storefront ${VERSION}`,
-    `  listening    http://${wildcard ? '0.0.0.0' : config.host}:${port}`,
+    `  listening    http://${wildcard ? '0.0.0.0' : urlHost(config.host)}:${port}`,
     ...(lan.length ? [`  students use ${lan.join('  ')}`] : []),
     `  docs         ${local}/docs`,
     `  panel        ${local}/panel`,

@@ -84,7 +84,8 @@ export function addTeacherCommands(program: Command) {
       // A teacher knows the group's name; the API's id is for apps.
       const byName = options.group !== undefined && !options.group.startsWith('grp_')
       const query = ActivityQuery.safeParse({ from: options.from, to: options.to, groupId: byName ? undefined : options.group, separator: options.separator })
-      if (!query.success) throw new CliFailure(query.error.issues.map((i) => `--${String(i.path[0])}: ${i.message}`))
+      // A value the command does not take is a usage error, as a flag's is: exit code 2.
+      if (!query.success) throw new CliFailure(query.error.issues.map((i) => `--${String(i.path[0])}: ${i.message}`), 2)
       const { result: report } = await onDataDir(options.data, { kind: 'activity', query: query.data, ...(byName ? { groupName: options.group } : {}) })
       // The byte order mark is for a file (`> activity.csv`): a terminal would show it as a stray character.
       if (options.csv) return void process.stdout.write((process.stdout.isTTY ? '' : CSV_BOM) + activityCsv(report, query.data.separator))

@@ -228,8 +228,11 @@ describe('storefront activity', () => {
     const table = await cli(['activity', '--data', 'data'], dir)
     expect(table.stdout).toContain('group  rm   name            calls  errors  last call')
     const bad = await cli(['activity', '--from', 'someday', '--data', 'data'], dir)
-    expect(bad.code).toBe(1)
+    expect(bad.code).toBe(2)
     expect(bad.stderr).toContain('from must be an ISO date')
+    // The options before the command went to the server's start: the answer shows the order that works.
+    const before = await cli(['--data', 'my data', 'activity', '--from', 'someday'], dir)
+    expect([before.code, before.stderr]).toEqual([2, 'storefront: write the command first, then its options: storefront activity --from someday --data "my data"\n'])
     // A group by its name, as the teacher knows it, ignoring case; a name no group has lists them.
     // Written to a file (here a pipe) it starts with the byte order mark Excel needs; --separator semicolon for Excel in Portuguese.
     const proc = track(Bun.spawn([bin, 'activity', '--csv', '--separator', 'semicolon', '--data', 'data'], { cwd: dir, stdout: 'pipe', stderr: 'pipe' }))

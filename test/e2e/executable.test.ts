@@ -121,7 +121,7 @@ describe('the single executable', () => {
   test('a bad setting stops it with one line naming the setting and exit code 2', async () => {
     const port = await runExecutable(built, ['--port', '70000'])
     expect(port.code).toBe(2)
-    expect(port.stderr).toBe('storefront: --port / PORT: Too big: expected number to be <=65535 (got "70000")\n')
+    expect(port.stderr).toBe('storefront: --port / PORT: must be a whole number from 0 to 65535 (got "70000")\n')
 
     const dir = emptyDir()
     writeFileSync(join(dir, 'a-file'), 'not a folder')

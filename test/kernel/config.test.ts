@@ -66,13 +66,12 @@ describe('configuration: flags, environment and defaults', () => {
 
   test('RETENTION_DAYS is a whole number of days, at least 1', () => {
     expect(loadConfig({}, { RETENTION_DAYS: '7' }).retentionDays).toBe(7)
-    expect(() => loadConfig({ retentionDays: '0' }, {})).toThrow('--retention-days / RETENTION_DAYS: Too small: expected number to be >=1 (got "0")')
+    expect(() => loadConfig({ retentionDays: '0' }, {})).toThrow('--retention-days / RETENTION_DAYS: must be a whole number from 1 to 3650 (got "0")')
   })
 
   test('a bad value names the flag, the env var and the value', () => {
-    expect(() => loadConfig({ port: '70000' }, {})).toThrow(
-      '--port / PORT: Too big: expected number to be <=65535 (got "70000")',
-    )
+    // Past the range, not a number, or not whole: the one rule, in words.
+    for (const port of ['70000', 'abc', '3000.5']) expect(() => loadConfig({ port }, {})).toThrow(`--port / PORT: must be a whole number from 0 to 65535 (got "${port}")`)
     expect(() => loadConfig({}, { RATE_LIMIT_RPS: '-1' })).toThrow('--rate-limit-rps / RATE_LIMIT_RPS')
     expect(() => loadConfig({}, { PUBLIC_URL: 'ftp://x' })).toThrow(
       '--public-url / PUBLIC_URL: must be an http:// or https:// URL (got "ftp://x")',
