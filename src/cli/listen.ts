@@ -159,6 +159,16 @@ export async function listen(options: ListenOptions): Promise<never> {
       await retry(`cannot reach ${server.origin} (${(e as Error).message})`)
       continue
     }
+    // Every answer of Storefront carries X-Request-Id, and the stream is text/event-stream: anything else
+    // is another server (--server and --forward-to swapped, a wrong port), which retrying never fixes.
+    const type = response.headers.get('content-type') ?? ''
+    if (!response.headers.has('x-request-id') || (response.ok && !type.startsWith('text/event-stream'))) {
+      clearTimeout(silence)
+      void response.body?.cancel()
+      throw new CliFailure([
+        `${server.origin} does not look like a Storefront server: GET ${stream.pathname} answered ${response.status}${type ? ` (${type.split(';')[0]})` : ''}. --server is the class's Storefront (for example http://192.168.0.10:3000), --forward-to your app`,
+      ])
+    }
     if (response.status === 401) throw new CliFailure([`the server refused the key: ${await serverMessage(response)}`, `${KEY_HELP}; check that you copied all of it`])
     if (response.status === 403) throw new CliFailure([await serverMessage(response), `${KEY_HELP}, never the publishable key (pk_...): whoever holds the listen secret could forge your store's events`])
     // A wrong event name or URL is no better later; a full store is, once a stream it had is let go.

@@ -161,6 +161,19 @@ describe('storefront listen (the executable)', () => {
       const badEvent = await runExecutable(bin, ['listen', ...forward, '--key', s.sk, '--events', 'order.paid,order.shipped'])
       expect(badEvent.code).toBe(1)
       expect(badEvent.stderr).toContain("'order.shipped' is not an event a listener receives. Valid names: order.created, order.paid")
+      // --server aimed at another server (the app, --forward-to's): said at once, not retried for ever.
+      for (const status of [200, 404]) {
+        const other = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: () => new Response(status === 200 ? 'ok' : 'Not Found', { status }) })
+        try {
+          const swapped = await runExecutable(bin, ['listen', '--server', `http://127.0.0.1:${other.port}`, '--forward-to', server.base, '--key', s.sk])
+          expect([swapped.code, swapped.stderr]).toEqual([
+            1,
+            `storefront: http://127.0.0.1:${other.port} does not look like a Storefront server: GET /v1/webhooks/listen answered ${status} (text/plain). --server is the class's Storefront (for example http://192.168.0.10:3000), --forward-to your app\n`,
+          ])
+        } finally {
+          other.stop(true)
+        }
+      }
     } finally {
       await server.stop()
     }
