@@ -140,6 +140,17 @@ describe('restore takes only what a backup writes', () => {
     expect((error as Error).message).toStartWith(`${junk} is not a Storefront backup (`)
     expect(existsSync(data)).toBe(false)
   })
+
+  test('a backup cut short (a copy stopped half-way) is called incomplete, not another kind of file, and nothing is made', async () => {
+    const { archive } = await backedUp()
+    const cut = join(tempDir('cut'), 'class.tgz')
+    writeFileSync(cut, readFileSync(archive).subarray(0, 3000))
+    const data = join(tempDir('none'), 'data')
+    const error = await restore(cut, data).catch((e: Error) => e)
+    expect(error).toBeInstanceOf(BackupError)
+    expect((error as Error).message).toBe(`${cut} is incomplete: it ends too soon (zlib: unexpected end of file). Copy the backup again, whole, or restore another one`)
+    expect(existsSync(data)).toBe(false)
+  })
 })
 
 /** The first object of a kind in a backup's database, as sqlite_master holds it. */

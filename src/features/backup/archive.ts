@@ -97,7 +97,13 @@ async function readThrough(file: string, parser: Parser, judge: ReturnType<typeo
     const others = more.length ? ` (and ${pluralize(more.length, 'other entry', 'other entries')})` : ''
     throw new RefusedBackup(`${file} is not restored: it holds ${first}${others}, where ${BACKUP_HOLDS}; nothing was changed. Restore a backup that storefront backup wrote`)
   }
-  if (failure) throw new BackupError(`${file} is not a Storefront backup (${printable(failure.message)})`)
+  if (failure) {
+    // A file that starts as gzip but ends too soon is a backup cut short (a copy stopped half-way), not another kind of file.
+    if (/unexpected end of file/i.test(failure.message)) {
+      throw new BackupError(`${file} is incomplete: it ends too soon (${printable(failure.message)}). Copy the backup again, whole, or restore another one`)
+    }
+    throw new BackupError(`${file} is not a Storefront backup (${printable(failure.message)})`)
+  }
 }
 
 /**
