@@ -193,8 +193,9 @@ export function createGate(deps: GateDeps) {
           : 'An API key was sent in Authorization; API keys go in the X-API-Key header.',
       )
     }
-    // The teacher's token without Bearer reads as one (withoutBearer): called by its name, not "the Bearer token".
-    const teacherInAuthorization = p.bearer !== null && constantTimeEqual(p.bearer, deps.adminToken)
+    // The teacher's token without Bearer reads as one (withoutBearer): called by its name, not "the Bearer
+    // token". Compared only on the way to a refusal: a buyer's every call carries a Bearer token.
+    const teacherInAuthorization = () => p.bearer !== null && constantTimeEqual(p.bearer, deps.adminToken)
 
     if (kind === 'customer') {
       if (!p.apiKey) {
@@ -232,7 +233,7 @@ export function createGate(deps: GateDeps) {
       }
       if (bearerKind === 'stu_') return studentCtx(p.bearer!)
       if (bearerKind === 'ctk_') throw wrongKind(kind, 'A customer token alone does not open store routes.')
-      if (p.admin || teacherInAuthorization) throw wrongKind(kind, "The teacher's token does not open store routes.")
+      if (p.admin || teacherInAuthorization()) throw wrongKind(kind, "The teacher's token does not open store routes.")
       if (p.bearer) throw unauthenticated('The Bearer token is neither a student token (stu_...) nor a customer token (ctk_...).')
       throw unauthenticated(`This route needs ${AUTH_KINDS[kind].expects}.`)
     }
@@ -241,7 +242,7 @@ export function createGate(deps: GateDeps) {
     if (bearerKind === 'stu_') return studentCtx(p.bearer!)
     if (p.apiKey) throw wrongKind(kind, 'API keys do not open the store panel.')
     if (bearerKind === 'ctk_') throw wrongKind(kind, 'A customer token does not open the store panel.')
-    if (p.admin || teacherInAuthorization) throw wrongKind(kind, "The teacher's token does not open the store panel.")
+    if (p.admin || teacherInAuthorization()) throw wrongKind(kind, "The teacher's token does not open the store panel.")
     if (p.bearer) throw unauthenticated('The Bearer token is not a student token (stu_...). Log in: POST /v1/store/auth/login.')
     throw unauthenticated(`This route needs ${AUTH_KINDS[kind].expects}.`)
   }
