@@ -6,6 +6,7 @@ import { backup, BackupError, RefusedBackup, restore } from '../../src/features/
 import { loadMigrations } from '../../src/kernel/db/migrate'
 import { createTestApp } from '../helpers/app'
 import { contents, entriesOf, file, folder, hardlink, symlink, tarGz, withSql, type TarEntry } from '../helpers/archives'
+import { track } from '../helpers/children'
 import { tempDir } from '../helpers/temp'
 import { twoStores } from '../helpers/world'
 
@@ -128,6 +129,22 @@ describe('restore takes only what a backup writes', () => {
     const archive = writeArchive([...entries, symlink(`media/${storeId}/med_x.png`, '/etc/passwd')])
     expect(await restore(archive, data).catch((e: unknown) => e)).toBeInstanceOf(RefusedBackup)
     expect(existsSync(data)).toBe(false)
+  })
+
+  test('a data folder another command holds (no server) is said to be in use by a command, not by a server', async () => {
+    const { archive } = await backedUp()
+    const data = teacherFolder()
+    const holder = track(Bun.spawn([process.execPath, join(import.meta.dir, '..', 'fixtures', 'children', 'holds-database.ts'), join(data, 'storefront.db')], { stdout: 'pipe', stderr: 'inherit' }))
+    try {
+      const reader = holder.stdout.getReader()
+      expect(new TextDecoder().decode((await reader.read()).value)).toBe('held\n')
+      const error = await restore(archive, data).catch((e: Error) => e)
+      expect((error as Error).message).toBe('another storefront command (a backup, an import, a report) is using this data dir; wait until it ends, then restore')
+    } finally {
+      holder.kill()
+      await holder.exited
+    }
+    expect(readFileSync(join(data, 'admin-token'), 'utf8')).toBe('adm_secret')
   })
 
   test('a file that is not an archive is not a Storefront backup, and is refused before the folder is made', async () => {

@@ -174,7 +174,12 @@ const isPacked = (path: string, stat: Stats) => (stat.isFile() || stat.isDirecto
 export async function restore(file: string, dataDir: string, now = Date.now(), freeBytesAt = freeBytes) {
   if (databaseHeld(dataDir)) {
     const pid = serverRunning(dataDir)
-    throw new BackupError(`the server is running on this data dir${pid ? ` (pid ${pid})` : ''}; stop it first, then restore`)
+    // Held with no server: another command (a backup, an import) has the folder open for a while.
+    throw new BackupError(
+      pid
+        ? `the server is running on this data dir (pid ${pid}); stop it first, then restore`
+        : 'another storefront command (a backup, an import, a report) is using this data dir; wait until it ends, then restore',
+    )
   }
   if (!existsSync(file)) throw new BackupError(`no backup file at ${file}`)
   try {
