@@ -291,7 +291,7 @@ export class ListenHub {
     if (after === undefined) {
       return {
         ...live(),
-        gap: `The event ${lastEventId} is not among this store's events any more (they are kept for the server's RETENTION_DAYS), so the events missed since cannot be sent; new events follow. GET /v1/store/orders shows where your orders stand.`,
+        gap: `The event ${lastEventId} is not among this store's events (they are kept for the server's RETENTION_DAYS, and a restored backup holds only those written before it was taken), so the events missed since cannot be sent; new events follow. GET /v1/store/orders shows where your orders stand.`,
       }
     }
     // Only the store's newest REPLAY_WINDOW events are looked at: what came before them is skipped, uncounted.
