@@ -1,4 +1,4 @@
-import { rmSync } from 'node:fs'
+import { existsSync, rmSync } from 'node:fs'
 import { createApp } from './app'
 import { createDeps, startBackgroundWork } from './wiring'
 import { serveJobs } from './cli/jobs'
@@ -9,7 +9,7 @@ import { systemClock } from './kernel/clock'
 import { openForServer, prepareDataDir, removePidFile, writePidFile } from './kernel/data-dir'
 import { systemIds } from './kernel/ids'
 import { consoleLog, type Log } from './kernel/log'
-import { platform } from './kernel/platform'
+import { platform, removeTreeSync } from './kernel/platform'
 import { VERSION } from './version'
 import { pluralize } from './kernel/plural'
 
@@ -18,6 +18,8 @@ const BACKGROUND_AFTER_MS = 250
 
 /** Opens the data dir, migrates, listens, prints the banner, and stops cleanly on Ctrl-C, SIGTERM or the terminal closing. */
 export async function serve(config: Config, log: Log = consoleLog) {
+  // A folder this start makes (perhaps a mistyped --data) goes again if the start fails to listen.
+  const madeNow = !existsSync(config.dataDir)
   const found = prepareDataDir(config.dataDir)
   if (found.staleWork.length) log.info(`removed the database copies of interrupted backups or restores: ${found.staleWork.join(', ')}`)
   if (found.notPrivate.length) {
@@ -49,6 +51,7 @@ export async function serve(config: Config, log: Log = consoleLog) {
     database.close()
     // A token made now was never shown (the banner comes after listening): the next start makes and shows another.
     if (admin.source === 'generated') rmSync(admin.file, { force: true })
+    if (madeNow) removeTreeSync(config.dataDir)
     throw listenRefused(config, e as NodeJS.ErrnoException)
   }
   const port = app.server!.port!

@@ -1,6 +1,6 @@
 import { Database } from 'bun:sqlite'
 import { beforeAll, describe, expect, test } from 'bun:test'
-import { copyFileSync, existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs'
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { loadMigrations } from '../../src/kernel/db/migrate'
 import { ADMIN_TOKEN } from '../helpers/app'
@@ -139,8 +139,14 @@ describe('the single executable', () => {
       const taken = await runExecutable(built, ['--port', String(holder.port), '--host', '127.0.0.1', '--data', first])
       expect(taken.code).toBe(2)
       expect(taken.stderr).toBe(`storefront: --port / PORT: port ${holder.port} on 127.0.0.1 is already in use; pick another port\n`)
-      // The admin token made for that first start was never shown: it is not kept, and the next start makes and shows one.
-      expect(existsSync(join(first, 'admin-token'))).toBe(false)
+      // The folder that first start made (a mistyped --data, perhaps) is not left behind, nor the admin
+      // token it never showed: the next start makes both, and shows the token.
+      expect(existsSync(first)).toBe(false)
+      const kept = join(emptyDir(), 'data')
+      mkdirSync(kept)
+      writeFileSync(join(kept, 'notes.txt'), 'the teacher made this folder')
+      expect((await runExecutable(built, ['--port', String(holder.port), '--host', '127.0.0.1', '--data', kept])).code).toBe(2)
+      expect(readdirSync(kept).sort()).toEqual(['media', 'notes.txt', 'storefront.db'])
       const next = await startExecutable(built, dirname(first), ['--data', first])
       expect(next.stdout()).toContain(`admin token  ${readFileSync(join(first, 'admin-token'), 'utf8').trim()}  (new;`)
       expect(await next.stop('SIGTERM')).toBe(0)
