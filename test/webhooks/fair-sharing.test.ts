@@ -1,4 +1,5 @@
 import { describe, expect, test } from 'bun:test'
+import { getEventListeners } from 'node:events'
 import { DELIVERY_LIMITS } from '../../src/features/webhooks/dispatcher'
 import { createTestApp } from '../helpers/app'
 import { emit, startReceiver, waitFor } from '../helpers/receivers'
@@ -105,6 +106,9 @@ describe("failed attempts keep their endpoint's slots a while", () => {
     await waitFor(() => t.deps.webhooks.runningFor(b.storeId) === 0, 2_000, "B's slots to be free")
     const deliveries = await expectOk(t.call('GET', '/v1/webhooks/deliveries?status=SUCCEEDED', { headers: b.headers }))
     expect(deliveries.total).toBe(10)
+    // A's held slots, once their holds are over, leave nothing on the signal that stops the dispatcher.
+    const stopping = (t.deps.webhooks as unknown as { stopping: AbortController }).stopping.signal
+    await waitFor(() => getEventListeners(stopping, 'abort').length === 0, 2_000, 'the holds of A’s failed attempts to leave the stop signal')
   })
 
   test("an endpoint that answers keeps its pace beside endpoints that fail at once: their held slots are their own, not the store's", async () => {

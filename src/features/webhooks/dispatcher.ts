@@ -203,9 +203,17 @@ export class WebhookDispatcher {
   private hold(started: number): Promise<void> | undefined {
     const left = this.failedHoldMs - (performance.now() - started)
     if (left <= 0 || this.stopped) return undefined
+    const stopping = this.stopping.signal
     return new Promise((resolve) => {
-      const timer = setTimeout(resolve, left)
-      this.stopping.signal.addEventListener('abort', () => (clearTimeout(timer), resolve()), { once: true })
+      // Whichever comes first ends the wait and removes the other: a listener left on the dispatcher's
+      // signal by each failed attempt would stay for as long as the server runs.
+      const done = () => {
+        clearTimeout(timer)
+        stopping.removeEventListener('abort', done)
+        resolve()
+      }
+      const timer = setTimeout(done, left)
+      stopping.addEventListener('abort', done, { once: true })
     })
   }
 
