@@ -18,7 +18,6 @@ export const BYTES_PER_TOKEN = 64 * 1024
 /** How many tokens more than one an answer of `bytes` costs. */
 export const extraTokens = (bytes: number) => Math.floor(bytes / BYTES_PER_TOKEN)
 
-
 /** Shop-front buckets kept at most: past it, the least recently used go first (see takeShopFront). */
 export const MAX_SHOP_FRONT_BUCKETS = 10_000
 
@@ -156,7 +155,7 @@ export class RateLimiter {
    */
   private forgetIdle(now: number) {
     for (const [key, bucket] of this.shopFronts) {
-      const full = bucket.at <= now - this.refillMs && bucket.tokens + ((now - bucket.at) / 1000) * this.rps >= this.burst
+      const full = bucket.at <= now - this.refillMs && this.tokensAt(bucket, now) >= this.burst
       if (this.shopFronts.size >= MAX_SHOP_FRONT_BUCKETS || full) this.shopFronts.delete(key)
       else break
     }
@@ -172,8 +171,13 @@ export class RateLimiter {
     return allowed
   }
 
+  /** The tokens a bucket of `scale` times the store's rate and burst holds at `now`. */
+  private tokensAt(bucket: Bucket, now: number, scale = 1): number {
+    return Math.min(this.burst * scale, bucket.tokens + ((now - bucket.at) / 1000) * this.rps * scale)
+  }
+
   private refill(bucket: Bucket, now: number, scale: number) {
-    bucket.tokens = Math.min(this.burst * scale, bucket.tokens + ((now - bucket.at) / 1000) * this.rps * scale)
+    bucket.tokens = this.tokensAt(bucket, now, scale)
     bucket.at = now
   }
 
