@@ -191,11 +191,15 @@ export function createKernel(routes: RouteTable, deps: Deps): Kernel {
     }
   }
 
-  /** Charges the call's store for the size of its JSON answer (the gate's chargeAnswer); measured only when it can count. */
+  /**
+   * Charges the call's store for the size of its JSON answer (the gate's chargeAnswer), which only an
+   * answer of BYTES_PER_TOKEN or more has to pay: a text is measured only when it could be that long
+   * (a character is at most 3 bytes), and nearly every answer goes no further.
+   */
   function charge(call: Call, body: JsonBody) {
     if (call.ctx === undefined) return
     const bytes = typeof body === 'string' ? (body.length * 3 < BYTES_PER_TOKEN ? 0 : Buffer.byteLength(body)) : body.byteLength
-    gate.chargeAnswer(call, bytes)
+    if (bytes >= BYTES_PER_TOKEN) gate.chargeAnswer(call, bytes)
   }
 
   /**
