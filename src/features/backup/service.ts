@@ -70,7 +70,7 @@ export async function backup(sqlite: Database, dataDir: string, file: string, pr
     // to media/ beside the snapshot would need privileges on Windows, where removing it may empty media/.
     const snapshot = `${basename(work)}/${DB}`
     let files = 0
-    await writing(target, () => tar.create(
+    await told(() => tar.create(
       {
         gzip: true,
         file: partial,
@@ -85,9 +85,9 @@ export async function backup(sqlite: Database, dataDir: string, file: string, pr
         },
       },
       [snapshot, ...(existsSync(dataPath(dataDir, 'media')) ? [MEDIA] : [])],
-    ))
+    ), cannotWrite(target))
     if (cancelled?.aborted) throw new BackupError(`the backup to ${target} was cancelled; nothing was written`)
-    await writing(target, () => rename(partial, target))
+    await told(() => rename(partial, target), cannotWrite(target))
     return { file: target, entries: files, replaced: replaces }
   })
 }
@@ -105,7 +105,7 @@ function replacedBackup(target: string): boolean {
   try {
     stat = statSync(target, { throwIfNoEntry: false })
   } catch (e) {
-    throw cannotWrite(target, e)
+    throw cannotWrite(target)(e)
   }
   if (!stat) return false
   if (stat.isDirectory()) throw new BackupError(`${target} is a folder: name the backup file in it, e.g. storefront backup ${shellQuoted(join(target, 'class-backup.tgz'))}`)
@@ -118,7 +118,7 @@ function replacedBackup(target: string): boolean {
       closeSync(fd)
     }
   } catch (e) {
-    throw cannotWrite(target, e)
+    throw cannotWrite(target)(e)
   }
   if (!stat.isFile() || head[0] !== GZIP_MAGIC[0] || head[1] !== GZIP_MAGIC[1]) {
     throw new BackupError(`${target} exists and is not a backup (a .tgz that storefront backup wrote): nothing was written. Name another file, or delete this one first if it is not needed`)
@@ -126,19 +126,19 @@ function replacedBackup(target: string): boolean {
   return true
 }
 
-/** `write`, whose failures to create or replace `target` (permissions, a full disk) are told as such. */
-async function writing<T>(target: string, write: () => Promise<T>): Promise<T> {
+/** `work`, whose failures on files (permissions, a full disk, a file in the way) are told by `refusal`. */
+async function told<T>(work: () => Promise<T>, refusal: (e: unknown) => BackupError): Promise<T> {
   try {
-    return await write()
+    return await work()
   } catch (e) {
     if (!(e as NodeJS.ErrnoException).code) throw e
-    throw cannotWrite(target, e)
+    throw refusal(e)
   }
 }
 
-const cannotWrite = (target: string, e: unknown) =>
+/** The refusal of a backup `target` this user cannot write. */
+const cannotWrite = (target: string) => (e: unknown) =>
   new BackupError(`cannot write the backup to ${target} (${fileProblem(e)}); nothing was written. Choose a folder this user can write to, on a disk with room`)
-
 
 /**
  * Whether `path` (which need not exist yet) is `folder` or inside it, links resolved: on its disk's own
@@ -197,15 +197,14 @@ export async function restore(file: string, dataDir: string, now = Date.now(), f
     )
   }
   const created = !existsSync(dataDir)
-  let work: string
-  try {
-    await mkdir(dataDir, { recursive: true })
-    removeStaleWork(dataDir)
-    work = await mkdtemp(join(dataDir, workPrefix('restore')))
-  } catch (e) {
-    if (!(e as NodeJS.ErrnoException).code) throw e
-    throw new BackupError(`cannot write into the data folder ${dataDir} (${fileProblem(e)}); nothing was changed. Give --data a folder this user can write to (a server started with sudo leaves its folder to root)`)
-  }
+  const work = await told(
+    async () => {
+      await mkdir(dataDir, { recursive: true })
+      removeStaleWork(dataDir)
+      return mkdtemp(join(dataDir, workPrefix('restore')))
+    },
+    (e) => new BackupError(`cannot write into the data folder ${dataDir} (${fileProblem(e)}); nothing was changed. Give --data a folder this user can write to (a server started with sudo leaves its folder to root)`),
+  )
   try {
     return await withWork([work], async () => {
       await extractArchive(file, work, bytes)
