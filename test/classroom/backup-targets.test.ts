@@ -41,12 +41,16 @@ describe('where a backup is written, and where a restore writes', () => {
     const empty = join(t.out, 'empty.tgz')
     writeFileSync(empty, '')
     expect(await refusal(t.take(empty))).toStartWith(`BackupError: ${empty} exists and is not a backup`)
+    // A named pipe is refused without being opened (which waits for a writer), and stays.
+    const pipe = join(t.out, 'pipe.tgz')
+    expect(Bun.spawnSync(['mkfifo', pipe]).exitCode).toBe(0)
+    expect(await refusal(t.take(pipe))).toStartWith(`BackupError: ${pipe} exists and is not a backup`)
 
     const file = join(t.out, 'class.tgz')
     expect(await t.take(file)).toMatchObject({ file, replaced: false })
     expect(await t.take(file)).toMatchObject({ file, replaced: true })
     // Only the backup is there: no partial file, no copy.
-    expect(readdirSync(t.out).sort()).toEqual(['class.tgz', 'empty.tgz', 'turma.csv'])
+    expect(readdirSync(t.out).sort()).toEqual(['class.tgz', 'empty.tgz', 'pipe.tgz', 'turma.csv'])
     const restored = join(emptyDir(), 'data')
     expect(await restore(file, restored)).toEqual({ aside: null })
   })

@@ -109,6 +109,10 @@ function replacedBackup(target: string): boolean {
   }
   if (!stat) return false
   if (stat.isDirectory()) throw new BackupError(`${target} is a folder: name the backup file in it, e.g. storefront backup ${shellQuoted(join(target, 'class-backup.tgz'))}`)
+  const notABackup = () =>
+    new BackupError(`${target} exists and is not a backup (a .tgz that storefront backup wrote): nothing was written. Name another file, or delete this one first if it is not needed`)
+  // Only a plain file is opened: opening a named pipe waits for a writer, for ever.
+  if (!stat.isFile()) throw notABackup()
   const head = new Uint8Array(2)
   try {
     const fd = openSync(target, 'r')
@@ -120,9 +124,7 @@ function replacedBackup(target: string): boolean {
   } catch (e) {
     throw cannotWrite(target)(e)
   }
-  if (!stat.isFile() || head[0] !== GZIP_MAGIC[0] || head[1] !== GZIP_MAGIC[1]) {
-    throw new BackupError(`${target} exists and is not a backup (a .tgz that storefront backup wrote): nothing was written. Name another file, or delete this one first if it is not needed`)
-  }
+  if (head[0] !== GZIP_MAGIC[0] || head[1] !== GZIP_MAGIC[1]) throw notABackup()
   return true
 }
 
