@@ -70,7 +70,6 @@ export function serveFile(deps: DownloadDeps, request: Request, server: AddressS
   // A download stopped for another (downloads.ts) ends its answer; Bun would hold the connection, and
   // what it had queued for it, until its idle timeout: it is closed as soon as it is idle.
   const bytes = fileBytes(file, start, end, slot, () => server?.timeout?.(request, 1))
-
   if (!wanted) return new Response(bytes, { headers: { ...headers, 'content-length': String(file.size) } })
   return new Response(bytes, {
     status: 206,
