@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, test } from 'bun:test'
 import { join } from 'node:path'
 import { track } from '../helpers/children'
+import { tempDir } from '../helpers/temp'
 
 const root = join(import.meta.dir, '..', '..')
 const FIXTURE = './' + join('test', 'fixtures', 'children', 'never-ends.ts')
@@ -27,9 +28,13 @@ afterEach(() => {
   for (const pid of leftovers.splice(0)) if (alive(pid)) process.kill(pid, 'SIGKILL')
 })
 
-/** `bun test <fixture>` with `timeout`; resolves with the child's pid as soon as the fixture prints it, and with the run's end. */
+/**
+ * `bun test <fixture>` with `timeout`; resolves with the child's pid as soon as the fixture prints it, and with the run's end.
+ * The fixture is stopped before its own clean-up runs, so its temp folders go in one of this file's, removed with it.
+ */
 function runFixture(timeout: number) {
-  const proc = track(Bun.spawn([process.execPath, 'test', `--timeout=${timeout}`, FIXTURE], { cwd: root, stdout: 'pipe', stderr: 'pipe', env: { ...process.env, NO_COLOR: '1' } }))
+  const env = { ...process.env, NO_COLOR: '1', TMPDIR: tempDir('leftovers') }
+  const proc = track(Bun.spawn([process.execPath, 'test', `--timeout=${timeout}`, FIXTURE], { cwd: root, stdout: 'pipe', stderr: 'pipe', env }))
   let out = ''
   const outputs = Promise.all(
     [proc.stdout, proc.stderr].map(async (stream) => {
