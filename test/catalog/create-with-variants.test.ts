@@ -64,6 +64,26 @@ describe('POST /v1/products with variants', () => {
     expect(schema.properties.options.maxProperties).toBe(MAX_OPTIONS)
   })
 
+  test('option names are trimmed, and two that trimming would make one, an empty one or a long one are refused in words', async () => {
+    const t = await catalogSetup()
+    const variant = (options: Record<string, string>) => t.A.send('POST', '/v1/products', { name: 'Opções', variants: [{ sku: `OPN-${Math.random()}`.replace('.', ''), price: 1, stock: 1, options }] })
+    const problems = async (options: Record<string, string>) => {
+      const res = await variant(options)
+      return [res.status, res.body.error.details]
+    }
+    expect(await problems({ size: 'M', ' size ': 'G' })).toEqual([
+      400,
+      [{ path: 'variants.0.options', message: 'option names "size" and " size " are the same name once the spaces around it are trimmed; send it once' }],
+    ])
+    expect(await problems({ '  ': 'M' })).toEqual([400, [{ path: 'variants.0.options', message: 'an option name is required: name what the variant differs in, e.g. "size"' }]])
+    expect(await problems({ ['x'.repeat(41)]: 'M' })).toEqual([400, [{ path: 'variants.0.options', message: 'an option name has at most 40 characters' }]])
+    expect(await problems({ size: ' ' })).toEqual([400, [{ path: 'variants.0.options.size', message: 'an option value is required: send the choice, e.g. "M"' }]])
+    expect(await problems({ size: 'x'.repeat(81) })).toEqual([400, [{ path: 'variants.0.options.size', message: 'an option value has at most 80 characters' }]])
+    expect(rowsOf(t, 'variants')).toBe(0)
+    const made = await expectOk(variant({ ' size ': ' M ', [` ${'c'.repeat(40)} `]: 'azul' }), 201)
+    expect(made.variants[0].options).toEqual({ size: 'M', ['c'.repeat(40)]: 'azul' })
+  })
+
   test('names, descriptions and options refuse control characters and half characters, each six bytes of every page that shows them; a description keeps its lines', async () => {
     const t = await catalogSetup()
     const create = (over: Record<string, unknown>) => t.A.send('POST', '/v1/products', { name: 'Camiseta', variants: [{ sku: `CC-${Math.random()}`.replace('.', ''), price: 1, stock: 1, options: { size: 'M' } }], ...over })

@@ -43,18 +43,39 @@ const MinStock = StockLevel.describe(`product.low_stock fires when available fal
  * weigh: docs/hostile-input.md, "Large answers".
  */
 export const MAX_OPTIONS = 3
+const MAX_OPTION_NAME = 40
+const MAX_OPTION_VALUE = 80
 const Options = z
-  .record(z.string().trim().min(1).max(40), withoutControlCharacters(z.string().trim().min(1).max(80), 'an option value'))
+  .record(
+    // What the document says of a name; the check is below.
+    z.string().meta({ minLength: 1, maxLength: MAX_OPTION_NAME }),
+    withoutControlCharacters(
+      z.string().trim().min(1, 'an option value is required: send the choice, e.g. "M"').max(MAX_OPTION_VALUE, `an option value has at most ${MAX_OPTION_VALUE} characters`),
+      'an option value',
+    ),
+  )
   .refine((o) => Object.keys(o).length <= MAX_OPTIONS, `a variant has at most ${MAX_OPTIONS} options (such as size, color and material); combine the others into one`)
-  // Checked here rather than by the key's schema, whose refusal zod reports as "Invalid key in record".
+  // Names are checked here, as sent, rather than by the key's schema: zod reports any refused key as
+  // "Invalid key in record", and a trimming key schema would merge " size" into "size" without a word.
   .superRefine((o, issues) => {
+    const seen = new Map<string, string>()
     for (const name of Object.keys(o)) {
-      const problem = controlProblem(name, 'an option name')
+      const trimmed = name.trim()
+      const problem =
+        trimmed === ''
+          ? 'an option name is required: name what the variant differs in, e.g. "size"'
+          : trimmed.length > MAX_OPTION_NAME
+            ? `an option name has at most ${MAX_OPTION_NAME} characters`
+            : seen.has(trimmed)
+              ? `option names ${JSON.stringify(seen.get(trimmed))} and ${JSON.stringify(name)} are the same name once the spaces around it are trimmed; send it once`
+              : controlProblem(name, 'an option name')
       if (problem) issues.addIssue({ code: 'custom', message: problem })
+      if (!seen.has(trimmed)) seen.set(trimmed, name)
     }
   })
+  .overwrite((o) => Object.fromEntries(Object.entries(o).map(([name, value]) => [name.trim(), value])))
   .meta({ maxProperties: MAX_OPTIONS })
-  .describe(`What tells this variant apart, e.g. {"size": "M", "color": "blue"}: at most ${MAX_OPTIONS} options, each name up to 40 characters and each value up to 80.`)
+  .describe(`What tells this variant apart, e.g. {"size": "M", "color": "blue"}: at most ${MAX_OPTIONS} options, each name up to ${MAX_OPTION_NAME} characters and each value up to ${MAX_OPTION_VALUE}, the spaces around them trimmed.`)
 const TermId = (what: string, name: string) => idRef(name).nullable().describe(`id of one of this store's ${what}, or null`)
 const CollectionIds = z.array(idRef('collectionIds[]')).max(50).describe("ids of this store's collections")
 export const ProductStateSchema = z.enum(PRODUCT_STATES).describe('DRAFT (the default), PUBLISHED (can be bought) or ARCHIVED')
