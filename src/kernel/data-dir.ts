@@ -4,7 +4,7 @@ import { connect } from 'node:net'
 import { join } from 'node:path'
 import { ConfigError } from '../config'
 import { DatabaseInUse, openDatabase, type OpenDatabase } from './db/open'
-import { shellQuoted } from './file-messages'
+import { fileProblem, shellQuoted } from './file-messages'
 import { migrate, NewerDataFolder } from './db/migrate'
 import { platform, processState, removeTreeSync, type Platform } from './platform'
 import { tightenDataDir } from './private-files'
@@ -54,8 +54,7 @@ export function prepareDataDir(dataDir: string) {
     mkdirSync(dataPath(dataDir, 'media'), { recursive: true })
     accessSync(dataDir, constants.W_OK)
   } catch (e) {
-    const reason = (e as NodeJS.ErrnoException).code ?? (e as Error).message
-    throw new ConfigError(`--data / DATA_DIR: cannot create or write the folder ${dataDir} (${reason}); choose a folder you can write to`)
+    throw new ConfigError(`--data / DATA_DIR: cannot create or write the folder ${dataDir} (${fileProblem(e)}); choose a folder you can write to`)
   }
   return { notPrivate: tightenDataDir(dataDir, isOurs), staleWork: removeStaleWork(dataDir) }
 }

@@ -125,10 +125,10 @@ describe('the single executable', () => {
 
     const dir = emptyDir()
     writeFileSync(join(dir, 'a-file'), 'not a folder')
-    const data = await runExecutable(built, ['--data', join(dir, 'a-file', 'data')], dir)
+    const under = join(dir, 'a-file', 'data')
+    const data = await runExecutable(built, ['--data', under], dir)
     expect(data.code).toBe(2)
-    expect(data.stderr.trim().split('\n')).toHaveLength(1)
-    expect(data.stderr).toStartWith('storefront: --data / DATA_DIR: cannot create or write the folder')
+    expect(data.stderr).toBe(`storefront: --data / DATA_DIR: cannot create or write the folder ${under} (a part of the path is a file, not a folder); choose a folder you can write to\n`)
     expect(existsSync(join(dir, 'data'))).toBe(false)
 
     // A port another server listens on, even one that would share it, is refused: two servers on one port
