@@ -80,11 +80,12 @@ export const CLIENT_ADDRESS_HEADER = 'x-test-client-address'
 /**
  * Gives `app` a stand-in for Bun's server that answers requestIP from the CLIENT_ADDRESS_HEADER of each
  * call ('local' without it): an in-process call has no connection, so no peer address of its own. The
- * app reads the address exactly as it does from a listening server.
+ * app reads the address exactly as it does from a listening server. Its connections have no idle
+ * timeout to change (a stream asks for none).
  */
 export function clientAddressesFromHeader(app: { server: unknown }) {
   const requestIP = (request: Request) => ({ address: request.headers.get(CLIENT_ADDRESS_HEADER) ?? 'local', family: 'IPv4', port: 40000 })
-  app.server = { requestIP }
+  app.server = { requestIP, timeout: () => {} }
 }
 
 export interface CallOptions {

@@ -1,10 +1,14 @@
 import { describe, expect, test } from 'bun:test'
 import { sql } from 'drizzle-orm'
 import { BYTES_PER_TOKEN } from '../../src/kernel/auth/rate-limiter'
-import { groupedWrite, groupOpen } from '../../src/kernel/db/database'
+import { MAX_REPLAY } from '../../src/features/webhooks/listen'
+import { groupedWrite, groupOpen, writeTransaction } from '../../src/kernel/db/database'
+import { sseEvent } from '../../src/kernel/http/sse'
 import { CLIENT_ADDRESS_HEADER, clientAddressesFromHeader, createTestApp, calmly, type CallResult } from '../helpers/app'
 import { activityProbes } from '../helpers/probes'
+import { emit, eventData } from '../helpers/receivers'
 import { apiKey, createKey, expectOk, twoStores } from '../helpers/world'
+import { openListen } from '../webhooks/listen-stream'
 
 // A store's rate limit counts a large answer as more than one request: one more for every 64 KiB.
 
@@ -145,5 +149,34 @@ describe('a large answer counts for more of the rate limit', () => {
     const off = await setup({ rateLimitRps: '0' })
     const free = await off.call('GET', sized(300 * BYTES_PER_TOKEN), { headers: apiKey(off.w.A.key.apiKey) })
     expect([free.status, free.headers.get('ratelimit-remaining')]).toEqual([200, null])
+  })
+
+  test("a listen reconnection's events missed count as an answer of their size, once sent; the events that follow, live, do not", async () => {
+    const t = await setup()
+    const headers = apiKey(t.w.A.key.apiKey)
+    const storeId = t.w.A.group.storeId
+    const last = emit(t.deps, storeId, 'order.paid')
+    const pad = 'p'.repeat(400)
+    writeTransaction(t.deps.db, (tx) => {
+      for (let i = 0; i < MAX_REPLAY; i++) t.deps.outbox.emit(tx, storeId, 'order.created', eventData('order.created', { n: i, pad }))
+    })
+    const stream = await openListen(t.app, { ...headers, 'last-event-id': last })
+    expect(remaining({ headers: stream.response.headers } as CallResult)).toBe(BURST - 1)
+    await stream.next()
+    const replayed = await stream.webhooks(MAX_REPLAY)
+    const bytes = replayed.reduce((sum, m) => sum + sseEvent('webhook', m.data, m.id).byteLength, 0)
+    expect(bytes).toBeGreaterThan(6 * BYTES_PER_TOKEN)
+    const replayCost = Math.floor(bytes / BYTES_PER_TOKEN)
+    expect(await stream.nothingMore()).toBe(true)
+    const after = await t.call('GET', sized(100), { headers })
+    expect(remaining(after)).toBe(BURST - 1 - replayCost - 1)
+
+    // New events on the open stream are no answer to a call: they cost nothing, nor does its end.
+    writeTransaction(t.deps.db, (tx) => {
+      for (let i = 0; i < MAX_REPLAY; i++) t.deps.outbox.emit(tx, storeId, 'order.created', eventData('order.created', { n: i, pad }))
+    })
+    expect(await stream.webhooks(MAX_REPLAY)).toHaveLength(MAX_REPLAY)
+    await stream.close()
+    expect(remaining(await t.call('GET', sized(100), { headers }))).toBe(remaining(after) - 1)
   })
 })

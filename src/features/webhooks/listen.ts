@@ -5,6 +5,7 @@ import { isoTime } from '../../kernel/clock'
 import { readTransaction, writeTransaction, type Db, type Sql } from '../../kernel/db/database'
 import { withParams } from '../../kernel/db/prepared'
 import type { Deps } from '../../kernel/deps'
+import { extraTokens } from '../../kernel/auth/rate-limiter'
 import { AppError } from '../../kernel/errors'
 import { sseComment, sseEvent, sseResponse } from '../../kernel/http/sse'
 import { outboxEvents } from '../../kernel/tables'
@@ -214,8 +215,17 @@ export class ListenHub {
     const secret = listenSecret(this.deps, storeId)
     const { events } = input
     const types = typesOf(events)
-    const start = readTransaction(this.deps.db, () => this.startOf(storeId, types, input.lastEventId))
+    const start = readTransaction(this.deps.db, () => ({ ...this.startOf(storeId, types, input.lastEventId), replayEnd: this.q.end() }))
     let cursor = start.after
+    // The events missed, sent after Last-Event-ID, are one answer of up to MAX_REPLAY events: charged to
+    // the store's rate limit as a JSON answer of their size is (kernel/auth/rate-limiter.ts), once they
+    // are sent or the stream ends, so that a loop of reconnections cannot replay the window fifty times a second.
+    let replayed = input.lastEventId === null ? undefined : 0
+    const chargeReplay = () => {
+      const tokens = replayed === undefined ? 0 : extraTokens(replayed)
+      if (tokens > 0) this.deps.limiter.charge(storeId, tokens, replayed!, {})
+      replayed = undefined
+    }
 
     const actor = ctx.actor
     const listener: Listener = {
@@ -231,6 +241,7 @@ export class ListenHub {
     const end = (closeStream: boolean) => {
       if (!open) return
       open = false
+      chargeReplay()
       store.delete(listener)
       if (store.size === 0) this.streams.delete(storeId)
       pending?.cancel()
@@ -260,10 +271,13 @@ export class ListenHub {
               return { rows: this.q.read(storeId, types, cursor, upTo), upTo }
             })
             for (const e of rows) {
-              c.enqueue(sseEvent('webhook', { type: e.type, body: eventBody(e) }, e.id))
+              const chunk = sseEvent('webhook', { type: e.type, body: eventBody(e) }, e.id)
+              if (replayed !== undefined && e.seq <= start.replayEnd) replayed += chunk.byteLength
+              c.enqueue(chunk)
             }
             listener.forwarded += rows.length
             cursor = rows.length === BATCH ? rows.at(-1)!.seq : upTo
+            if (cursor >= start.replayEnd) chargeReplay()
             if (rows.length > 0) return
             const wait = this.nextWake(storeId, LISTEN_HEARTBEAT_MS)
             pending = wait

@@ -33,7 +33,7 @@ const LISTEN_ABOUT =
   `Events come in the order they were written, never twice on one stream; \`ping\` never comes (it is for one registered endpoint). A \`: heartbeat\` comment comes every ${LISTEN_HEARTBEAT_MS / 1000} s. ` +
   `Reconnect with the header Last-Event-ID set to the last id received (the ready message's when no event came, ${BEFORE_FIRST_EVENT} when it said so) and the events written meanwhile come first, in order: those the server still keeps (RETENTION_DAYS; events of a store with registered endpoints also go when its deliveries log is trimmed past them), at most the newest ${MAX_REPLAY}, looked for among the store's newest ${REPLAY_WINDOW} events (of every type). ` +
   'When some cannot be sent, an `event: gap` says so in its data `{message}`. ' +
-  `At most ${MAX_LISTENERS} listen streams per store are open at once (409 LIMIT_REACHED beyond); each counts as one call when it opens. A publishable key gets 403 SECRET_KEY_REQUIRED: whoever holds the listen secret can forge your events.`
+  `At most ${MAX_LISTENERS} listen streams per store are open at once (409 LIMIT_REACHED beyond); each counts as one call when it opens, and the events missed that a reconnection is sent count as an answer of their size (one more call for every full 64 KiB). A publishable key gets 403 SECRET_KEY_REQUIRED: whoever holds the listen secret can forge your events.`
 
 export const webhookRoutes = (deps: WebhooksDeps) =>
   new Elysia({ prefix: '/webhooks' })
