@@ -54,11 +54,16 @@ export async function login(deps: Deps, ctx: StoreCtx, throttle: LoginThrottle, 
   // An unknown e-mail is verified against a decoy: it takes as long as a wrong password, so the time
   // does not tell which e-mails have an account here.
   const ok = await attempt.checked(deps.passwords.verify(ctx.storeId, input.password, row?.passwordHash ?? (await deps.passwords.decoyHash())))
-  if (!row || !ok) {
-    throw new AppError('UNAUTHENTICATED', 'E-mail or password is wrong for this store. A customer registers once per store: POST /v1/customers/register.')
-  }
+  const wrong = () => new AppError('UNAUTHENTICATED', 'E-mail or password is wrong for this store. A customer registers once per store: POST /v1/customers/register.')
+  if (!row || !ok) throw wrong()
+  // The check awaited argon2: a customer the store's reset removed meanwhile has no account to open a session on.
+  const session = writeTransaction(deps.db, (tx) => {
+    const still = tx.select({ passwordHash: customers.passwordHash }).from(customers).where(and(eq(customers.id, row.id), eq(customers.storeId, ctx.storeId))).get()
+    return still?.passwordHash === row.passwordHash ? openSession(tx, { id: row.id, email: row.email, name: row.name }, ctx.storeId, deps.clock.now()) : undefined
+  })
+  if (!session) throw wrong()
   attempt.succeeded()
-  return writeTransaction(deps.db, (tx) => openSession(tx, { id: row.id, email: row.email, name: row.name }, ctx.storeId, deps.clock.now()))
+  return session
 }
 
 export function me(deps: Deps, ctx: StoreCtx): Customer {

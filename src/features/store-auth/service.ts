@@ -56,6 +56,19 @@ function openSession(db: Sql, rm: string, now: number) {
   return { token, expiresAt: isoTime(expiresAt) }
 }
 
+/** The answer to a wrong RM or password, and to a password that changed while it was checked. */
+const wrongLogin = () => new AppError('UNAUTHENTICATED', 'RM or password is wrong. The first password is your RM; the teacher can reset it.')
+
+/**
+ * The student as they are now, in the transaction that acts on a password checked before it (the check
+ * awaits argon2): undefined when they were removed, or their password changed or was reset meanwhile,
+ * so that the password checked is no longer theirs.
+ */
+function stillWithPassword(tx: Sql, checked: { rm: string; passwordHash: string | null }) {
+  const now = findStudent(tx, checked.rm)
+  return now?.passwordHash === checked.passwordHash ? now : undefined
+}
+
 export async function login(deps: Deps, throttle: LoginThrottle, input: { rm: string; password: string }, address: string) {
   // Counted under the RM whatever its case: ra1 and RA1 are one student's failures.
   const attempt = throttle.begin(rmKey(input.rm), input.rm, address)
@@ -63,15 +76,19 @@ export async function login(deps: Deps, throttle: LoginThrottle, input: { rm: st
   const student = findStudent(deps.db, input.rm) ?? studentInAnyCase(deps.db, input.rm)
   // The same answer for an unknown RM and a wrong password: the response does not tell which RMs exist.
   const ok = await attempt.checked(passwordMatches(deps.passwords, student, input.password))
-  if (!student || !ok) {
-    throw new AppError('UNAUTHENTICATED', 'RM or password is wrong. The first password is your RM; the teacher can reset it.')
-  }
+  if (!student || !ok) throw wrongLogin()
+  // A password changed or reset, or a student removed, while this one was checked ends the login as a wrong one.
+  const opened = writeTransaction(deps.db, (tx) => {
+    const now = stillWithPassword(tx, student)
+    return now && { now, session: openSession(tx, student.rm, deps.clock.now()) }
+  })
+  if (!opened) throw wrongLogin()
   attempt.succeeded()
-  const session = writeTransaction(deps.db, (tx) => openSession(tx, student.rm, deps.clock.now()))
+  const { now, session } = opened
   return {
     token: session.token,
-    student: { rm: student.rm, name: student.name, group: student.group },
-    mustChangePassword: student.mustChangePassword,
+    student: { rm: now.rm, name: now.name, group: now.group },
+    mustChangePassword: now.mustChangePassword,
     expiresAt: session.expiresAt,
   }
 }
@@ -109,6 +126,13 @@ export async function changePassword(
   }
   const passwordHash = await deps.passwords.hash(student.storeId, input.newPassword)
   const session = writeTransaction(deps.db, (tx) => {
+    // Another change (or the teacher's reset, or a removal) while this one was checked ended this session.
+    if (!stillWithPassword(tx, student)) {
+      throw new AppError(
+        'UNAUTHENTICATED',
+        'Your password was changed or reset by another request while this one was checked, which ended this session; this request changed nothing. Log in again with the password now in force: POST /v1/store/auth/login.',
+      )
+    }
     tx.update(students).set({ passwordHash, mustChangePassword: false }).where(eq(students.rm, rm)).run()
     // Every other session ends: a stolen token dies with the password change.
     tx.delete(studentSessions).where(eq(studentSessions.rm, rm)).run()
