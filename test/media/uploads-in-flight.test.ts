@@ -15,6 +15,8 @@ const KiB = 1024
 const CHUNK = 64 * KiB
 const BOUNDARY = 'in-flight-boundary'
 const PNG = readFileSync(join(FIXTURES, 'sample.png'))
+/** The multipart framing fedUpload sends around the file: its opening and closing boundaries and headers. */
+const FRAMED = `--${BOUNDARY}\r\nContent-Disposition: form-data; name="file"; filename="fed.png"\r\nContent-Type: image/png\r\n\r\n`.length + `\r\n--${BOUNDARY}--\r\n`.length
 /** Bytes the multipart parser may hold back at the end of what it was sent, in case they start the boundary. */
 const HELD_BACK = 256
 
@@ -57,7 +59,7 @@ async function until(ready: () => boolean, what: string) {
 /** The temp files already known to be an upload's, so that each upload finds its own. */
 const claimed = new Set<string>()
 
-function fedUpload(t: T, headers: Record<string, string>, size: number, path = '/v1/uploads') {
+function fedUpload(t: T, headers: Record<string, string>, size: number, path = '/v1/uploads', declared = false) {
   let controller!: ReadableStreamDefaultController<Uint8Array>
   const body = new ReadableStream<Uint8Array>({ start: (c) => void (controller = c) })
   const state = { settled: false, fed: 0, temp: undefined as string | undefined, endSent: false }
@@ -65,7 +67,7 @@ function fedUpload(t: T, headers: Record<string, string>, size: number, path = '
     .handle(
       new Request(`http://localhost:3000${path}`, {
         method: 'POST',
-        headers: { ...headers, 'content-type': `multipart/form-data; boundary=${BOUNDARY}` },
+        headers: { ...headers, 'content-type': `multipart/form-data; boundary=${BOUNDARY}`, ...(declared ? { 'content-length': String(size + FRAMED) } : {}) },
         body,
         duplex: 'half',
       } as RequestInit),
@@ -167,6 +169,27 @@ describe('uploads in flight count against the quota', () => {
     const usage = await expectOk(t.call('GET', '/v1/media/usage', { headers: t.keyA }))
     expect([usage.files, usage.usedBytes]).toEqual([3, used + 2 * size])
     expect(t.deps.uploads.of(t.storeA)).toEqual({ uploads: 0, reservedBytes: 0 })
+  })
+
+  test('uploads that declare their size are judged whole in the order they came: of two that do not both fit, the first is kept and the second refused before it is read', async () => {
+    const t = await setup({ mediaQuotaMb: '1' })
+    const size = 586 * KiB
+    const one = fedUpload(t, t.keyA, size, '/v1/uploads', true)
+    await one.send(8 * KiB)
+    const two = fedUpload(t, t.keyA, size, '/v1/uploads', true)
+    // Fed side by side, as two uploads sent together arrive: without their sizes declared, both were cut partway.
+    while (!two.state.settled) {
+      await two.send(CHUNK)
+      await one.send(CHUNK)
+    }
+    const second = await two.response
+    expect([second.status, second.body.error.code]).toEqual([413, 'QUOTA_EXCEEDED'])
+    expect(two.state.fed).toBe(CHUNK)
+    const first = await one.finish()
+    expect([first.status, first.body.sizeBytes]).toEqual([201, size])
+    expect(t.deps.uploads.of(t.storeA)).toEqual({ uploads: 0, reservedBytes: 0 })
+    const usage = await expectOk(t.call('GET', '/v1/media/usage', { headers: t.keyA }))
+    expect(usage.usedBytes).toBe(bytesIn(t.folderA))
   })
 
   test(`a store runs at most ${UPLOADS_AT_ONCE} uploads at once: one more is 409 LIMIT_REACHED at once, while another store uploads as usual`, async () => {

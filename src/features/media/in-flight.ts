@@ -9,7 +9,7 @@ import { AppError } from '../../kernel/errors'
 export const UPLOADS_AT_ONCE = 2
 
 /** What the upload operations' descriptions say of the rule, for the OpenAPI document. */
-export const UPLOADS_RULE = `A store runs at most ${UPLOADS_AT_ONCE} uploads at once (POST /v1/uploads and POST /v1/products/:id/media together): one more, sent while ${UPLOADS_AT_ONCE} are running, is refused at once with 409 LIMIT_REACHED; wait for one of them to finish, then send it again. It is a 409 and not a 429 because nothing was sent too often: the store has as many uploads running as it may, and no waiting time is known in advance. The bytes of uploads still running count against the quota as they arrive, so of uploads sent together that do not all fit, the ones that do not get 413 QUOTA_EXCEEDED.`
+export const UPLOADS_RULE = `A store runs at most ${UPLOADS_AT_ONCE} uploads at once (POST /v1/uploads and POST /v1/products/:id/media together): one more, sent while ${UPLOADS_AT_ONCE} are running, is refused at once with 409 LIMIT_REACHED; wait for one of them to finish, then send it again. It is a 409 and not a 429 because nothing was sent too often: the store has as many uploads running as it may, and no waiting time is known in advance. Uploads still running count against the quota: one that declares its size (a Content-Length, as browsers and curl send) from its start, one sent in chunks as its bytes arrive. So of uploads sent together that do not all fit, the ones that do not get 413 QUOTA_EXCEEDED, the later ones first.`
 
 /** A store's uploads in flight: how many, the bytes they have taken in so far, and its library's bytes. */
 interface StoreUploads {
@@ -59,10 +59,12 @@ export class UploadsInFlight {
   }
 }
 
-/** One running upload's hold on its store's slot and on the bytes it has taken in. */
+/** One running upload's hold on its store's slot and on the bytes of its file. */
 export class Upload {
-  /** The bytes of this upload's file taken in so far, all of them reserved. */
+  /** The bytes reserved for this upload's file: those taken in so far, or more when its size was declared. */
   private held = 0
+  /** The bytes of this upload's file taken in so far. */
+  private taken = 0
   private ended = false
 
   constructor(
@@ -77,8 +79,22 @@ export class Upload {
     return this.quota - this.entry.used - (this.entry.reserved - this.held)
   }
 
-  /** Reserves the next `bytes` of the file before they are written; false when they do not fit. */
+  /**
+   * Reserves `bytes` before any arrive, for a file whose size the request declared: of uploads sent
+   * together, each is then judged whole in the order they came, rather than all cut partway as their
+   * bytes arrive side by side. False when they do not fit.
+   */
+  reserveAhead(bytes: number): boolean {
+    return this.hold(bytes)
+  }
+
+  /** Takes in the next `bytes` of the file before they are written, reserving them unless they were; false when they do not fit. */
   reserve(bytes: number): boolean {
+    this.taken += bytes
+    return this.taken <= this.held || this.hold(this.taken - this.held)
+  }
+
+  private hold(bytes: number): boolean {
     if (this.held + bytes > this.room()) {
       this.entry.used = this.usedNow()
       if (this.held + bytes > this.room()) return false
@@ -90,7 +106,7 @@ export class Upload {
 
   /** The file is recorded in the library (in the same turn, so no other upload sees its bytes twice or not at all). */
   landed() {
-    this.entry.used += this.held
+    this.entry.used += this.taken
     this.end()
   }
 

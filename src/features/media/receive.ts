@@ -23,7 +23,7 @@ export interface ReceivedFile {
 
 const HOW = "Send multipart/form-data with the file in the field named 'file' (curl: -F file=@photo.jpg; fetch: a FormData body, without setting Content-Type yourself)."
 
-function checkEnvelope(request: Request, room: number) {
+function checkEnvelope(request: Request, upload: Upload) {
   const type = request.headers.get('content-type') ?? ''
   if (!type.toLowerCase().startsWith('multipart/form-data')) {
     const sent = type ? `Content-Type '${type.split(';')[0]}'` : 'no Content-Type'
@@ -37,7 +37,9 @@ function checkEnvelope(request: Request, room: number) {
   }
   const declared = Number(request.headers.get('content-length') ?? NaN)
   if (declared > LARGEST_FILE + FRAMING) throw tooLarge()
-  if (declared > room + FRAMING) throw quotaExceeded(room)
+  // A declared size is reserved at once, less the room its framing may take: sent together with
+  // others, the upload is refused now or has its room kept for it.
+  if (declared > FRAMING && !upload.reserveAhead(declared - FRAMING)) throw quotaExceeded(upload.room())
   return type
 }
 
@@ -83,7 +85,7 @@ const displayName = (name: string | undefined) => withoutControls((name ?? '').s
  */
 export async function receiveFile(request: Request, path: string, upload: Upload): Promise<ReceivedFile> {
   if (upload.room() <= 0) throw quotaExceeded(0)
-  const contentType = checkEnvelope(request, upload.room())
+  const contentType = checkEnvelope(request, upload)
   if (!request.body) throw new AppError('VALIDATION_ERROR', `The request has no body. ${HOW}`)
 
   // Loaded on the first upload, not at start.
