@@ -56,7 +56,9 @@ async function expectUnknown(read: (path: string) => Promise<CallResult>, produc
     expectSameNotFound(hidden, unknown, id, unknownId)
     // The same body: nothing more, nothing less than an unknown id gets.
     expect(Object.keys(hidden.body.error)).toEqual(Object.keys(unknown.body.error))
-    for (const word of ['Caneca', 'DRAFT', 'ARCHIVED', 'PUBLISHED']) expect(hidden.text).not.toContain(word)
+    expect(hidden.text).not.toContain('Caneca')
+    // What a 404 says of states (with a publishable key, that it finds PUBLISHED products only) it says of every id.
+    for (const word of ['DRAFT', 'ARCHIVED', 'PUBLISHED']) expect({ word, said: hidden.text.includes(word) }).toEqual({ word, said: unknown.text.includes(word) })
   }
 }
 
@@ -79,6 +81,13 @@ describe('a publishable key sees PUBLISHED products only', () => {
     const t = await setup()
     await expectUnknown(t.shop, t.draft)
     await expectUnknown(t.shop, t.archived)
+    // The 404 says what a publishable key finds, which a student who made a draft needs to hear.
+    const note = 'with a publishable key only PUBLISHED products are found (publish a draft with the secret key: PUT /v1/products/:id {"state": "PUBLISHED"}).'
+    expect((await t.shop(`/v1/products/${t.draft.id}`)).body.error.message).toBe(`No product with id '${t.draft.id}' in this store. Check the id; GET /v1/products lists them; ${note}`)
+    expect((await t.shop(`/v1/variants/${t.draft.variants[0].id}`)).body.error.message).toBe(
+      `No variant with id '${t.draft.variants[0].id}' in this store. Check the id; a product's variants are listed in GET /v1/products/:id; ${note}`,
+    )
+    expect((await t.secret('/v1/products/prod_doesnotexist')).body.error.message).toBe("No product with id 'prod_doesnotexist' in this store. Check the id; GET /v1/products lists them.")
     // The published one reads as before.
     expect((await expectOk(t.shop(`/v1/products/${t.blue.id}`))).name).toBe('Caneca Azul')
     expect((await expectOk(t.shop(`/v1/variants/${t.blue.variants[0].id}`))).sku).toBe(t.blue.sku)
@@ -130,6 +139,13 @@ describe('kept answers follow the caller', () => {
     }
     await expectUnknown(t.shop, t.draft)
     await expectUnknown(t.shop, t.archived)
+    // The 404 says what a publishable key finds, which a student who made a draft needs to hear.
+    const note = 'with a publishable key only PUBLISHED products are found (publish a draft with the secret key: PUT /v1/products/:id {"state": "PUBLISHED"}).'
+    expect((await t.shop(`/v1/products/${t.draft.id}`)).body.error.message).toBe(`No product with id '${t.draft.id}' in this store. Check the id; GET /v1/products lists them; ${note}`)
+    expect((await t.shop(`/v1/variants/${t.draft.variants[0].id}`)).body.error.message).toBe(
+      `No variant with id '${t.draft.variants[0].id}' in this store. Check the id; a product's variants are listed in GET /v1/products/:id; ${note}`,
+    )
+    expect((await t.secret('/v1/products/prod_doesnotexist')).body.error.message).toBe("No product with id 'prod_doesnotexist' in this store. Check the id; GET /v1/products lists them.")
     // And the other way round: what the publishable key had kept does not hide drafts from the secret key.
     for (const path of queries) expect((await expectOk(t.secret(path))).total).toBe(4)
     expect((await expectOk(t.secret(`/v1/products/${t.draft.id}`))).state).toBe('DRAFT')

@@ -3,7 +3,7 @@ import { groupedWrite, writeTransaction, type Db, type Tx } from '../../kernel/d
 import type { Deps } from '../../kernel/deps'
 import { AppError, notFound } from '../../kernel/errors'
 import { fromCents, MAX_CART_LINES, MAX_LINE_QUANTITY, totalCents } from '../../kernel/money'
-import { lineOfVariant, variantLine, VARIANTS_HINT, type LineOfVariant, type VariantLineValues } from '../catalog'
+import { lineOfVariant, variantLine, variantsHint, type LineOfVariant, type VariantLineValues } from '../catalog'
 import { assertCartWithinLimits, assertPriceWithinLimit, lineTooLarge, tooManyLines } from './limits'
 import type { Cart } from './model'
 import { cartStatements } from './statements'
@@ -105,8 +105,8 @@ export function getCart(deps: Deps, ctx: StoreCtx): Cart {
  * found (404, as an unknown id), so that a shop page never learns a draft exists; the line of a
  * product unpublished after it entered the cart is the customer's own, and stays 409.
  */
-function assertCanHold(variantId: string, variant: LineOfVariant | undefined, quantity: number, itemId?: string): LineOfVariant {
-  if (!variant || variant.variantDeletedAt !== null) throw notFound('variant', variantId, VARIANTS_HINT)
+function assertCanHold(ctx: StoreCtx, variantId: string, variant: LineOfVariant | undefined, quantity: number, itemId?: string): LineOfVariant {
+  if (!variant || variant.variantDeletedAt !== null) throw notFound('variant', variantId, variantsHint(ctx))
   if (variant.state !== 'PUBLISHED' || variant.productDeletedAt !== null) {
     const publish = `PUT /v1/products/${variant.productId} {"state":"PUBLISHED"}`
     // A line already in the cart is the buyer's to remove; publishing is the store's.
@@ -145,7 +145,7 @@ export function addItem(deps: Deps, ctx: StoreCtx, input: { variantId: string; q
     if (!existing && lines.length >= MAX_CART_LINES) {
       throw tooManyLines(lines.length, 'Check out first (POST /v1/orders/checkout) or remove a line (DELETE /v1/cart/items/:id), then add this one.')
     }
-    const variant = assertCanHold(input.variantId, existing ?? variantLine(tx, ctx, input.variantId), quantity, existing?.id)
+    const variant = assertCanHold(ctx, input.variantId, existing ?? variantLine(tx, ctx, input.variantId), quantity, existing?.id)
     const now = deps.clock.now()
     if (existing) {
       q.setQuantity.run({ id: existing.id, storeId: ctx.storeId, quantity })
@@ -174,7 +174,7 @@ export function changeItem(deps: Deps, ctx: StoreCtx, itemId: string, quantity: 
   return groupedWrite(deps.db, (tx) => {
     const cart = cartOf(tx, deps, ctx)
     const { lines, at, line } = linesWith(cart, itemId)
-    assertCanHold(line.variantId, line, quantity, line.id)
+    assertCanHold(ctx, line.variantId, line, quantity, line.id)
     statementsOf(tx).setQuantity.run({ id: line.id, storeId: ctx.storeId, quantity })
     lines[at] = { ...line, quantity }
     return cartView(cart)

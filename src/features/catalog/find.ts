@@ -12,8 +12,15 @@ import { products, variants } from './tables'
 // DRAFT or ARCHIVED product, and its variants, reviews and images, read to it as an unknown id, with
 // the same 404, so that it never learns one exists. The secret key and student tokens see every state.
 
-export const PRODUCTS_HINT = 'GET /v1/products lists them'
-export const VARIANTS_HINT = "a product's variants are listed in GET /v1/products/:id"
+const PRODUCTS_HINT = 'GET /v1/products lists them'
+const VARIANTS_HINT = "a product's variants are listed in GET /v1/products/:id"
+/** What a 404 adds for a publishable key: true of every unknown id, so it tells nothing of this one. */
+const SHOP_FRONT_NOTE = 'with a publishable key only PUBLISHED products are found (publish a draft with the secret key: PUT /v1/products/:id {"state": "PUBLISHED"})'
+
+/** Where to find a product's id, as the caller sees the catalog. */
+export const productsHint = (ctx: StoreCtx) => (isShopFront(ctx.actor) ? `${PRODUCTS_HINT}; ${SHOP_FRONT_NOTE}` : PRODUCTS_HINT)
+/** Where to find a variant's id, as the caller sees the catalog. */
+export const variantsHint = (ctx: StoreCtx) => (isShopFront(ctx.actor) ? `${VARIANTS_HINT}; ${SHOP_FRONT_NOTE}` : VARIANTS_HINT)
 
 /**
  * What of the catalog the caller sees: `published` with a publishable key, `all` otherwise. Every
@@ -33,7 +40,7 @@ export function findProduct(db: Sql, ctx: StoreCtx, id: string) {
     .from(products)
     .where(and(eq(products.id, id), eq(products.storeId, ctx.storeId), isNull(products.deletedAt)))
     .get()
-  if (!row || !seesState(ctx, row.state)) throw notFound('product', id, PRODUCTS_HINT)
+  if (!row || !seesState(ctx, row.state)) throw notFound('product', id, productsHint(ctx))
   return row
 }
 
@@ -71,7 +78,7 @@ export function findVariant(db: Sql, ctx: StoreCtx, id: string) {
     .from(variants)
     .where(and(eq(variants.id, id), eq(variants.storeId, ctx.storeId), isNull(variants.deletedAt)))
     .get()
-  if (!row) throw notFound('variant', id, VARIANTS_HINT)
+  if (!row) throw notFound('variant', id, variantsHint(ctx))
   return row
 }
 
@@ -80,7 +87,7 @@ export function findShownVariant(db: Sql, ctx: StoreCtx, id: string) {
   const row = findVariant(db, ctx, id)
   if (isShopFront(ctx.actor)) {
     const product = db.select({ state: products.state }).from(products).where(eq(products.id, row.productId)).get()
-    if (!product || !seesState(ctx, product.state)) throw notFound('variant', id, VARIANTS_HINT)
+    if (!product || !seesState(ctx, product.state)) throw notFound('variant', id, variantsHint(ctx))
   }
   return row
 }

@@ -5,7 +5,7 @@ import { AppError, notFound } from '../../kernel/errors'
 import { requireTerms } from '../taxonomy'
 import type { Deps } from '../../kernel/deps'
 import type { CatalogDeps, ProductReading } from './images'
-import { findProduct, PRODUCTS_HINT, savingSku, seesState } from './find'
+import { findProduct, productsHint, savingSku, seesState } from './find'
 import { DEFAULT_MIN_STOCK, type AddVariantBody, type CreateProductBody, type Product, type UpdateProductBody } from './model'
 import { insertVariant } from './variants'
 import { productCollections, products, variants } from './tables'
@@ -17,7 +17,7 @@ import { lookups, productViews } from './views'
 /** A product the caller may see (find.ts): with a publishable key, a DRAFT or ARCHIVED one is an unknown id. */
 export function getProduct(reading: ProductReading, ctx: StoreCtx, id: string, urlBase: string): Product {
   const row = lookups(reading.db).byId.get({ id, storeId: ctx.storeId })
-  if (!row || !seesState(ctx, row.state)) throw notFound('product', id, PRODUCTS_HINT)
+  if (!row || !seesState(ctx, row.state)) throw notFound('product', id, productsHint(ctx))
   return productViews(reading, [row], urlBase, true)[0]!
 }
 

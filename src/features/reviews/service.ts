@@ -8,7 +8,7 @@ import { perHandle } from '../../kernel/db/per-handle'
 import type { Deps } from '../../kernel/deps'
 import { AppError, notFound } from '../../kernel/errors'
 import { pageWindow, toPage, type PageQuery } from '../../kernel/pagination'
-import { findProduct, productNames, PRODUCTS_HINT, ratingOfCounts, setProductRating, shownProductRating } from '../catalog'
+import { findProduct, productNames, productsHint, ratingOfCounts, setProductRating, shownProductRating } from '../catalog'
 import { findMedia, linksAsMediaUser, mediaByIds, renumber, toMedia } from '../media'
 import { hasPaidOrderWith } from '../orders'
 import type { CreateReviewBody, Review, UpdateReviewBody } from './model'
@@ -153,7 +153,7 @@ function setPhotos(tx: Sql, ctx: StoreCtx, reviewId: string, mediaIds: string[])
 export function listProductReviews(deps: Deps, ctx: StoreCtx, productId: string, query: PageQuery, urlBase: string) {
   return readTransaction(deps.db, (db) => {
     const summary = shownProductRating(db, ctx, productId)
-    if (!summary) throw notFound('product', productId, PRODUCTS_HINT)
+    if (!summary) throw notFound('product', productId, productsHint(ctx))
     const q = statements(db)
     const { limit, offset } = pageWindow(query)
     const rows = q.productPage.all({ storeId: ctx.storeId, productId, limit, offset })
