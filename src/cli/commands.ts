@@ -1,5 +1,5 @@
 import type { Command } from 'commander'
-import { existsSync, readFileSync } from 'node:fs'
+import { readFileSync, statSync } from 'node:fs'
 import { constants } from 'node:os'
 import { resolve } from 'node:path'
 import { loadConfig } from '../config'
@@ -10,7 +10,7 @@ import { parseClassList } from '../features/groups'
 import { decodeTextFile } from '../kernel/text-file'
 import { printable, printableValues } from '../kernel/control-characters'
 import { DATA_NAMES, dataPath } from '../kernel/data-dir'
-import { shellQuoted } from '../kernel/file-messages'
+import { fileProblem, shellQuoted } from '../kernel/file-messages'
 import { platform } from '../kernel/platform'
 import { asCliFailure, CliFailure, endProgress, jobOnDataDir, type Job } from './jobs'
 import { pluralize } from '../kernel/plural'
@@ -28,7 +28,8 @@ export function addTeacherCommands(program: Command) {
       try {
         bytes = readFileSync(csv)
       } catch (e) {
-        throw new CliFailure([`cannot read ${csv} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`])
+        const missing = (e as NodeJS.ErrnoException).code === 'ENOENT' ? ': check its name, or give its whole path' : ''
+        throw new CliFailure([`cannot read ${printable(csv)} (${fileProblem(e)})${missing}`])
       }
       const { text, encoding } = decodeTextFile(bytes)
       const rows = await parsed(text)
@@ -128,6 +129,21 @@ async function parsed(text: string) {
 }
 
 /**
+ * Whether the data folder holds a class (its database). A folder this user may not look into, or a
+ * file given as the folder, is said so, not taken for an empty folder.
+ */
+function holdsClass(dataDir: string): boolean {
+  try {
+    return statSync(dataPath(dataDir, 'database')).isFile()
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code
+    if (code === 'ENOENT') return false
+    const next = code === 'EACCES' || code === 'EPERM' ? 'run the command as the user who runs the server, or give' : 'give'
+    throw new CliFailure([`cannot look into the data folder ${printable(dataDir)} (${fileProblem(e)}): ${next} the data folder your server uses, with --data <dir> or DATA_DIR`])
+  }
+}
+
+/**
  * The job done by the server running on the folder, or here on the folder opened (cli/jobs.ts), ready
  * to print: its result holds what students typed, which a database an older version wrote may hold
  * with control characters, so every string in it has them escaped (the CSV too: it goes to a terminal
@@ -136,7 +152,7 @@ async function parsed(text: string) {
 async function onDataDir<K extends Job['kind']>(data: string | undefined, job: Extract<Job, { kind: K }>) {
   const { dataDir } = loadConfig({ dataDir: data }, process.env)
   // Only an import may make a class: a backup or a report of a folder that holds none is a wrong --data.
-  const isNew = !existsSync(dataPath(dataDir, 'database'))
+  const isNew = !holdsClass(dataDir)
   if (isNew && job.kind !== 'import') {
     throw new CliFailure([`${printable(dataDir)} holds no class (no ${DATA_NAMES.database} in it): give the data folder your server uses, with --data <dir> or DATA_DIR`])
   }

@@ -10,6 +10,7 @@ const PROBLEMS: Record<string, string> = {
   EISDIR: 'it is a folder',
   ENOTDIR: 'a part of the path is a file, not a folder',
   EEXIST: 'a file is in the way',
+  ENOENT: 'there is no such file',
 }
 
 /** What went wrong with a file, in words, from its error code. */

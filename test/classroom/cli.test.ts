@@ -96,7 +96,7 @@ describe('storefront groups import', () => {
     expect((await cli(['groups', 'import', 'header.csv', '--data', 'data'], dir)).stderr).toBe('storefront: 1 problem in the class list; nothing was imported\nstorefront:   the file has a header but no rows; add lines group,rm,name\n')
     expect((await cli(['groups', 'import', 'empty.csv', '--data', 'data'], dir)).stderr).toBe('storefront: 1 problem in the class list; nothing was imported\nstorefront:   the file is empty; add lines group,rm,name\n')
     const missing = await cli(['groups', 'import', 'nope.csv'], dir)
-    expect([missing.code, missing.stderr]).toEqual([1, 'storefront: cannot read nope.csv (ENOENT)\n'])
+    expect([missing.code, missing.stderr]).toEqual([1, 'storefront: cannot read nope.csv (there is no such file): check its name, or give its whole path\n'])
   })
 })
 
@@ -122,6 +122,16 @@ describe('a data folder that holds no class', () => {
       expect([res.code, res.stdout, res.stderr]).toEqual([1, '', `storefront: ${join(dir, 'data')} holds no class (no storefront.db in it): give the data folder your server uses, with --data <dir> or DATA_DIR\n`])
     }
     expect([existsSync(join(dir, 'data')), existsSync(join(dir, 'class.tgz'))]).toEqual([false, false])
+    // A file given as the data folder is said to be one, for every command.
+    writeFileSync(join(dir, 'notes.txt'), 'not a folder')
+    writeFileSync(join(dir, 'class.csv'), 'Azul,100,Ana\n')
+    for (const args of [['backup', 'class.tgz'], ['activity'], ['groups', 'import', 'class.csv']]) {
+      const res = await cli([...args, '--data', 'notes.txt'], dir)
+      expect([res.code, res.stderr]).toEqual([
+        1,
+        `storefront: cannot look into the data folder ${join(dir, 'notes.txt')} (a part of the path is a file, not a folder): give the data folder your server uses, with --data <dir> or DATA_DIR\n`,
+      ])
+    }
     // A backup into a folder that does not exist says so (it was a dump of Bun's error).
     writeFileSync(join(dir, 'class.csv'), 'Azul,100,Ana\n')
     await cli(['groups', 'import', 'class.csv'], dir)
