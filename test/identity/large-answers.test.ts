@@ -178,5 +178,15 @@ describe('a large answer counts for more of the rate limit', () => {
     expect(await stream.webhooks(MAX_REPLAY)).toHaveLength(MAX_REPLAY)
     await stream.close()
     expect(remaining(await t.call('GET', sized(100), { headers }))).toBe(remaining(after) - 1)
+
+    // Once the bucket is empty, the refusal names the replay, not a list.
+    let refused: CallResult | undefined
+    for (let i = 0; i <= BURST && !refused; i++) {
+      const res = await t.call('GET', sized(100), { headers })
+      if (res.status === 429) refused = res
+    }
+    expect(refused!.body.error.message).toEndWith(
+      `A large answer counts as more than one request (one more for every 64 KiB), and so do the events a listen stream missed and was sent when it reconnected: a recent reconnection was sent ${Math.round(bytes / 1024)} KiB of them and counted as ${replayCost} more. A stream that stays connected is sent new events at no cost.`,
+    )
   })
 })

@@ -218,12 +218,13 @@ export class ListenHub {
     const start = readTransaction(this.deps.db, () => ({ ...this.startOf(storeId, types, input.lastEventId), replayEnd: this.q.end() }))
     let cursor = start.after
     // The events missed, sent after Last-Event-ID, are one answer of up to MAX_REPLAY events: charged to
-    // the store's rate limit as a JSON answer of their size is (kernel/auth/rate-limiter.ts), once they
-    // are sent or the stream ends, so that a loop of reconnections cannot replay the window fifty times a second.
+    // the store's rate limit as a JSON answer of their size is (kernel/auth/rate-limiter.ts), once the
+    // server has read them all out for the stream, or what it had read out when the stream ends, so
+    // that a loop of reconnections cannot replay the window fifty times a second.
     let replayed = input.lastEventId === null ? undefined : 0
     const chargeReplay = () => {
       const tokens = replayed === undefined ? 0 : extraTokens(replayed)
-      if (tokens > 0) this.deps.limiter.charge(storeId, tokens, replayed!, {})
+      if (tokens > 0) this.deps.limiter.charge(storeId, tokens, replayed!, {}, true)
       replayed = undefined
     }
 

@@ -8,7 +8,7 @@ import type { NamedStore } from '../http/inspection'
 import { credentialRows, type KeyRow } from './credential-rows'
 import { API_KEY_FORMAT, API_KEY_LENGTH, constantTimeEqual } from './credentials'
 import { AUTH_KINDS, isShopFront, type Actor, type AuthKind, type StoreCtx } from './kinds'
-import { BYTES_PER_TOKEN, extraTokens, SHOP_FRONT_SHARE, type RateLimiter } from './rate-limiter'
+import { BYTES_PER_TOKEN, extraTokens, SHOP_FRONT_SHARE, type LargeAnswer, type RateLimiter } from './rate-limiter'
 
 /**
  * What the gate reports about each authenticated store call, for activity and `lastUsedAt`. It is given
@@ -330,7 +330,12 @@ export function createGate(deps: GateDeps) {
 }
 
 /** What a refusal adds when a large answer emptied the bucket: why, and how to ask for less. */
-function largeAnswerNote(bytes: number | undefined): string {
-  if (bytes === undefined) return ''
-  return ` A large answer counts as more than one request (one more for every ${BYTES_PER_TOKEN / 1024} KiB): a recent one was ${Math.round(bytes / 1024)} KiB and counted as ${1 + extraTokens(bytes)}. For a list, a smaller pageSize makes smaller answers.`
+function largeAnswerNote(large: LargeAnswer | undefined): string {
+  if (large === undefined) return ''
+  const kib = Math.round(large.bytes / 1024)
+  const rule = `A large answer counts as more than one request (one more for every ${BYTES_PER_TOKEN / 1024} KiB)`
+  if (large.replay) {
+    return ` ${rule}, and so do the events a listen stream missed and was sent when it reconnected: a recent reconnection was sent ${kib} KiB of them and counted as ${extraTokens(large.bytes)} more. A stream that stays connected is sent new events at no cost.`
+  }
+  return ` ${rule}: a recent one was ${kib} KiB and counted as ${1 + extraTokens(large.bytes)}. For a list, a smaller pageSize makes smaller answers.`
 }

@@ -4,8 +4,14 @@ interface Bucket {
   /** Below zero after a large answer: the calls after it wait until the bucket has refilled that far. */
   tokens: number
   at: number
-  /** The size in bytes of the last answer that cost this bucket more than one token, and until when it may be why the bucket is empty. */
-  large?: { bytes: number; until: number }
+  /** The last answer that cost this bucket more than one token, and until when it may be why the bucket is empty. */
+  large?: LargeAnswer & { until: number }
+}
+
+/** An answer that cost more than one token: its size, and whether it was a listen stream's replay of missed events. */
+export interface LargeAnswer {
+  bytes: number
+  replay: boolean
 }
 
 /**
@@ -108,42 +114,42 @@ export class RateLimiter {
   /**
    * Takes `tokens` more from the store's bucket for the size of an answer (`bytes`) already made, and
    * writes the RateLimit-* headers again. The bucket may go below zero: the answer is given, and the
-   * store's next calls wait until it has refilled.
+   * store's next calls wait until it has refilled. `replay`: the answer was a listen stream's missed events.
    */
-  charge(storeId: string, tokens: number, bytes: number, headers: Record<string, unknown>) {
+  charge(storeId: string, tokens: number, bytes: number, headers: Record<string, unknown>, replay = false) {
     const bucket = this.stores.get(storeId)
-    if (bucket) this.chargeFrom(bucket, tokens, bytes, headers)
+    if (bucket) this.chargeFrom(bucket, tokens, { bytes, replay }, headers)
   }
 
   /** The same for a shop-front call: the client's bucket and the whole shop front's; headers of the client's. */
   chargeShopFront(storeId: string, address: string, tokens: number, bytes: number, headers: Record<string, unknown>) {
     const total = this.shopFrontTotals.get(storeId)
-    if (total) this.chargeFrom(total, tokens, bytes, headers, SHOP_FRONT_SHARE)
+    if (total) this.chargeFrom(total, tokens, { bytes, replay: false }, headers, SHOP_FRONT_SHARE)
     const bucket = this.shopFronts.get(`${storeId} ${address}`)
-    if (bucket) this.chargeFrom(bucket, tokens, bytes, headers)
+    if (bucket) this.chargeFrom(bucket, tokens, { bytes, replay: false }, headers)
   }
 
-  /** The size of the large answer that may have emptied the store's bucket, when there was one lately: the refusal says so. */
-  largeAnswer(storeId: string): number | undefined {
+  /** The large answer that may have emptied the store's bucket, when there was one lately: the refusal says so. */
+  largeAnswer(storeId: string): LargeAnswer | undefined {
     return this.lately(this.stores.get(storeId))
   }
 
   /** The same for a shop-front client, or for the whole shop front (`address` undefined). */
-  largeShopFrontAnswer(storeId: string, address: string | undefined): number | undefined {
+  largeShopFrontAnswer(storeId: string, address: string | undefined): LargeAnswer | undefined {
     return this.lately(address === undefined ? this.shopFrontTotals.get(storeId) : this.shopFronts.get(`${storeId} ${address}`))
   }
 
-  private lately(bucket: Bucket | undefined): number | undefined {
+  private lately(bucket: Bucket | undefined): LargeAnswer | undefined {
     if (!bucket?.large || bucket.large.until < this.clock.now()) return undefined
-    return bucket.large.bytes
+    return bucket.large
   }
 
-  private chargeFrom(bucket: Bucket, tokens: number, bytes: number, headers: Record<string, unknown>, scale = 1) {
+  private chargeFrom(bucket: Bucket, tokens: number, large: LargeAnswer, headers: Record<string, unknown>, scale = 1) {
     const now = this.clock.now()
     this.refill(bucket, now, scale)
     bucket.tokens -= tokens
     // Long enough to refill what it took and the whole burst: past that, an empty bucket is the calls' doing.
-    bucket.large = { bytes, until: now + ((tokens + this.burst * scale) / (this.rps * scale)) * 1000 }
+    bucket.large = { ...large, until: now + ((tokens + this.burst * scale) / (this.rps * scale)) * 1000 }
     this.writeHeaders(bucket, headers, scale)
   }
 
