@@ -73,15 +73,19 @@ describe('POST /v1/products with variants', () => {
     }
     expect(await problems({ size: 'M', ' size ': 'G' })).toEqual([
       400,
-      [{ path: 'variants.0.options', message: 'option names "size" and " size " are the same name once the spaces around it are trimmed; send it once' }],
+      [{ path: 'variants.0.options', message: 'option names "size" and " size " are the same name once the whitespace around it is trimmed; send it once' }],
+    ])
+    expect(await problems({ color: 'azul', '\tcolor\n': 'verde' })).toEqual([
+      400,
+      [{ path: 'variants.0.options', message: 'option names "color" and "\\tcolor\\n" are the same name once the whitespace around it is trimmed; send it once' }],
     ])
     expect(await problems({ '  ': 'M' })).toEqual([400, [{ path: 'variants.0.options', message: 'an option name is required: name what the variant differs in, e.g. "size"' }]])
     expect(await problems({ ['x'.repeat(41)]: 'M' })).toEqual([400, [{ path: 'variants.0.options', message: 'an option name has at most 40 characters' }]])
     expect(await problems({ size: ' ' })).toEqual([400, [{ path: 'variants.0.options.size', message: 'an option value is required: send the choice, e.g. "M"' }]])
     expect(await problems({ size: 'x'.repeat(81) })).toEqual([400, [{ path: 'variants.0.options.size', message: 'an option value has at most 80 characters' }]])
     expect(rowsOf(t, 'variants')).toBe(0)
-    const made = await expectOk(variant({ ' size ': ' M ', [` ${'c'.repeat(40)} `]: 'azul' }), 201)
-    expect(made.variants[0].options).toEqual({ size: 'M', ['c'.repeat(40)]: 'azul' })
+    const made = await expectOk(variant({ ' size ': ' M ', [` ${'c'.repeat(40)} `]: 'azul', 'material\n': 'algodão' }), 201)
+    expect(made.variants[0].options).toEqual({ size: 'M', ['c'.repeat(40)]: 'azul', material: 'algodão' })
   })
 
   test('names, descriptions and options refuse control characters and half characters, each six bytes of every page that shows them; a description keeps its lines', async () => {

@@ -55,8 +55,9 @@ const Options = z
     ),
   )
   .refine((o) => Object.keys(o).length <= MAX_OPTIONS, `a variant has at most ${MAX_OPTIONS} options (such as size, color and material); combine the others into one`)
-  // Names are checked here, as sent, rather than by the key's schema: zod reports any refused key as
-  // "Invalid key in record", and a trimming key schema would merge " size" into "size" without a word.
+  // Names are checked here rather than by the key's schema: zod reports any refused key as "Invalid key
+  // in record", and a trimming key schema would merge " size" into "size" without a word. Each is
+  // trimmed first (whitespace, line breaks included), as a name is (nameText), then checked.
   .superRefine((o, issues) => {
     const seen = new Map<string, string>()
     for (const name of Object.keys(o)) {
@@ -67,8 +68,8 @@ const Options = z
           : trimmed.length > MAX_OPTION_NAME
             ? `an option name has at most ${MAX_OPTION_NAME} characters`
             : seen.has(trimmed)
-              ? `option names ${JSON.stringify(seen.get(trimmed))} and ${JSON.stringify(name)} are the same name once the spaces around it are trimmed; send it once`
-              : controlProblem(name, 'an option name')
+              ? `option names ${JSON.stringify(seen.get(trimmed))} and ${JSON.stringify(name)} are the same name once the whitespace around it is trimmed; send it once`
+              : controlProblem(trimmed, 'an option name')
       if (problem) issues.addIssue({ code: 'custom', message: problem })
       if (!seen.has(trimmed)) seen.set(trimmed, name)
     }
