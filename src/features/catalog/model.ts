@@ -76,7 +76,7 @@ const Options = z
   })
   .overwrite((o) => Object.fromEntries(Object.entries(o).map(([name, value]) => [name.trim(), value])))
   .meta({ maxProperties: MAX_OPTIONS })
-  .describe(`What tells this variant apart, e.g. {"size": "M", "color": "blue"}: at most ${MAX_OPTIONS} options, each name up to ${MAX_OPTION_NAME} characters and each value up to ${MAX_OPTION_VALUE}, the spaces around them trimmed.`)
+  .describe(`What tells this variant apart, e.g. {"size": "M", "color": "blue"}: at most ${MAX_OPTIONS} options, each name up to ${MAX_OPTION_NAME} characters and each value up to ${MAX_OPTION_VALUE}, the whitespace around them trimmed.`)
 const TermId = (what: string, name: string) => idRef(name).nullable().describe(`id of one of this store's ${what}, or null`)
 const CollectionIds = z.array(idRef('collectionIds[]')).max(50).describe("ids of this store's collections")
 export const ProductStateSchema = z.enum(PRODUCT_STATES).describe('DRAFT (the default), PUBLISHED (can be bought) or ARCHIVED')

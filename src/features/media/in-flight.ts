@@ -85,16 +85,6 @@ export class Upload {
    * bytes arrive side by side. False when they do not fit.
    */
   reserveAhead(bytes: number): boolean {
-    return this.hold(bytes)
-  }
-
-  /** Takes in the next `bytes` of the file before they are written, reserving them unless they were; false when they do not fit. */
-  reserve(bytes: number): boolean {
-    this.taken += bytes
-    return this.taken <= this.held || this.hold(this.taken - this.held)
-  }
-
-  private hold(bytes: number): boolean {
     if (this.held + bytes > this.room()) {
       this.entry.used = this.usedNow()
       if (this.held + bytes > this.room()) return false
@@ -102,6 +92,12 @@ export class Upload {
     this.held += bytes
     this.entry.reserved += bytes
     return true
+  }
+
+  /** Takes in the next `bytes` of the file before they are written, reserving them unless they were; false when they do not fit. */
+  reserve(bytes: number): boolean {
+    this.taken += bytes
+    return this.taken <= this.held || this.reserveAhead(this.taken - this.held)
   }
 
   /** The file is recorded in the library (in the same turn, so no other upload sees its bytes twice or not at all). */
