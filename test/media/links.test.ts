@@ -1,6 +1,7 @@
 import { describe, expect, test } from 'bun:test'
 import { cpSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
+import { ASIDE_PREFIX } from '../../src/features/media/service'
 import { sweepMediaFolder } from '../../src/features/media/sweep'
 import { createTestApp } from '../helpers/app'
 import { tempDir } from '../helpers/temp'
@@ -59,6 +60,20 @@ describe('the media sweep at start follows no link', () => {
     expect([exists(join(t.a.dir, t.world.A.media.id)), exists(join(t.media, 'str_evil')), exists(t.b.path), exists(join(t.a.dir, 'stray'))]).toEqual([false, false, false, false])
     expect(readFileSync(t.a.path).equals(pngBefore)).toBe(true)
     expect(readdirSync(t.media).sort()).toEqual([t.world.A.group.storeId, t.world.B.group.storeId].sort())
+  })
+
+  test("a reset store's folder moved aside and left by a crash is removed at start; the stores' own files stay", async () => {
+    const t = await setup()
+    const aside = join(t.media, `${ASIDE_PREFIX}${t.world.A.group.storeId}-abcd1234`)
+    mkdirSync(join(aside, 'nested'), { recursive: true })
+    writeFileSync(join(aside, 'med_old.png'), 'a file of the store before its reset')
+    symlinkSync(join(t.outside, 'victim'), join(aside, 'nested', 'out'))
+
+    expect(await sweepMediaFolder(t.deps)).toEqual({ files: 1, links: 0 })
+
+    expect(readdirSync(t.media).sort()).toEqual([t.world.A.group.storeId, t.world.B.group.storeId].sort())
+    expect([existsSync(t.a.path), existsSync(t.b.path)]).toEqual([true, true])
+    expect(readdirSync(join(t.outside, 'victim')).sort()).toEqual([`${t.world.A.media.id}.png`, 'thesis.txt'])
   })
 
   test('a media folder that is itself a link is removed as a link and made again, empty; the folder it pointed to keeps every file', async () => {

@@ -4,7 +4,7 @@ import { join } from 'node:path'
 import { UPLOADS_AT_ONCE } from '../../src/features/media/in-flight'
 import { MiB } from '../../src/features/media/formats'
 import { createTestApp } from '../helpers/app'
-import { apiKey, expectOk, FIXTURES, formWith, twoStores } from '../helpers/world'
+import { admin, apiKey, expectOk, FIXTURES, formWith, twoStores } from '../helpers/world'
 
 /**
  * Uploads whose bytes arrive only when the test sends them (a ReadableStream it feeds), so that several
@@ -106,6 +106,15 @@ function fedUpload(t: T, headers: Record<string, string>, size: number, path = '
         controller.enqueue(new TextEncoder().encode(`\r\n--${BOUNDARY}--\r\n`))
         controller.close()
       }
+      return response
+    },
+    /** Sends the rest of the file and the closing boundary at once, without watching the server write them. */
+    sendRest() {
+      controller.enqueue(new Uint8Array(size - state.fed))
+      state.fed = size
+      state.endSent = true
+      controller.enqueue(new TextEncoder().encode(`\r\n--${BOUNDARY}--\r\n`))
+      controller.close()
       return response
     },
     /** The client goes away: the body ends with an error. */
@@ -219,6 +228,27 @@ describe('uploads in flight count against the quota', () => {
     const withImage = await two.finish()
     expect([withImage.status, withImage.body.image.isPrimary, withImage.body.media.sizeBytes]).toEqual([201, true, 100 * KiB])
     expect(t.deps.uploads.of(t.storeA)).toEqual({ uploads: 0, reservedBytes: 0 })
+  })
+
+  test("uploads running while the teacher resets the store are 409 and record nothing; the store's next upload starts afresh", async () => {
+    const t = await setup({ mediaQuotaMb: '1' })
+    const uploads = [fedUpload(t, t.keyA, 300 * KiB), fedUpload(t, t.keyA, 300 * KiB)]
+    for (const u of uploads) await u.send(2 * CHUNK)
+    await expectOk(t.call('POST', `/v1/admin/groups/${t.world.A.group.id}/reset-store`, { headers: admin }))
+    for (const u of uploads) {
+      const answer = await u.sendRest()
+      expect([answer.status, answer.body.error.code, answer.body.error.message]).toEqual([409, 'CONFLICT', 'The store was reset while this file was uploading, so it was not kept. Send it again.'])
+    }
+    expect((await expectOk(t.call('GET', '/v1/media', { headers: t.keyA }))).total).toBe(0)
+    expect(filesIn(t.folderA)).toEqual({})
+    // Nothing of the store's folder is left beside it either.
+    expect(readdirSync(join(t.dir, 'media')).filter((n) => n.startsWith('.'))).toEqual([])
+    expect(t.deps.uploads.of(t.storeA)).toEqual({ uploads: 0, reservedBytes: 0 })
+
+    // The emptied library has its whole quota: a file of 1 MiB is kept.
+    const full = await fedUpload(t, t.keyA, 1 * MiB).finish()
+    expect([full.status, full.body.sizeBytes]).toEqual([201, 1 * MiB])
+    expect(bytesIn(t.folderA)).toBe(1 * MiB)
   })
 
   test('an upload the client abandons frees its reservation, its slot and its partial file', async () => {

@@ -1,9 +1,6 @@
-import { join } from 'node:path'
 import type { Database } from 'bun:sqlite'
 import { writeTransaction } from '../../kernel/db/database'
-import type { Deps } from '../../kernel/deps'
-import { removeTree } from '../../kernel/platform'
-import { mediaRoot } from '../media'
+import { removeStoreMedia, type UploadDeps } from '../media'
 import { getGroup } from '../groups'
 import { KEPT_BY_RESET } from '../webhooks'
 
@@ -27,7 +24,7 @@ export function storeTables(sqlite: Database): string[] {
  * their events, in one transaction. Members, API keys, settings, the activity counts and the listen
  * secret (webhooks' KEPT_BY_RESET) stay.
  */
-export async function resetStore(deps: Deps, groupId: string) {
+export async function resetStore(deps: UploadDeps, groupId: string) {
   const group = getGroup(deps, groupId)
   const removed: Record<string, number> = {}
   writeTransaction(deps.db, (tx) => {
@@ -43,6 +40,6 @@ export async function resetStore(deps: Deps, groupId: string) {
     }
     for (const table of tables) sqlite.query(`delete from ${ofStore(table)}`).run(group.storeId)
   })
-  await removeTree(join(mediaRoot(deps), group.storeId))
+  await removeStoreMedia(deps, group.storeId)
   return { groupId: group.id, storeId: group.storeId, removed }
 }

@@ -17,6 +17,8 @@ interface StoreUploads {
   reserved: number
   /** The bytes of the store's recorded files, read when an upload begins and kept current as uploads land. */
   used: number
+  /** The store was reset while these uploads ran (`forget`): none of them may record its file. */
+  forgotten?: true
 }
 
 /**
@@ -48,8 +50,19 @@ export class UploadsInFlight {
     entry.uploads++
     this.stores.set(storeId, entry)
     return new Upload(entry, quota, usedNow, () => {
-      if (--entry.uploads === 0) this.stores.delete(storeId)
+      if (--entry.uploads === 0 && this.stores.get(storeId) === entry) this.stores.delete(storeId)
     })
+  }
+
+  /**
+   * The store was reset: the uploads running for it record nothing (Upload.forgotten), and the next
+   * ones start afresh, counting the emptied library.
+   */
+  forget(storeId: string) {
+    const entry = this.stores.get(storeId)
+    if (!entry) return
+    entry.forgotten = true
+    this.stores.delete(storeId)
   }
 
   /** What a store has running now: uploads and the bytes they hold. */
@@ -73,6 +86,11 @@ export class Upload {
     private readonly usedNow: () => number,
     private readonly free: () => void,
   ) {}
+
+  /** Whether the store was reset while this upload ran: its file may not be recorded. */
+  get forgotten(): boolean {
+    return this.entry.forgotten === true
+  }
 
   /** The largest file this upload may still become: the quota less the library and the other uploads' bytes. */
   room(): number {

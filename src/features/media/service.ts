@@ -1,10 +1,12 @@
 import { and, count, desc, eq, sql } from 'drizzle-orm'
 import { lstat, mkdir, rename, rm } from 'node:fs/promises'
-import { removeLink } from '../../kernel/platform'
+import { renameSync } from 'node:fs'
+import { removeLink, removeTree } from '../../kernel/platform'
 import { join } from 'node:path'
 import type { StoreCtx } from '../../kernel/auth/kinds'
 import { isoTime } from '../../kernel/clock'
 import { dataPath } from '../../kernel/data-dir'
+import { randomToken } from '../../kernel/ids'
 import { writeTransaction, type Sql } from '../../kernel/db/database'
 import { inJsonIds } from '../../kernel/db/json-ids'
 import { perHandle } from '../../kernel/db/per-handle'
@@ -22,6 +24,8 @@ import type { MediaDeps } from './users'
 export type MediaRow = typeof media.$inferSelect
 
 export const mediaRoot = (deps: Deps) => dataPath(deps.config.dataDir, 'media')
+/** A store's folder moved aside by a reset, in the media folder until it is removed. */
+export const ASIDE_PREFIX = '.tmp-reset-'
 
 /**
  * The names the media folder holds: a folder per store, named by the store's id, holding a file per
@@ -79,7 +83,19 @@ export async function uploadMedia(deps: UploadDeps, ctx: StoreCtx, request: Requ
   }
 }
 
+/** An upload whose store the teacher reset while it ran: its file went with the store's others. */
+const resetMeanwhile = () => new AppError('CONFLICT', 'The store was reset while this file was uploading, so it was not kept. Send it again.')
+
 async function receiveIntoLibrary(deps: Deps, ctx: StoreCtx, request: Request, upload: Upload) {
+  try {
+    return await receiveAndRecord(deps, ctx, request, upload)
+  } catch (e) {
+    // Its folder was moved away under it (removeStoreMedia): whatever failed, that is why.
+    throw upload.forgotten ? resetMeanwhile() : e
+  }
+}
+
+async function receiveAndRecord(deps: Deps, ctx: StoreCtx, request: Request, upload: Upload) {
   const id = deps.ids.next('med')
   const dir = await storeFolder(deps, ctx.storeId)
   const temp = join(dir, `.tmp-${id}`)
@@ -101,6 +117,7 @@ async function receiveIntoLibrary(deps: Deps, ctx: StoreCtx, request: Request, u
     // The reservations keep the library within the quota; the check here holds it for files recorded
     // by other means too (a restored database).
     writeTransaction(deps.db, (tx) => {
+      if (upload.forgotten) throw resetMeanwhile()
       if (usedBytes(tx, ctx.storeId) + row.sizeBytes > quotaBytes(deps)) {
         throw new AppError('QUOTA_EXCEEDED', "Another upload used the store's remaining media quota first. Delete files you no longer use and try again.")
       }
@@ -199,6 +216,25 @@ async function storeFolder(deps: Deps, storeId: string): Promise<string> {
   for (const path of [root, dir]) if (await isLink(path)) await removeLink(path)
   await mkdir(dir, { recursive: true })
   return dir
+}
+
+/**
+ * A store's files, once a reset has removed their records: the uploads running for it record nothing
+ * (UploadsInFlight.forget), and its folder is moved aside at once, in the reset's turn, then removed,
+ * so that an upload starting meanwhile makes a new folder rather than write into one being removed.
+ * A folder left aside by a crash goes at the next start (sweep.ts).
+ */
+export async function removeStoreMedia(deps: UploadDeps, storeId: string) {
+  deps.uploads.forget(storeId)
+  const root = mediaRoot(deps)
+  const aside = join(root, `${ASIDE_PREFIX}${storeId}-${randomToken(8)}`)
+  try {
+    renameSync(join(root, storeId), aside)
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return
+    throw e
+  }
+  await removeTree(aside)
 }
 
 /** Removes a library file, unless the media folder or the store's is a link: nothing is removed through one (the sweep at start removes the link). */

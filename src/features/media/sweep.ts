@@ -3,7 +3,7 @@ import { lstat, mkdir, readdir } from 'node:fs/promises'
 import { join } from 'node:path'
 import type { Deps } from '../../kernel/deps'
 import { removeLink, removeTree } from '../../kernel/platform'
-import { isLink, libraryFileName, mediaRoot } from './service'
+import { ASIDE_PREFIX, isLink, libraryFileName, mediaRoot } from './service'
 import { media } from './tables'
 
 export interface Swept {
@@ -14,8 +14,9 @@ export interface Swept {
 }
 
 /**
- * At start: removes what a crash can leave in the media folder, half-received uploads (.tmp-*) and
- * files whose record was never written or already deleted, so the folder matches the library.
+ * At start: removes what a crash can leave in the media folder, half-received uploads (.tmp-*), a
+ * reset store's folder moved aside, and files whose record was never written or already deleted, so
+ * the folder matches the library.
  *
  * Nothing here follows a link. A link is not something the server makes (a restored archive from an
  * older build could hold one, or a hand made it): wherever it is, it is removed as a link, and what it
@@ -37,7 +38,11 @@ export async function sweepMediaFolder(deps: Deps): Promise<Swept> {
       await removeLink(dir)
       swept.links++
     }
-    if (stat?.isDirectory()) await sweepStoreFolder(deps, store, dir, swept)
+    if (stat?.isDirectory() && store.startsWith(ASIDE_PREFIX)) {
+      // A reset's folder moved aside (removeStoreMedia) that a crash kept from being removed.
+      await removeTree(dir)
+      swept.files++
+    } else if (stat?.isDirectory()) await sweepStoreFolder(deps, store, dir, swept)
   }
   return swept
 }
