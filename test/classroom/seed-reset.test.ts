@@ -1,6 +1,11 @@
 import { describe, expect, test } from 'bun:test'
 import { existsSync, readdirSync } from 'node:fs'
 import { join } from 'node:path'
+import { resetStore } from '../../src/features/classroom/reset'
+import { seedDemo } from '../../src/features/classroom/seed'
+import { customers } from '../../src/kernel/auth/tables'
+import { writeTransaction } from '../../src/kernel/db/database'
+import type { AppError } from '../../src/kernel/errors'
 import { createTestApp } from '../helpers/app'
 import { storeCatalog } from '../helpers/catalog'
 import { admin, apiKey, bearer, expectOk, twoStores } from '../helpers/world'
@@ -116,6 +121,50 @@ describe('seed-demo', () => {
     // Nothing of the demo: no product, no category.
     expect((await all(t, t.w.A.key.apiKey, 'products')).total).toBe(0)
     expect((await all(t, t.w.A.key.apiKey, 'categories')).total).toBe(0)
+  })
+
+  test('while seed-demo fills a store, a reset of it and a second seed are 409; both work once it has answered', async () => {
+    const t = await setup()
+    const groupId = t.w.A.group.id
+    // The seed marks the store before its first wait: the calls below run while it fills the store.
+    const filling = seedDemo(t.deps, groupId)
+    const refusal = async (work: Promise<unknown>) => {
+      try {
+        await work
+      } catch (e) {
+        return [(e as AppError).code, (e as AppError).message]
+      }
+      return 'not refused'
+    }
+    expect(await refusal(resetStore(t.deps, groupId))).toEqual(['CONFLICT', `seed-demo is filling the store of '${t.w.A.group.name}' now; reset it once seed-demo has answered.`])
+    expect(await refusal(seedDemo(t.deps, groupId))).toEqual(['CONFLICT', `seed-demo is already filling the store of '${t.w.A.group.name}'; it answers once it is done.`])
+    expect((await filling).products).toBe(40)
+    expect((await expectOk(t.call('POST', `/v1/admin/groups/${groupId}/reset-store`, { headers: admin }))).removed.products).toBe(40)
+    expect((await seed(t, groupId)).status).toBe(201)
+  })
+
+  test("a request of the group's that takes an e-mail the demo makes while it seeds stops the seed partway, and the 409 says so to the teacher", async () => {
+    const t = await setup()
+    const groupId = t.w.A.group.id
+    const filling = seedDemo(t.deps, groupId)
+    // Written while the seed makes its catalog, after it checked the e-mails (as the shop's own register would be).
+    writeTransaction(t.deps.db, (tx) =>
+      tx.insert(customers).values({ id: 'cus_meanwhile', storeId: t.w.A.group.storeId, email: 'bruno@demo.example', name: 'Bruno', passwordHash: 'x', createdAt: 0 }).run(),
+    )
+    let stopped: AppError | undefined
+    try {
+      await filling
+    } catch (e) {
+      stopped = e as AppError
+    }
+    expect([stopped?.code, stopped?.message]).toEqual([
+      'CONFLICT',
+      `seed-demo stopped partway: a request of the group wrote to the store meanwhile (A customer with e-mail bruno@demo.example already exists in this store. Log in instead: POST /v1/customers/login.) What it made so far stays. Reset the store (POST /v1/admin/groups/${groupId}/reset-store), then seed again while the group is not writing to it.`,
+    ])
+    // What it made stays, as it says; a reset and a seed start over.
+    expect((await all(t, t.w.A.key.apiKey, 'products')).total).toBe(40)
+    await expectOk(t.call('POST', `/v1/admin/groups/${groupId}/reset-store`, { headers: admin }))
+    expect((await seed(t, groupId)).status).toBe(201)
   })
 
   test('a store that already has products is 409; an unknown group 404', async () => {

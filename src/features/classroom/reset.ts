@@ -3,6 +3,8 @@ import { writeTransaction } from '../../kernel/db/database'
 import { removeStoreMedia, type UploadDeps } from '../media'
 import { getGroup } from '../groups'
 import { KEPT_BY_RESET } from '../webhooks'
+import { AppError } from '../../kernel/errors'
+import { seeding } from './seed'
 
 /**
  * Store tables a reset keeps: the group's API keys stay. `catalog_versions` only ever grows: cached
@@ -26,6 +28,9 @@ export function storeTables(sqlite: Database): string[] {
  */
 export async function resetStore(deps: UploadDeps, groupId: string) {
   const group = getGroup(deps, groupId)
+  if (seeding(deps).has(group.storeId)) {
+    throw new AppError('CONFLICT', `seed-demo is filling the store of '${group.name}' now; reset it once seed-demo has answered.`)
+  }
   const removed: Record<string, number> = {}
   writeTransaction(deps.db, (tx) => {
     const sqlite = tx.$client

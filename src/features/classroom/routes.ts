@@ -31,18 +31,18 @@ export const classroomRoutes = (deps: OrdersDeps & UploadDeps & CatalogDeps) =>
           tags,
           summary: "Fill a group's empty store with a demo catalog",
           description:
-            '3 categories, 4 brands, 2 collections, 40 products (most PUBLISHED) with size variants and a picture each, and 3 customers with 2 paid orders each and a review of their first purchase, through the same rules as the API. The same `seed` gives the same catalog. A store that already has products is 409: reset it first.',
+            '3 categories, 4 brands, 2 collections, 40 products (most PUBLISHED) with size variants and a picture each, and 3 customers with 2 paid orders each and a review of their first purchase, through the same rules as the API. The same `seed` gives the same catalog. A store that already has products is 409: reset it first. One seed runs per store at a time (409 for a second). The seed takes a few seconds, and the group\u2019s own requests may write meanwhile: one that takes a SKU or an e-mail the demo makes stops the seed partway, a 409 that says so; what it made stays, and a reset then a new seed start over.',
         },
       },
     )
     .post('/reset-store', ({ params }) => resetStore(deps, params.id), {
       admin: true,
       params: GroupIdParams,
-      response: { 200: ResetResult, 404: ErrorEnvelope },
+      response: { 200: ResetResult, 404: ErrorEnvelope, 409: ErrorEnvelope },
       detail: {
         tags,
         summary: "Empty a group's store",
         description:
-          "Removes the store's catalog, media (files too), customers, carts, orders, reviews and webhooks in one transaction. Members, API keys, settings, activity counts and the store's listen secret (storefront listen, GET /v1/webhooks/listen) stay.",
+          "Removes the store's catalog, media (files too), customers, carts, orders, reviews and webhooks in one transaction. Members, API keys, settings, activity counts and the store's listen secret (storefront listen, GET /v1/webhooks/listen) stay. Uploads running for the store when it is reset are 409 CONFLICT and keep nothing. While seed-demo is filling the store, a reset is 409: reset it once seed-demo has answered.",
       },
     })

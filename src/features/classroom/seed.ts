@@ -10,6 +10,8 @@ import { linkImage } from '../product-images'
 import { createReview } from '../reviews'
 import { createTerm } from '../taxonomy'
 import { pluralize } from '../../kernel/plural'
+import { perHandle } from '../../kernel/db/per-handle'
+import type { Deps } from '../../kernel/deps'
 
 const REVIEW_TITLES: Record<number, string> = { 5: 'Excelente', 4: 'Muito bom', 3: 'Razoável' }
 
@@ -63,6 +65,30 @@ export async function seedDemo(deps: OrdersDeps & UploadDeps & CatalogDeps, grou
       `The store of '${group.name}' already has a customer with the e-mail ${taken.join(', ')}, which the demo makes. Reset it first (POST /v1/admin/groups/${group.id}/reset-store), then seed.`,
     )
   }
+  const running = seeding(deps)
+  if (running.has(ctx.storeId)) {
+    throw new AppError('CONFLICT', `seed-demo is already filling the store of '${group.name}'; it answers once it is done.`)
+  }
+  running.add(ctx.storeId)
+  try {
+    return await fill(deps, group, ctx, seed)
+  } catch (e) {
+    // Its steps await (pictures, passwords), and the group's own requests may write in between: a
+    // refusal of theirs stops it partway, and is told as such, to the teacher.
+    if (!(e instanceof AppError) || e.status >= 500) throw e
+    throw new AppError(
+      'CONFLICT',
+      `seed-demo stopped partway: a request of the group wrote to the store meanwhile (${e.message}) What it made so far stays. Reset the store (POST /v1/admin/groups/${group.id}/reset-store), then seed again while the group is not writing to it.`,
+    )
+  } finally {
+    running.delete(ctx.storeId)
+  }
+}
+
+/** The stores seed-demo is filling now: a reset waits for it, and a second seed is refused. */
+export const seeding = perHandle((_deps: Deps) => new Set<string>())
+
+async function fill(deps: OrdersDeps & UploadDeps & CatalogDeps, group: { id: string; name: string; storeId: string }, ctx: StoreCtx, seed: number) {
   const { demoPicture } = await import('./demo-images') // pngjs: loaded when seeding, not at start
   const rnd = random(seed)
   const categories = Object.fromEntries(Object.keys(CATEGORIES).map((name) => [name, createTerm(deps, ctx, 'categories', { name })]))
