@@ -1,6 +1,6 @@
 import { Database } from 'bun:sqlite'
 import { describe, expect, test } from 'bun:test'
-import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { backup, BackupError, RefusedBackup, restore } from '../../src/features/backup/service'
 import { loadMigrations } from '../../src/kernel/db/migrate'
@@ -53,6 +53,27 @@ async function refusal(entries: TarEntry[]) {
 }
 
 const RULE = 'where a backup holds only the file storefront.db and the folders media/ and media/<store id>/, with files named <media id>.<extension> in them; nothing was changed. Restore a backup that storefront backup wrote'
+
+describe('what a backup holds', () => {
+  test('a media file deleted while the archive is packed is still in it, as its record is in the database copy', async () => {
+    const t = createTestApp({ settings: { rateLimitRps: '0' } })
+    const world = await twoStores(t.call, t.deps)
+    const png = `media/${world.A.group.storeId}/${world.A.media.id}.png`
+    const bytes = readFileSync(join(t.dir, png))
+    const archive = join(tempDir('backups'), 'class.tgz')
+    // The student deletes the file after the database was copied, before its turn to be packed.
+    const steps: string[] = []
+    await backup(t.database.sqlite, t.dir, archive, (step) => {
+      steps.push(step)
+      if (step === 'packing the files') rmSync(join(t.dir, png))
+    })
+    expect(steps).toEqual(['copying the database', 'packing the files'])
+    const packed = (await entriesOf(archive)).find((e) => e.path === png)
+    expect(Buffer.from(packed!.body!).equals(bytes)).toBe(true)
+    // Nothing of the copy is left in the data folder.
+    expect(readdirSync(t.dir).filter((n) => n.startsWith('.'))).toEqual([])
+  })
+})
 
 describe('restore takes only what a backup writes', () => {
   test('a backup restores into a new folder and over an old one, its database and every media file byte for byte', async () => {

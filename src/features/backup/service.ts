@@ -1,5 +1,5 @@
 import { Database } from 'bun:sqlite'
-import { accessSync, closeSync, constants, existsSync, openSync, readSync, realpathSync, statfsSync, statSync, type Stats } from 'node:fs'
+import { accessSync, closeSync, constants, existsSync, linkSync, lstatSync, mkdirSync, openSync, readdirSync, readSync, realpathSync, statfsSync, statSync, type Stats } from 'node:fs'
 import { mkdir, mkdtemp, rename, rmdir } from 'node:fs/promises'
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path'
 import { asideName, DATA_NAMES, DATABASE_FILES, databaseHeld, dataPath, removeStaleWork, serverRunning, workPrefix } from '../../kernel/data-dir'
@@ -39,9 +39,11 @@ async function withWork<T>(paths: string[], work: () => Promise<T>): Promise<T> 
 
 /**
  * A consistent copy of the data: `VACUUM INTO` writes a snapshot of the database on the connection that
- * holds it (a running server's own, which answers no request until the copy is written), then the
- * snapshot and the media folder are packed into one .tar.gz, readable by its owner only. Files uploaded
- * after the snapshot may be in it too; the next start removes those. The snapshot is made inside the
+ * holds it (a running server's own, which answers no request until the copy is written), and the media
+ * files are linked beside it in the same turn (linkMedia); then both are packed into one .tar.gz,
+ * readable by its owner only. On a disk without hard links the media folder is packed as it is then:
+ * files uploaded after the snapshot may be in it (the next start removes those), and one deleted
+ * meanwhile fails the backup, which says to run it again. The snapshot is made inside the
  * data folder, which is private. Only what a restore accepts is packed (archive.ts): a link, or a file
  * someone put in the media folder by hand, is left out. `cancelled` (the command that asked a running
  * server for it went away) stops it before the archive takes the target's name.
@@ -66,16 +68,20 @@ export async function backup(sqlite: Database, dataDir: string, file: string, pr
     // The writes of an open commit group are answered once committed: the copy has them all.
     commitGroup(sqlite)
     sqlite.exec(`VACUUM INTO '${dataPath(work, 'database').replaceAll("'", "''")}'`)
-    // Packed from the data folder itself, the snapshot under the name a data folder gives it: a link
-    // to media/ beside the snapshot would need privileges on Windows, where removing it may empty media/.
-    const snapshot = `${basename(work)}/${DB}`
+    // In the same turn, the media files as they are now: a file deleted while the archive is packed
+    // is still in it, as its record is in the snapshot. Else (a disk without hard links) packed from
+    // the data folder itself, the snapshot under the name a data folder gives it.
+    const linked = linkMedia(dataDir, work)
+    const from = linked ? work : dataDir
+    const snapshot = linked ? DB : `${basename(work)}/${DB}`
+    progress('packing the files')
     let files = 0
     await told(() => tar.create(
       {
         gzip: true,
         file: partial,
         mode: 0o600,
-        cwd: dataDir,
+        cwd: from,
         portable: true,
         // Cancelled: the entries left are skipped, and the archive is dropped below.
         filter: (path, stat) => !cancelled?.aborted && (path === snapshot || isPacked(path, stat as Stats)),
@@ -84,12 +90,40 @@ export async function backup(sqlite: Database, dataDir: string, file: string, pr
           if (++files % 100 === 0) progress(`packed ${files} files`)
         },
       },
-      [snapshot, ...(existsSync(dataPath(dataDir, 'media')) ? [MEDIA] : [])],
-    ), cannotWrite(target))
+      [snapshot, ...(existsSync(dataPath(from, 'media')) ? [MEDIA] : [])],
+    ), packFailure(dataDir, target))
     if (cancelled?.aborted) throw new BackupError(`the backup to ${target} was cancelled; nothing was written`)
     await told(() => rename(partial, target), cannotWrite(target))
     return { file: target, entries: files, replaced: replaces }
   })
+}
+
+/**
+ * Hard links, in `work`'s media folder, to the library files of the data folder's (what a restore
+ * accepts, archive.ts), made synchronously: a server answers nothing meanwhile, so they are the files
+ * of the database snapshot just taken, and a file deleted afterwards keeps its bytes for the archive.
+ * A link costs no copy. False, with nothing made, on a disk that has no hard links (FAT, some shares).
+ */
+function linkMedia(dataDir: string, work: string): boolean {
+  const source = dataPath(dataDir, 'media')
+  const target = dataPath(work, 'media')
+  if (!lstatSync(source, { throwIfNoEntry: false })?.isDirectory()) return true
+  try {
+    mkdirSync(target)
+    for (const store of readdirSync(source, { withFileTypes: true })) {
+      if (!store.isDirectory() || !isBackupEntry(`${MEDIA}/${store.name}`, 'folder')) continue
+      mkdirSync(join(target, store.name))
+      for (const file of readdirSync(join(source, store.name), { withFileTypes: true })) {
+        if (file.isFile() && isBackupEntry(`${MEDIA}/${store.name}/${file.name}`, 'file')) linkSync(join(source, store.name, file.name), join(target, store.name, file.name))
+      }
+    }
+    return true
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code
+    if (code !== 'EPERM' && code !== 'EXDEV' && code !== 'ENOTSUP' && code !== 'ENOSYS') throw e
+    removeTreeSync(target)
+    return false
+  }
 }
 
 /** The start of every gzip file, a backup's among them. */
@@ -136,6 +170,16 @@ async function told<T>(work: () => Promise<T>, refusal: (e: unknown) => BackupEr
     if (!(e as NodeJS.ErrnoException).code) throw e
     throw refusal(e)
   }
+}
+
+/**
+ * Why packing failed: a file of the data folder that went away or could not be read while it was
+ * packed (without hard links, a media file deleted meanwhile), else the target that could not be written.
+ */
+const packFailure = (dataDir: string, target: string) => (e: unknown) => {
+  const path = (e as NodeJS.ErrnoException).path
+  if (path === undefined || !isInside(dataDir, resolve(dataDir, path))) return cannotWrite(target)(e)
+  return new BackupError(`${printable(path)} in the data folder could not be read while it was packed (${fileProblem(e)}): a file deleted meanwhile, most likely; nothing was written. Run the backup again`)
 }
 
 /** The refusal of a backup `target` this user cannot write. */
