@@ -93,7 +93,7 @@ export function addTeacherCommands(program: Command) {
       const rows = [['group', 'rm', 'name', 'calls', 'errors', 'last call']]
       for (const g of report.groups) {
         for (const s of g.students) rows.push([g.name, s.rm, s.name, String(s.calls), String(s.errors), s.lastCallAt ?? '-'])
-        rows.push([g.name, '', '(unattributed)', String(g.unattributed), '', ''])
+        rows.push([g.name, '', '(unattributed)', String(g.unattributed), String(g.unattributedErrors), ''])
         rows.push([g.name, '', '(shop front)', String(g.shopFront.calls), String(g.shopFront.errors), g.shopFront.lastCallAt ?? '-'])
         rows.push([g.name, '', '(group total)', String(g.calls), String(g.errors), g.lastCallAt ?? '-'])
       }

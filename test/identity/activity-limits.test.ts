@@ -187,6 +187,43 @@ describe('activity attribution: calls counted per group and per student', () => 
   })
 })
 
+describe('what the report counted', () => {
+  test("a window that is not whole hours is counted in whole hours, and the answer says which: a call after the asked `to` is never shown as before it", async () => {
+    const t = await setup()
+    const { A } = t.world
+    const hour = t.clock.now() - (t.clock.now() % 3600_000) + 3 * 3600_000
+    const probe = (minute: number) => {
+      t.clock.set(hour + minute * 60_000)
+      return t.call('GET', '/v1/probe', { headers: { ...apiKey(A.key.apiKey), 'x-student-rm': A.rms.spare } })
+    }
+    for (const minute of [10, 40, 50]) await probe(minute)
+    const iso = (ms: number) => new Date(ms).toISOString()
+    const asked = await report(t, `?groupId=${A.group.id}&from=${iso(hour + 20 * 60_000)}&to=${iso(hour + 45 * 60_000)}`)
+    // The three calls of the hour, with the hour's bounds: the deadline of :45 is shown to have been :00 of the next hour.
+    expect([asked.from, asked.to]).toEqual([iso(hour), iso(hour + 3600_000)])
+    const spare = asked.groups[0].students.find((s: { rm: string }) => s.rm === A.rms.spare)
+    expect([spare.calls, spare.lastCallAt]).toEqual([3, iso(hour + 50 * 60_000)])
+    expect(Date.parse(spare.lastCallAt)).toBeLessThan(Date.parse(asked.to))
+    // On the hour, a bound is kept as it is.
+    const whole = await report(t, `?groupId=${A.group.id}&from=${iso(hour)}&to=${iso(hour + 3600_000)}`)
+    expect([whole.from, whole.to]).toEqual([iso(hour), iso(hour + 3600_000)])
+  })
+
+  test("the unattributed calls' errors are shown beside them, in the answer and the csv: the group's errors add up", async () => {
+    const t = await setup()
+    const { A } = t.world
+    const before = (await report(t, `?groupId=${A.group.id}`)).groups[0]
+    await t.call('GET', '/v1/probe/conflict', { headers: apiKey(A.key.apiKey) })
+    await t.call('GET', '/v1/probe', { headers: apiKey(A.key.apiKey) })
+    const after = (await report(t, `?groupId=${A.group.id}`)).groups[0]
+    expect([after.unattributed - before.unattributed, after.unattributedErrors - before.unattributedErrors]).toEqual([2, 1])
+    const parts = after.unattributedErrors + after.shopFront.errors + after.students.reduce((n: number, s: { errors: number }) => n + s.errors, 0)
+    expect(parts).toBe(after.errors)
+    const csv = await t.call('GET', `/v1/admin/activity?groupId=${A.group.id}&format=csv`, { headers: admin })
+    expect(csv.text.split('\r\n').find((l) => l.includes('(unattributed)'))).toBe(`${A.group.id},Group A,,(unattributed),${after.unattributed},${after.unattributedErrors},`)
+  })
+})
+
 describe('fair limits: one rate limit per store', () => {
   test('a store that floods gets 429 with Retry-After while another store still succeeds', async () => {
     const t = await setup({ rateLimitRps: '10', rateLimitBurst: '20' })

@@ -25,7 +25,7 @@ const to = isoInstant('to').optional().describe("end, exclusive; a date alone in
 const groupId = idRef('groupId').optional().describe('only this group (404 NOT_FOUND when no group has this id)')
 
 export const ActivityQuery = z.strictObject({
-  from: isoInstant('from').optional().describe('start, inclusive (default: when the first group was created)'),
+  from: isoInstant('from').optional().describe('start, inclusive (default: when the first group was created). Counts are kept per hour: `from` is rounded down to its hour, `to` up to a whole hour, and the answer says the hours counted'),
   to,
   groupId,
   format: z.enum(['json', 'csv']).default('json').describe('csv for a spreadsheet'),
@@ -41,14 +41,15 @@ export const isDateOnly = (v: string) => DATE_ONLY.test(v)
 const Counts = { calls: z.number().int(), errors: z.number().int().describe('responses with status >= 400'), lastCallAt: z.string().nullable() }
 
 export const ActivityReport = z.object({
-  from: z.string(),
-  to: z.string(),
+  from: z.string().describe('start of the first hour counted: the requested `from` rounded down to its hour'),
+  to: z.string().describe('end of the last hour counted, exclusive: the requested `to` rounded up to a whole hour (may lie after now: the current hour is still filling)'),
   groups: z.array(
     z.object({
       groupId: z.string(),
       name: z.string(),
       ...Counts,
       unattributed: z.number().int().describe('calls with the secret key and no X-Student-RM of a member of this group'),
+      unattributedErrors: z.number().int().describe('those of the unattributed calls answered with a status >= 400 (the group\u2019s errors are its students\u2019, the shop front\u2019s and these)'),
       shopFront: z
         .object(Counts)
         .describe(

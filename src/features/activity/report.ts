@@ -10,13 +10,17 @@ import { activityCounts, SHOP_FRONT_RM } from './tables'
  * Calls per group and per student. Counts are kept per hour, so `from` and `to` select
  * whole hours: the hour that contains `from` is included, and every hour that starts before `to`
  * (the default `to`, a moment after now, takes the current hour; a `to` on the hour leaves that hour out).
- * The window starts by default when the first group was created.
+ * The answer's `from` and `to` are those hours' bounds, what was counted, not the times asked for:
+ * a `to` of 21:30 counts the calls up to 22:00, and says so. The window starts by default when the
+ * first group was created.
  */
 export function activityReport(deps: Deps, query: Pick<ActivityQuery, 'from' | 'to' | 'groupId'>): ActivityReport {
   deps.activity.flush() // the report includes the calls of the last second
   const first = firstGroupCreatedAt(deps)
   const start = first === null ? { at: () => deps.clock.now(), what: 'now (no group exists yet)' } : { at: () => first, what: 'when the first group was created' }
-  const { from, to } = activityWindow(deps, query, start)
+  const asked = activityWindow(deps, query, start)
+  const from = asked.from - (asked.from % HOUR)
+  const to = asked.to % HOUR === 0 ? asked.to : asked.to - (asked.to % HOUR) + HOUR
   const groupRows = groupsInScope(deps, query.groupId)
   const counts = deps.db
     .select({
@@ -29,7 +33,7 @@ export function activityReport(deps: Deps, query: Pick<ActivityQuery, 'from' | '
     .from(activityCounts)
     .where(
       and(
-        gte(activityCounts.hourStart, from - (from % HOUR)),
+        gte(activityCounts.hourStart, from),
         lt(activityCounts.hourStart, to),
         query.groupId ? eq(activityCounts.groupId, query.groupId) : undefined,
       ),
@@ -53,6 +57,7 @@ export function activityReport(deps: Deps, query: Pick<ActivityQuery, 'from' | '
         errors: mine.reduce((n, c) => n + c.errors, 0),
         lastCallAt: at(lastCall),
         unattributed: byRm.get('')?.calls ?? 0,
+        unattributedErrors: byRm.get('')?.errors ?? 0,
         shopFront: { calls: shopFront?.calls ?? 0, errors: shopFront?.errors ?? 0, lastCallAt: at(shopFront?.lastCallAt ?? null) },
         students: studentsOf(g, byRm.keys()).map((m) => {
           const c = byRm.get(m.rm)
@@ -68,7 +73,7 @@ export function activityCsv(report: ActivityReport, separator: CsvSeparator = 'c
   const rows: CsvValue[][] = [['group_id', 'group', 'rm', 'name', 'calls', 'errors', 'last_call_at']]
   for (const g of report.groups) {
     for (const s of g.students) rows.push([g.groupId, g.name, s.rm, s.name, s.calls, s.errors, s.lastCallAt])
-    rows.push([g.groupId, g.name, '', '(unattributed)', g.unattributed, null, null])
+    rows.push([g.groupId, g.name, '', '(unattributed)', g.unattributed, g.unattributedErrors, null])
     rows.push([g.groupId, g.name, '', '(shop front)', g.shopFront.calls, g.shopFront.errors, g.shopFront.lastCallAt])
     rows.push([g.groupId, g.name, '', '(group total)', g.calls, g.errors, g.lastCallAt])
   }
