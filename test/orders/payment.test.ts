@@ -3,7 +3,7 @@ import { storedKey, withIdempotency } from '../../src/features/orders/idempotenc
 import { crc16 } from '../../src/features/orders/pix'
 import { idempotencyKeys, payments } from '../../src/features/orders/tables'
 import { eq } from 'drizzle-orm'
-import { apiKey, bearer, expectOk } from '../helpers/world'
+import { admin, apiKey, bearer, expectOk } from '../helpers/world'
 import { eventsOf, expectLedgerConsistent, levels, registerBuyer, shopSetup } from '../helpers/orders'
 
 const paymentsOf = (deps: Parameters<typeof levels>[0], orderId: string) => deps.db.select().from(payments).where(eq(payments.orderId, orderId)).all()
@@ -128,14 +128,18 @@ describe('Idempotency-Key', () => {
     }
   })
 
-  test('a declined first answer is replayed as the same 402', async () => {
+  test('a declined first answer is replayed as the same 402, and the replay counts as an error in the activity too', async () => {
     const s = await shopSetup()
     const order = await s.shop.buy(s.variantId)
+    const errors = async () => (await expectOk(s.call('GET', `/v1/admin/activity?groupId=${s.w.A.group.id}`, { headers: admin }))).groups[0].errors
+    const before = await errors()
     const first = await s.shop.pay(order.id, { method: 'PIX', simulate: 'decline' }, 'key-d')
     const second = await s.shop.pay(order.id, { method: 'PIX', simulate: 'decline' }, 'key-d')
     expect([first.status, second.status]).toEqual([402, 402])
+    expect(second.headers.get('idempotent-replayed')).toBe('true')
     expect(second.body).toEqual(first.body)
     expect(paymentsOf(s.deps, order.id)).toHaveLength(1)
+    expect((await errors()) - before).toBe(2)
   })
 
   test('the same key with a different body is 422 IDEMPOTENCY_KEY_REUSED', async () => {

@@ -185,10 +185,20 @@ export function createKernel(routes: RouteTable, deps: Deps): Kernel {
   function answerOf(call: Call, run: CompiledRoute, params: Readonly<Record<string, string>>, queryAt: number): Response | Promise<Response> {
     try {
       const result = run(call, params, queryAt)
-      return result instanceof Promise ? result.then((value) => toAnswer(call, value, charge), (error) => failed(call, error)) : toAnswer(call, result, charge)
+      return result instanceof Promise ? result.then((value) => made(call, value), (error) => failed(call, error)) : made(call, result)
     } catch (error) {
       return failed(call, error)
     }
+  }
+
+  /**
+   * A route's value as its answer. One that is an error without being thrown (an idempotent payment's
+   * refusal replayed) counts as an error, as a thrown one does in `failed`.
+   */
+  function made(call: Call, value: unknown): Response {
+    const response = toAnswer(call, value, charge)
+    if (response.status >= 400 && call.ctx) deps.activity.countError(call.ctx)
+    return response
   }
 
   /**
