@@ -143,6 +143,27 @@ describe.skipIf(noBrowser)('the teacher side of the panel', () => {
     )
   })
 
+  test("the week's totals and its CSV count from the chart's first day, not from a moment of it", async () => {
+    await panel.withPage('activity week totals from the first bar', async (page) => {
+      const asked: URL[] = []
+      page.on('request', (request) => {
+        const url = new URL(request.url())
+        if (url.pathname.startsWith('/v1/admin/activity')) asked.push(url)
+      })
+      const seriesAnswer = page.waitForResponse((r) => new URL(r.url()).pathname === '/v1/admin/activity/series')
+      await signInAsTeacher(page, panel, '/teacher/activity?window=week')
+      const series = await (await seriesAnswer).json()
+      await page.getByRole('table', { name: 'Calls per group' }).waitFor()
+      const totals = asked.filter((u) => u.pathname === '/v1/admin/activity')
+      expect(totals.map((u) => u.searchParams.get('from'))).toEqual([series.from])
+      // The first day starts at the server's midnight (São Paulo), before the moment a week ago.
+      expect(Date.parse(series.from)).toBeLessThanOrEqual(Date.now() - 6 * 24 * 3_600_000)
+      await downloadCsv(page)
+      const csv = asked.filter((u) => u.searchParams.get('format') === 'csv')
+      expect(csv.map((u) => u.searchParams.get('from'))).toEqual([series.from])
+    })
+  })
+
   test('in a browser in Portuguese the CSV is split by semicolons, as Excel there expects, and says so', async () => {
     await panel.call('POST', '/v1/admin/groups', { headers: admin, body: { name: 'Ação', members: [{ rm: 'p1', name: 'João' }] } })
     await panel.withPage(

@@ -17,8 +17,8 @@ const DAY = 24 * HOUR
 const REFRESH_MS = 10_000
 
 /**
- * The window's start: 24 whole hours, or 7 whole days the current one included (the server rounds a
- * start down to its bucket: the day of its own time zone, and counts per hour).
+ * The window's start: 24 whole hours, or 7 whole days the current one included (the series rounds a
+ * start down to its bucket, the day of the server's time zone; the totals are asked from there).
  */
 function fromOf(name: WindowName, now = Date.now()): string {
   const start = name === 'day' ? now - (now % HOUR) - 23 * HOUR : now - 6 * DAY
@@ -51,6 +51,8 @@ interface ActivityData {
   report: ActivityReport
   series?: ActivitySeries
   seriesError?: unknown
+  /** Where the totals start: the chart's first bucket, so both count the same calls. */
+  from: string
   at: Date
 }
 
@@ -60,15 +62,16 @@ export function ActivityPage({ route }: { route: string }) {
   const choices = choicesOf(route)
   const win = WINDOWS[choices.window]
   const activity = useLoad<ActivityData>(async () => {
-    const from = fromOf(choices.window)
-    const [report, series] = await Promise.all([
-      call<ActivityReport>('GET', '/admin/activity', { query: { from } }),
-      call<ActivitySeries>('GET', '/admin/activity/series', { query: { from, bucket: win.bucket } }).then(
-        (series) => ({ series }),
-        (seriesError: unknown) => ({ seriesError }),
-      ),
-    ])
-    return { report, ...series, at: new Date() }
+    const asked = fromOf(choices.window)
+    // The chart first: the series starts at the start of its first bucket (a day of the server's time
+    // zone), the report at the hour of its `from`, so the totals are asked from where the chart starts.
+    const series = await call<ActivitySeries>('GET', '/admin/activity/series', { query: { from: asked, bucket: win.bucket } }).then(
+      (series) => ({ series }),
+      (seriesError: unknown) => ({ seriesError }),
+    )
+    const from = 'series' in series ? series.series.from : asked
+    const report = await call<ActivityReport>('GET', '/admin/activity', { query: { from } })
+    return { report, ...series, from, at: new Date() }
   }, [choices.window])
   const { reload } = activity
   useEffect(() => {
@@ -85,7 +88,8 @@ export function ActivityPage({ route }: { route: string }) {
   const separator = spreadsheetSeparator()
   const downloadCsv = () =>
     download.run(async () => {
-      const text = await call<string>('GET', '/admin/activity', { query: { format: 'csv', separator, from: fromOf(choices.window), groupId: choices.group || undefined } })
+      const from = activity.data?.from ?? fromOf(choices.window)
+      const text = await call<string>('GET', '/admin/activity', { query: { format: 'csv', separator, from, groupId: choices.group || undefined } })
       const link = document.createElement('a')
       // Reading the answer as text dropped its byte order mark, which tells Excel the file is UTF-8: put back.
       link.href = URL.createObjectURL(new Blob([CSV_BOM, text], { type: 'text/csv' }))
