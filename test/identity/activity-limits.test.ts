@@ -56,6 +56,22 @@ describe('activity attribution: calls counted per group and per student', () => 
     expect(group.unattributed).toBe(before)
   })
 
+  test("the secret key with a student's own token beside it counts for that student; another group's token, or one that is no session, for no one", async () => {
+    const t = await setup()
+    const { A, B } = t.world
+    const before = (await report(t, `?groupId=${A.group.id}`)).groups[0]
+    const calls = (rm: string, group: any) => group.students.find((s: any) => s.rm === rm).calls
+    for (let i = 0; i < 4; i++) await t.call('GET', '/v1/probe', { headers: { ...apiKey(A.key.apiKey), ...bearer(A.student) } })
+    await t.call('GET', '/v1/probe', { headers: { ...apiKey(A.key.apiKey), ...bearer(B.student) } })
+    await t.call('GET', '/v1/probe', { headers: { ...apiKey(A.key.apiKey), ...bearer('stu_notatokenofanyone0000000000000000000000') } })
+    // X-Student-RM, when sent, says whom the call is for.
+    await t.call('GET', '/v1/probe', { headers: { ...apiKey(A.key.apiKey), ...bearer(A.student), 'x-student-rm': A.rms.spare } })
+    const after = (await report(t, `?groupId=${A.group.id}`)).groups[0]
+    expect(calls(A.rms.active, after) - calls(A.rms.active, before)).toBe(4)
+    expect(after.unattributed - before.unattributed).toBe(2)
+    expect(calls(A.rms.spare, after) - calls(A.rms.spare, before)).toBe(1)
+  })
+
   test("calls with a student's token count for that student, whatever X-Student-RM says", async () => {
     const t = await setup()
     const { A } = t.world

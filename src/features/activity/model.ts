@@ -48,7 +48,7 @@ export const ActivityReport = z.object({
       groupId: z.string(),
       name: z.string(),
       ...Counts,
-      unattributed: z.number().int().describe('calls with the secret key and no X-Student-RM of a member of this group'),
+      unattributed: z.number().int().describe('calls with the secret key and neither an X-Student-RM nor a student token of a member of this group'),
       unattributedErrors: z.number().int().describe('those of the unattributed calls answered with a status >= 400 (the group\u2019s errors are its students\u2019, the shop front\u2019s and these)'),
       shopFront: z
         .object(Counts)
@@ -90,7 +90,7 @@ export const ActivitySeries = z
         name: z.string(),
         calls: series('every call of the group'),
         errors: series('responses with status >= 400'),
-        unattributed: series('calls with the secret key and no X-Student-RM of a member of this group'),
+        unattributed: series('calls with the secret key and neither an X-Student-RM nor a student token of a member of this group'),
         shopFront: z
           .object({ calls: series('calls with the publishable key, whatever X-Student-RM says'), errors: series('their responses with status >= 400') })
           .describe('the shop front: calls with the publishable key, included in the group\u2019s calls and errors, never in a student\u2019s'),

@@ -103,6 +103,16 @@ export function createGate(deps: GateDeps) {
 
   const attributedRm = (groupId: string, rm: string | null) => (rm ? (rows.memberRm(rm, groupId) ?? null) : null)
 
+  /**
+   * Whom a secret key's call counts for: the member X-Student-RM names, else the student whose token
+   * is beside the key (Authorization: Bearer stu_..., a session of the key's group), else no one.
+   */
+  function keyCallRm(groupId: string, p: { studentRm: string | null; bearer: string | null }) {
+    if (p.studentRm || !p.bearer?.startsWith('stu_')) return attributedRm(groupId, p.studentRm)
+    const row = rows.studentRow(p.bearer)
+    return row && row.groupId === groupId && row.expiresAt > clock.now() ? row.rm : null
+  }
+
   function apiKey(value: string, kind: AuthKind, row?: KeyRow) {
     // A token where the key belongs is a credential of the wrong kind (401 WRONG_CREDENTIAL), whichever it is.
     if (value.startsWith('stu_')) {
@@ -228,7 +238,7 @@ export function createGate(deps: GateDeps) {
         const actor: Actor =
           key.kind === 'publishable'
             ? { type: 'publishableKey', keyId: key.id, rm: null }
-            : { type: 'secretKey', keyId: key.id, rm: attributedRm(key.groupId, p.studentRm) }
+            : { type: 'secretKey', keyId: key.id, rm: keyCallRm(key.groupId, p) }
         return { storeId: key.storeId, groupId: key.groupId, actor }
       }
       if (bearerKind === 'stu_') return studentCtx(p.bearer!)

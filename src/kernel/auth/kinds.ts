@@ -56,7 +56,7 @@ export interface StoreCtx {
 }
 
 export type Actor =
-  /** rm: the member named by X-Student-RM, or null when absent or not a member of this group. */
+  /** rm: the member named by X-Student-RM (else by their student token beside the key), or null when neither names a member of this group. */
   | { type: 'secretKey'; keyId: string; rm: string | null }
   /**
    * Never a student's call: any classmate can copy a publishable key from the shop page and send any
