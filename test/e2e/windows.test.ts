@@ -96,7 +96,7 @@ describe.skipIf(wineMissing() !== undefined && !process.env.CI)('the Windows exe
         [
           'group_id,group,rm,name,calls,errors,last_call_at',
           `${group.id},Azul,100,João,2,0,T`,
-          `${group.id},Azul,,(unattributed),6,,`,
+          `${group.id},Azul,,(unattributed),6,0,`,
           `${group.id},Azul,,(shop front),0,0,`,
           `${group.id},Azul,,(group total),8,0,T`,
           '',
