@@ -4,6 +4,7 @@ import { join } from 'node:path'
 import { resetStore } from '../../src/features/classroom/reset'
 import { seedDemo } from '../../src/features/classroom/seed'
 import { customers } from '../../src/kernel/auth/tables'
+import { media } from '../../src/features/media/tables'
 import { writeTransaction } from '../../src/kernel/db/database'
 import type { AppError } from '../../src/kernel/errors'
 import { createTestApp } from '../helpers/app'
@@ -165,6 +166,18 @@ describe('seed-demo', () => {
     expect((await all(t, t.w.A.key.apiKey, 'products')).total).toBe(40)
     await expectOk(t.call('POST', `/v1/admin/groups/${groupId}/reset-store`, { headers: admin }))
     expect((await seed(t, groupId)).status).toBe(201)
+  })
+
+  test('a seed refused by the store as it is (its media quota full) says so, not that the group wrote meanwhile', async () => {
+    const t = createTestApp({ settings: { rateLimitRps: '0', mediaQuotaMb: '1' } })
+    const w = await twoStores(t.call, t.deps)
+    // The library holds a file of the whole quota.
+    writeTransaction(t.deps.db, (tx) =>
+      tx.insert(media).values({ id: 'med_full', storeId: w.A.group.storeId, kind: 'IMAGE', mimeType: 'image/png', extension: 'png', sizeBytes: 1024 * 1024, filename: 'full.png', width: 1, height: 1, createdAt: 0 }).run(),
+    )
+    const res = await t.call('POST', `/v1/admin/groups/${w.A.group.id}/seed-demo`, { headers: admin })
+    expect([res.status, res.body.error.code]).toEqual([413, 'QUOTA_EXCEEDED'])
+    expect(res.body.error.message).toStartWith("The store's media quota has 0 KiB left")
   })
 
   test('a store that already has products is 409; an unknown group 404', async () => {

@@ -73,9 +73,10 @@ export async function seedDemo(deps: OrdersDeps & UploadDeps & CatalogDeps, grou
   try {
     return await fill(deps, group, ctx, seed)
   } catch (e) {
-    // Its steps await (pictures, passwords), and the group's own requests may write in between: a
-    // refusal of theirs stops it partway, and is told as such, to the teacher.
-    if (!(e instanceof AppError) || e.status >= 500) throw e
+    // Its steps await (pictures, passwords), and the group's own requests may write in between: a SKU
+    // or an e-mail taken, a product deleted, stock moved stop it partway, and are told as such, to the
+    // teacher. Any other refusal (a full media quota) is the store's state, said as it is.
+    if (!(e instanceof AppError) || !MEANWHILE.has(e.code)) throw e
     throw new AppError(
       'CONFLICT',
       `seed-demo stopped partway: a request of the group wrote to the store meanwhile (${e.message}) What it made so far stays. Reset the store (POST /v1/admin/groups/${group.id}/reset-store), then seed again while the group is not writing to it.`,
@@ -84,6 +85,9 @@ export async function seedDemo(deps: OrdersDeps & UploadDeps & CatalogDeps, grou
     running.delete(ctx.storeId)
   }
 }
+
+/** What a write of the group's own, made while the seed runs, can make the seed's next step answer. */
+const MEANWHILE = new Set<string>(['CONFLICT', 'NOT_FOUND', 'INSUFFICIENT_STOCK', 'PRODUCT_UNAVAILABLE'])
 
 /** The stores seed-demo is filling now: a reset waits for it, and a second seed is refused. */
 export const seeding = perHandle((_deps: Deps) => new Set<string>())
