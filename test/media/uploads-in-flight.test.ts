@@ -235,8 +235,11 @@ describe('uploads in flight count against the quota', () => {
     const uploads = [fedUpload(t, t.keyA, 300 * KiB), fedUpload(t, t.keyA, 300 * KiB)]
     for (const u of uploads) await u.send(2 * CHUNK)
     await expectOk(t.call('POST', `/v1/admin/groups/${t.world.A.group.id}/reset-store`, { headers: admin }))
+    // Each stops at its next piece, not at its end: nothing it still sends is kept, nor counted anywhere.
     for (const u of uploads) {
-      const answer = await u.sendRest()
+      await u.send(CHUNK)
+      expect([u.state.settled, u.state.fed < 300 * KiB]).toEqual([true, true])
+      const answer = await u.response
       expect([answer.status, answer.body.error.code, answer.body.error.message]).toEqual([409, 'CONFLICT', 'The store was reset while this file was uploading, so it was not kept. Send it again.'])
     }
     expect((await expectOk(t.call('GET', '/v1/media', { headers: t.keyA }))).total).toBe(0)

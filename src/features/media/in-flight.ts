@@ -112,8 +112,10 @@ export class Upload {
     return true
   }
 
-  /** Takes in the next `bytes` of the file before they are written, reserving them unless they were; false when they do not fit. */
+  /** Takes in the next `bytes` of the file before they are written, reserving them unless they were; false when they do not fit, or the store was reset. */
   reserve(bytes: number): boolean {
+    // The store was reset: nothing of this upload is kept, so it stops here rather than at its end.
+    if (this.forgotten) return false
     this.taken += bytes
     return this.taken <= this.held || this.reserveAhead(this.taken - this.held)
   }
