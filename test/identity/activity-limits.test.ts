@@ -220,6 +220,9 @@ describe('what the report counted', () => {
     const spare = asked.groups[0].students.find((s: { rm: string }) => s.rm === A.rms.spare)
     expect([spare.calls, spare.lastCallAt]).toEqual([3, iso(hour + 50 * 60_000)])
     expect(Date.parse(spare.lastCallAt)).toBeLessThan(Date.parse(asked.to))
+    // Before 1970 too (a time below zero): rounded down and up, not toward zero.
+    const old = await report(t, `?groupId=${A.group.id}&from=1969-12-31T23:30:00Z&to=1969-12-31T23:45:00Z`)
+    expect([old.from, old.to]).toEqual(['1969-12-31T23:00:00.000Z', '1970-01-01T00:00:00.000Z'])
     // On the hour, a bound is kept as it is.
     const whole = await report(t, `?groupId=${A.group.id}&from=${iso(hour)}&to=${iso(hour + 3600_000)}`)
     expect([whole.from, whole.to]).toEqual([iso(hour), iso(hour + 3600_000)])

@@ -19,8 +19,8 @@ export function activityReport(deps: Deps, query: Pick<ActivityQuery, 'from' | '
   const first = firstGroupCreatedAt(deps)
   const start = first === null ? { at: () => deps.clock.now(), what: 'now (no group exists yet)' } : { at: () => first, what: 'when the first group was created' }
   const asked = activityWindow(deps, query, start)
-  const from = asked.from - (asked.from % HOUR)
-  const to = asked.to % HOUR === 0 ? asked.to : asked.to - (asked.to % HOUR) + HOUR
+  const from = Math.floor(asked.from / HOUR) * HOUR
+  const to = Math.ceil(asked.to / HOUR) * HOUR
   const groupRows = groupsInScope(deps, query.groupId)
   const counts = deps.db
     .select({
