@@ -91,7 +91,7 @@ export async function backup(sqlite: Database, dataDir: string, file: string, pr
         },
       },
       [snapshot, ...(existsSync(dataPath(from, 'media')) ? [MEDIA] : [])],
-    ), packFailure(dataDir, target))
+    ), packFailure(dataDir, from, target))
     if (cancelled?.aborted) throw new BackupError(`the backup to ${target} was cancelled; nothing was written`)
     await told(() => rename(partial, target), cannotWrite(target))
     return { file: target, entries: files, replaced: replaces }
@@ -114,7 +114,7 @@ function linkMedia(dataDir: string, work: string): boolean {
       if (!store.isDirectory() || !isBackupEntry(`${MEDIA}/${store.name}`, 'folder')) continue
       mkdirSync(join(target, store.name))
       for (const file of readdirSync(join(source, store.name), { withFileTypes: true })) {
-        if (file.isFile() && isBackupEntry(`${MEDIA}/${store.name}/${file.name}`, 'file')) linkSync(join(source, store.name, file.name), join(target, store.name, file.name))
+        if (file.isFile() && isBackupEntry(`${MEDIA}/${store.name}/${file.name}`, 'file')) linkFile(join(source, store.name, file.name), join(target, store.name, file.name))
       }
     }
     return true
@@ -123,6 +123,18 @@ function linkMedia(dataDir: string, work: string): boolean {
     if (code !== 'EPERM' && code !== 'EXDEV' && code !== 'ENOTSUP' && code !== 'ENOSYS') throw e
     removeTreeSync(target)
     return false
+  }
+}
+
+/**
+ * A link to one library file, unless it is gone: a deletion whose record went before the copy may
+ * remove its file while the links are made (its removal runs off the event loop).
+ */
+function linkFile(source: string, target: string) {
+  try {
+    linkSync(source, target)
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e
   }
 }
 
@@ -176,9 +188,9 @@ async function told<T>(work: () => Promise<T>, refusal: (e: unknown) => BackupEr
  * Why packing failed: a file of the data folder that went away or could not be read while it was
  * packed (without hard links, a media file deleted meanwhile), else the target that could not be written.
  */
-const packFailure = (dataDir: string, target: string) => (e: unknown) => {
+const packFailure = (dataDir: string, packedFrom: string, target: string) => (e: unknown) => {
   const path = (e as NodeJS.ErrnoException).path
-  if (path === undefined || !isInside(dataDir, resolve(dataDir, path))) return cannotWrite(target)(e)
+  if (path === undefined || !isInside(dataDir, resolve(packedFrom, path))) return cannotWrite(target)(e)
   return new BackupError(`${printable(path)} in the data folder could not be read while it was packed (${fileProblem(e)}): a file deleted meanwhile, most likely; nothing was written. Run the backup again`)
 }
 

@@ -227,14 +227,18 @@ async function storeFolder(deps: Deps, storeId: string): Promise<string> {
 export async function removeStoreMedia(deps: UploadDeps, storeId: string) {
   deps.uploads.forget(storeId)
   const root = mediaRoot(deps)
+  const folder = join(root, storeId)
   const aside = join(root, `${ASIDE_PREFIX}${storeId}-${randomToken(8)}`)
+  let removing = aside
   try {
-    renameSync(join(root, storeId), aside)
+    renameSync(folder, aside)
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === 'ENOENT') return
-    throw e
+    // Windows refuses to move a folder that holds a file open (an upload's): it is removed in place.
+    removing = folder
   }
-  await removeTree(aside)
+  // The records are gone already: a file that cannot be removed now has none, and the next start's sweep removes it.
+  await removeTree(removing).catch((e: unknown) => deps.log.error("a reset store's media files could not all be removed; the next start removes them", { storeId, error: String(e) }))
 }
 
 /** Removes a library file, unless the media folder or the store's is a link: nothing is removed through one (the sweep at start removes the link). */
