@@ -196,9 +196,10 @@ export function createKernel(routes: RouteTable, deps: Deps): Kernel {
    * refusal replayed) counts as an error, as a thrown one does in `failed`.
    */
   function made(call: Call, value: unknown): Response {
-    const response = toAnswer(call, value, charge)
-    if (response.status >= 400 && call.ctx) deps.activity.countError(call.ctx)
-    return response
+    // The status as the route set it, or as the Response it made says: a plain field first, the
+    // Response's (a native getter) only for a Response.
+    if (call.ctx && (call.set.status >= 400 || (value instanceof Response && value.status >= 400))) deps.activity.countError(call.ctx)
+    return toAnswer(call, value, charge)
   }
 
   /**
