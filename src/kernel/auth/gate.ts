@@ -3,12 +3,12 @@ import type { ChangeStamp } from '../db/change-stamp'
 import type { Db } from '../db/database'
 import { AppError } from '../errors'
 import type { Call } from '../http/call'
-import { clientAddress, type AddressSource } from '../http/client-address'
 import type { NamedStore } from '../http/inspection'
 import { credentialRows, type KeyRow } from './credential-rows'
 import { API_KEY_FORMAT, API_KEY_LENGTH, constantTimeEqual } from './credentials'
-import { AUTH_KINDS, isShopFront, type Actor, type AuthKind, type StoreCtx } from './kinds'
-import { BYTES_PER_TOKEN, extraTokens, SHOP_FRONT_SHARE, type LargeAnswer, type RateLimiter } from './rate-limiter'
+import { AUTH_KINDS, type Actor, type AuthKind, type StoreCtx } from './kinds'
+import type { RateLimiter } from './rate-limiter'
+import { storeLimits } from './store-limits'
 
 /**
  * What the gate reports about each authenticated store call, for activity and `lastUsedAt`. It is given
@@ -86,6 +86,7 @@ const wrongKind = (kind: AuthKind, what: string) =>
 export function createGate(deps: GateDeps) {
   const { clock } = deps
   const rows = credentialRows(deps.db, deps.changes)
+  const limits = storeLimits(deps.limiter)
 
   // The store a credential named, once its row is found: a call refused after that (a revoked key, an
   // expired session) is still shown in that store's request inspector. Reset by each admit(); kept as
@@ -257,31 +258,6 @@ export function createGate(deps: GateDeps) {
     throw unauthenticated(`This route needs ${AUTH_KINDS[kind].expects}.`)
   }
 
-  /**
-   * Applies the rate limit and sets the RateLimit-* headers on the response: the store's bucket, or for
-   * its shop front (a publishable key) the bucket of this client address, which never drains the store's.
-   */
-  function limit(ctx: StoreCtx, request: Request, server: AddressSource | null, headers: Record<string, unknown>) {
-    if (!deps.limiter.enabled) return
-    if (isShopFront(ctx.actor)) {
-      const address = clientAddress(server, request)
-      const answer = deps.limiter.takeShopFront(ctx.storeId, address, headers)
-      if (answer === 'allowed') return
-      const large = largeAnswerNote(deps.limiter.largeShopFrontAnswer(ctx.storeId, answer === 'client' ? address : undefined))
-      throw new AppError(
-        'RATE_LIMITED',
-        answer === 'client'
-          ? `This shop-front client sent more requests with the publishable key than its limit allows (each client address has its own). Wait ${headers['retry-after']} s (Retry-After) and slow down; the store's server (secret key), its panel and other clients of the shop are not affected.${large}`
-          : `The shop front of this store, all its clients together, sent more requests with the publishable key than its limit allows (${SHOP_FRONT_SHARE} times the store's). Wait ${headers['retry-after']} s (Retry-After); the store's server (secret key) and its panel are not affected. If many machines call this page in a loop, slow them down.${large}`,
-      )
-    }
-    if (deps.limiter.take(ctx.storeId, headers)) return
-    throw new AppError(
-      'RATE_LIMITED',
-      `Your store sent more requests than its limit allows. Wait ${headers['retry-after']} s (Retry-After) and slow your loop down; other stores are not affected.${largeAnswerNote(deps.limiter.largeAnswer(ctx.storeId))}`,
-    )
-  }
-
   /** A known caller the route still refuses: a student who must change the password, a publishable key on a secret route. */
   function refuse(kind: AuthKind, ctx: StoreCtx) {
     if (ctx.actor.type === 'student' && ctx.actor.mustChangePassword && kind !== 'studentSelf') {
@@ -318,34 +294,11 @@ export function createGate(deps: GateDeps) {
       if (!ctx) return null
       call.ctx = ctx
       deps.activity.count(ctx)
-      limit(ctx, call.request, call.server, call.set.headers)
+      limits.take(ctx, call)
       refuse(kind, ctx)
       return ctx
     },
 
-    /**
-     * Charges an admitted store call for the size of its answer, `bytes` of JSON about to be sent:
-     * every BYTES_PER_TOKEN of it counts as one more request, from the bucket the call took its token
-     * from, and the RateLimit-* headers say what is left.
-     */
-    chargeAnswer(call: Call, bytes: number) {
-      const tokens = extraTokens(bytes)
-      const ctx = call.ctx
-      if (tokens === 0 || !ctx || !deps.limiter.enabled) return
-      const headers = call.set.headers
-      if (isShopFront(ctx.actor)) deps.limiter.chargeShopFront(ctx.storeId, clientAddress(call.server, call.request), tokens, bytes, headers)
-      else deps.limiter.charge(ctx.storeId, tokens, bytes, headers)
-    },
+    chargeAnswer: limits.chargeAnswer,
   }
-}
-
-/** What a refusal adds when a large answer emptied the bucket: why, and how to ask for less. */
-function largeAnswerNote(large: LargeAnswer | undefined): string {
-  if (large === undefined) return ''
-  const kib = Math.round(large.bytes / 1024)
-  const rule = `A large answer counts as more than one request (one more for every ${BYTES_PER_TOKEN / 1024} KiB)`
-  if (large.replay) {
-    return ` ${rule}, and so do the events a listen stream missed and was sent when it reconnected: a recent reconnection was sent ${kib} KiB of them and counted as ${extraTokens(large.bytes)} more. A stream that stays connected is sent new events at no cost.`
-  }
-  return ` ${rule}: a recent one was ${kib} KiB and counted as ${1 + extraTokens(large.bytes)}. For a list, a smaller pageSize makes smaller answers.`
 }
