@@ -26,12 +26,12 @@ export const classroomRoutes = (deps: OrdersDeps & UploadDeps & CatalogDeps) =>
         admin: true,
         params: GroupIdParams,
         body: SeedBody,
-        response: { 201: SeedResult, 404: ErrorEnvelope, 409: ErrorEnvelope },
+        response: { 201: SeedResult, 404: ErrorEnvelope, 409: ErrorEnvelope, 413: ErrorEnvelope },
         detail: {
           tags,
           summary: "Fill a group's empty store with a demo catalog",
           description:
-            '3 categories, 4 brands, 2 collections, 40 products (most PUBLISHED) with size variants and a picture each, and 3 customers with 2 paid orders each and a review of their first purchase, through the same rules as the API. The same `seed` gives the same catalog. A store that already has products is 409: reset it first. One seed runs per store at a time (409 for a second). The seed takes a few seconds, and the group\u2019s own requests may write meanwhile: one that takes a SKU or an e-mail the demo makes stops the seed partway, a 409 that says so; what it made stays, and a reset then a new seed start over.',
+            '3 categories, 4 brands, 2 collections, 40 products (most PUBLISHED) with size variants and a picture each, and 3 customers with 2 paid orders each and a review of their first purchase, through the same rules as the API. The same `seed` gives the same catalog. A store that already has products is 409: reset it first. One seed runs per store at a time (409 for a second). The seed takes a few seconds, and the group\u2019s own requests may write meanwhile: one that takes a SKU or an e-mail the demo makes stops the seed partway, a 409 that says so; what it made stays, and a reset then a new seed start over. Its 40 pictures go into the store\u2019s media library: a quota too full for them is 413 QUOTA_EXCEEDED.',
         },
       },
     )
