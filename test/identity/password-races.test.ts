@@ -25,18 +25,24 @@ function heldPasswords() {
       return result
     },
   }
-  const release = new Map<string, () => void>()
+  /** Holds the next check of `password`; resolves once that check has run and waits, with what releases it. */
+  const hold = (password: string) => {
+    const released = Promise.withResolvers<void>()
+    const reached = Promise.withResolvers<void>()
+    held.set(password, { release: released.promise, reached: reached.resolve })
+    return reached.promise.then(() => released.resolve)
+  }
   return {
     passwords,
-    /** Holds the next check of `password`; resolves once that check has run and waits. */
-    hold: (password: string) => {
-      const released = Promise.withResolvers<void>()
-      const reached = Promise.withResolvers<void>()
-      held.set(password, { release: released.promise, reached: reached.resolve })
-      release.set(password, released.resolve)
-      return reached.promise
+    /** Sends `request`, holds its check of `password` while `meanwhile` runs, then lets it go on: its answer, and what `meanwhile` gave. */
+    async whileChecked<A, M>(password: string, request: () => Promise<A>, meanwhile: () => Promise<M>) {
+      const checked = hold(password)
+      const late = request()
+      const release = await checked
+      const during = await meanwhile()
+      release()
+      return { answer: await late, during }
     },
-    release: (password: string) => release.get(password)?.(),
   }
 }
 
@@ -62,12 +68,7 @@ describe('a password checked while it changes', () => {
   test('a login whose password was changed while it was checked is refused as a wrong one, and opens no session', async () => {
     const t = await oneGroup()
     const old = passwordOf('111')
-    const checked = t.hold(old)
-    const late = t.login(old)
-    await checked
-    const changed = await expectOk(t.change(t.ana, old, 'a-new-password-1'))
-    t.release(old)
-    const answer = await late
+    const { answer, during: changed } = await t.whileChecked(old, () => t.login(old), () => expectOk(t.change(t.ana, old, 'a-new-password-1')))
     expect([answer.status, answer.body.error?.message]).toEqual([401, WRONG_LOGIN])
     expect(await t.works(changed.token)).toBe(true)
     expect((await t.login('a-new-password-1')).status).toBe(200)
@@ -76,12 +77,7 @@ describe('a password checked while it changes', () => {
   test("a login in flight while the teacher resets the password is refused; the RM then logs in, told to change it", async () => {
     const t = await oneGroup()
     const old = passwordOf('111')
-    const checked = t.hold(old)
-    const late = t.login(old)
-    await checked
-    await expectOk(t.call('POST', '/v1/admin/students/111/reset-password', { headers: admin }))
-    t.release(old)
-    const answer = await late
+    const { answer } = await t.whileChecked(old, () => t.login(old), () => expectOk(t.call('POST', '/v1/admin/students/111/reset-password', { headers: admin })))
     expect([answer.status, answer.body.error?.message]).toEqual([401, WRONG_LOGIN])
     const first = await expectOk(t.login('111'))
     expect(first.mustChangePassword).toBe(true)
@@ -91,12 +87,11 @@ describe('a password checked while it changes', () => {
     const t = await oneGroup()
     const bruno = await activeStudent(t.call, '222')
     const password = passwordOf('222')
-    const checked = t.hold(password)
-    const late = t.call('POST', '/v1/store/auth/login', { body: { rm: '222', password } })
-    await checked
-    await expectOk(t.call('DELETE', '/v1/store/members/222', { headers: bearer(t.ana) }), 204)
-    t.release(password)
-    const answer = await late
+    const { answer } = await t.whileChecked(
+      password,
+      () => t.call('POST', '/v1/store/auth/login', { body: { rm: '222', password } }),
+      () => expectOk(t.call('DELETE', '/v1/store/members/222', { headers: bearer(t.ana) }), 204),
+    )
     expect([answer.status, answer.body.error?.message]).toEqual([401, WRONG_LOGIN])
     expect(await t.works(bruno)).toBe(false)
     expect(t.log.lines.filter((l) => l.includes(' error '))).toEqual([])
@@ -105,12 +100,7 @@ describe('a password checked while it changes', () => {
   test('two password changes of one session at once: the one that commits first wins, the other is a 401 that changed nothing', async () => {
     const t = await oneGroup()
     const current = passwordOf('111')
-    const checked = t.hold(current)
-    const late = t.change(t.ana, current, 'late-password-1')
-    await checked
-    const won = await expectOk(t.change(t.ana, current, 'first-password-2'))
-    t.release(current)
-    const lost = await late
+    const { answer: lost, during: won } = await t.whileChecked(current, () => t.change(t.ana, current, 'late-password-1'), () => expectOk(t.change(t.ana, current, 'first-password-2')))
     expect([lost.status, lost.body.error.code]).toEqual([401, 'UNAUTHENTICATED'])
     expect(lost.body.error.message).toBe(
       'Your password was changed or reset by another request while this one was checked, which ended this session; this request changed nothing. Log in again with the password now in force: POST /v1/store/auth/login.',
@@ -125,12 +115,11 @@ describe('a password checked while it changes', () => {
     const key = apiKey((await createKey(t.call, t.ana)).apiKey)
     const customer = { email: 'lia@example.com', password: 'lia-password' }
     await expectOk(t.call('POST', '/v1/customers/register', { headers: key, body: { ...customer, name: 'Lia' } }), 201)
-    const checked = t.hold(customer.password)
-    const late = t.call('POST', '/v1/customers/login', { headers: key, body: customer })
-    await checked
-    await expectOk(t.call('POST', `/v1/admin/groups/${t.group.id}/reset-store`, { headers: admin }))
-    t.release(customer.password)
-    const answer = await late
+    const { answer } = await t.whileChecked(
+      customer.password,
+      () => t.call('POST', '/v1/customers/login', { headers: key, body: customer }),
+      () => expectOk(t.call('POST', `/v1/admin/groups/${t.group.id}/reset-store`, { headers: admin })),
+    )
     expect([answer.status, answer.body.error?.message]).toEqual([401, 'E-mail or password is wrong for this store. A customer registers once per store: POST /v1/customers/register.'])
     expect(t.log.lines.filter((l) => l.includes(' error '))).toEqual([])
   })
