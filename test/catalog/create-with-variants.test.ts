@@ -81,6 +81,7 @@ describe('POST /v1/products with variants', () => {
     ])
     expect(await problems({ '  ': 'M' })).toEqual([400, [{ path: 'variants.0.options', message: 'an option name is required: name what the variant differs in, e.g. "size"' }]])
     expect(await problems({ ['x'.repeat(41)]: 'M' })).toEqual([400, [{ path: 'variants.0.options', message: 'an option name has at most 40 characters' }]])
+    expect(await problems({ ' __proto__ ': 'M' })).toEqual([400, [{ path: 'variants.0.options', message: 'an option name cannot be "__proto__" (JavaScript treats it as special): choose another name' }]])
     expect(await problems({ size: ' ' })).toEqual([400, [{ path: 'variants.0.options.size', message: 'an option value is required: send the choice, e.g. "M"' }]])
     expect(await problems({ size: 'x'.repeat(81) })).toEqual([400, [{ path: 'variants.0.options.size', message: 'an option value has at most 80 characters' }]])
     expect(rowsOf(t, 'variants')).toBe(0)

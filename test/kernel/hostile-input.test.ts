@@ -29,6 +29,17 @@ describe('JSON bodies of a hostile shape', () => {
     expect(deep.body.error.message).toContain(`nested more than ${MAX_JSON_DEPTH} levels deep`)
   })
 
+  test('a key named __proto__ is refused wherever it is and however it is written; the word in a value is not', async () => {
+    const { call } = setup()
+    const message = 'The JSON body has a key named "__proto__", which no route takes and JavaScript treats as special: rename or remove it.'
+    for (const raw of ['{"name": "a", "__proto__": {"x": 1}}', '{"name": "a", "tags": [{"__proto__": 1}]}', '{"name": "a", "\\u005f_proto__": 1}', '{"name": "a", "__pro\\u0074o__": 1}']) {
+      const res = await call('POST', '/v1/probes', { raw, headers: json })
+      expect([raw, res.status, res.body.error.message, res.body.error.details]).toEqual([raw, 400, message, [{ path: '', message: 'a key named "__proto__"' }]])
+    }
+    const kept = await call('POST', '/v1/probes', { raw: '{"name": "__proto__ prototype \\u0041", "tags": [{"proto": 1}]}', headers: json })
+    expect([kept.status, kept.body.received]).toEqual([200, { name: '__proto__ prototype A', tags: [{ proto: 1 }] }])
+  })
+
   test('brackets inside strings, escaped quotes included, are not nesting', async () => {
     const { call } = setup()
     const name = `\\"${'['.repeat(100)}\\\\`

@@ -67,7 +67,9 @@ const Options = z
           ? 'an option name is required: name what the variant differs in, e.g. "size"'
           : trimmed.length > MAX_OPTION_NAME
             ? `an option name has at most ${MAX_OPTION_NAME} characters`
-            : seen.has(trimmed)
+            : trimmed === '__proto__'
+              ? 'an option name cannot be "__proto__" (JavaScript treats it as special): choose another name'
+              : seen.has(trimmed)
               ? `option names ${JSON.stringify(seen.get(trimmed))} and ${JSON.stringify(name)} are the same name once the whitespace around it is trimmed; send it once`
               : controlProblem(trimmed, 'an option name')
       if (problem) issues.addIssue({ code: 'custom', message: problem })

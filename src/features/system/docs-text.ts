@@ -97,7 +97,8 @@ carries \`Location\`: what a \`201\` created is in its body, with the id to read
   \`{data, page, pageSize, total}\`.
 - JSON bodies need \`Content-Type: application/json\` and may be up to 1 MiB, nested at most
   ${MAX_JSON_DEPTH} levels and holding at most ${MAX_JSON_VALUES_TEXT} values (no route needs anything close); fields the route
-  does not know, or may not change, are a 400 that names them (the first ${MAX_DETAILS} problems, with the count).
+  does not know, or may not change, are a 400 that names them (the first ${MAX_DETAILS} problems, with the count),
+  and so is a key named \`__proto__\` anywhere in the body.
 - An answer given without reading the whole request body (an error, or a body the route does not take)
   carries \`Connection: close\`: the client sends its next request on a new connection.
 - A query parameter the operation does not take is a 400 naming the ones it takes (or saying it takes
