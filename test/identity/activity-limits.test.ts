@@ -4,8 +4,10 @@ import { type CallResult, createTestApp } from '../helpers/app'
 import { activityProbes } from '../helpers/probes'
 import { admin, apiKey, bearer, createKey, expectOk, twoStores } from '../helpers/world'
 
-const setup = async (settings = {}) => {
+/** `startMs` after the clock's start (on the hour), the two stores are made. */
+const setup = async (settings = {}, startMs = 0) => {
   const t = createTestApp({ extraRoutes: activityProbes, settings: { rateLimitRps: '0', ...settings } })
+  t.clock.advance(startMs)
   const world = await twoStores(t.call, t.deps)
   return { ...t, world }
 }
@@ -166,11 +168,25 @@ describe('activity attribution: calls counted per group and per student', () => 
     const res = await t.call('GET', `/v1/admin/activity?to=${encodeURIComponent(created)}`, { headers: admin })
     const groups = await t.call('GET', '/v1/admin/groups', { headers: admin })
     const first = groups.body.data.map((g: { createdAt: string }) => g.createdAt).sort()[0]
+    const hour = `${first.slice(0, 13)}:00:00.000Z`
     expect([res.status, res.body.error.message, res.body.error.details]).toEqual([
       400,
-      `\`to\` ends before ${first}, when the first group was created, where the window starts when \`from\` is left out. Send a later \`to\`, or a \`from\` before it.`,
-      [{ path: 'to', message: `must be after ${first} when from is left out` }],
+      `\`to\` ends before ${hour}, the start of the hour the first group was created in (${first}), where the window starts when \`from\` is left out. Send a later \`to\`, or a \`from\` before it.`,
+      [{ path: 'to', message: `must be after ${hour} when from is left out` }],
     ])
+  })
+
+  test('a `to` earlier in the hour the first group was made in counts that hour, as it counts any hour it falls in', async () => {
+    const t = await setup({}, 20 * 60_000)
+    const { A } = t.world
+    await t.call('GET', '/v1/probe', { headers: { ...apiKey(A.key.apiKey), 'x-student-rm': A.rms.spare } })
+    const groups = await t.call('GET', '/v1/admin/groups', { headers: admin })
+    const first = Date.parse(groups.body.data.map((g: { createdAt: string }) => g.createdAt).sort()[0])
+    expect(first % 3600_000).toBeGreaterThan(0)
+    const hour = first - (first % 3600_000)
+    const answer = await report(t, `?groupId=${A.group.id}&to=${new Date(first - 1).toISOString()}`)
+    const spare = answer.groups[0].students.find((s: any) => s.rm === A.rms.spare)
+    expect([answer.from, answer.to, spare.calls]).toEqual([new Date(hour).toISOString(), new Date(hour + 3600_000).toISOString(), 1])
   })
 
   test('from and to select whole hours; a date alone covers its day; csv has a row per student', async () => {

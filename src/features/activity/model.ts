@@ -25,7 +25,7 @@ const to = isoInstant('to').optional().describe("end, exclusive; a date alone in
 const groupId = idRef('groupId').optional().describe('only this group (404 NOT_FOUND when no group has this id)')
 
 export const ActivityQuery = z.strictObject({
-  from: isoInstant('from').optional().describe('start, inclusive (default: when the first group was created). Counts are kept per hour: `from` is rounded down to its hour, `to` up to a whole hour, and the answer says the hours counted'),
+  from: isoInstant('from').optional().describe('start, inclusive (default: the hour the first group was created in). Counts are kept per hour: `from` is rounded down to its hour, `to` up to a whole hour, and the answer says the hours counted'),
   to,
   groupId,
   format: z.enum(['json', 'csv']).default('json').describe('csv for a spreadsheet'),

@@ -11,13 +11,18 @@ import { activityCounts, SHOP_FRONT_RM } from './tables'
  * whole hours: the hour that contains `from` is included, and every hour that starts before `to`
  * (the default `to`, a moment after now, takes the current hour; a `to` on the hour leaves that hour out).
  * The answer's `from` and `to` are those hours' bounds, what was counted, not the times asked for:
- * a `to` of 21:30 counts the calls up to 22:00, and says so. The window starts by default when the
- * first group was created.
+ * a `to` of 21:30 counts the calls up to 22:00, and says so. The window starts by default at the hour
+ * the first group was created in.
  */
 export function activityReport(deps: Deps, query: Pick<ActivityQuery, 'from' | 'to' | 'groupId'>): ActivityReport {
   deps.activity.flush() // the report includes the calls of the last second
   const first = firstGroupCreatedAt(deps)
-  const start = first === null ? { at: () => deps.clock.now(), what: 'now (no group exists yet)' } : { at: () => first, what: 'when the first group was created' }
+  // From the hour the first group was made in, as a `from` would be rounded: a `to` earlier in that
+  // hour still counts it, since `to` is rounded up to the hour's end.
+  const start =
+    first === null
+      ? { at: () => deps.clock.now(), what: 'now (no group exists yet)' }
+      : { at: () => Math.floor(first / HOUR) * HOUR, what: `the start of the hour the first group was created in (${isoTime(first)})` }
   const asked = activityWindow(deps, query, start)
   const from = Math.floor(asked.from / HOUR) * HOUR
   const to = Math.ceil(asked.to / HOUR) * HOUR
