@@ -33,14 +33,17 @@ export function addTeacherCommands(program: Command) {
       }
       const { text, encoding } = decodeTextFile(bytes)
       const rows = await parsed(text)
-      if (encoding !== 'UTF-8') console.log(`${csv} is not UTF-8: read as ${encoding}, as a spreadsheet on Windows saves "CSV"`)
+      if (encoding !== 'UTF-8') console.log(`${csv} is not UTF-8: read as ${encoding}, as a spreadsheet on Windows saves ${encoding === 'UTF-16' ? '"Unicode Text"' : '"CSV"'}`)
       const { dataDir, result, isNew } = await onDataDir(options.data, { kind: 'import', rows })
       console.log(
         `imported ${pluralize(rows.length, 'row')} into ${dataDir}: ${pluralize(result.groupsCreated, 'new group')}, ${pluralize(result.studentsAdded, 'new student')}, ${result.studentsMoved} moved, ${result.studentsRenamed ? `${result.studentsRenamed} renamed, ` : ''}${result.alreadyThere} already there`,
       )
       // A class prepared before the first start; or a --data that missed the server's folder.
       if (isNew) console.log(`${dataDir} held no class: it is a new data folder. Start the server on it (--data ${shellQuoted(dataDir)}), or import into the folder your server uses.`)
-      for (const m of result.moved) console.log(`line ${m.line}: moved RM ${m.rm} from group '${m.from}' to '${m.to}'; their sessions ended and their password is the RM again`)
+      for (const m of result.moved) {
+        const renamed = m.renamedFrom === undefined ? '' : `, renamed from '${m.renamedFrom}'`
+        console.log(`line ${m.line}: moved RM ${m.rm} from group '${m.from}' to '${m.to}'${renamed}; their sessions ended and their password is the RM again`)
+      }
       for (const r of result.renamed) console.log(`line ${r.line}: RM ${r.rm} renamed from '${r.from}' to '${r.to}'`)
       for (const name of result.groupsLeftEmpty) console.log(`group '${name}' has no members left`)
     })

@@ -37,7 +37,7 @@ describe('storefront groups import', () => {
     expect(res.stdout).toBe('')
     expect(res.stderr.trim().split('\n')).toEqual([
       'storefront: 3 problems in the class list; nothing was imported',
-      'storefront:   line 3: rm may hold letters, digits, dot, dash and underscore only',
+      'storefront:   line 3: RM "1 01": rm may hold letters, digits, dot, dash and underscore only',
       "storefront:   line 4: RM 100 is also in group 'Azul' on line 2; a student belongs to one group",
       'storefront:   line 5: expected 3 columns (group,rm,name), found 2',
     ])
@@ -54,7 +54,7 @@ describe('storefront groups import', () => {
     expect([res.code, res.stderr]).toEqual([0, ''])
     expect(res.stdout.split('\n')).toEqual([
       `imported 2 rows into ${join(dir, 'data')}: 2 new groups, 1 new student, 1 moved, 0 already there`,
-      "line 2: moved RM 100 from group 'Azul' to 'Verde'; their sessions ended and their password is the RM again",
+      "line 2: moved RM 100 from group 'Azul' to 'Verde', renamed from 'Ana'; their sessions ended and their password is the RM again",
       "group 'Azul' has no members left",
       '',
     ])
@@ -111,6 +111,14 @@ describe('a class list as a spreadsheet in Portuguese saves it', () => {
       { g: 'Loja Sol', rm: 'RM150', name: 'João Conceição' },
       { g: 'Loja Sol', rm: 'RM151', name: 'Inês, Ana' },
     ])
+  })
+
+  test('the "Unicode Text" a spreadsheet saves (UTF-16, tab-separated) is read too, and said so', async () => {
+    const dir = emptyDir()
+    writeFileSync(join(dir, 'turma.txt'), Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from('Grupo\tRM\tNome\r\nLoja Lua\tRM160\tJoão Conceição\r\n', 'utf16le')]))
+    const res = await cli(['groups', 'import', 'turma.txt', '--data', 'data'], dir)
+    expect([res.code, res.stderr, res.stdout.split('\n')[0]]).toEqual([0, '', 'turma.txt is not UTF-8: read as UTF-16, as a spreadsheet on Windows saves "Unicode Text"'])
+    expect(members(join(dir, 'data'))).toEqual([{ g: 'Loja Lua', rm: 'RM160', name: 'João Conceição' }])
   })
 })
 
@@ -345,7 +353,7 @@ describe('the commands beside a running server', () => {
       const moved = await cli(['groups', 'import', 'teacher.csv', '--data', 'data'], dir)
       expect([moved.code, moved.stdout, moved.stderr]).toEqual([
         0,
-        `imported 1 row into ${join(dir, 'data')}: 1 new group, 0 new students, 1 moved, 0 already there\nline 1: moved RM 200 from group 'Azul' to 'Verde'; their sessions ended and their password is the RM again\n`,
+        `imported 1 row into ${join(dir, 'data')}: 1 new group, 0 new students, 1 moved, 0 already there\nline 1: moved RM 200 from group 'Azul' to 'Verde', renamed from 'Not Carla'; their sessions ended and their password is the RM again\n`,
         '',
       ])
       expect((await me()).status).toBe(401)

@@ -116,19 +116,58 @@ describe('POST /v1/admin/groups/import (a class list as text/csv)', () => {
     ])
   })
 
-  test('a list sent in Windows-1252 is refused by line, saying to save it as CSV UTF-8 or to send the file through the panel or the command', async () => {
+  test('a list is read in the encoding its bytes are in, or the one its charset names, as the panel and the command read a file', async () => {
     const t = setup()
-    const latin1 = Buffer.from('Turma A,11111,Jo\xe3o Concei\xe7\xe3o\nTurma A,22222,Ana\n', 'latin1')
-    const res = await t.call('POST', '/v1/admin/groups/import', { headers: { ...admin, 'content-type': 'text/csv' }, raw: latin1 })
-    expect(res.status).toBe(400)
-    expect(res.body.error.details).toEqual([
+    const send = (bytes: Uint8Array, contentType = 'text/csv') => t.call('POST', '/v1/admin/groups/import', { headers: { ...admin, 'content-type': contentType }, raw: bytes })
+    const text = (rm: string) => `Turma A,${rm},Jo\u00e3o Concei\u00e7\u00e3o\n`
+    // Windows-1252, what a spreadsheet in Portuguese saves as "CSV"; the same said by its charset; the
+    // UTF-16 of a spreadsheet's "Unicode Text", tab-separated, with its byte order mark.
+    expect(await expectOk(send(Buffer.from(text('11111'), 'latin1')))).toMatchObject({ rows: 1, studentsAdded: 1 })
+    expect(await expectOk(send(Buffer.from(text('22222'), 'latin1'), 'text/csv; charset=windows-1252'))).toMatchObject({ rows: 1, studentsAdded: 1 })
+    const unicodeText = Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from('grupo\trm\tnome\r\nTurma A\t33333\tJo\u00e3o Concei\u00e7\u00e3o\r\n', 'utf16le')])
+    expect(await expectOk(send(unicodeText))).toMatchObject({ rows: 1, studentsAdded: 1 })
+    const names = (await expectOk(t.call('GET', '/v1/admin/groups', { headers: admin }))).data.flatMap((g: any) => g.members.map((m: any) => m.name))
+    expect(names).toEqual(['Jo\u00e3o Concei\u00e7\u00e3o', 'Jo\u00e3o Concei\u00e7\u00e3o', 'Jo\u00e3o Concei\u00e7\u00e3o'])
+    // A charset the server does not know is 415, naming it.
+    const unknown = await send(Buffer.from(text('44444')), 'text/csv; charset=klingon')
+    expect([unknown.status, unknown.body.error.message]).toEqual([415, "The Content-Type names the encoding 'klingon', which is not one the server reads: send the file as UTF-8 (or Windows-1252 or UTF-16), or leave the charset out and the server reads which of those it is."])
+    // A text decoded wrongly before it was sent holds replacement characters: named by line, nothing imported.
+    const mangled = await t.send('Turma A,55555,Jo\ufffdo\n')
+    expect(mangled.body.error.details).toEqual([
       {
         path: 'line 1',
         line: 1,
-        message: 'holds characters that are not UTF-8 (a spreadsheet may save "CSV" as Windows-1252): save the list as "CSV UTF-8", or import the file itself with the panel or storefront groups import, which read Windows-1252 too',
+        message: 'holds the replacement character (\ufffd) where a letter was: the file was read in the wrong encoding before it was sent; send the file\'s own bytes (curl --data-binary @class.csv), which are read as UTF-8, Windows-1252 or UTF-16, or save the list as "CSV UTF-8"',
       },
     ])
-    expect(await t.groups()).toEqual([])
+    expect((await t.groups()).map(([, rms]: [string, string[]]) => rms)).toEqual([['11111', '22222', '33333']])
+  })
+
+  test("a spreadsheet's own habits: a header in other words, its empty rows as separators, a quote inside a name, an RM it shortened, a quote never closed", async () => {
+    const t = setup()
+    for (const header of ['Grupo;RM;Nome do aluno', 'GRUPO;R.M.;NOME', 'Equipe;Matrícula;Aluno(a)']) {
+      const res = await expectOk(t.send(`${header}\r\nTurma A;11111;Ana "Aninha" Souza\r\n;;\r\n;;\r\n`))
+      expect([header, res.rows, res.studentsAdded + res.alreadyThere]).toEqual([header, 1, 1])
+    }
+    expect(await t.groups()).toEqual([['Turma A', ['11111']]])
+    const names = (await expectOk(t.call('GET', '/v1/admin/groups', { headers: admin }))).data.flatMap((g: any) => g.members.map((m: any) => m.name))
+    expect(names).toEqual(['Ana "Aninha" Souza'])
+    // A first line that only looks like a header is a student: its RM has digits.
+    expect(await expectOk(t.send('Grupo;RM1;Nome\n'))).toMatchObject({ rows: 1, groupsCreated: 1, studentsAdded: 1 })
+    const shortened = await t.send('Turma A;1,23457E+11;Bruno\nTurma A;9.87E+10;Carla\nTurma A;a b;Davi\n')
+    expect(shortened.body.error.details.map((d: { message: string }) => d.message)).toEqual([
+      'the RM 1,23457E+11 is a number the spreadsheet shortened: format the RM column as Text, type the RMs again and save the file',
+      'the RM 9.87E+10 is a number the spreadsheet shortened: format the RM column as Text, type the RMs again and save the file',
+      'RM "a b": rm may hold letters, digits, dot, dash and underscore only',
+    ])
+    // The line where the quote opens, in a file with CRLF line ends as in one with LF.
+    for (const end of ['\r\n', '\n']) {
+      const open = await t.send(['grupo;rm;nome', 'Turma A;22222;"Bruno Lima', 'Turma A;33333;Carla', 'Turma A;44444;Davi', ''].join(end))
+      expect([JSON.stringify(end), open.body.error.details]).toEqual([
+        JSON.stringify(end),
+        [{ path: 'line 2', line: 2, message: 'a quote (") opens a cell and nothing closes it, so the rest of the file would be that one cell: add the closing quote, or remove the quote (a name needs none)' }],
+      ])
+    }
   })
 
   test("an RM another group squatted moves to the list's group: the squatter's session for it is 401 at once, the password is the RM again, and the answer reports the move", async () => {
@@ -146,7 +185,7 @@ describe('POST /v1/admin/groups/import (a class list as text/csv)', () => {
       studentsMoved: 1,
       studentsRenamed: 0,
       alreadyThere: 0,
-      moved: [{ line: 3, rm: '22222', from: 'Squat', to: 'Turma A' }],
+      moved: [{ line: 3, rm: '22222', from: 'Squat', to: 'Turma A', renamedFrom: 'Not Bruno' }],
       renamed: [],
       groupsLeftEmpty: [],
     })
@@ -173,7 +212,7 @@ describe('POST /v1/admin/groups/import (a class list as text/csv)', () => {
       studentsMoved: 1,
       studentsRenamed: 0,
       alreadyThere: 1, // the repeated line
-      moved: [{ line: 1, rm: '44444', from: 'Solo', to: 'Turma C' }],
+      moved: [{ line: 1, rm: '44444', from: 'Solo', to: 'Turma C', renamedFrom: 'Davi' }],
       renamed: [],
       groupsLeftEmpty: ['Solo'],
     })

@@ -118,7 +118,7 @@ describe.skipIf(noBrowser)('the teacher side of the panel', () => {
       await page.getByRole('button', { name: 'Import' }).click()
       await page.getByRole('heading', { name: 'Moved from another group' }).waitFor()
       const moves = await page.getByRole('list').filter({ hasText: 'q3001' }).getByRole('listitem').allTextContents()
-      expect(moves).toEqual(['line 3: RM q3001 from Squat to Gamma'])
+      expect(moves).toEqual(['line 3: RM q3001 from Squat to Gamma, renamed from Quem'])
       await page.getByText('Left with no members (kept, with their store): Squat.').waitFor()
       expect((await panel.call('GET', '/v1/store/auth/me', { headers: bearer(squatted) })).status).toBe(401)
     })

@@ -87,6 +87,7 @@ export function ImportPage() {
               {moved.map((m) => (
                 <li key={m.rm}>
                   line {m.line}: RM {m.rm} from {m.from} to {m.to}
+                  {m.renamedFrom !== undefined && `, renamed from ${m.renamedFrom}`}
                 </li>
               ))}
             </ul>

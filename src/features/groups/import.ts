@@ -3,7 +3,7 @@ import { groups, stores, students } from '../../kernel/auth/tables'
 import { writeTransaction, type Sql } from '../../kernel/db/database'
 import { foldName } from '../../kernel/db/folded'
 import type { Deps } from '../../kernel/deps'
-import { AppError } from '../../kernel/errors'
+import { AppError, clip } from '../../kernel/errors'
 import { nameText } from '../../kernel/control-characters'
 import { insertMembers, listMembers, MAX_MEMBERS_PER_GROUP, MemberInput, moveMembers, rmKey, studentsWithRms } from '../members'
 import { GROUP_NAME_MAX } from './model'
@@ -39,11 +39,66 @@ const GroupColumn = nameText('group', GROUP_NAME_MAX)
  * a line of it is skipped, where read as a row it made a group 'grupo' with a student 'rm'.
  */
 const HEADER_WORDS = [
-  ['group', 'grupo', 'turma', 'equipe'],
-  ['rm', 'ra', 'matricula'],
-  ['name', 'nome', 'aluno', 'estudante'],
+  ['group', 'grupo', 'turma', 'equipe', 'time', 'team'],
+  ['rm', 'ra', 'matricula', 'registro', 'id', 'codigo'],
+  ['name', 'nome', 'aluno', 'aluna', 'estudante', 'student'],
 ]
-const isHeader = (record: string[]) => record.length === 3 && record.every((cell, i) => HEADER_WORDS[i]!.includes(foldName(cell)))
+/** A cell's words, folded (no case or accents), and its letters run together: `R.M.` is `rm`. */
+const headerWords = (cell: string) => {
+  const words = foldName(cell).split(/[^a-z]+/).filter((w) => w !== '')
+  return [...words, words.join('')]
+}
+/**
+ * A header line: its RM cell is a header word and holds no digit (every RM a class uses has some), and
+ * the group or name cell holds one too: "Grupo;R.M.;Nome do aluno". A line of a student is never one.
+ */
+const isHeader = (record: string[]) => {
+  if (record.length !== 3 || /\d/.test(record[1]!)) return false
+  const [group, rm, name] = record.map((cell, i) => headerWords(cell).some((w) => HEADER_WORDS[i]!.includes(w)))
+  return rm && (group || name)
+}
+
+/** An RM a spreadsheet showed as a number in scientific notation (1,23457E+11), and saved so. */
+const SHORTENED_NUMBER = /^\d+([.,]\d+)?e\+?\d+$/i
+
+/**
+ * The line the cell left open by a quote starts on: the quote that nothing closes (csv-parse names
+ * the line where the file ended, counting a CRLF file's line breaks twice).
+ */
+function unclosedQuoteLine(text: string, delimiter: string): number | undefined {
+  let line = 1
+  let fieldStart = true
+  let openedAt: number | undefined
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i]!
+    if (c === '\r' && text[i + 1] === '\n') continue
+    const lineBreak = c === '\n' || c === '\r'
+    if (openedAt !== undefined) {
+      if (c === '"' && text[i + 1] === '"') i++
+      else if (c === '"') openedAt = undefined
+      if (lineBreak) line++
+      continue
+    }
+    if (lineBreak) line++
+    if (lineBreak || c === delimiter) fieldStart = true
+    else if (c === '"' && fieldStart) openedAt = line
+    else if (c !== ' ' && c !== '\uFEFF') fieldStart = false
+  }
+  return openedAt
+}
+
+/** What csv-parse could not read, in a teacher's words, on the line it is. */
+function notCsv(e: unknown, text: string, delimiter: string): string {
+  const error = e as { code?: string; lines?: number; message?: string }
+  if (error.code === 'CSV_QUOTE_NOT_CLOSED') {
+    const line = unclosedQuoteLine(text, delimiter)
+    return `${line === undefined ? '' : `line ${line}: `}a quote (") opens a cell and nothing closes it, so the rest of the file would be that one cell: add the closing quote, or remove the quote (a name needs none)`
+  }
+  if (error.code === 'CSV_INVALID_CLOSING_QUOTE' && error.lines !== undefined) {
+    return `line ${error.lines}: a cell in quotes goes on after its closing quote: put the whole cell in quotes and write each quote inside it twice ("Ana ""Aninha"" Souza"), or remove the quotes`
+  }
+  return `the file is not valid CSV: ${error.message ?? String(e)}`
+}
 
 /**
  * The column separator of the list, from its first line: a comma, or the semicolon a spreadsheet set to
@@ -76,9 +131,10 @@ export async function parseClassList(text: string): Promise<ImportRow[]> {
   const delimiter = separatorOf(text)
   let records: { record: string[]; info: { lines: number } }[]
   try {
-    records = parse(text, { relax_column_count: true, skip_empty_lines: true, trim: true, bom: true, info: true, delimiter }) as unknown as typeof records
+    // relax_quotes: a quote inside a cell that does not start with one is kept (Ana "Aninha" Souza).
+    records = parse(text, { relax_column_count: true, relax_quotes: true, skip_empty_lines: true, trim: true, bom: true, info: true, delimiter }) as unknown as typeof records
   } catch (e) {
-    throw new ImportError([`the file is not valid CSV: ${(e as Error).message}`])
+    throw new ImportError([notCsv(e, text, delimiter)])
   }
   const problems: string[] = []
   const rows: ImportRow[] = []
@@ -87,16 +143,24 @@ export async function parseClassList(text: string): Promise<ImportRow[]> {
     // The line the record starts on: it ends on info.lines, after the line breaks its quoted cells hold.
     const line = info.lines - record.reduce((n, cell) => n + (cell.match(/\r\n|\r|\n/g)?.length ?? 0), 0)
     if (index === 0 && isHeader(record)) return
+    // A spreadsheet saves the empty rows under a list as separators alone (;;): blank lines.
+    if (record.every((cell) => cell === '')) return
     if (record.length !== 3) return problems.push(`line ${line}: expected 3 columns (${shown}), found ${record.length}`)
     const [group, rm, name] = record as [string, string, string]
-    // What the server or the command read as UTF-8 and could not: the file is in another encoding.
+    // A letter something read in the wrong encoding before the text got here (the file's own bytes
+    // are read as UTF-8, Windows-1252 or UTF-16: text-file.ts).
     if (record.some((cell) => cell.includes('\uFFFD'))) {
-      return problems.push(`line ${line}: holds characters that are not UTF-8 (a spreadsheet may save "CSV" as Windows-1252): save the list as "CSV UTF-8", or import the file itself with the panel or storefront groups import, which read Windows-1252 too`)
+      return problems.push(`line ${line}: holds the replacement character (\uFFFD) where a letter was: the file was read in the wrong encoding before it was sent; send the file's own bytes (curl --data-binary @class.csv), which are read as UTF-8, Windows-1252 or UTF-16, or save the list as "CSV UTF-8"`)
     }
     const groupName = GroupColumn.safeParse(group)
     if (!groupName.success) for (const issue of groupName.error.issues) problems.push(`line ${line}: ${issue.message}`)
     const member = MemberInput.safeParse({ rm, name })
-    if (!member.success) for (const issue of member.error.issues) problems.push(`line ${line}: ${issue.message}`)
+    const shortened = SHORTENED_NUMBER.test(rm)
+    if (shortened) problems.push(`line ${line}: the RM ${rm} is a number the spreadsheet shortened: format the RM column as Text, type the RMs again and save the file`)
+    for (const issue of member.success ? [] : member.error.issues) {
+      if (issue.path[0] !== 'rm') problems.push(`line ${line}: ${issue.message}`)
+      else if (!shortened) problems.push(`line ${line}: ${rm === '' ? '' : `RM ${JSON.stringify(clip(rm, 40))}: `}${issue.message}`)
+    }
     rows.push({ line, group, rm, name })
   })
   const firstLine = new Map<string, ImportRow>()
@@ -127,6 +191,8 @@ interface ImportChange {
   rm: string
   from: string
   to: string
+  /** A moved student's former name, when the list names them otherwise. */
+  renamedFrom?: string
 }
 
 /**
@@ -184,7 +250,7 @@ export function importClassList(deps: Deps, rows: ImportRow[], progress: (messag
       moveMembers(tx, group.id, elsewhere.map((m) => ({ ...asMember(m), rm: held(m)!.rm })))
       for (const m of elsewhere) {
         const from = held(m)!
-        moved.push({ line: m.line, rm: m.rm, from: from.group, to: group.name })
+        moved.push({ line: m.line, rm: m.rm, from: from.group, to: group.name, ...(from.name === m.name ? {} : { renamedFrom: from.name }) })
         movedFrom.set(from.groupId, from.group)
       }
       // A student already here takes the list's name too: the teacher corrects a name by importing again.

@@ -43,7 +43,15 @@ export const ImportSummary = z
     studentsRenamed: z.number().int().describe('students already in the group the list names, under another name: they take the list\u2019s (each listed in `renamed`)'),
     alreadyThere: z.number().int().describe('lines whose student was already in that group under that name (or repeated in the file): nothing changed for them'),
     moved: z
-      .array(z.object({ line: z.number().int(), rm: z.string(), from: z.string().describe('the group that held the student'), to: z.string() }))
+      .array(
+        z.object({
+          line: z.number().int(),
+          rm: z.string(),
+          from: z.string().describe('the group that held the student'),
+          to: z.string(),
+          renamedFrom: z.string().optional().describe('the name the student had, when the list names them otherwise: they take the list\u2019s'),
+        }),
+      )
       .describe("each student moved: the list wins over the group that held the RM. The student's sessions ended and the password is the RM again."),
     renamed: z
       .array(z.object({ line: z.number().int(), rm: z.string(), from: z.string().describe('the name the student had'), to: z.string() }))

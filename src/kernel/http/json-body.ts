@@ -23,7 +23,24 @@ export async function readLimitedText(request: Request, tooLarge: () => AppError
     if (text.length * 3 > limit && Buffer.byteLength(text) > limit) throw tooLarge()
     return text
   }
-  if (!request.body) return ''
+  return new TextDecoder().decode(await streamedBytes(request, tooLarge, limit))
+}
+
+/** The body's bytes, refused as readLimitedText refuses its text: for a text file whose encoding is read from them. */
+export async function readLimitedBytes(request: Request, tooLarge: () => AppError, limit = JSON_BODY_LIMIT): Promise<Uint8Array> {
+  const declared = Number(request.headers.get('content-length') ?? NaN)
+  if (declared > limit) throw tooLarge()
+  if (declared <= limit && !request.headers.has('transfer-encoding')) {
+    const bytes = new Uint8Array(await request.arrayBuffer())
+    if (bytes.byteLength > limit) throw tooLarge()
+    return bytes
+  }
+  return streamedBytes(request, tooLarge, limit)
+}
+
+/** A body of no declared length, read piece by piece and refused as soon as it passes the limit. */
+async function streamedBytes(request: Request, tooLarge: () => AppError, limit: number): Promise<Uint8Array> {
+  if (!request.body) return new Uint8Array()
   const reader = request.body.getReader()
   const chunks: Uint8Array[] = []
   let size = 0
@@ -37,7 +54,7 @@ export async function readLimitedText(request: Request, tooLarge: () => AppError
     }
     chunks.push(value)
   }
-  return new TextDecoder().decode(Buffer.concat(chunks))
+  return Buffer.concat(chunks)
 }
 
 export function parseJson(text: string): unknown {

@@ -1,5 +1,6 @@
-import { AppError } from '../errors'
-import { bodyTooLarge, readLimitedText } from './json-body'
+import { AppError, clip } from '../errors'
+import { decodeTextFile } from '../text-file'
+import { bodyTooLarge, readLimitedBytes } from './json-body'
 
 // A route that takes a plain-text file as its body (a class list as text/csv) instead of JSON. The
 // route says so in its `detail` with textBodyDetail(); the kernel then accepts that one media type on it,
@@ -41,11 +42,28 @@ export async function readTextBody(request: Request, contentType: string, body: 
     const what = sent ? `Content-Type '${sent}'` : 'no Content-Type'
     throw new AppError('UNSUPPORTED_MEDIA_TYPE', `This route takes a ${body.mediaType} file, not JSON or a form, but the request has ${what}. ${howToSend(body)}`)
   }
-  const text = await readLimitedText(request, () =>
-    bodyTooLarge(`The ${body.mediaType} body`, `Split the file and send the parts one request at a time.`),
-  )
+  const bytes = await readLimitedBytes(request, () => bodyTooLarge(`The ${body.mediaType} body`, `Split the file and send the parts one request at a time.`))
+  const text = decoded(bytes, charsetOf(contentType))
   if (text.trim() === '') throw emptyBody(body)
   return text
+}
+
+const charsetOf = (contentType: string) => /;\s*charset\s*=\s*"?([^";\s]+)/i.exec(contentType)?.[1]?.toLowerCase()
+
+/**
+ * The file's text in the encoding its Content-Type names (charset=windows-1252, as a client that read
+ * the file's encoding may say), else as the command and the panel read a file (text-file.ts): UTF-16
+ * by its mark, UTF-8 when it is, else Windows-1252, what a spreadsheet in Portuguese saves as "CSV".
+ */
+function decoded(bytes: Uint8Array, charset: string | undefined): string {
+  if (charset === undefined || charset === 'utf-8' || charset === 'utf8') return decodeTextFile(bytes).text
+  let decoder: TextDecoder
+  try {
+    decoder = new TextDecoder(charset as ConstructorParameters<typeof TextDecoder>[0])
+  } catch {
+    throw new AppError('UNSUPPORTED_MEDIA_TYPE', `The Content-Type names the encoding '${clip(charset, 40)}', which is not one the server reads: send the file as UTF-8 (or Windows-1252 or UTF-16), or leave the charset out and the server reads which of those it is.`)
+  }
+  return decoder.decode(bytes)
 }
 
 const emptyBody = (body: TextBody) => new AppError('VALIDATION_ERROR', `The request body is empty. ${howToSend(body)}`)
