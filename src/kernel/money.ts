@@ -16,16 +16,25 @@ export const MAX_PRICE = MAX_PRICE_CENTS / 100
 export const MAX_LINE_QUANTITY = 1_000
 export const MAX_CART_LINES = 100
 
+/**
+ * Whether the number, as JSON writes it (its shortest decimal form), has at most 2 decimals: 19.99 does,
+ * and so does any whole number of cents divided by 100; 19.999999999 and 0.1 + 0.2
+ * (0.30000000000000004) do not, and are refused rather than rounded into another price.
+ */
 export function hasAtMostTwoDecimals(value: number): boolean {
-  const scaled = value * 100
-  return Math.abs(scaled - Math.round(scaled)) < 1e-6
+  if (!Number.isFinite(value)) return false
+  const text = String(value)
+  // 1e+21 is whole; 1e-7 has seven decimals.
+  if (text.includes('e')) return !text.includes('e-')
+  const point = text.indexOf('.')
+  return point < 0 || text.length - point - 1 <= 2
 }
 
 export const toCents = (value: number): number => Math.round(value * 100)
 
 export const fromCents = (cents: number): number => cents / 100
 
-const amount = () => z.number().min(0, 'must not be negative').refine(hasAtMostTwoDecimals, 'must have at most 2 decimals, e.g. 19.99')
+const amount = () => z.number().min(0, 'must not be negative').refine(hasAtMostTwoDecimals, 'must have at most 2 decimals, e.g. 19.99 (round a computed amount to cents: Math.round(x * 100) / 100)')
 
 /** A price of the catalog. */
 export const Money = amount()

@@ -131,7 +131,7 @@ describe('POST /v1/products with variants', () => {
     expect(empty.body.error.details).toEqual([{ path: 'variants', message: 'variants needs at least one variant' }])
     const bad = await t.A.send('POST', '/v1/products', { name: 'Bad price', variants: [tee('OK-1', 'M'), tee('BAD-1', 'L', { price: 1.001, stock: -1 })] })
     expect(bad.body.error.details).toEqual([
-      { path: 'variants.1.price', message: 'must have at most 2 decimals, e.g. 19.99' },
+      { path: 'variants.1.price', message: 'must have at most 2 decimals, e.g. 19.99 (round a computed amount to cents: Math.round(x * 100) / 100)' },
       { path: 'variants.1.stock', message: 'must not be negative' },
     ])
     for (const res of [both, neither, empty, bad]) expect([res.status, res.body.error.code]).toEqual([400, 'VALIDATION_ERROR'])

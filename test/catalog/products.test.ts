@@ -74,7 +74,7 @@ describe('POST /v1/products', () => {
   test('a price with 3 decimals, a negative price or stock, and an unknown field are each a 400 naming the field', async () => {
     const { A } = await catalogSetup()
     const cases: [Record<string, unknown>, string, string][] = [
-      [{ price: 10.005 }, 'price', 'must have at most 2 decimals, e.g. 19.99'],
+      [{ price: 10.005 }, 'price', 'must have at most 2 decimals, e.g. 19.99 (round a computed amount to cents: Math.round(x * 100) / 100)'],
       [{ price: -1 }, 'price', 'must not be negative'],
       [{ stock: -3 }, 'stock', 'must not be negative'],
       [{ stock: 1.5 }, 'stock', 'must be a whole number'],

@@ -90,7 +90,7 @@ describe('GET and PATCH /v1/variants/:id', () => {
       { path: 'available', message: 'unknown or read-only field; remove it' },
     ])
     const price = await A.send('PATCH', `/v1/variants/${v.id}`, { price: 1.999 })
-    expect(price.body.error.details).toEqual([{ path: 'price', message: 'must have at most 2 decimals, e.g. 19.99' }])
+    expect(price.body.error.details).toEqual([{ path: 'price', message: 'must have at most 2 decimals, e.g. 19.99 (round a computed amount to cents: Math.round(x * 100) / 100)' }])
     expect((await A.variant(v.id)).stock).toBe(8)
   })
 

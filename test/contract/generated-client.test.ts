@@ -80,7 +80,7 @@ describe('a client generated from /openapi.json', () => {
         found: { id: expect.stringMatching(/^prod_/), state: 'PUBLISHED', price: 59.9, variants: 2, image: story.picture.url },
         picture: { url: expect.stringMatching(/^http:\/\/.+\/v1\/files\//), isPrimary: true, type: 'image/png' },
         mixUp: { status: 404, code: 'NOT_FOUND', message: expect.stringContaining(`'${story.found.id}' is a product id, not a variant id`) },
-        problems: [['price', 'must have at most 2 decimals, e.g. 19.99']],
+        problems: [['price', 'must have at most 2 decimals, e.g. 19.99 (round a computed amount to cents: Math.round(x * 100) / 100)']],
         cart: { itemCount: 2, subtotal: 129.8 },
         order: { id: expect.stringMatching(/^ord_/), number: 1, status: 'PENDING', total: 129.8 },
         payment: { orderStatus: 'PAID', method: 'PIX', status: 'APPROVED', pixCode: expect.stringContaining('br.gov.bcb.pix') },

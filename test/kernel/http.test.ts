@@ -120,7 +120,7 @@ describe('the error envelope', () => {
     const { call } = setup()
     const three = await call('POST', '/v1/probes', { body: { name: 'a', price: 19.999 } })
     expect(three.status).toBe(400)
-    expect(three.body.error.details).toEqual([{ path: 'price', message: 'must have at most 2 decimals, e.g. 19.99' }])
+    expect(three.body.error.details).toEqual([{ path: 'price', message: 'must have at most 2 decimals, e.g. 19.99 (round a computed amount to cents: Math.round(x * 100) / 100)' }])
     const negative = await call('POST', '/v1/probes', { body: { name: 'a', price: -1 } })
     expect(negative.body.error.details).toEqual([{ path: 'price', message: 'must not be negative' }])
     const ok = await call('POST', '/v1/probes', { body: { name: 'a', price: 19.99 } })

@@ -23,7 +23,8 @@ describe('money as integer cents', () => {
   })
 
   test('three decimals, negatives, non-numbers and prices above the limit are refused', () => {
-    for (const bad of [1.005, 19.999, 0.001, -0.01, Number.NaN, Infinity, MAX_PRICE + 0.01]) {
+    // Nor rounded into a price that was not sent: the digits past the cents are refused however far they go.
+    for (const bad of [1.005, 19.999, 0.001, -0.01, Number.NaN, Infinity, MAX_PRICE + 0.01, 19.999999999, 1e-9, 4.9999999999, 0.1 + 0.2]) {
       expect(Money.safeParse(bad).success).toBe(false)
     }
   })
