@@ -363,7 +363,7 @@ describe('the commands beside a running server', () => {
       expect(csv.stdout.trimEnd().split('\r\n').slice(1).map((l) => l.split(',').slice(1, 4).join(','))).toEqual([
         'Azul,100,Ana',
         'Azul,101,Bruno',
-        'Azul,200,(no longer a member)', // the calls made as 200 while in Azul stay Azul's
+        'Azul,200,Not Carla (no longer a member)', // the calls made as 200 while in Azul stay Azul's, under the name it had there
         'Azul,,(unattributed)',
         'Azul,,(shop front)',
         'Azul,,(group total)',

@@ -61,7 +61,7 @@ describe(`public-key flood drill (${SECONDS} s${LONG ? ', long' : ''})`, () => {
       const group = report.groups[0]
       const flooded = (statuses['200'] ?? 0) + (statuses['429'] ?? 0)
       expect(group.shopFront).toMatchObject({ calls: flooded, errors: statuses['429'] })
-      expect(group.students.find((m: any) => m.rm === NAMED)).toEqual({ rm: NAMED, name: 'Named', calls: 0, errors: 0, lastCallAt: null })
+      expect(group.students.find((m: any) => m.rm === NAMED)).toEqual({ rm: NAMED, name: 'Named', member: true, calls: 0, errors: 0, lastCallAt: null })
       const board = await call(server.base, 'GET', '/v1/admin/board', { 'x-admin-token': ADMIN })
       expect(board.groups[0]).toMatchObject({ errorsToday: 0, errorRate: 0, shopFront: { callsToday: flooded, errorsToday: statuses['429'] } })
     } finally {

@@ -22,7 +22,7 @@ describe('activity attribution: calls counted per group and per student', () => 
     const before = await report(t, `?groupId=${A.group.id}`)
     const baseline = before.groups[0]
     const ana = baseline.students.find((s: any) => s.rm === A.rms.spare)
-    expect(ana).toEqual({ rm: A.rms.spare, name: 'Spare a', calls: 0, errors: 0, lastCallAt: null })
+    expect(ana).toEqual({ rm: A.rms.spare, name: 'Spare a', member: true, calls: 0, errors: 0, lastCallAt: null })
 
     for (let i = 0; i < 7; i++) await t.call('GET', '/v1/probe', { headers: { ...apiKey(A.key.apiKey), 'x-student-rm': A.rms.spare } })
     for (let i = 0; i < 3; i++) await t.call('GET', '/v1/probe', { headers: { ...apiKey(A.key.apiKey), 'x-student-rm': B.rms.active } })

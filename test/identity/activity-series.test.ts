@@ -45,15 +45,15 @@ describe('GET /v1/admin/activity/series', () => {
         unattributed: line(25, { 24: 4 }),
         shopFront: { calls: line(25), errors: line(25) },
         students: [
-          { rm: A.rms.active, name: 'Active a', calls: line(25), errors: line(25) },
-          { rm: A.rms.fresh, name: 'Fresh a', calls: line(25), errors: line(25) },
-          { rm: A.rms.spare, name: 'Spare a', calls: line(25, { 22: 3 }), errors: line(25, { 22: 1 }) },
+          { rm: A.rms.active, name: 'Active a', member: true, calls: line(25), errors: line(25) },
+          { rm: A.rms.fresh, name: 'Fresh a', member: true, calls: line(25), errors: line(25) },
+          { rm: A.rms.spare, name: 'Spare a', member: true, calls: line(25, { 22: 3 }), errors: line(25, { 22: 1 }) },
         ],
       },
     ])
   })
 
-  test('bucket=day over whole days (UTC on a machine in UTC) lists every group; a former member keeps their counts under "(no longer a member)"', async () => {
+  test('bucket=day over whole days (UTC on a machine in UTC) lists every group; a former member keeps their counts under their name and "(no longer a member)"', async () => {
     const t = await setup()
     const { A, B } = t.world
     t.clock.set(Date.parse('2026-01-01T20:00:00Z'))
@@ -75,7 +75,12 @@ describe('GET /v1/admin/activity/series', () => {
     expect(a.calls[0]).toBeGreaterThan(5)
     expect([a.calls.slice(1), a.unattributed.slice(1)]).toEqual([[3, 0], [3, 0]])
     expect(b.calls.slice(1)).toEqual([0, 0])
-    expect(a.students.map((s: any) => [s.rm, s.name])).toEqual([[A.rms.active, 'Active a'], [A.rms.fresh, 'Fresh a'], [A.rms.spare, '(no longer a member)']])
+    // Named as when they left, and marked; the report's board never counts them as silent.
+    expect(a.students.map((s: any) => [s.rm, s.name, s.member])).toEqual([
+      [A.rms.active, 'Active a', true],
+      [A.rms.fresh, 'Fresh a', true],
+      [A.rms.spare, 'Spare a (no longer a member)', false],
+    ])
     expect(a.students[2].calls).toEqual([5, 0, 0])
     expect(B.group.id).toBe(b.groupId)
   })

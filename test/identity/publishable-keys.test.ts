@@ -169,7 +169,7 @@ describe('a shop front that holds only a publishable key', () => {
     const spare = (r: any) => r.students.find((s: any) => s.rm === A.rms.spare)
     // Only the two secret-key calls are the student's; the five publishable ones are the shop front's.
     expect(spare(before)).toMatchObject({ calls: 0, errors: 0 })
-    expect(spare(after)).toEqual({ rm: A.rms.spare, name: 'Spare a', calls: 2, errors: 0, lastCallAt: new Date(t.clock.now()).toISOString() })
+    expect(spare(after)).toEqual({ rm: A.rms.spare, name: 'Spare a', member: true, calls: 2, errors: 0, lastCallAt: new Date(t.clock.now()).toISOString() })
     expect(before.shopFront).toEqual({ calls: 0, errors: 0, lastCallAt: null })
     expect(after.shopFront).toEqual({ calls: 5, errors: 1, lastCallAt: shopAt })
     // The group counts all seven; none of them is unattributed.

@@ -352,7 +352,7 @@ describe('members', () => {
     // Through the API a student can never remove the last member (it is always themself); the rule
     // still holds for any other caller of the service.
     const ctx = { storeId: group.storeId, groupId: group.id, actor: { type: 'secretKey' as const, keyId: 'key_x', rm: null } }
-    expect(() => removeMember(deps.db, ctx, '111')).toThrow('A group keeps at least one member')
+    expect(() => removeMember(deps.db, ctx, '111', 0)).toThrow('A group keeps at least one member')
   })
 
   test('an invalid RM is named', async () => {

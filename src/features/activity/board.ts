@@ -4,7 +4,7 @@ import type { Deps } from '../../kernel/deps'
 import { failingEndpoints } from '../webhooks'
 import type { ClassBoard } from './model'
 import { activityReport } from './report'
-import { DAY, FORMER_MEMBER, HOUR } from './scope'
+import { DAY, HOUR } from './scope'
 
 const rate = (errors: number, calls: number) => (calls === 0 ? 0 : Math.round((errors / calls) * 1000) / 1000)
 
@@ -38,7 +38,7 @@ export function classBoard(deps: Deps): ClassBoard {
         errorRate: rate(errors, calls),
         shopFront: { callsToday: g.shopFront.calls, errorsToday: g.shopFront.errors, errorRate: rate(g.shopFront.errors, g.shopFront.calls) },
         lastCallAt: g.lastCallAt,
-        silentStudents: g.students.filter((s) => s.calls === 0 && s.name !== FORMER_MEMBER).map(({ rm, name }) => ({ rm, name })),
+        silentStudents: g.students.filter((s) => s.calls === 0 && s.member).map(({ rm, name }) => ({ rm, name })),
         failingWebhooks: storeId ? failingEndpoints(deps, { storeId }, now - DAY).map(({ url, failed }) => ({ url, failed })) : [],
       }
     }),

@@ -21,6 +21,10 @@ const isoInstant = (name: string) =>
     .max(40, `${name} is a date or a time, e.g. 2026-11-21 or 2026-11-21T14:00:00Z`)
     .refine((v) => ISO_INSTANT.safeParse(v).success, `${name} must be an ISO date, year first, such as 2026-11-21, or a date and time such as 2026-11-21T14:00:00Z`)
 
+const MemberFlag = z.boolean().describe('false for a former member: removed from the group, or moved to another by a class list')
+const FORMER_MEMBERS_RULE =
+  'every current member, even with no calls; then each former member with calls in the window, which stay counted for the group they were made for: named as when they left, followed by "(no longer a member)"'
+
 const to = isoInstant('to').optional().describe("end, exclusive; a date alone includes that whole day (default: now). A date alone, or a time without an offset (no Z), is read in the server's time zone")
 const groupId = idRef('groupId').optional().describe('only this group (404 NOT_FOUND when no group has this id)')
 
@@ -55,7 +59,9 @@ export const ActivityReport = z.object({
         .describe(
           'calls made with the publishable key (alone or with a customer token), whatever X-Student-RM says: the shop front in a browser page, which anyone who opens the page can copy the key from. Included in the group\u2019s calls, errors and lastCallAt; never in a student\u2019s',
         ),
-      students: z.array(z.object({ rm: z.string(), name: z.string(), ...Counts })),
+      students: z
+        .array(z.object({ rm: z.string(), name: z.string(), member: MemberFlag, ...Counts }))
+        .describe(FORMER_MEMBERS_RULE),
     }),
   ),
 })
@@ -95,8 +101,8 @@ export const ActivitySeries = z
           .object({ calls: series('calls with the publishable key, whatever X-Student-RM says'), errors: series('their responses with status >= 400') })
           .describe('the shop front: calls with the publishable key, included in the group\u2019s calls and errors, never in a student\u2019s'),
         students: z
-          .array(z.object({ rm: z.string(), name: z.string(), calls: series('calls of this student'), errors: series('their responses with status >= 400') }))
-          .describe('every current member, even with no calls; former members with calls in the window are named "(no longer a member)"'),
+          .array(z.object({ rm: z.string(), name: z.string(), member: MemberFlag, calls: series('calls of this student'), errors: series('their responses with status >= 400') }))
+          .describe(FORMER_MEMBERS_RULE),
       }),
     ),
   })

@@ -66,7 +66,7 @@ export function activityReport(deps: Deps, query: Pick<ActivityQuery, 'from' | '
         shopFront: { calls: shopFront?.calls ?? 0, errors: shopFront?.errors ?? 0, lastCallAt: at(shopFront?.lastCallAt ?? null) },
         students: studentsOf(g, byRm.keys()).map((m) => {
           const c = byRm.get(m.rm)
-          return { rm: m.rm, name: m.name, calls: c?.calls ?? 0, errors: c?.errors ?? 0, lastCallAt: at(c?.lastCallAt ?? null) }
+          return { rm: m.rm, name: m.name, member: m.member, calls: c?.calls ?? 0, errors: c?.errors ?? 0, lastCallAt: at(c?.lastCallAt ?? null) }
         }),
       }
     }),

@@ -1,5 +1,5 @@
 import { asc, eq, sql } from 'drizzle-orm'
-import { groups, students } from '../../kernel/auth/tables'
+import { formerMembers, groups, students } from '../../kernel/auth/tables'
 import { instantOf, isoTime } from '../../kernel/clock'
 import type { Deps } from '../../kernel/deps'
 import { AppError } from '../../kernel/errors'
@@ -47,6 +47,8 @@ export interface ScopeGroup {
   id: string
   name: string
   members: { rm: string; name: string }[]
+  /** The names students had when they left the group, by RM (former_members). */
+  formerNames: Map<string, string>
 }
 
 /** Every group by name (or only `groupId`, 404 when unknown) with its current members by RM. */
@@ -59,17 +61,30 @@ export function groupsInScope(deps: Deps, groupId: string | undefined): ScopeGro
     .where(groupId ? eq(students.groupId, groupId) : undefined)
     .orderBy(asc(students.rm))
     .all()
-  return rows.map((g) => ({ ...g, members: members.filter((m) => m.groupId === g.id).map(({ rm, name }) => ({ rm, name })) }))
+  const former = deps.db
+    .select({ rm: formerMembers.rm, name: formerMembers.name, groupId: formerMembers.groupId })
+    .from(formerMembers)
+    .where(groupId ? eq(formerMembers.groupId, groupId) : undefined)
+    .all()
+  return rows.map((g) => ({
+    ...g,
+    members: members.filter((m) => m.groupId === g.id).map(({ rm, name }) => ({ rm, name })),
+    formerNames: new Map(former.filter((f) => f.groupId === g.id).map((f) => [f.rm, f.name])),
+  }))
 }
 
 /**
  * The current members, then the former members who have counts in the window ('' is unattributed and
- * SHOP_FRONT_RM the shop front: neither is a member).
+ * SHOP_FRONT_RM the shop front: neither is a member), each named as they were when they left, with
+ * FORMER_MEMBER after it (the name alone where none was kept: they left before names were).
  */
 export function studentsOf(group: ScopeGroup, countedRms: Iterable<string>) {
   const current = new Set(group.members.map((m) => m.rm))
   const former = [...new Set(countedRms)]
     .filter((rm) => rm !== '' && rm !== SHOP_FRONT_RM && !current.has(rm))
-    .map((rm) => ({ rm, name: FORMER_MEMBER }))
-  return [...group.members, ...former]
+    .map((rm) => {
+      const name = group.formerNames.get(rm)
+      return { rm, name: name === undefined ? FORMER_MEMBER : `${name} ${FORMER_MEMBER}`, member: false }
+    })
+  return [...group.members.map((m) => ({ ...m, member: true })), ...former]
 }

@@ -88,7 +88,7 @@ export function activitySeries(deps: Deps, query: ActivitySeriesQuery): Activity
         ...total,
         unattributed: byRm.get('')?.calls ?? zeros(),
         shopFront: byRm.get(SHOP_FRONT_RM) ?? { calls: zeros(), errors: zeros() },
-        students: studentsOf(g, byRm.keys()).map((m) => ({ rm: m.rm, name: m.name, ...(byRm.get(m.rm) ?? { calls: zeros(), errors: zeros() }) })),
+        students: studentsOf(g, byRm.keys()).map((m) => ({ rm: m.rm, name: m.name, member: m.member, ...(byRm.get(m.rm) ?? { calls: zeros(), errors: zeros() }) })),
       }
     }),
   }

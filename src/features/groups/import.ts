@@ -247,7 +247,7 @@ export function importClassList(deps: Deps, rows: ImportRow[], progress: (messag
       const fresh = unique.filter((m) => !held(m))
       const elsewhere = unique.filter((m) => held(m) && held(m)!.groupId !== group.id)
       insertMembers(tx, group.id, fresh.map(asMember), now)
-      moveMembers(tx, group.id, elsewhere.map((m) => ({ ...asMember(m), rm: held(m)!.rm })))
+      moveMembers(tx, group.id, elsewhere.map((m) => ({ ...asMember(m), rm: held(m)!.rm })), now)
       for (const m of elsewhere) {
         const from = held(m)!
         moved.push({ line: m.line, rm: m.rm, from: from.group, to: group.name, ...(from.name === m.name ? {} : { renamedFrom: from.name }) })

@@ -38,7 +38,7 @@ export const memberRoutes = (deps: Deps) =>
     .delete(
       '/:rm',
       ({ ctx, params }) => {
-        writeTransaction(deps.db, (tx) => removeMember(tx, asStudent(ctx), params.rm))
+        writeTransaction(deps.db, (tx) => removeMember(tx, asStudent(ctx), params.rm, deps.clock.now()))
         return noContent()
       },
       {

@@ -1,6 +1,6 @@
 import { and, asc, count, eq, inArray, sql } from 'drizzle-orm'
 import type { StoreCtx } from '../../kernel/auth/kinds'
-import { groups, studentSessions, students } from '../../kernel/auth/tables'
+import { formerMembers, groups, studentSessions, students } from '../../kernel/auth/tables'
 import type { Sql } from '../../kernel/db/database'
 import { AppError } from '../../kernel/errors'
 import { MAX_MEMBERS_PER_GROUP, rmKey, type Member, type MemberInput } from './model'
@@ -53,7 +53,8 @@ export function insertMembers(db: Sql, groupId: string, members: MemberInput[], 
  * Moves students of other groups into this one, as new members: the RM is the password again, to be
  * changed at the next login, and every session ends (their next request is 401).
  */
-export function moveMembers(db: Sql, groupId: string, members: MemberInput[]) {
+export function moveMembers(db: Sql, groupId: string, members: MemberInput[], now: number) {
+  rememberLeaving(db, members.map((m) => m.rm), now)
   for (const m of members) {
     db.update(students).set({ groupId, name: m.name, passwordHash: null, mustChangePassword: true }).where(eq(students.rm, m.rm)).run()
   }
@@ -101,7 +102,7 @@ export function rmInAnyCase(db: Sql, rm: string, groupId?: string): string | und
   return found.length === 1 ? found[0]!.rm : undefined
 }
 
-export function removeMember(db: Sql, ctx: StoreCtx, given: string) {
+export function removeMember(db: Sql, ctx: StoreCtx, given: string, now: number) {
   const rm = keptRm(db, given, ctx.groupId)
   if (rm === undefined) throw new AppError('NOT_FOUND', `RM ${given} is not a member of this group. GET /v1/store/members lists them.`)
   if (ctx.actor.rm === rm) {
@@ -109,6 +110,22 @@ export function removeMember(db: Sql, ctx: StoreCtx, given: string) {
   }
   const [{ n }] = db.select({ n: count() }).from(students).where(eq(students.groupId, ctx.groupId)).all() as [{ n: number }]
   if (n <= 1) throw new AppError('GROUP_WOULD_BE_EMPTY', 'A group keeps at least one member; this is the last one.')
+  rememberLeaving(db, [rm], now)
   // Sessions go with the student row (ON DELETE CASCADE): the removal takes effect on the next request.
   db.delete(students).where(eq(students.rm, rm)).run()
+}
+
+/**
+ * Keeps the group and name each of these students has now, before they leave it: the calls they made
+ * stay counted for that group, and the activity report names them (former_members).
+ */
+function rememberLeaving(db: Sql, rms: string[], now: number) {
+  if (rms.length === 0) return
+  const leaving = db.select({ groupId: students.groupId, rm: students.rm, name: students.name }).from(students).where(inArray(students.rm, rms)).all()
+  for (const l of leaving) {
+    db.insert(formerMembers)
+      .values({ ...l, leftAt: now })
+      .onConflictDoUpdate({ target: [formerMembers.groupId, formerMembers.rm], set: { name: l.name, leftAt: now } })
+      .run()
+  }
 }

@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm'
-import { index, integer, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core'
+import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core'
 import { API_KEY_KINDS } from './kinds'
 
 // Who may call: groups and their one store, students, their sessions, API keys, customers and their
@@ -45,6 +45,23 @@ export const students = sqliteTable(
     createdAt: integer('created_at').notNull(),
   },
   (t) => [index('students_group').on(t.groupId)],
+)
+
+/**
+ * Students who left a group (removed, or moved to another by a class list), with the name they had
+ * then: their calls stay counted for the group they were made for, and the activity report names them.
+ */
+export const formerMembers = sqliteTable(
+  'former_members',
+  {
+    groupId: text('group_id')
+      .notNull()
+      .references(() => groups.id, { onDelete: 'cascade' }),
+    rm: text().notNull(),
+    name: text().notNull(),
+    leftAt: integer('left_at').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.groupId, t.rm] })],
 )
 
 export const studentSessions = sqliteTable(
