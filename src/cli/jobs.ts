@@ -61,6 +61,8 @@ async function runJob<K extends Job['kind']>(on: DataDirHandle, job: Extract<Job
     const j = job as Job
     switch (j.kind) {
       case 'backup':
+        // The calls of the last second are still counted in memory: the copy holds them too.
+        on.deps.activity.flush()
         return (await backup(on.sqlite, on.dataDir, j.file, on.progress, on.cancelled)) as JobResults[K]
       case 'import':
         return importClassList(on.deps, j.rows, on.progress) as JobResults[K]

@@ -1,3 +1,4 @@
+import { Database } from 'bun:sqlite'
 import { describe, expect, test } from 'bun:test'
 import { chmodSync, constants, existsSync, mkdirSync, openSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs'
 import { connect } from 'node:net'
@@ -8,8 +9,10 @@ import { ActivityQuery } from '../../src/features/activity/model'
 import { isOurs, serverAnswers, writePidFile } from '../../src/kernel/data-dir'
 import { platformFor, processState, removeOneByOne, removeTree, removeTreeSync } from '../../src/kernel/platform'
 import { keepPrivate, tightenDataDir } from '../../src/kernel/private-files'
-import { createTestDeps } from '../helpers/app'
+import { restore } from '../../src/features/backup/service'
+import { createTestApp, createTestDeps } from '../helpers/app'
 import { tempDir } from '../helpers/temp'
+import { admin, apiKey, expectOk, twoStores } from '../helpers/world'
 
 const windows = platformFor('win32')
 const modeOf = (path: string) => statSync(path).mode & 0o777
@@ -118,6 +121,33 @@ describe('the control socket', () => {
     }
     expect(existsSync(join(dir, 'control.sock'))).toBe(false)
     expect(await serverAnswers(dir, linux)).toBe(false)
+  })
+})
+
+describe('a backup through the running server', () => {
+  test('holds the calls of its last second, still counted in memory when it began', async () => {
+    const linux = platformFor('linux')
+    const t = createTestApp({ settings: { rateLimitRps: '0' } })
+    const { A } = await twoStores(t.call, t.deps)
+    for (let i = 0; i < 3; i++) await t.call('GET', '/v1/store/settings', { headers: apiKey(A.key.apiKey) })
+    writePidFile(t.dir)
+    const jobs = await serveJobs({ deps: t.deps, sqlite: t.database.sqlite, dataDir: t.dir }, linux)
+    const out = tempDir('backup')
+    try {
+      await jobOnDataDir(t.dir, { kind: 'backup', file: join(out, 'class.tgz') }, linux)
+    } finally {
+      jobs.stop()
+    }
+    const live = (await expectOk(t.call('GET', `/v1/admin/activity?groupId=${A.group.id}`, { headers: admin }))).groups[0].calls
+    await restore(join(out, 'class.tgz'), join(out, 'restored'))
+    const copy = new Database(join(out, 'restored', 'storefront.db'), { readonly: true })
+    try {
+      const kept = copy.query<{ n: number }, [string]>('select sum(calls) as n from activity_counts where group_id = ?').get(A.group.id)!.n
+      expect([kept, live]).toEqual([live, kept])
+      expect(kept).toBeGreaterThan(3)
+    } finally {
+      copy.close()
+    }
   })
 })
 
