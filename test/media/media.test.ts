@@ -258,6 +258,8 @@ describe('public files', () => {
     const part = await t.app.handle(new Request(`http://localhost${new URL(video.url).pathname}`, { headers: { range: 'bytes=100-199' } }))
     expect(part.status).toBe(206)
     expect(part.headers.get('content-range')).toBe(`bytes 100-199/${bytes.length}`)
+    // A page on another host reads them too: CORS exposes what a player or a cache needs.
+    expect(part.headers.get('access-control-expose-headers')!.split(', ')).toEqual(expect.arrayContaining(['Content-Range', 'Accept-Ranges', 'ETag']))
     expect(Buffer.from(await part.arrayBuffer()).equals(bytes.subarray(100, 200))).toBe(true)
     const tail = await t.app.handle(new Request(`http://localhost${new URL(video.url).pathname}`, { headers: { range: 'bytes=-10' } }))
     expect(Buffer.from(await tail.arrayBuffer()).equals(bytes.subarray(bytes.length - 10))).toBe(true)

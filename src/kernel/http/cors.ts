@@ -11,6 +11,10 @@ export const EXPOSED_HEADERS = [
   'Location',
   'Allow',
   'Idempotent-Replayed',
+  // A file's: a page's own player or cache reads a range's place and the version it has.
+  'Content-Range',
+  'Accept-Ranges',
+  'ETag',
 ].join(', ')
 
 const ALLOWED_HEADERS = 'Content-Type, X-API-Key, Authorization, X-Student-RM, X-Admin-Token, Idempotency-Key, X-Request-Id, X-Storefront-Client'
