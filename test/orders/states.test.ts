@@ -120,6 +120,12 @@ describe('the order state table', () => {
     expect(ship.body.error.message).toContain('PAID by POST /v1/orders/:id/pay')
     const refund = await run(s, pending, 'refund')
     expect(refund.body.error.message).toContain('is PENDING and cannot become REFUNDED this way. From PENDING the order can go to: PAID by POST /v1/orders/:id/pay; CANCELLED by')
+    // A customer cancelling a paid order is told the moves left are the store's, and whom to ask.
+    const paid = await orderIn(s, 'PAID')
+    expect((await run(s, paid, 'cancel')).body.error.message).toContain(
+      "REFUNDED by POST /v1/store/orders/:id/refund. Those are the store's routes (its secret key or a student's token): the customer asks the store, for a refund say.",
+    )
+    expect((await run(s, paid, 'transition CANCELLED')).body.error.message).not.toContain("Those are the store's routes")
     const cancelled = await orderIn(s, 'CANCELLED')
     expect((await run(s, cancelled, 'pay')).body.error.message).toContain('CANCELLED is final')
   })

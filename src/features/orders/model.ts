@@ -79,11 +79,11 @@ export const Order = z
     allowedTransitions: z
       .array(OrderStatus)
       .describe(
-        'The values of `to` that POST /v1/store/orders/:id/transition accepts from the current status (empty when none); show only these as actions. Any other `to` is 409 INVALID_TRANSITION.',
+        "The values of `to` that POST /v1/store/orders/:id/transition accepts from the current status (empty when none): the store's actions, for the app's management screens; show only these there. Any other `to` is 409 INVALID_TRANSITION. The customer's own view carries the same value, but a shop page offers the customer none of these: a customer cancels a PENDING order with POST /v1/orders/:id/cancel.",
       ),
     refundable: z
       .boolean()
-      .describe('Whether POST /v1/store/orders/:id/refund accepts the order now (PAID, SHIPPED or DELIVERED); when false a refund is 409 INVALID_TRANSITION.'),
+      .describe("Whether POST /v1/store/orders/:id/refund accepts the order now (PAID, SHIPPED or DELIVERED); when false a refund is 409 INVALID_TRANSITION. The store's action (secret key or student token), not the customer's."),
     items: z.array(OrderItem),
     subtotal: z.number(),
     total: z.number(),

@@ -61,12 +61,18 @@ export const canMove = (from: OrderState, to: OrderState, op: Operation) => MOVE
 /** The states `op` may move an order to from `from`, in the order MOVES lists them (for the order body). */
 export const targetsOf = (from: OrderState, op: Operation): OrderState[] => MOVES.filter((m) => m.from === from && m.by.includes(op)).map((m) => m.to)
 
+/** What the customer's own routes do (with the customer token); the other moves are the store's. */
+const BUYER_OPERATIONS: readonly Operation[] = ['pay', 'cancel']
+
 /** Throws 409 INVALID_TRANSITION unless `op` may move an order from `from` to `to`; the message lists what is possible. */
 export function assertMove(orderId: string, from: OrderState, to: OrderState, op: Operation) {
   if (canMove(from, to, op)) return
   const possible = MOVES.filter((m) => m.from === from).map((m) => `${m.to} by ${m.by.filter((b) => b !== 'expire').map((b) => HOW[b]).join(' or ')}`)
   const next = possible.length ? `From ${from} the order can go to: ${possible.join('; ')}.` : `${from} is final: nothing more can happen to the order.`
-  throw new AppError('INVALID_TRANSITION', `Order ${orderId} is ${from} and cannot become ${to} this way. ${next}${hintTo(from, to)}`, [{ orderId, status: from, requested: to }])
+  // A buyer (paying, cancelling) told routes only the store may call learns whom to ask.
+  const storesOnly = BUYER_OPERATIONS.includes(op) && possible.length > 0 && !MOVES.some((m) => m.from === from && m.by.some((b) => BUYER_OPERATIONS.includes(b)))
+  const whose = storesOnly ? " Those are the store's routes (its secret key or a student's token): the customer asks the store, for a refund say." : ''
+  throw new AppError('INVALID_TRANSITION', `Order ${orderId} is ${from} and cannot become ${to} this way. ${next}${whose}${hintTo(from, to)}`, [{ orderId, status: from, requested: to }])
 }
 
 /** How an order becomes `to`, for a refused move from `from`: the route to use now, or from which states some route leads there. */
