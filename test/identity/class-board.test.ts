@@ -34,6 +34,7 @@ describe('GET /v1/admin/board', () => {
       errorRate: 0.2,
       shopFront: { callsToday: 0, errorsToday: 0, errorRate: 0 },
       lastCallAt: '2026-01-02T10:30:00.000Z',
+      members: 3,
       silentStudents: [{ rm: A.rms.fresh, name: `Fresh a` }],
       failingWebhooks: [],
     })

@@ -423,6 +423,55 @@ describe('teacher: groups and students', () => {
   })
 })
 
+describe('teacher: removing a student, renaming a group', () => {
+  test('the teacher removes a student, the last one too: sessions end, the RM is free, the calls stay under the name', async () => {
+    const { call, group } = await oneGroup()
+    const bruno = await activeStudent(call, '222')
+    const key = (await createKey(call, bruno)).apiKey
+    await expectOk(call('GET', '/v1/products', { headers: { ...apiKey(key), 'x-student-rm': '111' } }))
+    const gone = await call('DELETE', `/v1/admin/groups/${group.id}/members/222`, { headers: admin })
+    expect([gone.status, gone.text]).toEqual([204, ''])
+    expect((await call('GET', '/v1/store/auth/me', { headers: bearer(bruno) })).status).toBe(401)
+    expect((await expectOk(call('GET', `/v1/admin/groups/${group.id}`, { headers: admin }))).members).toEqual([{ rm: '111', name: 'Ana' }])
+    // Again, and a student of no group or of another: 404 naming the group and where its members are listed.
+    const other = await createGroup(call, 'Verde', [{ rm: '333', name: 'Carla' }])
+    for (const rm of ['222', '333']) {
+      const res = await call('DELETE', `/v1/admin/groups/${group.id}/members/${rm}`, { headers: admin })
+      expect([res.status, res.body.error.message]).toEqual([404, `RM ${rm} is not a member of group 'Azul'. GET /v1/admin/groups/${group.id} lists its members.`])
+    }
+    const unknownGroup = await call('DELETE', '/v1/admin/groups/grp_nope/members/111', { headers: admin })
+    expect(unknownGroup.status).toBe(404)
+    // The last member too; the group stays, with its store.
+    expect((await call('DELETE', `/v1/admin/groups/${group.id}/members/111`, { headers: admin })).status).toBe(204)
+    expect((await expectOk(call('GET', `/v1/admin/groups/${group.id}`, { headers: admin }))).members).toEqual([])
+    // The RM is free: another group takes it. Ana's call stays the first group's, under her name.
+    await expectOk(call('POST', `/v1/admin/groups/${other.id}/members`, { headers: admin, body: { rm: '111', name: 'Ana' } }), 201)
+    const report = await expectOk(call('GET', `/v1/admin/activity?groupId=${group.id}`, { headers: admin }))
+    expect(report.groups[0].students.map((s: any) => [s.rm, s.name, s.member, s.calls])).toEqual([
+      ['111', 'Ana (no longer a member)', false, 1],
+      ['222', 'Bruno (no longer a member)', false, 2], // his login's change of password and the key he made
+    ])
+    // Only the teacher: a student's token or a key is refused.
+    expect((await call('DELETE', `/v1/admin/groups/${other.id}/members/333`, { headers: bearer(bruno) })).status).toBe(401)
+  })
+
+  test("a group is renamed; another group's name in any case or accents is 409; its store keeps its own name", async () => {
+    const { call, group } = await oneGroup()
+    await createGroup(call, 'Turma Ação', [{ rm: '333', name: 'Carla' }])
+    const renamed = await expectOk(call('PATCH', `/v1/admin/groups/${group.id}`, { headers: admin, body: { name: ' Equipe Jacarandá ' } }))
+    expect([renamed.id, renamed.name, renamed.members.length]).toEqual([group.id, 'Equipe Jacarandá', 2])
+    const taken = await call('PATCH', `/v1/admin/groups/${group.id}`, { headers: admin, body: { name: 'TURMA ACAO' } })
+    expect([taken.status, taken.body.error.message]).toEqual([409, "A group named 'Turma Ação' already exists (names are compared ignoring case and accents). Choose another name."])
+    // Its own name in another case is its name.
+    expect((await expectOk(call('PATCH', `/v1/admin/groups/${group.id}`, { headers: admin, body: { name: 'EQUIPE JACARANDÁ' } }))).name).toBe('EQUIPE JACARANDÁ')
+    const bad = await call('PATCH', `/v1/admin/groups/${group.id}`, { headers: admin, body: { name: 'a\u001b[2J' } })
+    expect([bad.status, bad.body.error.details[0].path]).toEqual([400, 'name'])
+    const ana = await activeStudent(call, '111')
+    expect((await expectOk(call('GET', '/v1/store/settings', { headers: bearer(ana) }))).storeName).toBe('Azul')
+    expect((await expectOk(call('GET', '/v1/store/auth/me', { headers: bearer(ana) }))).student.group).toBe('EQUIPE JACARANDÁ')
+  })
+})
+
 describe('HEAD requests', () => {
   test('HEAD on a panel route takes the GET route credential', async () => {
     const { call } = await oneGroup()

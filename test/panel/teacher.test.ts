@@ -124,6 +124,33 @@ describe.skipIf(noBrowser)('the teacher side of the panel', () => {
     })
   })
 
+  test("the group's page renames the group and removes a member, who is logged out; the board says when a group has no members", async () => {
+    await panel.withPage('teacher renames a group and removes its members', async (page) => {
+      const group = (await expectOk(panel.call('POST', '/v1/admin/groups', { headers: admin, body: { name: 'Delta', members: [{ rm: 'd4001', name: 'Dora Reis' }, { rm: 'd4002', name: 'Davi Luz' }] } }), 201)) as { id: string }
+      const davi = await activeStudent(panel.call, 'd4002')
+      await signInAsTeacher(page, panel, `/teacher/groups/${group.id}`)
+      await page.getByText('Rename the group').click()
+      await page.getByLabel('New name').fill('Delta Força')
+      await page.getByRole('button', { name: 'Rename', exact: true }).click()
+      await page.getByText('The group is named Delta Força now.').waitFor()
+      await page.getByRole('heading', { name: 'Delta Força', level: 1 }).waitFor()
+
+      const row = page.getByRole('row', { name: /Davi Luz/ })
+      await row.getByRole('button', { name: 'Remove' }).click()
+      await row.getByRole('button', { name: 'Yes, remove' }).click()
+      await page.getByText('Davi Luz (d4002) left Delta Força').waitFor()
+      await page.getByRole('row', { name: /Davi Luz/ }).waitFor({ state: 'detached' })
+      expect((await panel.call('GET', '/v1/store/auth/me', { headers: bearer(davi) })).status).toBe(401)
+      const dora = page.getByRole('row', { name: /Dora Reis/ })
+      await dora.getByRole('button', { name: 'Remove' }).click()
+      await dora.getByRole('button', { name: 'Yes, remove' }).click()
+      await page.getByText('No members yet.').waitFor()
+
+      await page.getByRole('link', { name: 'Board' }).first().click()
+      await page.getByRole('listitem', { name: 'Delta Força' }).getByText('the group has no members').waitFor()
+    })
+  })
+
   test("the week's chart has a bar per day of the server's time zone, each labelled with its date there, wherever the browser is", async () => {
     await panel.call('POST', '/v1/admin/groups', { headers: admin, body: { name: 'Semana' } })
     const from = new Date(Date.now() - 6 * 24 * 3_600_000).toISOString()

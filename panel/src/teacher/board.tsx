@@ -80,7 +80,7 @@ export function BoardPage() {
                 <dt>Last call</dt>
                 <dd>{g.lastCallAt ? timeOfDay(g.lastCallAt) : 'none today'}</dd>
                 <dt>No calls yet</dt>
-                <dd data-testid="silent">{g.silentStudents.length === 0 ? 'everyone has called' : g.silentStudents.map((s) => s.name).join(', ')}</dd>
+                <dd data-testid="silent">{g.members === 0 ? 'the group has no members' : g.silentStudents.length === 0 ? 'everyone has called' : g.silentStudents.map((s) => s.name).join(', ')}</dd>
                 {g.failingWebhooks.length > 0 && (
                   <>
                     <dt>Failing webhooks</dt>

@@ -1,5 +1,6 @@
 import { useState } from 'preact/hooks'
 import { AddMemberForm, ConfirmButton, CopyButton, Done, ErrorNote, formValues, Loaded, Section, Table, useAction, useLoad, when } from '../ui'
+import { ApiError } from '../api'
 import { useTeacher } from './context'
 import type { Group, Member, ResetAnswer, SeedAnswer } from './types'
 
@@ -16,6 +17,7 @@ export function GroupPage({ id }: { id: string }) {
         {(g) => (
           <>
             <h1>{g.name}</h1>
+            <Rename group={g} onChange={group.reload} />
             <p>
               Store id <code>{g.storeId}</code> <CopyButton text={g.storeId} label="Copy store id" /> · created {when(g.createdAt)} ·{' '}
               <a href={`#/teacher/activity?group=${g.id}`}>Activity of {g.name}</a> · <a href={`#/teacher/groups/${g.id}/requests`}>Requests of {g.name}</a>
@@ -47,6 +49,11 @@ function Members({ group, onChange }: { group: Group; onChange: () => void }) {
       () => call('POST', `/admin/students/${encodeURIComponent(m.rm)}/reset-password`),
       `${m.name}'s password is their RM (${m.rm}) again, and every session of theirs has ended. They choose a new password at the next sign-in.`,
     )
+  const remove = (m: Member) =>
+    action.run(async () => {
+      await call('DELETE', `/admin/groups/${group.id}/members/${encodeURIComponent(m.rm)}`)
+      onChange()
+    }, `${m.name} (${m.rm}) left ${group.name}: their sessions ended, and their calls stay counted for ${group.name} under their name. The RM may join another group.`)
   return (
     <Section title="Members">
       <ErrorNote error={action.error} />
@@ -54,13 +61,16 @@ function Members({ group, onChange }: { group: Group; onChange: () => void }) {
       {group.members.length === 0 ? (
         <p>No members yet.</p>
       ) : (
-        <Table columns={['RM', 'Name', 'Password']}>
+        <Table columns={['RM', 'Name', 'Password', 'Membership']}>
           {group.members.map((m) => (
             <tr key={m.rm}>
               <td>{m.rm}</td>
               <th scope="row">{m.name}</th>
               <td>
                 <ConfirmButton label="Reset password" question={`Reset ${m.name}'s password to the RM?`} onConfirm={() => reset(m)} disabled={action.busy} />
+              </td>
+              <td>
+                <ConfirmButton label="Remove" question={`Remove ${m.name} from ${group.name}?`} onConfirm={() => remove(m)} disabled={action.busy} />
               </td>
             </tr>
           ))}
@@ -69,6 +79,35 @@ function Members({ group, onChange }: { group: Group; onChange: () => void }) {
       <h3>Add a member</h3>
       <AddMemberForm onSubmit={add} busy={action.busy} />
     </Section>
+  )
+}
+
+/** A new name for the group: PATCH /v1/admin/groups/:id. */
+function Rename({ group, onChange }: { group: Group; onChange: () => void }) {
+  const { call } = useTeacher()
+  const action = useAction()
+  const rename = (event: Event) => {
+    const { name = '' } = formValues(event)
+    void action.run(async () => {
+      const renamed = await call<Group>('PATCH', `/admin/groups/${group.id}`, { body: { name } })
+      onChange()
+      return renamed
+    }, (g) => `The group is named ${g.name} now. Its store keeps the name its students gave it.`)
+  }
+  return (
+    <details class="t-details">
+      <summary>Rename the group</summary>
+      <form onSubmit={rename}>
+        <label>
+          New name <input name="name" required maxLength={80} defaultValue={group.name} />
+        </label>{' '}
+        <button type="submit" disabled={action.busy}>
+          Rename
+        </button>
+      </form>
+      <ErrorNote error={action.error} />
+      <Done message={action.done} />
+    </details>
   )
 }
 
@@ -104,6 +143,9 @@ function Store({ group }: { group: Group }) {
       </div>
       {action.busy && <p aria-busy="true">Working…</p>}
       <ErrorNote error={action.error} />
+      {action.error instanceof ApiError && action.error.code === 'CONFLICT' && action.error.message.includes('/reset-store') && (
+        <p class="muted">On this page: press Reset store above, then Seed demo data.</p>
+      )}
       <Done message={action.done} />
       {answer?.what === 'seed' && answer.body.customers.length > 0 && (
         <Table caption={{ text: 'Demo customers the group can sign in as' }} columns={['E-mail', 'Password']}>

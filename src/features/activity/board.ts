@@ -38,6 +38,7 @@ export function classBoard(deps: Deps): ClassBoard {
         errorRate: rate(errors, calls),
         shopFront: { callsToday: g.shopFront.calls, errorsToday: g.shopFront.errors, errorRate: rate(g.shopFront.errors, g.shopFront.calls) },
         lastCallAt: g.lastCallAt,
+        members: g.students.filter((s) => s.member).length,
         silentStudents: g.students.filter((s) => s.calls === 0 && s.member).map(({ rm, name }) => ({ rm, name })),
         failingWebhooks: storeId ? failingEndpoints(deps, { storeId }, now - DAY).map(({ url, failed }) => ({ url, failed })) : [],
       }

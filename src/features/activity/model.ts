@@ -128,6 +128,7 @@ export const ClassBoard = z
           })
           .describe("the group's shop front, counted apart: anyone who opens its page can copy the publishable key"),
         lastCallAt: z.string().nullable().describe('the last call today, its shop front\u2019s included, or null'),
+        members: z.number().int().describe('how many members the group has now (0 after its last one was removed or moved)'),
         silentStudents: z.array(z.object({ rm: z.string(), name: z.string() })).describe('current members with no call today'),
         failingWebhooks: z.array(z.object({ url: z.string(), failed: z.number().int() })).describe('endpoints with FAILED attempts in the last 24 hours'),
       }),

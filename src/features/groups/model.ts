@@ -19,6 +19,11 @@ export const CreateGroupBody = z
   })
 export type CreateGroupBody = z.infer<typeof CreateGroupBody>
 
+export const RenameGroupBody = z.object({ name: nameText('name', GROUP_NAME_MAX) }).strict()
+export type RenameGroupBody = z.infer<typeof RenameGroupBody>
+
+export const GroupMemberParams = z.object({ id: z.string(), rm: z.string().describe('The RM, in any case: ra2025x names the student RA2025X.') })
+
 export const Group = z
   .object({
     id: z.string(),

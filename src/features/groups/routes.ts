@@ -2,12 +2,13 @@ import { Elysia } from 'elysia'
 import { authMacro } from '../../kernel/auth/macro'
 import type { Deps } from '../../kernel/deps'
 import { ErrorEnvelope } from '../../kernel/errors'
+import { noContent } from '../../kernel/http/no-content'
 import { textBodyDetail, textOf } from '../../kernel/http/text-body'
 import { Page, PageQuery } from '../../kernel/pagination'
 import { MAX_MEMBERS_PER_GROUP, Member, MemberInput, RmParams } from '../members'
 import { importClassListText, MAX_IMPORT_ROWS } from './import'
-import { CreateGroupBody, Group, GroupIdParams, ImportSummary, PasswordReset } from './model'
-import { addGroupMember, createGroup, getGroup, listGroups, resetStudentPassword } from './service'
+import { CreateGroupBody, Group, GroupIdParams, GroupMemberParams, ImportSummary, PasswordReset, RenameGroupBody } from './model'
+import { addGroupMember, createGroup, getGroup, listGroups, removeGroupMember, renameGroup, resetStudentPassword } from './service'
 
 const tags = ['Admin']
 
@@ -73,6 +74,36 @@ export const groupRoutes = (deps: Deps) =>
         },
       },
     )
+    .delete(
+      '/groups/:id/members/:rm',
+      ({ params }) => {
+        removeGroupMember(deps, params.id, params.rm)
+        return noContent()
+      },
+      {
+        admin: true,
+        params: GroupMemberParams,
+        response: { 404: ErrorEnvelope },
+        detail: {
+          tags,
+          summary: 'Remove a student from a group',
+          description:
+            "The student's sessions end at once and the RM is free for another group. Their calls stay counted for this group: the activity report names them as they were, followed by \"(no longer a member)\". Unlike DELETE /v1/store/members/:rm (a classmate's), the teacher may remove the last member: the group stays, with its store.",
+        },
+      },
+    )
+    .patch('/groups/:id', ({ params, body }) => renameGroup(deps, params.id, body), {
+      admin: true,
+      params: GroupIdParams,
+      body: RenameGroupBody,
+      response: { 200: Group, 404: ErrorEnvelope, 409: ErrorEnvelope },
+      detail: {
+        tags,
+        summary: 'Rename a group',
+        description:
+          "Group names are unique ignoring case and accents: another group's is 409 CONFLICT. The store keeps its own name (the students' storeName setting), and members, keys and counts stay with the group.",
+      },
+    })
     .post('/students/:rm/reset-password', ({ params }) => resetStudentPassword(deps, params.rm), {
       admin: true,
       params: RmParams,

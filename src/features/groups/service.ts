@@ -6,8 +6,8 @@ import { sameName } from '../../kernel/db/folded'
 import type { Deps } from '../../kernel/deps'
 import { AppError } from '../../kernel/errors'
 import { pageWindow, toPage, type PageQuery } from '../../kernel/pagination'
-import { addMember, assertRmsFree, assertRoomFor, insertMembers, keptRm, listMembers, type MemberInput } from '../members'
-import type { CreateGroupBody, Group } from './model'
+import { addMember, assertRmsFree, assertRoomFor, deleteMember, insertMembers, keptRm, listMembers, type MemberInput } from '../members'
+import type { CreateGroupBody, Group, RenameGroupBody } from './model'
 
 // Teacher operations on groups. A group owns exactly one store, made with it.
 
@@ -80,6 +80,36 @@ export function listGroups(deps: Deps, query: PageQuery) {
 export function addGroupMember(deps: Deps, groupId: string, member: MemberInput) {
   getGroup(deps, groupId)
   return writeTransaction(deps.db, (tx) => addMember(tx, groupId, member, deps.clock.now(), true))
+}
+
+/**
+ * The teacher removes a student from their group: their sessions end, and their calls stay counted for
+ * the group, under the name they had (former_members). Unlike a classmate, the teacher may remove the
+ * last member: a group left empty keeps its store, as after a class list's moves.
+ */
+export function removeGroupMember(deps: Deps, groupId: string, given: string) {
+  const group = getGroup(deps, groupId)
+  writeTransaction(deps.db, (tx) => {
+    const rm = keptRm(tx, given, groupId)
+    if (rm === undefined) throw new AppError('NOT_FOUND', `RM ${given} is not a member of group '${group.name}'. GET /v1/admin/groups/${groupId} lists its members.`)
+    deleteMember(tx, rm, deps.clock.now())
+  })
+}
+
+/** A new name for a group (unique ignoring case and accents); its store keeps the name its students gave it. */
+export function renameGroup(deps: Deps, groupId: string, input: RenameGroupBody): Group {
+  getGroup(deps, groupId)
+  try {
+    writeTransaction(deps.db, (tx) => {
+      const same = groupNamed(tx, input.name)
+      if (same && same.id !== groupId) throw groupNameTaken(same.name)
+      tx.update(groups).set({ name: input.name }).where(eq(groups.id, groupId)).run()
+    })
+  } catch (e) {
+    if (isUniqueViolation(e)) throw groupNameTaken(input.name)
+    throw e
+  }
+  return getGroup(deps, groupId)
 }
 
 /** Back to the initial password (the RM), to be changed at next login; every session ends. */

@@ -110,6 +110,11 @@ export function removeMember(db: Sql, ctx: StoreCtx, given: string, now: number)
   }
   const [{ n }] = db.select({ n: count() }).from(students).where(eq(students.groupId, ctx.groupId)).all() as [{ n: number }]
   if (n <= 1) throw new AppError('GROUP_WOULD_BE_EMPTY', 'A group keeps at least one member; this is the last one.')
+  deleteMember(db, rm, now)
+}
+
+/** Removes the student `rm` (as kept) from their group, remembering it for the activity report. */
+export function deleteMember(db: Sql, rm: string, now: number) {
   rememberLeaving(db, [rm], now)
   // Sessions go with the student row (ON DELETE CASCADE): the removal takes effect on the next request.
   db.delete(students).where(eq(students.rm, rm)).run()
