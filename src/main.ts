@@ -50,6 +50,13 @@ program.command('version').description('print the version').action(() => console
 addTeacherCommands(program)
 addListenCommand(program)
 
+/** A command that needs an argument, as the teacher would type it. */
+const ARGUMENT_EXAMPLES: Record<string, string> = {
+  backup: 'storefront backup class-backup.tgz',
+  restore: 'storefront restore class-backup.tgz',
+  import: 'storefront groups import class.csv',
+}
+
 /** Turns what a user can fix into one clear message and an exit code; anything else is a crash. */
 function onFailure(e: unknown): never {
   if (e instanceof CommanderError) {
@@ -69,6 +76,9 @@ function onFailure(e: unknown): never {
       const reordered = [...given.slice(at), ...given.slice(0, at)].map(shellQuoted).join(' ')
       fail(`write the command first, then its options: storefront ${reordered}`)
     }
+    // `storefront backup` alone: what to add, as the command is typed.
+    const example = given.map((arg) => ARGUMENT_EXAMPLES[arg]).find((x) => x !== undefined)
+    if (e.code === 'commander.missingArgument' && example) fail(`${e.message.replace(/^error: /, '')}: for example ${example} (see storefront --help)`)
     // "(Did you mean --port?)" comes on a line of its own: one line here.
     fail(`${e.message.replace(/^error: /, '').replace(/\s*\n\s*/g, ' ')} (see storefront --help)`)
   }

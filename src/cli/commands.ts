@@ -1,5 +1,5 @@
 import type { Command } from 'commander'
-import { readFileSync, statSync } from 'node:fs'
+import { existsSync, readFileSync, statSync } from 'node:fs'
 import { constants } from 'node:os'
 import { resolve } from 'node:path'
 import { loadConfig } from '../config'
@@ -68,6 +68,8 @@ export function addTeacherCommands(program: Command) {
       try {
         const result = await restore(file, dataDir)
         console.log(`restored ${file} into ${dataDir}${result.aside ? `; the previous data is in ${result.aside}` : ''}`)
+        // A backup holds no admin token: a folder restored anew has none until the next start makes one.
+        if (!existsSync(dataPath(dataDir, 'adminToken'))) console.log('a backup holds no admin token: the next start makes a new one and prints it')
       } catch (e) {
         if (e instanceof RefusedBackup) throw new CliFailure([e.message], 2)
         if (e instanceof BackupError) throw new CliFailure([e.message])

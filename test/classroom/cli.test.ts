@@ -184,7 +184,7 @@ describe('storefront backup and restore', () => {
     expect(await server.stop()).toBe(0)
 
     const restored = await cli(['restore', 'class.tgz', '--data', 'restored'], dir)
-    expect([restored.code, restored.stdout]).toEqual([0, `restored class.tgz into ${join(dir, 'restored')}\n`])
+    expect([restored.code, restored.stdout]).toEqual([0, `restored class.tgz into ${join(dir, 'restored')}\na backup holds no admin token: the next start makes a new one and prints it\n`])
     const db = new Database(join(dir, 'restored', 'storefront.db'), { readonly: true })
     expect(db.query('PRAGMA integrity_check').get()).toEqual({ integrity_check: 'ok' })
     const names = new Set((db.query('select name from groups').all() as { name: string }[]).map((r) => r.name))
@@ -198,9 +198,12 @@ describe('storefront backup and restore', () => {
 
     // Over an existing folder, the old data is set aside, not lost.
     const over = await cli(['restore', 'class.tgz', '--data', 'data'], dir)
-    expect(over.stdout).toContain('the previous data is in')
-    const aside = /in (.+)\n$/.exec(over.stdout)![1]!
+    const [said, token] = over.stdout.trimEnd().split('\n')
+    expect(said).toContain('the previous data is in')
+    const aside = /the previous data is in (.+)$/.exec(said!)![1]!
     expect(existsSync(join(aside, 'storefront.db'))).toBe(true)
+    // The folder's admin token stays where it was: nothing to say about it.
+    expect([token, existsSync(join(dir, 'data', 'admin-token'))]).toEqual([undefined, true])
   })
 
   test('a backup into the data folder is refused, with or without a server, and the database stays whole', async () => {

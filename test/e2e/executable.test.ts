@@ -167,6 +167,9 @@ describe('the single executable', () => {
     // A mistyped command is named as one, not as arguments the server does not take.
     const typo = await runExecutable(built, ['bakup', 'class.tgz'])
     expect([typo.code, typo.stderr]).toEqual([2, "storefront: unknown command 'bakup'; the commands are serve, version, groups, backup, restore, activity, listen (see storefront --help)\n"])
+    // A command without the file it needs says so, with the command as it would be typed.
+    const bare = await runExecutable(built, ['backup'])
+    expect([bare.code, bare.stderr]).toEqual([2, "storefront: missing required argument 'file': for example storefront backup class-backup.tgz (see storefront --help)\n"])
     // A command named without its subcommand shows its help.
     const groups = await runExecutable(built, ['groups'])
     expect([groups.code, groups.stdout]).toEqual([2, ''])

@@ -1,4 +1,4 @@
-import { createReadStream } from 'node:fs'
+import { closeSync, createReadStream, openSync, readSync } from 'node:fs'
 import type { Parser, ReadEntry } from 'tar'
 import { DATA_NAMES } from '../../kernel/data-dir'
 import { pluralize } from '../../kernel/plural'
@@ -102,7 +102,20 @@ async function readThrough(file: string, parser: Parser, judge: ReturnType<typeo
     if (/unexpected end of file/i.test(failure.message)) {
       throw new BackupError(`${file} is incomplete: it ends too soon (${printable(failure.message)}). Copy the backup again, whole, or restore another one`)
     }
+    // Another kind of file (a class list, a zip): said so, without the tar reader's words for it.
+    if (!startsLikeGzip(file)) throw new BackupError(`${file} is not a Storefront backup: a backup is the .tgz file storefront backup writes, and this is another kind of file; nothing was changed`)
     throw new BackupError(`${file} is not a Storefront backup (${printable(failure.message)})`)
+  }
+}
+
+/** Whether the file starts with gzip's two bytes, as every backup does. */
+function startsLikeGzip(file: string): boolean {
+  const fd = openSync(file, 'r')
+  try {
+    const head = Buffer.alloc(2)
+    return readSync(fd, head, 0, 2, 0) === 2 && head[0] === 0x1f && head[1] === 0x8b
+  } finally {
+    closeSync(fd)
   }
 }
 
