@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'bun:test'
-import { MAX_IMPORT_ROWS } from '../../src/features/groups/import'
+import { MAX_IMPORT_ROWS } from '../../src/features/groups/class-list'
 import { JSON_BODY_LIMIT } from '../../src/kernel/http/json-body'
 import { createTestApp } from '../helpers/app'
 import { activeStudent, admin, bearer, createGroup, expectOk, firstLogin, passwordOf } from '../helpers/world'

@@ -1,0 +1,179 @@
+import { foldName } from '../../kernel/db/folded'
+import { clip } from '../../kernel/errors'
+import { nameText } from '../../kernel/control-characters'
+import { pluralize } from '../../kernel/plural'
+import { MemberInput, rmKey } from '../members'
+import { GROUP_NAME_MAX } from './model'
+
+// Reading a class list: the CSV a teacher's spreadsheet saves, checked line by line before anything
+// is written (import.ts writes it).
+
+export interface ImportRow {
+  line: number
+  group: string
+  rm: string
+  name: string
+}
+
+/** The line a problem names ("line 3: ..."), or undefined for a problem of the whole file. */
+export const lineOf = (problem: string) => {
+  const n = /^line (\d+)/.exec(problem)?.[1]
+  return n === undefined ? undefined : Number(n)
+}
+
+export class ImportError extends Error {
+  readonly problems: string[]
+  constructor(problems: string[]) {
+    super(`${pluralize(problems.length, 'problem')} in the class list; nothing was imported`)
+    this.problems = [...problems].sort((a, b) => (lineOf(a) ?? 0) - (lineOf(b) ?? 0))
+  }
+}
+
+/** The group column: the same rules as a group's name in POST /v1/admin/groups. */
+const GroupColumn = nameText('group', GROUP_NAME_MAX)
+
+/**
+ * The header a spreadsheet writes above the list, in English or Portuguese, ignoring case and accents:
+ * a line of it is skipped, where read as a row it made a group 'grupo' with a student 'rm'.
+ */
+const HEADER_WORDS = [
+  ['group', 'grupo', 'turma', 'equipe', 'time', 'team'],
+  ['rm', 'ra', 'matricula', 'registro', 'id', 'codigo'],
+  ['name', 'nome', 'aluno', 'aluna', 'estudante', 'student'],
+]
+/** A cell's words, folded (no case or accents), and its letters run together: `R.M.` is `rm`. */
+const headerWords = (cell: string) => {
+  const words = foldName(cell).split(/[^a-z]+/).filter((w) => w !== '')
+  return [...words, words.join('')]
+}
+/**
+ * A header line: its RM cell is a header word and holds no digit (every RM a class uses has some), and
+ * the group or name cell holds one too: "Grupo;R.M.;Nome do aluno". A line of a student is never one.
+ */
+const isHeader = (record: string[]) => {
+  if (record.length !== 3 || /\d/.test(record[1]!)) return false
+  const [group, rm, name] = record.map((cell, i) => headerWords(cell).some((w) => HEADER_WORDS[i]!.includes(w)))
+  return rm && (group || name)
+}
+
+/** An RM a spreadsheet showed as a number in scientific notation (1,23457E+11), and saved so. */
+const SHORTENED_NUMBER = /^\d+([.,]\d+)?e\+?\d+$/i
+
+/**
+ * The line the cell left open by a quote starts on: the quote that nothing closes (csv-parse names
+ * the line where the file ended, counting a CRLF file's line breaks twice).
+ */
+function unclosedQuoteLine(text: string, delimiter: string): number | undefined {
+  let line = 1
+  let fieldStart = true
+  let openedAt: number | undefined
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i]!
+    if (c === '\r' && text[i + 1] === '\n') continue
+    const lineBreak = c === '\n' || c === '\r'
+    if (openedAt !== undefined) {
+      if (c === '"' && text[i + 1] === '"') i++
+      else if (c === '"') openedAt = undefined
+      if (lineBreak) line++
+      continue
+    }
+    if (lineBreak) line++
+    if (lineBreak || c === delimiter) fieldStart = true
+    else if (c === '"' && fieldStart) openedAt = line
+    else if (c !== ' ' && c !== '\uFEFF') fieldStart = false
+  }
+  return openedAt
+}
+
+/** What csv-parse could not read, in a teacher's words, on the line it is. */
+function notCsv(e: unknown, text: string, delimiter: string): string {
+  const error = e as { code?: string; lines?: number; message?: string }
+  if (error.code === 'CSV_QUOTE_NOT_CLOSED') {
+    const line = unclosedQuoteLine(text, delimiter)
+    return `${line === undefined ? '' : `line ${line}: `}a quote (") opens a cell and nothing closes it, so the rest of the file would be that one cell: add the closing quote, or remove the quote (a name needs none)`
+  }
+  if (error.code === 'CSV_INVALID_CLOSING_QUOTE' && error.lines !== undefined) {
+    return `line ${error.lines}: a cell in quotes goes on after its closing quote: put the whole cell in quotes and write each quote inside it twice ("Ana ""Aninha"" Souza"), or remove the quotes`
+  }
+  return `the file is not valid CSV: ${error.message ?? String(e)}`
+}
+
+/**
+ * The column separator of the list, from its first line: a comma, or the semicolon a spreadsheet set to
+ * Portuguese writes (or a tab) when that line has three columns by it and not by a comma, or, with
+ * three by none, more columns by it than by a comma (so that a wrong line is told in its own terms).
+ */
+function separatorOf(text: string): string {
+  const first = text.replace(/^\uFEFF/, '').split(/\r\n|\r|\n/).find((line) => line.trim() !== '') ?? ''
+  const SEPARATORS = [',', ';', '\t']
+  const columns = (separator: string) => first.split(separator).length
+  return SEPARATORS.find((separator) => columns(separator) === 3) ?? SEPARATORS.reduce((best, separator) => (columns(separator) > columns(best) ? separator : best))
+}
+
+/**
+ * The most students one class list may hold. A class is tens; the bound keeps one import to a fraction
+ * of a second (the server answers nothing else meanwhile): 39,000 lines, which fit in the 1 MiB body,
+ * held it for over 4 s.
+ */
+export const MAX_IMPORT_ROWS = 2000
+
+const tooManyStudents = (what: string) =>
+  new ImportError([`${what}; a class list holds at most ${MAX_IMPORT_ROWS} students: split it into files of up to ${MAX_IMPORT_ROWS} lines and import them one after the other`])
+
+/** Reads a class list `group,rm,name` (a header line is optional), reporting every bad row by its line in the file. */
+export async function parseClassList(text: string): Promise<ImportRow[]> {
+  // Counted before parsing, which alone took half a second for 39,000 lines (a header line may be one of them).
+  const lines = text.split(/\r\n|\r|\n/).filter((line) => line.trim() !== '').length
+  if (lines > MAX_IMPORT_ROWS + 1) throw tooManyStudents(`the file has ${lines} lines`)
+  const { parse } = await import('csv-parse/sync') // loaded by the first import, not at start
+  const delimiter = separatorOf(text)
+  let records: { record: string[]; info: { lines: number } }[]
+  try {
+    // relax_quotes: a quote inside a cell that does not start with one is kept (Ana "Aninha" Souza).
+    records = parse(text, { relax_column_count: true, relax_quotes: true, skip_empty_lines: true, trim: true, bom: true, info: true, delimiter }) as unknown as typeof records
+  } catch (e) {
+    throw new ImportError([notCsv(e, text, delimiter)])
+  }
+  const problems: string[] = []
+  const rows: ImportRow[] = []
+  const shown = delimiter === ',' ? 'group,rm,name' : `group${delimiter}rm${delimiter}name`.replace(/\t/g, '<tab>')
+  records.forEach(({ record, info }, index) => {
+    // The line the record starts on: it ends on info.lines, after the line breaks its quoted cells hold.
+    const line = info.lines - record.reduce((n, cell) => n + (cell.match(/\r\n|\r|\n/g)?.length ?? 0), 0)
+    if (index === 0 && isHeader(record)) return
+    // A spreadsheet saves the empty rows under a list as separators alone (;;): blank lines.
+    if (record.every((cell) => cell === '')) return
+    if (record.length !== 3) return problems.push(`line ${line}: expected 3 columns (${shown}), found ${record.length}`)
+    const [group, rm, name] = record as [string, string, string]
+    // A letter something read in the wrong encoding before the text got here (the file's own bytes
+    // are read as UTF-8, Windows-1252 or UTF-16: text-file.ts).
+    if (record.some((cell) => cell.includes('\uFFFD'))) {
+      return problems.push(`line ${line}: holds the replacement character (\uFFFD) where a letter was: the file was read in the wrong encoding before it was sent; send the file's own bytes (curl --data-binary @class.csv), which are read as UTF-8, Windows-1252 or UTF-16, or save the list as "CSV UTF-8"`)
+    }
+    const groupName = GroupColumn.safeParse(group)
+    if (!groupName.success) for (const issue of groupName.error.issues) problems.push(`line ${line}: ${issue.message}`)
+    const member = MemberInput.safeParse({ rm, name })
+    const shortened = SHORTENED_NUMBER.test(rm)
+    if (shortened) problems.push(`line ${line}: the RM ${rm} is a number the spreadsheet shortened: format the RM column as Text, type the RMs again and save the file`)
+    for (const issue of member.success ? [] : member.error.issues) {
+      if (issue.path[0] !== 'rm') problems.push(`line ${line}: ${issue.message}`)
+      else if (!shortened) problems.push(`line ${line}: ${rm === '' ? '' : `RM ${JSON.stringify(clip(rm, 40))}: `}${issue.message}`)
+    }
+    rows.push({ line, group, rm, name })
+  })
+  const firstLine = new Map<string, ImportRow>()
+  for (const row of rows) {
+    const seen = firstLine.get(rmKey(row.rm))
+    if (seen && foldName(seen.group) !== foldName(row.group)) {
+      const as = seen.rm === row.rm ? '' : ` (as ${seen.rm}: RMs are compared ignoring case)`
+      problems.push(`line ${row.line}: RM ${row.rm} is also in group '${seen.group}' on line ${seen.line}${as}; a student belongs to one group`)
+    } else if (seen && seen.name !== row.name) {
+      problems.push(`line ${row.line}: RM ${row.rm} is also on line ${seen.line}, named '${seen.name}'; a student has one name`)
+    }
+    if (!seen) firstLine.set(rmKey(row.rm), row)
+  }
+  if (problems.length) throw new ImportError(problems)
+  if (rows.length > MAX_IMPORT_ROWS) throw tooManyStudents(`the file has ${rows.length} students`)
+  if (rows.length === 0) throw new ImportError([records.length ? 'the file has a header but no rows; add lines group,rm,name' : 'the file is empty; add lines group,rm,name'])
+  return rows
+}
