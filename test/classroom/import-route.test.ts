@@ -128,6 +128,12 @@ describe('POST /v1/admin/groups/import (a class list as text/csv)', () => {
     expect(await expectOk(send(unicodeText))).toMatchObject({ rows: 1, studentsAdded: 1 })
     const names = (await expectOk(t.call('GET', '/v1/admin/groups', { headers: admin }))).data.flatMap((g: any) => g.members.map((m: any) => m.name))
     expect(names).toEqual(['Jo\u00e3o Concei\u00e7\u00e3o', 'Jo\u00e3o Concei\u00e7\u00e3o', 'Jo\u00e3o Concei\u00e7\u00e3o'])
+    // A byte order mark names the encoding whatever the charset says; UTF-16 without one is known by its zero bytes.
+    const marked = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(text('44444'))])
+    expect(await expectOk(send(marked, 'text/csv; charset=windows-1252'))).toMatchObject({ rows: 1, studentsAdded: 1 })
+    expect(await expectOk(send(Buffer.from(text('55555').replace(',', '\t').replace(',', '\t'), 'utf16le')))).toMatchObject({ rows: 1, studentsAdded: 1 })
+    const bigEndian = Buffer.from(text('66666'), 'utf16le').swap16()
+    expect(await expectOk(send(Buffer.concat([Buffer.from([0xfe, 0xff]), bigEndian]), 'text/csv; charset=utf-16'))).toMatchObject({ rows: 1, studentsAdded: 1 })
     // A charset the server does not know is 415, naming it.
     const unknown = await send(Buffer.from(text('44444')), 'text/csv; charset=klingon')
     expect([unknown.status, unknown.body.error.message]).toEqual([415, "The Content-Type names the encoding 'klingon', which is not one the server reads: send the file as UTF-8 (or Windows-1252 or UTF-16), or leave the charset out and the server reads which of those it is."])
@@ -140,7 +146,7 @@ describe('POST /v1/admin/groups/import (a class list as text/csv)', () => {
         message: 'holds the replacement character (\ufffd) where a letter was: the file was read in the wrong encoding before it was sent; send the file\'s own bytes (curl --data-binary @class.csv), which are read as UTF-8, Windows-1252 or UTF-16, or save the list as "CSV UTF-8"',
       },
     ])
-    expect((await t.groups()).map(([, rms]: [string, string[]]) => rms)).toEqual([['11111', '22222', '33333']])
+    expect((await t.groups()).map(([, rms]: [string, string[]]) => rms)).toEqual([['11111', '22222', '33333', '44444', '55555', '66666']])
   })
 
   test("a spreadsheet's own habits: a header in other words, its empty rows as separators, a quote inside a name, an RM it shortened, a quote never closed", async () => {
@@ -160,6 +166,28 @@ describe('POST /v1/admin/groups/import (a class list as text/csv)', () => {
       'the RM 9.87E+10 is a number the spreadsheet shortened: format the RM column as Text, type the RMs again and save the file',
       'RM "a b": rm may hold letters, digits, dot, dash and underscore only',
     ])
+    // Empty rows above the header too: the header is the first line that holds something.
+    expect(await expectOk(t.send(';;\r\nGrupo;RM;Nome\r\nTurma D;10001;Dora\r\n'))).toMatchObject({ rows: 1, groupsCreated: 1, studentsAdded: 1 })
+    expect((await t.groups()).flatMap(([, rms]: [string, string[]]) => rms)).not.toContain('RM')
+    // An RM with an E in it is an RM: what a spreadsheet shortens always has E+.
+    expect(await expectOk(t.send('Turma D;21E045;Eva\n'))).toMatchObject({ rows: 1, studentsAdded: 1 })
+    // A quote that closes a cell which then goes on.
+    const after = await t.send('Turma D;30001;"Ana" Souza\n')
+    expect(after.body.error.details).toEqual([
+      { path: 'line 1', line: 1, message: 'a cell in quotes goes on after its closing quote: put the whole cell in quotes and write each quote inside it twice ("Ana ""Aninha"" Souza"), or remove the quotes' },
+    ])
+    // Line ends mixed in one file, and a line break inside a quoted name in a CRLF file: lines as the file counts them.
+    expect(await expectOk(t.send('grupo;rm;nome\r\nTurma D;40001;Fabi\nTurma D;40002;Gil\r\n'))).toMatchObject({ rows: 2, studentsAdded: 2 })
+    const inside = await t.send('group,rm,name\r\nG2,2001,"Ana\r\nB"\r\nG2,2003,Caio\r\nG2,,Dan\r\n')
+    expect(inside.body.error.details.map((d: { line: number }) => d.line)).toEqual([2, 5, 5])
+    // A line no class list has (a million commas took the server 3 s to read) is refused before it is read.
+    const started = performance.now()
+    const commas = await t.send(','.repeat(1024 * 1024 - 10))
+    expect([commas.status, commas.body.error.details[0].message]).toEqual([
+      400,
+      '1,048,566 characters long, where a class list\'s line holds a group, an RM and a name (at most 1000 characters): is this the class list?',
+    ])
+    expect(performance.now() - started).toBeLessThan(1000)
     // The line where the quote opens, in a file with CRLF line ends as in one with LF.
     for (const end of ['\r\n', '\n']) {
       const open = await t.send(['grupo;rm;nome', 'Turma A;22222;"Bruno Lima', 'Turma A;33333;Carla', 'Turma A;44444;Davi', ''].join(end))

@@ -53,11 +53,14 @@ const headerWords = (cell: string) => {
 const isHeader = (record: string[]) => {
   if (record.length !== 3 || /\d/.test(record[1]!)) return false
   const [group, rm, name] = record.map((cell, i) => headerWords(cell).some((w) => HEADER_WORDS[i]!.includes(w)))
-  return rm && (group || name)
+  return rm === true && (group === true || name === true)
 }
 
-/** An RM a spreadsheet showed as a number in scientific notation (1,23457E+11), and saved so. */
-const SHORTENED_NUMBER = /^\d+([.,]\d+)?e\+?\d+$/i
+/** An RM a spreadsheet showed as a number in scientific notation (1,23457E+11: always with its +), and saved so. */
+const SHORTENED_NUMBER = /^\d+([.,]\d+)?e\+\d+$/i
+
+/** No line of a class list comes near it: a group, an RM and a name. */
+const MAX_LINE_LENGTH = 1000
 
 /**
  * The line the cell left open by a quote starts on: the quote that nothing closes (csv-parse names
@@ -80,7 +83,7 @@ function unclosedQuoteLine(text: string, delimiter: string): number | undefined 
     if (lineBreak) line++
     if (lineBreak || c === delimiter) fieldStart = true
     else if (c === '"' && fieldStart) openedAt = line
-    else if (c !== ' ' && c !== '\uFEFF') fieldStart = false
+    else if (c !== ' ' && c !== '\t' && c !== '\uFEFF') fieldStart = false
   }
   return openedAt
 }
@@ -92,8 +95,9 @@ function notCsv(e: unknown, text: string, delimiter: string): string {
     const line = unclosedQuoteLine(text, delimiter)
     return `${line === undefined ? '' : `line ${line}: `}a quote (") opens a cell and nothing closes it, so the rest of the file would be that one cell: add the closing quote, or remove the quote (a name needs none)`
   }
-  if (error.code === 'CSV_INVALID_CLOSING_QUOTE' && error.lines !== undefined) {
-    return `line ${error.lines}: a cell in quotes goes on after its closing quote: put the whole cell in quotes and write each quote inside it twice ("Ana ""Aninha"" Souza"), or remove the quotes`
+  const line = error.lines ?? Number(/at line (\d+)/.exec(error.message ?? '')?.[1] ?? NaN)
+  if (/CLOSING_QUOTE/.test(error.code ?? '') && Number.isInteger(line)) {
+    return `line ${line}: a cell in quotes goes on after its closing quote: put the whole cell in quotes and write each quote inside it twice ("Ana ""Aninha"" Souza"), or remove the quotes`
   }
   return `the file is not valid CSV: ${error.message ?? String(e)}`
 }
@@ -121,10 +125,19 @@ const tooManyStudents = (what: string) =>
   new ImportError([`${what}; a class list holds at most ${MAX_IMPORT_ROWS} students: split it into files of up to ${MAX_IMPORT_ROWS} lines and import them one after the other`])
 
 /** Reads a class list `group,rm,name` (a header line is optional), reporting every bad row by its line in the file. */
-export async function parseClassList(text: string): Promise<ImportRow[]> {
-  // Counted before parsing, which alone took half a second for 39,000 lines (a header line may be one of them).
-  const lines = text.split(/\r\n|\r|\n/).filter((line) => line.trim() !== '').length
-  if (lines > MAX_IMPORT_ROWS + 1) throw tooManyStudents(`the file has ${lines} lines`)
+export async function parseClassList(sent: string): Promise<ImportRow[]> {
+  // One kind of line end, whatever the file mixes: csv-parse takes the first line's for the whole file,
+  // and counts a CRLF inside a quoted cell as two lines.
+  const text = sent.replace(/\r\n?/g, '\n')
+  // Counted before parsing, which alone took half a second for 39,000 lines (a header line may be one
+  // of them), or 3 s for one line of a million commas.
+  const lines = text.split('\n')
+  const filled = lines.filter((line) => line.trim() !== '').length
+  if (filled > MAX_IMPORT_ROWS + 1) throw tooManyStudents(`the file has ${filled} lines`)
+  const long = lines.findIndex((line) => line.length > MAX_LINE_LENGTH)
+  if (long >= 0) {
+    throw new ImportError([`line ${long + 1}: ${lines[long]!.length.toLocaleString('en')} characters long, where a class list's line holds a group, an RM and a name (at most ${MAX_LINE_LENGTH} characters): is this the class list?`])
+  }
   const { parse } = await import('csv-parse/sync') // loaded by the first import, not at start
   const delimiter = separatorOf(text)
   let records: { record: string[]; info: { lines: number } }[]
@@ -137,12 +150,19 @@ export async function parseClassList(text: string): Promise<ImportRow[]> {
   const problems: string[] = []
   const rows: ImportRow[] = []
   const shown = delimiter === ',' ? 'group,rm,name' : `group${delimiter}rm${delimiter}name`.replace(/\t/g, '<tab>')
-  records.forEach(({ record, info }, index) => {
+  let headerLooked = false
+  let headerSkipped = false
+  records.forEach(({ record, info }) => {
     // The line the record starts on: it ends on info.lines, after the line breaks its quoted cells hold.
-    const line = info.lines - record.reduce((n, cell) => n + (cell.match(/\r\n|\r|\n/g)?.length ?? 0), 0)
-    if (index === 0 && isHeader(record)) return
-    // A spreadsheet saves the empty rows under a list as separators alone (;;): blank lines.
+    const line = info.lines - record.reduce((n, cell) => n + (cell.match(/\n/g)?.length ?? 0), 0)
+    // A spreadsheet saves the empty rows of a sheet as separators alone (;;): blank lines, above the
+    // header as well as under the list.
     if (record.every((cell) => cell === '')) return
+    if (!headerLooked) {
+      headerLooked = true
+      headerSkipped = isHeader(record)
+      if (headerSkipped) return
+    }
     if (record.length !== 3) return problems.push(`line ${line}: expected 3 columns (${shown}), found ${record.length}`)
     const [group, rm, name] = record as [string, string, string]
     // A letter something read in the wrong encoding before the text got here (the file's own bytes
@@ -174,6 +194,8 @@ export async function parseClassList(text: string): Promise<ImportRow[]> {
   }
   if (problems.length) throw new ImportError(problems)
   if (rows.length > MAX_IMPORT_ROWS) throw tooManyStudents(`the file has ${rows.length} students`)
-  if (rows.length === 0) throw new ImportError([records.length ? 'the file has a header but no rows; add lines group,rm,name' : 'the file is empty; add lines group,rm,name'])
+  if (rows.length === 0) {
+    throw new ImportError([headerSkipped ? 'the file has a header but no rows; add lines group,rm,name' : text.trim() === '' ? 'the file is empty; add lines group,rm,name' : 'the file holds no student, only separators; add lines group,rm,name'])
+  }
   return rows
 }

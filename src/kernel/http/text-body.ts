@@ -1,5 +1,5 @@
 import { AppError, clip } from '../errors'
-import { decodeTextFile } from '../text-file'
+import { decodeTextFile, startsWithMark } from '../text-file'
 import { bodyTooLarge, readLimitedBytes } from './json-body'
 
 // A route that takes a plain-text file as its body (a class list as text/csv) instead of JSON. The
@@ -52,11 +52,13 @@ const charsetOf = (contentType: string) => /;\s*charset\s*=\s*"?([^";\s]+)/i.exe
 
 /**
  * The file's text in the encoding its Content-Type names (charset=windows-1252, as a client that read
- * the file's encoding may say), else as the command and the panel read a file (text-file.ts): UTF-16
- * by its mark, UTF-8 when it is, else Windows-1252, what a spreadsheet in Portuguese saves as "CSV".
+ * the file's encoding may say) unless the file starts with a byte order mark, else as the command and
+ * the panel read a file (text-file.ts): UTF-16 by its mark or its zero bytes, UTF-8 when it is, else
+ * Windows-1252, what a spreadsheet in Portuguese saves as "CSV".
  */
 function decoded(bytes: Uint8Array, charset: string | undefined): string {
-  if (charset === undefined || charset === 'utf-8' || charset === 'utf8') return decodeTextFile(bytes).text
+  // A byte order mark says the encoding for certain, whatever the header claims.
+  if (charset === undefined || charset === 'utf-8' || charset === 'utf8' || startsWithMark(bytes)) return decodeTextFile(bytes).text
   let decoder: TextDecoder
   try {
     decoder = new TextDecoder(charset as ConstructorParameters<typeof TextDecoder>[0])
