@@ -455,6 +455,23 @@ describe('teacher: removing a student, renaming a group', () => {
     expect((await call('DELETE', `/v1/admin/groups/${other.id}/members/333`, { headers: bearer(bruno) })).status).toBe(401)
   })
 
+  test('a student removed and added again with the RM in another case is one line of the report and the series, their calls summed', async () => {
+    const { call, group } = await oneGroup()
+    await expectOk(call('POST', `/v1/admin/groups/${group.id}/members`, { headers: admin, body: { rm: 'RA77X', name: 'Carla' } }), 201)
+    const key = (await createKey(call, await activeStudent(call, '111'))).apiKey
+    const asCarla = (rm: string) => expectOk(call('GET', '/v1/products', { headers: { ...apiKey(key), 'x-student-rm': rm } }))
+    for (let i = 0; i < 3; i++) await asCarla('RA77X')
+    expect((await call('DELETE', `/v1/admin/groups/${group.id}/members/ra77x`, { headers: admin })).status).toBe(204)
+    await expectOk(call('POST', `/v1/admin/groups/${group.id}/members`, { headers: admin, body: { rm: 'ra77x', name: 'Carla S' } }), 201)
+    for (let i = 0; i < 2; i++) await asCarla('ra77x')
+    const report = await expectOk(call('GET', `/v1/admin/activity?groupId=${group.id}`, { headers: admin }))
+    const carla = report.groups[0].students.filter((s: any) => s.rm.toLowerCase() === 'ra77x')
+    expect(carla.map((s: any) => [s.rm, s.name, s.member, s.calls])).toEqual([['ra77x', 'Carla S', true, 5]])
+    const series = await expectOk(call('GET', `/v1/admin/activity/series?groupId=${group.id}`, { headers: admin }))
+    const line = series.groups[0].students.filter((s: any) => s.rm.toLowerCase() === 'ra77x')
+    expect(line.map((s: any) => [s.rm, s.name, s.member, s.calls.reduce((a: number, b: number) => a + b, 0)])).toEqual([['ra77x', 'Carla S', true, 5]])
+  })
+
   test("a group is renamed; another group's name in any case or accents is 409; its store keeps its own name", async () => {
     const { call, group } = await oneGroup()
     await createGroup(call, 'Turma Ação', [{ rm: '333', name: 'Carla' }])

@@ -3,7 +3,7 @@ import { isoTime } from '../../kernel/clock'
 import { type CsvSeparator, csvText, type CsvValue } from '../../kernel/csv'
 import type { Deps } from '../../kernel/deps'
 import type { ActivityQuery, ActivityReport } from './model'
-import { activityWindow, firstGroupCreatedAt, groupsInScope, HOUR, studentsOf } from './scope'
+import { activityWindow, countKey, firstGroupCreatedAt, groupsInScope, HOUR, studentsOf } from './scope'
 import { activityCounts, SHOP_FRONT_RM } from './tables'
 
 /**
@@ -52,9 +52,15 @@ export function activityReport(deps: Deps, query: Pick<ActivityQuery, 'from' | '
     to: isoTime(to),
     groups: groupRows.map((g) => {
       const mine = counts.filter((c) => c.groupId === g.id)
-      const byRm = new Map(mine.map((c) => [c.rm, c]))
+      // One student's counts kept under their RM in two cases are one line (countKey).
+      const byRm = new Map<string, { rm: string; calls: number; errors: number; lastCallAt: number | null }>()
+      for (const c of mine) {
+        const key = countKey(c.rm)
+        const seen = byRm.get(key)
+        byRm.set(key, seen ? { rm: seen.rm, calls: seen.calls + c.calls, errors: seen.errors + c.errors, lastCallAt: later(seen.lastCallAt, c.lastCallAt) } : c)
+      }
       const shopFront = byRm.get(SHOP_FRONT_RM)
-      const lastCall = mine.reduce<number | null>((acc, c) => (c.lastCallAt !== null && (acc === null || c.lastCallAt > acc) ? c.lastCallAt : acc), null)
+      const lastCall = mine.reduce<number | null>((acc, c) => later(acc, c.lastCallAt), null)
       return {
         groupId: g.id,
         name: g.name,
@@ -64,8 +70,8 @@ export function activityReport(deps: Deps, query: Pick<ActivityQuery, 'from' | '
         unattributed: byRm.get('')?.calls ?? 0,
         unattributedErrors: byRm.get('')?.errors ?? 0,
         shopFront: { calls: shopFront?.calls ?? 0, errors: shopFront?.errors ?? 0, lastCallAt: at(shopFront?.lastCallAt ?? null) },
-        students: studentsOf(g, byRm.keys()).map((m) => {
-          const c = byRm.get(m.rm)
+        students: studentsOf(g, new Map([...byRm].map(([key, c]) => [key, c.rm]))).map((m) => {
+          const c = byRm.get(m.key)
           return { rm: m.rm, name: m.name, member: m.member, calls: c?.calls ?? 0, errors: c?.errors ?? 0, lastCallAt: at(c?.lastCallAt ?? null) }
         }),
       }
@@ -84,3 +90,6 @@ export function activityCsv(report: ActivityReport, separator: CsvSeparator = 'c
   }
   return csvText(rows, separator)
 }
+
+/** The later of two times, either of which may be missing. */
+const later = (a: number | null, b: number | null) => (a === null ? b : b === null ? a : Math.max(a, b))

@@ -3,6 +3,7 @@ import { formerMembers, groups, students } from '../../kernel/auth/tables'
 import { instantOf, isoTime } from '../../kernel/clock'
 import type { Deps } from '../../kernel/deps'
 import { AppError } from '../../kernel/errors'
+import { rmKey } from '../members'
 import { isDateOnly } from './model'
 import { SHOP_FRONT_RM } from './tables'
 
@@ -47,8 +48,8 @@ export interface ScopeGroup {
   id: string
   name: string
   members: { rm: string; name: string }[]
-  /** The names students had when they left the group, by RM (former_members). */
-  formerNames: Map<string, string>
+  /** The RM and name students had when they left the group, by rmKey (former_members). */
+  former: Map<string, { rm: string; name: string }>
 }
 
 /** Every group by name (or only `groupId`, 404 when unknown) with its current members by RM. */
@@ -69,22 +70,29 @@ export function groupsInScope(deps: Deps, groupId: string | undefined): ScopeGro
   return rows.map((g) => ({
     ...g,
     members: members.filter((m) => m.groupId === g.id).map(({ rm, name }) => ({ rm, name })),
-    formerNames: new Map(former.filter((f) => f.groupId === g.id).map((f) => [f.rm, f.name])),
+    former: new Map(former.filter((f) => f.groupId === g.id).map((f) => [rmKey(f.rm), { rm: f.rm, name: f.name }])),
   }))
 }
 
 /**
- * The current members, then the former members who have counts in the window ('' is unattributed and
- * SHOP_FRONT_RM the shop front: neither is a member), each named as they were when they left, with
- * FORMER_MEMBER after it (the name alone where none was kept: they left before names were).
+ * Counts by RM as one student whatever case each was kept in (rmKey): a student removed and added
+ * again as ra77x is the RA77X who made the earlier calls. '' (unattributed) and SHOP_FRONT_RM are keys too.
  */
-export function studentsOf(group: ScopeGroup, countedRms: Iterable<string>) {
-  const current = new Set(group.members.map((m) => m.rm))
-  const former = [...new Set(countedRms)]
-    .filter((rm) => rm !== '' && rm !== SHOP_FRONT_RM && !current.has(rm))
-    .map((rm) => {
-      const name = group.formerNames.get(rm)
-      return { rm, name: name === undefined ? FORMER_MEMBER : `${name} ${FORMER_MEMBER}`, member: false }
+export const countKey = rmKey
+
+/**
+ * The current members, then the former members who have counts in the window (`counted`: by
+ * countKey, the RM as a count kept it; '' is unattributed and SHOP_FRONT_RM the shop front, neither
+ * a member), each named as they were when they left, with FORMER_MEMBER after it (the name alone
+ * where none was kept: they left before names were). `key` finds a student's counts.
+ */
+export function studentsOf(group: ScopeGroup, counted: Map<string, string>) {
+  const current = new Set(group.members.map((m) => countKey(m.rm)))
+  const former = [...counted]
+    .filter(([key]) => key !== '' && key !== SHOP_FRONT_RM && !current.has(key))
+    .map(([key, counted]) => {
+      const left = group.former.get(key)
+      return { key, rm: left?.rm ?? counted, name: left === undefined ? FORMER_MEMBER : `${left.name} ${FORMER_MEMBER}`, member: false }
     })
-  return [...group.members.map((m) => ({ ...m, member: true })), ...former]
+  return [...group.members.map((m) => ({ key: countKey(m.rm), ...m, member: true })), ...former]
 }

@@ -3,7 +3,7 @@ import { calendarDays, isoTime } from '../../kernel/clock'
 import type { Deps } from '../../kernel/deps'
 import { AppError } from '../../kernel/errors'
 import { MAX_BUCKETS, type ActivitySeries, type ActivitySeriesQuery } from './model'
-import { activityWindow, DAY, groupsInScope, HOUR, studentsOf } from './scope'
+import { activityWindow, countKey, DAY, groupsInScope, HOUR, studentsOf } from './scope'
 import { activityCounts, SHOP_FRONT_RM } from './tables'
 
 /**
@@ -73,10 +73,14 @@ export function activitySeries(deps: Deps, query: ActivitySeriesQuery): Activity
       const mine = rowsOf.get(g.id) ?? []
       const total = { calls: zeros(), errors: zeros() }
       const byRm = new Map<string, { calls: number[]; errors: number[] }>()
+      /** The RM as the counts kept it, by countKey: one student kept in two cases is one line. */
+      const counted = new Map<string, string>()
       for (const r of mine) {
         const i = bucketOf(r.hourStart)
-        const own = byRm.get(r.rm) ?? { calls: zeros(), errors: zeros() }
-        byRm.set(r.rm, own)
+        const key = countKey(r.rm)
+        const own = byRm.get(key) ?? { calls: zeros(), errors: zeros() }
+        byRm.set(key, own)
+        if (!counted.has(key)) counted.set(key, r.rm)
         for (const line of [own, total]) {
           line.calls[i]! += r.calls
           line.errors[i]! += r.errors
@@ -88,7 +92,7 @@ export function activitySeries(deps: Deps, query: ActivitySeriesQuery): Activity
         ...total,
         unattributed: byRm.get('')?.calls ?? zeros(),
         shopFront: byRm.get(SHOP_FRONT_RM) ?? { calls: zeros(), errors: zeros() },
-        students: studentsOf(g, byRm.keys()).map((m) => ({ rm: m.rm, name: m.name, member: m.member, ...(byRm.get(m.rm) ?? { calls: zeros(), errors: zeros() }) })),
+        students: studentsOf(g, counted).map((m) => ({ rm: m.rm, name: m.name, member: m.member, ...(byRm.get(m.key) ?? { calls: zeros(), errors: zeros() }) })),
       }
     }),
   }
