@@ -48,10 +48,12 @@ export function withoutControlCharacters<S extends z.ZodString>(schema: S, field
 /**
  * A name a person types (a group, a member, a customer, an API key, a store): trimmed, 1 to `max`
  * characters, no control characters. The surrounding whitespace, line breaks included, is trimmed
- * away first; one inside the name is refused.
+ * away first; one inside the name is refused. Accents are kept composed (NFC): an á typed as a plus
+ * a combining accent (as some keyboards and macOS file names send it) is the á of another name, for
+ * the names compared ignoring case and accents.
  */
 export const nameText = (field: string, max: number) =>
-  withoutControlCharacters(z.string().trim().min(1, `${field} is required`).max(max, `${field} has at most ${max} characters`), field).describe(
+  withoutControlCharacters(z.string().trim().normalize('NFC').min(1, `${field} is required`).max(max, `${field} has at most ${max} characters`), field).describe(
     `1 to ${max} characters on one line: control characters (line breaks, tabs, escapes) are refused.`,
   )
 

@@ -78,6 +78,15 @@ describe('names a student types refuse control characters', () => {
     }
   })
 
+  test('an accent typed as a letter and a combining mark is kept composed, so a group name so typed is the same name as one typed whole', async () => {
+    const t = await classroom()
+    const decomposed = 'Joa\u0303o'
+    expect(await expectOk(t.call('POST', '/v1/store/members', { headers: bearer(t.student), body: { rm: 'nfd1', name: decomposed } }), 201)).toEqual({ rm: 'nfd1', name: 'Jo\u00e3o' })
+    await createGroup(t.call, 'Alph\u00e1', [])
+    const again = await t.call('POST', '/v1/admin/groups', { headers: admin, body: { name: 'ALPHA\u0301', members: [] } })
+    expect([again.status, again.body.error.code]).toEqual([409, 'CONFLICT'])
+  })
+
   test('the class list refuses a row whose group or name holds a control character, by line, and imports nothing', async () => {
     const t = createTestApp()
     const list = `group,rm,name\nAzul,100,Ana\nAzul,101,"${TERMINAL_ESCAPE}"\n"Verde\u009b2J",102,Carla\nAzul,103,"Rui\nSecond line"\n`
