@@ -177,10 +177,12 @@ describe('restore takes only what a backup writes', () => {
     expect(error).not.toBeInstanceOf(RefusedBackup)
     expect((error as Error).message).toBe(`${junk} is not a Storefront backup: a backup is the .tgz file storefront backup writes, and this is another kind of file; nothing was changed`)
     expect(existsSync(data)).toBe(false)
-    // A gzip file that holds no tar (a .csv.gz) keeps the reader's words, as a damaged archive's.
+    // A gzip file that holds no archive (a .csv.gz) is said to be one.
     const gzipped = join(tempDir('junk'), 'turma.csv.gz')
     writeFileSync(gzipped, Bun.gzipSync(Buffer.from('Azul,100,Ana\n'.repeat(100))))
-    expect(((await restore(gzipped, data).catch((e: Error) => e)) as Error).message).toStartWith(`${gzipped} is not a Storefront backup (`)
+    expect(((await restore(gzipped, data).catch((e: Error) => e)) as Error).message).toBe(
+      `${gzipped} is not a Storefront backup: it is compressed as a backup is, but what it holds is not the archive of a backup (another file compressed, such as a .csv.gz, or a damaged backup); nothing was changed`,
+    )
   })
 
   test('a backup cut short (a copy stopped half-way) is called incomplete, not another kind of file, and nothing is made', async () => {

@@ -104,6 +104,9 @@ async function readThrough(file: string, parser: Parser, judge: ReturnType<typeo
     }
     // Another kind of file (a class list, a zip): said so, without the tar reader's words for it.
     if (!startsLikeGzip(file)) throw new BackupError(`${file} is not a Storefront backup: a backup is the .tgz file storefront backup writes, and this is another kind of file; nothing was changed`)
+    if (/TAR_BAD_ARCHIVE|TAR_ENTRY_INVALID/.test(`${(failure as { code?: string }).code} ${failure.message}`)) {
+      throw new BackupError(`${file} is not a Storefront backup: it is compressed as a backup is, but what it holds is not the archive of a backup (another file compressed, such as a .csv.gz, or a damaged backup); nothing was changed`)
+    }
     throw new BackupError(`${file} is not a Storefront backup (${printable(failure.message)})`)
   }
 }
