@@ -168,7 +168,10 @@ export function RequestList({ inspector }: { inspector: Inspector }) {
                       {e.count > 1 && <small>{`${e.count} calls, the last ${when(e.lastCreatedAt)}`}</small>}
                     </td>
                     <td class="num">{e.durationMs}</td>
-                    <td>{who(e)}</td>
+                    <td>
+                      {who(e)}
+                      {e.fromPage !== null && <small class="warn-text">secret key in a web page</small>}
+                    </td>
                   </tr>
                 ))}
               </Table>
@@ -218,6 +221,14 @@ export function RequestView({ inspector, id }: { inspector: Inspector; id: strin
               )}
               <dt>Called by</dt>
               <dd>{CLIENT_NAMES[e.client]}</dd>
+              {e.fromPage !== null && (
+                <>
+                  <dt>From a web page</dt>
+                  <dd class="note error">
+                    {`This call used the store's secret key from a page at ${e.fromPage} (its browser sent that Origin). Anyone who opens the page can read the key there and manage the store with it. A page takes the publishable key (pk_...); keep the secret key on your app's server, and replace this one (revoke it on the API keys page, make a new one).`}
+                  </dd>
+                </>
+              )}
               <dt>Query</dt>
               <dd>{e.query ? <code>?{e.query}</code> : 'none'}</dd>
               <dt>Request id</dt>

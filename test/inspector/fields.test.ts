@@ -7,8 +7,8 @@ import { openStream } from './sse'
 const CONTRACT = ['id', 'createdAt', 'method', 'path', 'query', 'status', 'durationMs', 'credential', 'rm', 'errorCode', 'errorMessage']
 /** What the server adds to every entry: how many calls a counted entry stands for, and the newest one's time. */
 const COUNTED = ['count', 'lastCreatedAt']
-/** Who made the call (X-Storefront-Client), for the panel's filter. */
-const CLIENT = ['client']
+/** Who made the call (X-Storefront-Client), for the panel's filter, and whether a browser page held the secret key. */
+const CLIENT = ['client', 'fromPage']
 /** What the single entry adds: the contract's two bodies, and the headers and flags that say how they were kept. */
 const DETAIL = ['requestBody', 'responseBody', 'requestHeaders', 'requestBodyTruncated', 'responseBodyTruncated', 'bodiesDropped', 'routeAuth']
 

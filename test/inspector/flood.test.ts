@@ -73,6 +73,7 @@ describe('a flood of refusals is one counted entry per source and minute', () =>
       credential: 'publishable',
       rm: null,
       client: 'app',
+      fromPage: null,
       errorCode: 'UNAUTHENTICATED',
       errorMessage: message401,
       count: 1000,

@@ -69,6 +69,7 @@ describe('the request inspector keeps what each store sent and got back', () => 
       credential: 'secret',
       rm: null,
       client: 'app',
+      fromPage: null,
       errorCode: refused.body.error.code,
       errorMessage: refused.body.error.message,
       count: 1,

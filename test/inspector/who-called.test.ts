@@ -29,6 +29,31 @@ describe('the inspector records what a call presented and who made it', () => {
     expect(await t.one('pk-on-secret')).toMatchObject({ status: 403, credential: 'publishable', routeAuth: 'secret' })
   })
 
+  test('a call with the secret key from a web page (its browser sent an Origin) names the page; a server\'s call, a publishable key\'s and a student\'s do not', async () => {
+    const t = await setup()
+    const calls: [string, Record<string, string>][] = [
+      ['sk-page', { ...apiKey(t.w.key.apiKey), origin: 'http://192.168.0.12:5500' }],
+      ['sk-file', { ...apiKey(t.w.key.apiKey), origin: 'null' }],
+      ['sk-server', apiKey(t.w.key.apiKey)],
+      ['pk-page', { ...apiKey(t.pk), origin: 'http://192.168.0.12:5500' }],
+      ['student-page', { ...bearer(t.w.student), origin: 'http://192.168.0.12:5500' }],
+    ]
+    for (const [id, headers] of calls) await expectOk(t.call('GET', '/v1/products', { headers: { ...headers, 'x-request-id': id } }))
+    const pages = await Promise.all(calls.map(async ([id]) => [id, (await t.one(id)).fromPage]))
+    expect(pages).toEqual([
+      ['sk-page', 'http://192.168.0.12:5500'],
+      ['sk-file', 'null'],
+      ['sk-server', null],
+      ['pk-page', null],
+      ['student-page', null],
+    ])
+    // The list carries it too, and a long Origin is cut.
+    await expectOk(t.call('GET', '/v1/products', { headers: { ...apiKey(t.w.key.apiKey), origin: `http://${'a'.repeat(300)}.example`, 'x-request-id': 'sk-long' } }))
+    const listed = (await t.list('?path=/v1/products&pageSize=100')).data.find((e: any) => e.id === 'sk-long')
+    expect(listed.fromPage.length).toBeLessThanOrEqual(201)
+    expect(listed.fromPage).toStartWith('http://aaaa')
+  })
+
   test('X-Student-RM beside the secret key names the student in the entry', async () => {
     const t = await setup()
     await t.call('GET', '/v1/products/prod_missing', { headers: { ...apiKey(t.w.key.apiKey), 'x-student-rm': t.w.rms.active, 'x-request-id': 'by-rm' } })

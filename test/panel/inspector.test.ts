@@ -160,6 +160,19 @@ describe.skipIf(noBrowser)('the request inspector in the panel', () => {
     })
   })
 
+  test('a call with the secret key from a web page is marked in the list, and its page says why and what to do', async () => {
+    await expectOk(panel.call('GET', '/v1/products?search=from-a-page', { headers: { ...apiKey(key), origin: 'http://192.168.0.40:5173' } }))
+    await panel.withPage('inspector secret key in a page', async (page) => {
+      await signInAsStudent(page, panel, RM, PASSWORD, '/store/requests')
+      const row = rowOf(page, 'search=from-a-page')
+      await row.getByText('secret key in a web page').waitFor()
+      await row.getByRole('link').click()
+      const said = await page.locator('dt:text-is("From a web page") + dd').textContent()
+      expect(said).toStartWith("This call used the store's secret key from a page at http://192.168.0.40:5173")
+      expect(said).toContain('A page takes the publishable key (pk_...)')
+    })
+  })
+
   test("the teacher opens a group's requests from its page and sees the same entries", async () => {
     const own = await expectOk(panel.call('GET', `/v1/admin/groups/${groupId}/requests?status=4xx&client=app`, { headers: { 'x-admin-token': panel.adminToken } }))
     expect(own.total).toBeGreaterThan(0)

@@ -103,6 +103,8 @@ export class RequestLog implements RequestInspector {
       credential: call.store.credential,
       rm: call.store.rm,
       client: clientOf(call.request.headers.get(CLIENT_HEADER)),
+      // Browsers send Origin with a page's calls; a server's fetch does not. Read for the secret key only.
+      fromPage: call.store.credential === 'secret' ? originOf(call.request) : null,
       routeAuth: call.routeAuth,
       error,
       failure,
@@ -142,6 +144,7 @@ export class RequestLog implements RequestInspector {
       credential: k.credential,
       rm: k.rm,
       client: k.client,
+      fromPage: k.fromPage,
       errorCode: k.error?.code ?? null,
       errorMessage: k.error?.message ?? null,
       count: k.repeats?.count ?? 1,
@@ -252,3 +255,11 @@ function envelopeOf(body: string | undefined): { code: string; message: string }
   }
   return undefined
 }
+
+/** The Origin header of a call, within ORIGIN_LIMIT, or null when none was sent. */
+function originOf(request: Request): string | null {
+  const origin = request.headers.get('origin')
+  return origin === null ? null : clip(origin, ORIGIN_LIMIT)
+}
+
+const ORIGIN_LIMIT = 200

@@ -60,6 +60,12 @@ export const RequestEntry = z
     credential: z.enum(['secret', 'publishable', 'student', 'customer']).describe('what the call presented: a secret or publishable key, a student token, or a key with a customer token'),
     rm: z.string().nullable().describe('the student the call counted for (their token, or X-Student-RM beside the secret key), or null'),
     client: z.enum(CLIENTS).describe('who made the call, by its X-Storefront-Client header: panel, teacher, or app for any other value or none'),
+    fromPage: z
+      .string()
+      .nullable()
+      .describe(
+        'for a call made with the secret key: the Origin header a browser sent with it ("null" for a page opened from a file), which means the key is in a web page, where anyone who opens the page can read it; a page takes the publishable key (pk_...). null otherwise: a server\u2019s calls send no Origin',
+      ),
     errorCode: z.string().nullable().describe('for an answer >= 400: its error code (HTTP when the answer was not the error envelope); null for an answer < 400'),
     errorMessage: z.string().nullable().describe('for an answer >= 400: its error message, secrets redacted; null for an answer < 400'),
     count: z

@@ -88,6 +88,8 @@ export interface Kept {
   credential: RequestEntry['credential']
   rm: string | null
   client: Client
+  /** For a call with the secret key: the Origin a browser sent with it (the key was in a page), else null. */
+  fromPage: string | null
   /** For an answer >= 400: the credential kind of the route. */
   routeAuth: AuthKind | undefined
   /** For an answer >= 400; shown as errorCode and errorMessage. */
