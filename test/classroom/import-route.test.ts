@@ -134,6 +134,9 @@ describe('POST /v1/admin/groups/import (a class list as text/csv)', () => {
     expect(await expectOk(send(Buffer.from(text('55555').replace(',', '\t').replace(',', '\t'), 'utf16le')))).toMatchObject({ rows: 1, studentsAdded: 1 })
     const bigEndian = Buffer.from(text('66666'), 'utf16le').swap16()
     expect(await expectOk(send(Buffer.concat([Buffer.from([0xfe, 0xff]), bigEndian]), 'text/csv; charset=utf-16'))).toMatchObject({ rows: 1, studentsAdded: 1 })
+    // An encoding no spreadsheet saves a class list in is refused as an unknown one, a byte order mark or not.
+    for (const charset of ['gbk', 'x-user-defined']) expect((await send(Buffer.from(text('77777')), `text/csv; charset=${charset}`)).status).toBe(415)
+    expect((await send(marked, 'text/csv; charset=klingon')).status).toBe(415)
     // A charset the server does not know is 415, naming it.
     const unknown = await send(Buffer.from(text('44444')), 'text/csv; charset=klingon')
     expect([unknown.status, unknown.body.error.message]).toEqual([415, "The Content-Type names the encoding 'klingon', which is not one the server reads: send the file as UTF-8 (or Windows-1252 or UTF-16), or leave the charset out and the server reads which of those it is."])
@@ -169,6 +172,16 @@ describe('POST /v1/admin/groups/import (a class list as text/csv)', () => {
     // Empty rows above the header too: the header is the first line that holds something.
     expect(await expectOk(t.send(';;\r\nGrupo;RM;Nome\r\nTurma D;10001;Dora\r\n'))).toMatchObject({ rows: 1, groupsCreated: 1, studentsAdded: 1 })
     expect((await t.groups()).flatMap(([, rms]: [string, string[]]) => rms)).not.toContain('RM')
+    // The RM column goes by other titles: two headings beside a cell without a digit are a header too.
+    expect(await expectOk(t.send('Grupo;Login;Nome\r\nTurma D;10002;Duda\r\n'))).toMatchObject({ rows: 1, studentsAdded: 1 })
+    expect((await t.groups()).flatMap(([, rms]: [string, string[]]) => rms)).not.toContain('Login')
+    // A group typed with a combining accent is the group typed whole; names are kept composed.
+    expect(await expectOk(t.send('Delt\u00e1;96001;Ana\nDelta\u0301;96002;Bi\u0301a\n'))).toMatchObject({ rows: 2, groupsCreated: 1, studentsAdded: 2 })
+    const delta = (await expectOk(t.call('GET', '/v1/admin/groups?pageSize=100', { headers: admin }))).data.find((g: any) => g.name === 'Delt\u00e1')
+    expect(delta.members).toEqual([{ rm: '96001', name: 'Ana' }, { rm: '96002', name: 'B\u00eda' }])
+    // A line of many cells is not a class list's, refused before it is parsed.
+    const crowded = await t.send(`Turma D;1;Eva\n${';'.repeat(30)}\n`)
+    expect(crowded.body.error.details).toEqual([{ path: 'line 2', line: 2, message: "31 cells, where a class list's line holds 3 (group, RM, name): is this the class list?" }])
     // An RM with an E in it is an RM: what a spreadsheet shortens always has E+.
     expect(await expectOk(t.send('Turma D;21E045;Eva\n'))).toMatchObject({ rows: 1, studentsAdded: 1 })
     // A quote that closes a cell which then goes on.

@@ -47,20 +47,23 @@ const headerWords = (cell: string) => {
   return [...words, words.join('')]
 }
 /**
- * A header line: its RM cell is a header word and holds no digit (every RM a class uses has some), and
- * the group or name cell holds one too: "Grupo;R.M.;Nome do aluno". A line of a student is never one.
+ * A header line: its RM cell holds no digit (every RM a class uses has some), and two of its cells say
+ * what their column is, the RM's or not: "Grupo;R.M.;Nome do aluno", "Grupo;Login;Nome".
  */
 const isHeader = (record: string[]) => {
   if (record.length !== 3 || /\d/.test(record[1]!)) return false
   const [group, rm, name] = record.map((cell, i) => headerWords(cell).some((w) => HEADER_WORDS[i]!.includes(w)))
-  return rm === true && (group === true || name === true)
+  // The RM column has many titles (Login, Prontuário, NUSP…): headings of a group and a name beside
+  // one without a digit are a header too.
+  return (rm === true && (group === true || name === true)) || (group === true && name === true)
 }
 
 /** An RM a spreadsheet showed as a number in scientific notation (1,23457E+11: always with its +), and saved so. */
 const SHORTENED_NUMBER = /^\d+([.,]\d+)?e\+\d+$/i
 
-/** No line of a class list comes near it: a group, an RM and a name. */
+/** No line of a class list comes near these: a group, an RM and a name, a few separators quoted in a name. */
 const MAX_LINE_LENGTH = 1000
+const MAX_CELLS = 20
 
 /**
  * The line the cell left open by a quote starts on: the quote that nothing closes (csv-parse names
@@ -138,8 +141,13 @@ export async function parseClassList(sent: string): Promise<ImportRow[]> {
   if (long >= 0) {
     throw new ImportError([`line ${long + 1}: ${lines[long]!.length.toLocaleString('en')} characters long, where a class list's line holds a group, an RM and a name (at most ${MAX_LINE_LENGTH} characters): is this the class list?`])
   }
-  const { parse } = await import('csv-parse/sync') // loaded by the first import, not at start
   const delimiter = separatorOf(text)
+  // A line of many cells is not one of a class list, and costs the parser (a thousand lines of 300 commas held it 0.4 s).
+  const crowded = lines.findIndex((line) => line.split(delimiter).length > MAX_CELLS)
+  if (crowded >= 0) {
+    throw new ImportError([`line ${crowded + 1}: ${lines[crowded]!.split(delimiter).length} cells, where a class list's line holds 3 (group, RM, name): is this the class list?`])
+  }
+  const { parse } = await import('csv-parse/sync') // loaded by the first import, not at start
   let records: { record: string[]; info: { lines: number } }[]
   try {
     // relax_quotes: a quote inside a cell that does not start with one is kept (Ana "Aninha" Souza).
@@ -179,7 +187,9 @@ export async function parseClassList(sent: string): Promise<ImportRow[]> {
       if (issue.path[0] !== 'rm') problems.push(`line ${line}: ${issue.message}`)
       else if (!shortened) problems.push(`line ${line}: ${rm === '' ? '' : `RM ${JSON.stringify(clip(rm, 40))}: `}${issue.message}`)
     }
-    rows.push({ line, group, rm, name })
+    // As the checks left them: trimmed, accents composed (a group typed with a combining accent is the
+    // group typed whole).
+    rows.push({ line, group: groupName.success ? groupName.data : group, rm: member.success ? member.data.rm : rm, name: member.success ? member.data.name : name })
   })
   const firstLine = new Map<string, ImportRow>()
   for (const row of rows) {

@@ -57,15 +57,28 @@ const charsetOf = (contentType: string) => /;\s*charset\s*=\s*"?([^";\s]+)/i.exe
  * Windows-1252, what a spreadsheet in Portuguese saves as "CSV".
  */
 function decoded(bytes: Uint8Array, charset: string | undefined): string {
+  const decoder = charset === undefined ? undefined : decoderFor(charset)
   // A byte order mark says the encoding for certain, whatever the header claims.
-  if (charset === undefined || charset === 'utf-8' || charset === 'utf8' || startsWithMark(bytes)) return decodeTextFile(bytes).text
-  let decoder: TextDecoder
+  if (decoder === undefined || decoder.encoding === 'utf-8' || startsWithMark(bytes)) return decodeTextFile(bytes).text
+  return decoder.decode(bytes)
+}
+
+/** The encodings a class list may name: what spreadsheets save (latin1 and ascii are read as Windows-1252, as browsers do). */
+const READ_ENCODINGS = new Set(['utf-8', 'windows-1252', 'utf-16le', 'utf-16be'])
+
+/** A decoder for one of READ_ENCODINGS by any of its names; 415 naming it for any other. */
+function decoderFor(charset: string): TextDecoder {
+  let decoder: TextDecoder | undefined
   try {
     decoder = new TextDecoder(charset as ConstructorParameters<typeof TextDecoder>[0])
   } catch {
-    throw new AppError('UNSUPPORTED_MEDIA_TYPE', `The Content-Type names the encoding '${clip(charset, 40)}', which is not one the server reads: send the file as UTF-8 (or Windows-1252 or UTF-16), or leave the charset out and the server reads which of those it is.`)
+    decoder = undefined
   }
-  return decoder.decode(bytes)
+  if (decoder && READ_ENCODINGS.has(decoder.encoding)) return decoder
+  throw new AppError(
+    'UNSUPPORTED_MEDIA_TYPE',
+    `The Content-Type names the encoding '${clip(charset, 40)}', which is not one the server reads: send the file as UTF-8 (or Windows-1252 or UTF-16), or leave the charset out and the server reads which of those it is.`,
+  )
 }
 
 const emptyBody = (body: TextBody) => new AppError('VALIDATION_ERROR', `The request body is empty. ${howToSend(body)}`)
