@@ -441,6 +441,12 @@ describe('teacher: removing a student, renaming a group', () => {
     }
     const unknownGroup = await call('DELETE', '/v1/admin/groups/grp_nope/members/111', { headers: admin })
     expect(unknownGroup.status).toBe(404)
+    // Added to another group while still in this one, the teacher is told how to move them.
+    const taken = await call('POST', `/v1/admin/groups/${other.id}/members`, { headers: admin, body: { rm: '111', name: 'Ana' } })
+    expect([taken.status, taken.body.error.message]).toEqual([
+      409,
+      `A student belongs to one group only: 111 is in group 'Azul'. Remove them from that group first (the Remove button on its page, or DELETE /v1/admin/groups/${group.id}/members/111), then add them here; or import a class list that names their new group, which moves them.`,
+    ])
     // The last member too; the group stays, with its store.
     expect((await call('DELETE', `/v1/admin/groups/${group.id}/members/111`, { headers: admin })).status).toBe(204)
     expect((await expectOk(call('GET', `/v1/admin/groups/${group.id}`, { headers: admin }))).members).toEqual([])

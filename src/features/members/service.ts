@@ -35,7 +35,7 @@ export function assertRmsFree(db: Sql, groupId: string | null, rms: string[], re
     const where = revealGroup ? taken.map((t) => `${t.rm} is in group '${t.group}'`).join('; ') : `${taken.map((t) => t.rm).join(', ')} already belongs to another group`
     throw new AppError(
       'RM_IN_OTHER_GROUP',
-      `A student belongs to one group only: ${where}. ${revealGroup ? 'Remove them there first.' : 'Ask the teacher if this is a mistake.'}`,
+      `A student belongs to one group only: ${where}. ${revealGroup ? `Remove them from that group first (the Remove button on its page, or DELETE /v1/admin/groups/${taken[0]!.groupId}/members/${taken[0]!.rm}), then add them here; or import a class list that names their new group, which moves them.` : 'Ask the teacher if this is a mistake.'}`,
       taken.map((t) => (revealGroup ? { rm: t.rm, groupId: t.groupId, group: t.group } : { rm: t.rm })),
     )
   }
