@@ -98,7 +98,7 @@ describe('names a student types refuse control characters', () => {
       [
         { path: 'line 3', line: 3, message: escapeMessage },
         { path: 'line 4', line: 4, message: 'group holds a control character (U+009B at position 6); remove control characters, newlines and tabs included' },
-        { path: 'line 5', line: 5, message: 'name holds a control character (U+000A at position 4); remove control characters, newlines and tabs included' },
+        { path: 'line 5', line: 5, message: 'a quote (") opens a cell that runs on to line 6, where the next quote closes it: remove the quote, or close it on the same line' },
       ],
     ])
     expect(res.body.error.message).toStartWith(`3 problems in the class list (the first: line 3: ${escapeMessage}); nothing was imported.`)

@@ -171,6 +171,11 @@ export async function parseClassList(sent: string): Promise<ImportRow[]> {
       headerSkipped = isHeader(record)
       if (headerSkipped) return
     }
+    // A line break inside a cell comes only from a quote that the next line's quote closed: one cell
+    // read across lines, which no name holds.
+    if (record.some((cell) => cell.includes('\n'))) {
+      return problems.push(`line ${line}: a quote (") opens a cell that runs on to line ${info.lines}, where the next quote closes it: remove the quote, or close it on the same line`)
+    }
     if (record.length !== 3) return problems.push(`line ${line}: expected 3 columns (${shown}), found ${record.length}`)
     const [group, rm, name] = record as [string, string, string]
     // A letter something read in the wrong encoding before the text got here (the file's own bytes
