@@ -197,11 +197,12 @@ export function ConfirmButton({ label, question, onConfirm, disabled }: { label:
 
 /** Copies to the clipboard; on plain http over the LAN (no clipboard API) it selects the text instead. */
 export function CopyButton({ text, label = 'Copy' }: { text: string; label?: string }) {
-  const [copied, setCopied] = useState<string>()
+  // What was copied, and of which text: a new text to copy (the next key made) is not "Copied" yet.
+  const [copied, setCopied] = useState<{ of: string; said: string }>()
   const copy = async () => {
     try {
       await navigator.clipboard.writeText(text)
-      setCopied('Copied')
+      setCopied({ of: text, said: 'Copied' })
     } catch {
       const area = document.createElement('textarea')
       area.value = text
@@ -209,7 +210,7 @@ export function CopyButton({ text, label = 'Copy' }: { text: string; label?: str
       area.select()
       const ok = document.execCommand('copy')
       area.remove()
-      setCopied(ok ? 'Copied' : 'Select the text and copy it by hand')
+      setCopied({ of: text, said: ok ? 'Copied' : 'Select the text and copy it by hand' })
     }
   }
   return (
@@ -217,7 +218,7 @@ export function CopyButton({ text, label = 'Copy' }: { text: string; label?: str
       <button type="button" onClick={copy}>
         {label}
       </button>
-      {copied && <span role="status"> {copied}</span>}
+      {copied?.of === text && <span role="status"> {copied.said}</span>}
     </>
   )
 }

@@ -46,6 +46,9 @@ describe.skipIf(noBrowser)('a student running the store from the panel', () => {
     await panel.withPage('student webhook ping and redeliver', async (page) => {
       await signIn(page, '/store/webhooks')
       await page.getByLabel('URL').fill(receiver.url)
+      // No event ticked: said in the form's words, before anything is sent.
+      await page.getByRole('button', { name: 'Register endpoint' }).click()
+      await page.getByRole('alert').filter({ hasText: 'Tick the events this endpoint receives, or "all events (*)".' }).waitFor()
       await page.getByLabel('all events (*)').check()
       await page.getByRole('button', { name: 'Register endpoint' }).click()
       const secret = (await page.getByTestId('secret').textContent())!.trim()

@@ -120,6 +120,39 @@ describe.skipIf(noBrowser)('the student side of the panel', () => {
     })
   })
 
+  test('a second key made before the first was dismissed is not shown as copied; a product refused is said under its form, where the student is', async () => {
+    const rm = '2026500'
+    await groupWithStudent(panel, 'Loja Anil', { rm, name: 'Iara' }, NEW_PASSWORD)
+    await panel.withPage('student copies keys and makes a product', async (page) => {
+      await signInAsStudent(page, panel, rm, NEW_PASSWORD, '/store/keys')
+      await page.getByLabel('Name of the new key').fill('k1')
+      await page.getByRole('button', { name: 'Create key' }).click()
+      const first = (await page.getByTestId('secret').textContent())!.trim()
+      await page.getByRole('button', { name: 'Copy key' }).click()
+      await page.getByRole('status').filter({ hasText: /^\s*(Copied|Select the text and copy it by hand)$/ }).waitFor()
+      await page.getByLabel('Name of the new key').fill('k2')
+      await page.getByRole('button', { name: 'Create key' }).click()
+      await eventually(async () => expect((await page.getByTestId('secret').textContent())!.trim()).not.toBe(first))
+      expect(await page.getByRole('status').filter({ hasText: /^\s*(Copied|Select the text and copy it by hand)$/ }).count()).toBe(0)
+
+      await page.getByRole('link', { name: 'Catalog' }).first().click()
+      await page.getByRole('heading', { name: 'New product' }).waitFor()
+      const form = page.getByRole('region', { name: 'New product' })
+      const create = async (sku: string) => {
+        await form.getByLabel('Name').fill('Caneca')
+        await form.getByLabel('SKU').fill(sku)
+        await form.getByLabel('Price').fill('19.9')
+        await form.getByLabel('Stock').fill('3')
+        await form.getByRole('button', { name: 'Create product' }).click()
+      }
+      // Each answer under the form: the first made (the form is emptied only then), the second refused.
+      await create('ANIL-1')
+      await form.getByText('"Caneca" created as a DRAFT: publish it to sell it.').waitFor()
+      await create('anil-1')
+      await form.getByRole('alert').filter({ hasText: 'ANIL-1' }).waitFor()
+    })
+  })
+
   test('a member is added from the group page; an RM the server would refuse is held by the form, and nothing is sent', async () => {
     const rm = '2026300'
     const { student, groupId } = await groupWithStudent(panel, 'Loja Rosa', { rm, name: 'Rita' }, NEW_PASSWORD)

@@ -25,10 +25,12 @@ export function CatalogPage() {
       await call('PUT', `/products/${product.id}`, { body: { state } })
       products.reload()
     }, `"${product.name}" is now ${state}.`)
+  // The new product's answer is shown under its form, where the student is (the table may be long).
+  const creating = useAction()
   const create = (event: Event) => {
     const form = event.currentTarget as HTMLFormElement
     const { name = '', sku = '', price = '', stock = '' } = formValues(event)
-    void action.run(async () => {
+    void creating.run(async () => {
       const product = await call<Product>('POST', '/products', { body: { name, sku, price: Number(price), stock: Number(stock) } })
       form.reset()
       products.reload()
@@ -117,10 +119,12 @@ export function CatalogPage() {
           <Field label="Stock">
             <input name="stock" type="number" min="0" step="1" required size={6} />
           </Field>
-          <button class="primary" disabled={action.busy}>
+          <button class="primary" disabled={creating.busy}>
             Create product
           </button>
         </form>
+        <ErrorNote error={creating.error} />
+        <Done message={creating.done} />
         <p class="muted">Variants, images, categories and stock movements: see the Catalog and Media sections of <a href="/docs">the API reference</a>.</p>
       </Section>
     </>

@@ -25,7 +25,7 @@ function Listening() {
     >
       <p>
         While you develop, run this on the machine where your app runs (with your secret key, and your app's webhook URL): it forwards the store's events to your app, signed
-        with the secret it prints. No certificate or firewall rule is needed. Add <code>--events order.paid,order.cancelled</code> to receive only those.
+        with the secret it prints. No certificate or firewall rule is needed. Add <code>--events order.paid,order.cancelled</code> to receive only those.{' '}
         <code>storefront</code> is the executable your teacher hands out; from a clone of the Storefront repository, run <code>npm start -- listen ...</code> with the same options.
       </p>
       <pre aria-label="listen command">{command}</pre>
@@ -68,6 +68,8 @@ export function WebhooksPage() {
     const { url = '', description } = formValues(event)
     const chosen = new FormData(form).getAll('events').map(String)
     void action.run(async () => {
+      // Said in the form's words before the API's (which names the JSON list it takes).
+      if (chosen.length === 0) throw new Error('Tick the events this endpoint receives, or "all events (*)".')
       const endpoint = await call<RegisteredWebhook>('POST', '/webhooks', { body: { url, events: chosen, ...(description ? { description } : {}) } })
       setRegistered(endpoint)
       form.reset()
