@@ -97,6 +97,24 @@ describe.skipIf(noBrowser)('a student running the store from the panel', () => {
     expect(after.usedBytes).toBeGreaterThan(before.usedBytes)
   })
 
+  test('deleting a file a product shows says which product, and Delete anyway unlinks and deletes it', async () => {
+    const products = await expectOk(panel.call('GET', '/v1/products?pageSize=100', { headers: student }))
+    const shown = await expectOk(panel.call('GET', `/v1/products/${products.data.find((p: any) => p.image !== null).id}`, { headers: student }))
+    const library = async () => (await expectOk(panel.call('GET', '/v1/media?pageSize=100', { headers: student }))).data as { id: string; filename: string }[]
+    const file = (await library()).find((f) => f.id === shown.images[0].mediaId)!
+    await panel.withPage('student deletes a file in use', async (page) => {
+      await signIn(page, '/store/media')
+      const card = page.getByRole('figure').filter({ hasText: file.filename })
+      await card.getByRole('button', { name: 'Delete' }).click()
+      await card.getByRole('button', { name: 'Yes, delete' }).click()
+      await page.getByText(`${file.filename} is used by a product image (${shown.id}). Delete anyway removes it from them, then deletes it.`).waitFor()
+      await page.getByRole('button', { name: 'Delete anyway' }).click()
+      await page.getByRole('button', { name: 'Yes, delete anyway' }).click()
+      await page.getByText(`${file.filename} deleted.`).waitFor()
+    })
+    expect((await library()).map((f) => f.id)).not.toContain(file.id)
+  })
+
   test('revokes an API key with the keyboard alone: Escape cancels the confirmation, Enter confirms', async () => {
     const key = await expectOk(panel.call('POST', '/v1/store/api-keys', { headers: student, body: { name: 'old laptop' } }), 201)
     expect((await panel.call('GET', '/v1/products', { headers: { 'x-api-key': key.apiKey } })).status).toBe(200)

@@ -62,9 +62,12 @@ export function MediaPage() {
       </form>
       <ErrorNote error={action.error} />
       {inUse && (
-        <p class="actions">
-          <ConfirmButton label="Delete anyway" question={`Unlink ${inUse.filename} from what uses it and delete it?`} onConfirm={() => remove(inUse, true)} />
-        </p>
+        <>
+          {usesOf(action.error).length > 0 && <p>{`${inUse.filename} is used by ${usesOf(action.error).join(', ')}. Delete anyway removes it from them, then deletes it.`}</p>}
+          <p class="actions">
+            <ConfirmButton label="Delete anyway" question={`Unlink ${inUse.filename} from what uses it and delete it?`} onConfirm={() => remove(inUse, true)} />
+          </p>
+        </>
       )}
       <Done message={action.done} />
       <Paged state={media} empty="No files yet." onPage={setPage}>
@@ -92,4 +95,15 @@ export function MediaPage() {
       </Paged>
     </Section>
   )
+}
+
+/** What a 409 MEDIA_IN_USE's details name, in words: "a product image (prod_...)", "a review photo (rev_...)". */
+function usesOf(error: unknown): string[] {
+  if (!(error instanceof ApiError) || error.code !== 'MEDIA_IN_USE') return []
+  return (error.details ?? []).map((d) => {
+    const use = d as { usedBy?: string; productId?: string; reviewId?: string }
+    const what = use.usedBy === 'productImage' ? 'a product image' : use.usedBy === 'reviewPhoto' ? 'a review photo' : 'a record'
+    const of = use.usedBy === 'reviewPhoto' ? use.reviewId : use.productId
+    return of ? `${what} (${of})` : what
+  })
 }
