@@ -300,7 +300,7 @@ function Curl({ entry }: { entry: RequestDetail }) {
   return (
     <>
       <p>
-        For a terminal with bash (macOS, Linux, Git Bash on Windows). Set the variables first, e.g. <code>export API_KEY=sk_…</code>; redacted values show as <code>[redacted]</code>: put
+        For a terminal with bash (macOS, Linux, Git Bash on Windows). Set the variables first, e.g. <code>export API_KEY={entry.credential === 'publishable' ? 'pk_…' : 'sk_…'}</code> (the kind of key this call sent); redacted values show as <code>[redacted]</code>: put
         the real ones back before running it.
         {entry.requestBody === null && entry.method !== 'GET' && entry.method !== 'DELETE' && ' The body of a successful request is not kept: add it with --data-raw.'}
       </p>

@@ -127,6 +127,8 @@ describe.skipIf(noBrowser)('the request inspector in the panel', () => {
       await signInAsStudent(page, panel, RM, PASSWORD, '/store/requests/orders-without-token')
       await page.getByRole('heading', { name: 'GET /v1/orders' }).waitFor()
       expect(await page.locator('dt:text-is("Credential") + dd').textContent()).toBe('publishable')
+      // The key to set is the kind the call sent.
+      await page.getByText('export API_KEY=pk_… (the kind of key this call sent)').first().waitFor()
       const curl = (await page.getByTestId('curl').textContent())!
       expect(curl).toContain('-H "X-API-Key: $API_KEY"')
       expect(curl).not.toContain('Authorization')

@@ -37,7 +37,7 @@ describe.skipIf(noBrowser)("the store's overview in the panel", () => {
       )
       expect(await page.getByRole('link', { name: /^Paid today:/ }).getAttribute('aria-label')).toBe(`Paid today: ${o.orders.paidToday.orders} orders, ${euros.format(o.orders.paidToday.amount)}`)
       expect(o.orders.paidToday.orders).toBeGreaterThan(0)
-      expect(await page.getByText(/orders since midnight/).textContent()).toBe(`${o.orders.paidToday.orders} orders since midnight (${o.today.timeZone})`)
+      expect(await page.getByText(/orders paid since midnight/).textContent()).toBe(`${o.orders.paidToday.orders} orders paid since midnight (${o.today.timeZone}), refunds not taken off`)
       const byStatus = page.getByRole('table', { name: 'Orders by status' })
       expect(await byStatus.getByRole('cell').allTextContents()).toEqual(['PENDING', 'PAID', 'SHIPPED', 'DELIVERED', 'CANCELLED', 'REFUNDED'].map((s) => String(o.orders.byStatus[s])))
       const low = page.getByRole('row', { name: /Quase esgotado/ })

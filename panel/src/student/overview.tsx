@@ -26,7 +26,7 @@ export function OverviewPage() {
                 <span>Paid today</span>
                 <strong>{money(o.orders.paidToday.amount)}</strong>
                 <small>
-                  {o.orders.paidToday.orders} orders since midnight ({o.today.timeZone})
+                  {o.orders.paidToday.orders} orders paid since midnight ({o.today.timeZone}), refunds not taken off
                 </small>
               </a>
             </div>
@@ -63,7 +63,8 @@ export function OverviewPage() {
             {o.webhooks.failing.length === 0 ? (
               <p class="muted">No failed deliveries in the last 24 hours.</p>
             ) : (
-              <ul class="plain">
+              <ul class="plain" aria-label="Endpoints with failed deliveries in the last 24 hours">
+                <li class="muted">Failed deliveries in the last 24 hours, even if a later one succeeded:</li>
                 {o.webhooks.failing.map((w) => (
                   <li key={w.webhookId}>
                     <span class="badge bad">{w.failed} failed</span> <code>{w.url}</code> <small>last {when(w.lastFailedAt)}</small>
