@@ -111,8 +111,8 @@ async function readThrough(file: string, parser: Parser, judge: ReturnType<typeo
   }
 }
 
-/** Whether the file starts with gzip's two bytes, as every backup does. */
-function startsLikeGzip(file: string): boolean {
+/** Whether the file starts with gzip's two bytes, as every backup does (a file it cannot read throws). */
+export function startsLikeGzip(file: string): boolean {
   const fd = openSync(file, 'r')
   try {
     const head = Buffer.alloc(2)

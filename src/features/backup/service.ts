@@ -1,5 +1,5 @@
 import { Database } from 'bun:sqlite'
-import { accessSync, closeSync, constants, existsSync, linkSync, lstatSync, mkdirSync, openSync, readdirSync, readSync, realpathSync, statfsSync, statSync, type Stats } from 'node:fs'
+import { accessSync, constants, existsSync, linkSync, lstatSync, mkdirSync, readdirSync, realpathSync, statfsSync, statSync, type Stats } from 'node:fs'
 import { mkdir, mkdtemp, rename, rmdir } from 'node:fs/promises'
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path'
 import { asideName, DATA_NAMES, DATABASE_FILES, databaseHeld, dataPath, removeStaleWork, serverRunning, workPrefix } from '../../kernel/data-dir'
@@ -9,7 +9,7 @@ import { buildName, NewerDataFolder, refuseNewer } from '../../kernel/db/migrate
 import { fileProblem, shellQuoted } from '../../kernel/file-messages'
 import { removeTree, removeTreeSync } from '../../kernel/platform'
 import { pluralize } from '../../kernel/plural'
-import { extractArchive, inspectArchive, isBackupEntry } from './archive'
+import { extractArchive, inspectArchive, isBackupEntry, startsLikeGzip } from './archive'
 import { BackupError, printable, quoted, RefusedBackup } from './errors'
 
 export { BackupError, RefusedBackup }
@@ -138,9 +138,6 @@ function linkFile(source: string, target: string) {
   }
 }
 
-/** The start of every gzip file, a backup's among them. */
-const GZIP_MAGIC = [0x1f, 0x8b]
-
 /**
  * Whether writing the backup to `target` replaces an earlier one (true) or makes a new file (false).
  * A folder, or a file that is not a .tar.gz (a class list, a document), is refused: `backup
@@ -159,18 +156,13 @@ function replacedBackup(target: string): boolean {
     new BackupError(`${target} exists and is not a backup (a .tgz that storefront backup wrote): nothing was written. Name another file, or delete this one first if it is not needed`)
   // Only a plain file is opened: opening a named pipe waits for a writer, for ever.
   if (!stat.isFile()) throw notABackup()
-  const head = new Uint8Array(2)
+  let gzip: boolean
   try {
-    const fd = openSync(target, 'r')
-    try {
-      readSync(fd, head, 0, 2, 0)
-    } finally {
-      closeSync(fd)
-    }
+    gzip = startsLikeGzip(target)
   } catch (e) {
     throw cannotWrite(target)(e)
   }
-  if (head[0] !== GZIP_MAGIC[0] || head[1] !== GZIP_MAGIC[1]) throw notABackup()
+  if (!gzip) throw notABackup()
   return true
 }
 
