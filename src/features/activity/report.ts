@@ -1,9 +1,9 @@
-import { and, eq, gte, lt, max, sum } from 'drizzle-orm'
+import { and, eq, gte, lt, max, sql, sum } from 'drizzle-orm'
 import { isoTime } from '../../kernel/clock'
 import { type CsvSeparator, csvText, type CsvValue } from '../../kernel/csv'
 import type { Deps } from '../../kernel/deps'
 import type { ActivityQuery, ActivityReport } from './model'
-import { activityWindow, countKey, firstGroupCreatedAt, groupsInScope, HOUR, studentsOf } from './scope'
+import { activityWindow, firstGroupCreatedAt, groupsInScope, HOUR, studentsOf } from './scope'
 import { activityCounts, SHOP_FRONT_RM } from './tables'
 
 /**
@@ -27,10 +27,14 @@ export function activityReport(deps: Deps, query: Pick<ActivityQuery, 'from' | '
   const from = Math.floor(asked.from / HOUR) * HOUR
   const to = Math.ceil(asked.to / HOUR) * HOUR
   const groupRows = groupsInScope(deps, query.groupId)
+  // One student's counts kept under their RM in two cases are one line: grouped by the folded RM
+  // (lower() is countKey in SQL: RMs are ASCII), shown under one of the spellings kept.
+  const folded = sql<string>`lower(${activityCounts.rm})`
   const counts = deps.db
     .select({
       groupId: activityCounts.groupId,
-      rm: activityCounts.rm,
+      key: folded,
+      rm: sql<string>`min(${activityCounts.rm})`,
       calls: sum(activityCounts.calls).mapWith(Number),
       errors: sum(activityCounts.errors).mapWith(Number),
       lastCallAt: max(activityCounts.lastCallAt),
@@ -43,7 +47,7 @@ export function activityReport(deps: Deps, query: Pick<ActivityQuery, 'from' | '
         query.groupId ? eq(activityCounts.groupId, query.groupId) : undefined,
       ),
     )
-    .groupBy(activityCounts.groupId, activityCounts.rm)
+    .groupBy(activityCounts.groupId, folded)
     .all()
 
   const at = (ms: number | null) => (ms === null ? null : isoTime(ms))
@@ -52,15 +56,9 @@ export function activityReport(deps: Deps, query: Pick<ActivityQuery, 'from' | '
     to: isoTime(to),
     groups: groupRows.map((g) => {
       const mine = counts.filter((c) => c.groupId === g.id)
-      // One student's counts kept under their RM in two cases are one line (countKey).
-      const byRm = new Map<string, { rm: string; calls: number; errors: number; lastCallAt: number | null }>()
-      for (const c of mine) {
-        const key = countKey(c.rm)
-        const seen = byRm.get(key)
-        byRm.set(key, seen ? { rm: seen.rm, calls: seen.calls + c.calls, errors: seen.errors + c.errors, lastCallAt: later(seen.lastCallAt, c.lastCallAt) } : c)
-      }
+      const byRm = new Map(mine.map((c) => [c.key, c]))
       const shopFront = byRm.get(SHOP_FRONT_RM)
-      const lastCall = mine.reduce<number | null>((acc, c) => later(acc, c.lastCallAt), null)
+      const lastCall = mine.reduce<number | null>((acc, c) => (c.lastCallAt !== null && (acc === null || c.lastCallAt > acc) ? c.lastCallAt : acc), null)
       return {
         groupId: g.id,
         name: g.name,
@@ -70,7 +68,7 @@ export function activityReport(deps: Deps, query: Pick<ActivityQuery, 'from' | '
         unattributed: byRm.get('')?.calls ?? 0,
         unattributedErrors: byRm.get('')?.errors ?? 0,
         shopFront: { calls: shopFront?.calls ?? 0, errors: shopFront?.errors ?? 0, lastCallAt: at(shopFront?.lastCallAt ?? null) },
-        students: studentsOf(g, new Map([...byRm].map(([key, c]) => [key, c.rm]))).map((m) => {
+        students: studentsOf(g, byRm).map((m) => {
           const c = byRm.get(m.key)
           return { rm: m.rm, name: m.name, member: m.member, calls: c?.calls ?? 0, errors: c?.errors ?? 0, lastCallAt: at(c?.lastCallAt ?? null) }
         }),
@@ -90,6 +88,3 @@ export function activityCsv(report: ActivityReport, separator: CsvSeparator = 'c
   }
   return csvText(rows, separator)
 }
-
-/** The later of two times, either of which may be missing. */
-const later = (a: number | null, b: number | null) => (a === null ? b : b === null ? a : Math.max(a, b))

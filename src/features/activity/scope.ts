@@ -81,18 +81,19 @@ export function groupsInScope(deps: Deps, groupId: string | undefined): ScopeGro
 export const countKey = rmKey
 
 /**
- * The current members, then the former members who have counts in the window (`counted`: by
- * countKey, the RM as a count kept it; '' is unattributed and SHOP_FRONT_RM the shop front, neither
- * a member), each named as they were when they left, with FORMER_MEMBER after it (FORMER_MEMBER alone
- * where no name was kept: they left before names were). `key` finds a student's counts.
+ * The current members, then the former members who have counts in the window (`counted`: the
+ * counts by countKey, each with an RM as kept; '' is unattributed and SHOP_FRONT_RM the shop front,
+ * neither a member), each named as they were when they left, with FORMER_MEMBER after it
+ * (FORMER_MEMBER alone where no name was kept: they left before names were). `key` finds a
+ * student's counts.
  */
-export function studentsOf(group: ScopeGroup, counted: Map<string, string>) {
+export function studentsOf(group: ScopeGroup, counted: ReadonlyMap<string, { rm: string }>) {
   const current = new Set(group.members.map((m) => countKey(m.rm)))
   const former = [...counted]
     .filter(([key]) => key !== '' && key !== SHOP_FRONT_RM && !current.has(key))
-    .map(([key, countedAs]) => {
+    .map(([key, count]) => {
       const left = group.former.get(key)
-      return { key, rm: left?.rm ?? countedAs, name: left === undefined ? FORMER_MEMBER : `${left.name} ${FORMER_MEMBER}`, member: false }
+      return { key, rm: left?.rm ?? count.rm, name: left === undefined ? FORMER_MEMBER : `${left.name} ${FORMER_MEMBER}`, member: false }
     })
   return [...group.members.map((m) => ({ key: countKey(m.rm), ...m, member: true })), ...former]
 }

@@ -61,6 +61,8 @@ export function activitySeries(deps: Deps, query: ActivitySeriesQuery): Activity
     .all()
 
   const zeros = () => Array<number>(count).fill(0)
+  /** A line's calls and errors per bucket; zeros for one with no count in the window. */
+  const lines = (own: { calls: number[]; errors: number[] } | undefined) => (own ? { calls: own.calls, errors: own.errors } : { calls: zeros(), errors: zeros() })
   // Each group's rows, in one pass: a filter per group read every row once per group.
   const rowsOf = Map.groupBy(rows, (r) => r.groupId)
   return {
@@ -72,15 +74,13 @@ export function activitySeries(deps: Deps, query: ActivitySeriesQuery): Activity
     groups: groupRows.map((g) => {
       const mine = rowsOf.get(g.id) ?? []
       const total = { calls: zeros(), errors: zeros() }
-      const byRm = new Map<string, { calls: number[]; errors: number[] }>()
-      /** The RM as the counts kept it, by countKey: one student kept in two cases is one line. */
-      const counted = new Map<string, string>()
+      // By countKey: one student's counts kept under their RM in two cases are one line.
+      const byRm = new Map<string, { rm: string; calls: number[]; errors: number[] }>()
       for (const r of mine) {
         const i = bucketOf(r.hourStart)
         const key = countKey(r.rm)
-        const own = byRm.get(key) ?? { calls: zeros(), errors: zeros() }
+        const own = byRm.get(key) ?? { rm: r.rm, calls: zeros(), errors: zeros() }
         byRm.set(key, own)
-        if (!counted.has(key)) counted.set(key, r.rm)
         for (const line of [own, total]) {
           line.calls[i]! += r.calls
           line.errors[i]! += r.errors
@@ -91,8 +91,8 @@ export function activitySeries(deps: Deps, query: ActivitySeriesQuery): Activity
         name: g.name,
         ...total,
         unattributed: byRm.get('')?.calls ?? zeros(),
-        shopFront: byRm.get(SHOP_FRONT_RM) ?? { calls: zeros(), errors: zeros() },
-        students: studentsOf(g, counted).map((m) => ({ rm: m.rm, name: m.name, member: m.member, ...(byRm.get(m.key) ?? { calls: zeros(), errors: zeros() }) })),
+        shopFront: lines(byRm.get(SHOP_FRONT_RM)),
+        students: studentsOf(g, byRm).map((m) => ({ rm: m.rm, name: m.name, member: m.member, ...lines(byRm.get(m.key)) })),
       }
     }),
   }
