@@ -110,8 +110,8 @@ function notCsv(e: unknown, text: string, delimiter: string): string {
  * Portuguese writes (or a tab) when that line has three columns by it and not by a comma, or, with
  * three by none, more columns by it than by a comma (so that a wrong line is told in its own terms).
  */
-function separatorOf(text: string): string {
-  const first = text.replace(/^\uFEFF/, '').split(/\r\n|\r|\n/).find((line) => line.trim() !== '') ?? ''
+function separatorOf(lines: readonly string[]): string {
+  const first = (lines.find((line) => line.trim() !== '') ?? '').replace(/^\uFEFF/, '')
   const SEPARATORS = [',', ';', '\t']
   const columns = (separator: string) => first.split(separator).length
   return SEPARATORS.find((separator) => columns(separator) === 3) ?? SEPARATORS.reduce((best, separator) => (columns(separator) > columns(best) ? separator : best))
@@ -141,7 +141,7 @@ export async function parseClassList(sent: string): Promise<ImportRow[]> {
   if (long >= 0) {
     throw new ImportError([`line ${long + 1}: ${lines[long]!.length.toLocaleString('en')} characters long, where a class list's line holds a group, an RM and a name (at most ${MAX_LINE_LENGTH} characters): is this the class list?`])
   }
-  const delimiter = separatorOf(text)
+  const delimiter = separatorOf(lines)
   // A line of many cells is not one of a class list, and costs the parser (a thousand lines of 300 commas held it 0.4 s).
   const crowded = lines.findIndex((line) => line.split(delimiter).length > MAX_CELLS)
   if (crowded >= 0) {
