@@ -38,6 +38,7 @@ export function MediaPage() {
       refresh()
     }, `${file.filename} deleted.`)
 
+  const uses = usesOf(action.error)
   return (
     <Section title="Media library">
       <Loaded state={usage}>
@@ -63,7 +64,7 @@ export function MediaPage() {
       <ErrorNote error={action.error} />
       {inUse && (
         <>
-          {usesOf(action.error).length > 0 && <p>{`${inUse.filename} is used by ${usesOf(action.error).join(', ')}. Delete anyway removes it from them, then deletes it.`}</p>}
+          {uses.length > 0 && <p>{`${inUse.filename} is used by ${uses.join(', ')}. Delete anyway removes it from them, then deletes it.`}</p>}
           <p class="actions">
             <ConfirmButton label="Delete anyway" question={`Unlink ${inUse.filename} from what uses it and delete it?`} onConfirm={() => remove(inUse, true)} />
           </p>
