@@ -1,12 +1,15 @@
 import { z } from 'zod'
 import { nameText } from '../../kernel/control-characters'
-import { MAX_MEMBERS_PER_GROUP, Member, MemberInput, rmKey } from '../members/model'
+import { MAX_MEMBERS_PER_GROUP, Member, MemberInput, rmKey, RmParams } from '../members/model'
 
 export const GROUP_NAME_MAX = 80
 
+/** A group's name, as it is created and renamed. */
+const GroupName = nameText('name', GROUP_NAME_MAX)
+
 export const CreateGroupBody = z
   .object({
-    name: nameText('name', GROUP_NAME_MAX),
+    name: GroupName,
     members: z
       .array(MemberInput)
       .default([])
@@ -19,10 +22,8 @@ export const CreateGroupBody = z
   })
 export type CreateGroupBody = z.infer<typeof CreateGroupBody>
 
-export const RenameGroupBody = z.object({ name: nameText('name', GROUP_NAME_MAX) }).strict()
+export const RenameGroupBody = z.object({ name: GroupName }).strict()
 export type RenameGroupBody = z.infer<typeof RenameGroupBody>
-
-export const GroupMemberParams = z.object({ id: z.string(), rm: z.string().describe('The RM, in any case: ra2025x names the student RA2025X.') })
 
 export const Group = z
   .object({
@@ -36,6 +37,9 @@ export const Group = z
 export type Group = z.infer<typeof Group>
 
 export const GroupIdParams = z.object({ id: z.string() })
+
+/** A member of a group: the group's id and the member's RM, as the panel's member routes name it. */
+export const GroupMemberParams = GroupIdParams.extend(RmParams.shape)
 
 export const PasswordReset = z.object({ rm: z.string(), mustChangePassword: z.literal(true) })
 
