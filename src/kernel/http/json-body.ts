@@ -12,12 +12,7 @@ const jsonTooLarge = () => bodyTooLarge('The JSON body', 'Send less data per req
 
 /** Reads the body as text, refusing it as soon as it passes the limit (no full buffering of huge bodies). */
 export async function readLimitedText(request: Request, tooLarge: () => AppError = jsonTooLarge, limit = JSON_BODY_LIMIT): Promise<string> {
-  const declared = Number(request.headers.get('content-length') ?? NaN)
-  if (declared > limit) throw tooLarge()
-  // A declared length is the body's length (HTTP/1.1 reads no more than it), so a body declared within
-  // the limit is read whole by Bun itself: the stream reader below was a visible share of a cart add's
-  // CPU in a profile (bench/README.md). A chunked body declares nothing and goes through the reader.
-  if (declared <= limit && !request.headers.has('transfer-encoding')) {
+  if (declaredWithin(request, tooLarge, limit)) {
     const text = await request.text()
     // Only a Request made in-process (app.handle) can carry more than it declares.
     if (text.length * 3 > limit && Buffer.byteLength(text) > limit) throw tooLarge()
@@ -28,14 +23,24 @@ export async function readLimitedText(request: Request, tooLarge: () => AppError
 
 /** The body's bytes, refused as readLimitedText refuses its text: for a text file whose encoding is read from them. */
 export async function readLimitedBytes(request: Request, tooLarge: () => AppError, limit = JSON_BODY_LIMIT): Promise<Uint8Array> {
-  const declared = Number(request.headers.get('content-length') ?? NaN)
-  if (declared > limit) throw tooLarge()
-  if (declared <= limit && !request.headers.has('transfer-encoding')) {
+  if (declaredWithin(request, tooLarge, limit)) {
     const bytes = new Uint8Array(await request.arrayBuffer())
     if (bytes.byteLength > limit) throw tooLarge()
     return bytes
   }
   return streamedBytes(request, tooLarge, limit)
+}
+
+/**
+ * Whether the body declares a length within the limit (one past it is refused here). A declared length
+ * is the body's length (HTTP/1.1 reads no more than it), so such a body is read whole by Bun itself:
+ * the stream reader below was a visible share of a cart add's CPU in a profile (bench/README.md). A
+ * chunked body declares nothing and goes through the reader.
+ */
+function declaredWithin(request: Request, tooLarge: () => AppError, limit: number): boolean {
+  const declared = Number(request.headers.get('content-length') ?? NaN)
+  if (declared > limit) throw tooLarge()
+  return declared <= limit && !request.headers.has('transfer-encoding')
 }
 
 /** A body of no declared length, read piece by piece and refused as soon as it passes the limit. */
