@@ -75,6 +75,9 @@ describe('POST /v1/products', () => {
     const { A } = await catalogSetup()
     const cases: [Record<string, unknown>, string, string][] = [
       [{ price: 10.005 }, 'price', 'must have at most 2 decimals, e.g. 19.99 (round a computed amount to cents: Math.round(x * 100) / 100)'],
+      // Never rounded into a price that was not sent, however far past the cents the digits go.
+      [{ price: 19.999999999 }, 'price', 'must have at most 2 decimals, e.g. 19.99 (round a computed amount to cents: Math.round(x * 100) / 100)'],
+      [{ price: 0.1 + 0.2 }, 'price', 'must have at most 2 decimals, e.g. 19.99 (round a computed amount to cents: Math.round(x * 100) / 100)'],
       [{ price: -1 }, 'price', 'must not be negative'],
       [{ stock: -3 }, 'stock', 'must not be negative'],
       [{ stock: 1.5 }, 'stock', 'must be a whole number'],
