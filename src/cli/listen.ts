@@ -15,6 +15,9 @@ const LAST_WAIT_MS = 30_000
 /** No byte for this long (the server sends a heartbeat every 15 s) means the connection is dead. */
 const SILENCE_MS = 45_000
 
+/** What a proxy answers while the server behind it is away. */
+const GATEWAY_AWAY = new Set([502, 503, 504])
+
 const KEY_HELP = "listen takes your store's secret key (sk_...) or a student token (stu_..., from logging in)"
 
 export interface ListenOptions {
@@ -161,8 +164,17 @@ export async function listen(options: ListenOptions): Promise<never> {
     }
     // Every answer of Storefront carries X-Request-Id, and the stream is text/event-stream: anything else
     // is another server (--server and --forward-to swapped, a wrong port), which retrying never fixes.
+    // Unless the stream was there before, or a proxy in front of the server says its server is away (a
+    // 502, 503 or 504): then the server is restarting, and it is retried like a refused connection.
     const type = response.headers.get('content-type') ?? ''
-    if (!response.headers.has('x-request-id') || (response.ok && !type.startsWith('text/event-stream'))) {
+    const storefront = response.headers.has('x-request-id') && (!response.ok || type.startsWith('text/event-stream'))
+    if (!storefront && (connected || GATEWAY_AWAY.has(response.status))) {
+      clearTimeout(silence)
+      void response.body?.cancel()
+      await retry(`the server answered ${response.status}`)
+      continue
+    }
+    if (!storefront) {
       clearTimeout(silence)
       void response.body?.cancel()
       throw new CliFailure([

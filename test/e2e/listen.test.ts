@@ -120,6 +120,9 @@ describe('storefront listen (the executable)', () => {
       const listeners = await expectOk(overHttp(servers[1]!.base)('GET', '/v1/webhooks/listeners', { headers: { 'x-api-key': s.sk } }))
       expect(listeners.data).toEqual([])
       const second = await paidOrder(servers[1]!.base, s)
+      // The listener meets the proxy answering 503 for its server, as a proxy does while the server behind
+      // it restarts: that is waited out, not taken for a wrong --server.
+      await waitFor(() => listener!.out().includes('the server answered 503; connecting again'), 10_000, 'a retry after the 503')
       proxy.state.paused = false
 
       await waitFor(() => receiver.received.length === 2, 20_000, 'the order.paid written while the listener was away')
