@@ -63,6 +63,12 @@ describe('product images', () => {
     expect((await t.link({})).status).toBe(400)
     const ftp = await t.link({ url: 'ftp://x.example/a.png' })
     expect(ftp.body.error.details).toEqual([{ path: 'url', message: 'url must be an http:// or https:// address' }])
+    // A long signed CDN address is told its length, not its scheme; 2048 characters is the line.
+    const long = await t.link({ url: `https://cdn.example/${'a'.repeat(2048 - 'https://cdn.example/'.length + 1)}` })
+    expect([long.status, long.body.error.details]).toEqual([
+      400,
+      [{ path: 'url', message: 'url can be at most 2048 characters: link a shorter address, or upload the image (POST /v1/uploads) and link its mediaId' }],
+    ])
     const video = await upload(t.call, t.A.headers, 'sample.mp4')
     const refused = await t.link({ mediaId: video.id })
     expect([refused.status, refused.body.error.details]).toEqual([400, [{ path: 'mediaId', message: 'must be an image' }]])
@@ -71,6 +77,7 @@ describe('product images', () => {
     expectSameNotFound(theirs, unknown, t.w.B.media.id, 'med_doesnotexist')
     const product = await t.A.product(t.product.id)
     expect(product.images).toEqual([])
+    expect((await t.link({ url: `https://cdn.example/${'a'.repeat(2048 - 'https://cdn.example/'.length)}` })).status).toBe(201)
   })
 
   test('PATCH moves an image and changes the cover; positions stay 0..n-1', async () => {

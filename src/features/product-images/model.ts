@@ -4,7 +4,7 @@ import { idRef } from '../../kernel/id-schema'
 const mediaId = idRef('mediaId').min(1, 'mediaId must not be empty').describe('an image already in the store library (POST /v1/uploads)')
 const url = z
   .url({ protocol: /^https?$/, error: 'url must be an http:// or https:// address' })
-  .max(2048)
+  .max(2048, 'url can be at most 2048 characters: link a shorter address, or upload the image (POST /v1/uploads) and link its mediaId')
   .describe('an image hosted elsewhere')
 const isPrimary = z.boolean().optional().describe('make it the cover; the first image of a product is the cover anyway')
 
