@@ -149,9 +149,10 @@ describe('product images', () => {
     const before = (await expectOk(t.A.send('GET', '/v1/media'))).total
     const video = await t.call('POST', `/v1/products/${t.product.id}/media`, { headers: t.A.headers, raw: formWith('sample.mp4') })
     // The message says the file was not kept (the library's count below shows it), not that it stays there.
-    expect([video.status, video.body.error.message]).toEqual([
+    expect([video.status, video.body.error.message, video.body.error.details]).toEqual([
       400,
       'The file is a video; product images take pictures only, so it was not kept. A video goes to the library with POST /v1/uploads, where GET /v1/media lists its URL.',
+      [{ path: 'file', message: 'must be an image' }],
     ])
     expect((await expectOk(t.A.send('GET', '/v1/media'))).total).toBe(before)
     const flag = await t.call('POST', `/v1/products/${t.product.id}/media`, { headers: t.A.headers, raw: formWith('sample.png', 'file', { isPrimary: 'yes' }) })

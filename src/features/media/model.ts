@@ -55,15 +55,18 @@ export const DeleteMediaQuery = z.strictObject({
 
 export const FileParams = z.object({ storeId: z.string(), name: z.string() })
 
+/** What the library takes, for the field `file` of an upload. */
+export const LIBRARY_FILE = 'JPEG, PNG, WebP, GIF, AVIF (10 MiB) or MP4, WebM (100 MiB)'
+
 /** The multipart body of uploads, for the OpenAPI document (the route reads the stream itself). */
-export const uploadRequestBody = (extra: Record<string, object> = {}) => ({
+export const uploadRequestBody = (file: string, extra: Record<string, object> = {}) => ({
   required: true,
   content: {
     'multipart/form-data': {
       schema: {
         type: 'object',
         required: ['file'],
-        properties: { file: { type: 'string', format: 'binary', description: 'JPEG, PNG, WebP, GIF, AVIF (10 MiB) or MP4, WebM (100 MiB)' }, ...extra },
+        properties: { file: { type: 'string', format: 'binary', description: file }, ...extra },
       },
     },
   },

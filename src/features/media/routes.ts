@@ -5,7 +5,7 @@ import { Page } from '../../kernel/pagination'
 import { FILE_RESPONSES, serveFile } from './files'
 import { DOWNLOADS_RULE } from './downloads'
 import { UPLOADS_RULE } from './in-flight'
-import { DeleteMediaQuery, FileHeaders, FileParams, Media, MediaIdParams, MediaListQuery, MediaUsage, uploadRequestBody } from './model'
+import { DeleteMediaQuery, FileHeaders, FileParams, LIBRARY_FILE, Media, MediaIdParams, MediaListQuery, MediaUsage, uploadRequestBody } from './model'
 import { deleteMedia, listMedia, mediaUsage, uploadMedia } from './service'
 import type { MediaDeps } from './users'
 import { noContent } from '../../kernel/http/no-content'
@@ -29,7 +29,7 @@ export const mediaRoutes = (deps: MediaDeps) =>
           tags,
           summary: 'Upload a file to the store library',
           description: `multipart/form-data with the file in the field \`file\` (curl: \`-F file=@photo.jpg\`). The format is recognised from the bytes, never from the name or declared type: JPEG, PNG, WebP, GIF, AVIF images up to 10 MiB, MP4 and WebM videos up to 100 MiB. SVG is refused (it can carry scripts). The store's quota (500 MiB by default) is checked too, while the file arrives: 413 FILE_TOO_LARGE or QUOTA_EXCEEDED. ${UPLOADS_RULE} The file only enters the library; link it to a product with POST /v1/products/:id/images.`,
-          requestBody: uploadRequestBody(),
+          requestBody: uploadRequestBody(LIBRARY_FILE),
           [UPLOAD_EXTENSION]: true,
         } as never,
       },

@@ -28,7 +28,7 @@ export const productImageRoutes = (deps: UploadDeps) =>
           tags,
           summary: 'Upload a picture and link it to a product, in one call',
           description: `multipart/form-data with the picture in the field \`file\` and, optionally, the field \`isPrimary\` (true or false). The file enters the store library (the same rules as POST /v1/uploads) and becomes one of the product images; answers both. If the link cannot be made (e.g. the file is a video), nothing is kept. A product has at most ${MAX_IMAGES_PER_PRODUCT} images: one more is 409 LIMIT_REACHED, before the file is received. ${UPLOADS_RULE}`,
-          requestBody: uploadRequestBody({ isPrimary: { type: 'string', enum: ['true', 'false'], description: 'make it the cover' } }),
+          requestBody: uploadRequestBody('JPEG, PNG, WebP, GIF, AVIF (10 MiB); a video is refused here and goes to POST /v1/uploads', { isPrimary: { type: 'string', enum: ['true', 'false'], description: 'make it the cover' } }),
           [UPLOAD_EXTENSION]: true,
         } as never,
       },

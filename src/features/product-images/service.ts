@@ -61,9 +61,7 @@ function requireImage(m: MediaRow, uploaded = false) {
     const next = uploaded
       ? 'The file is a video; product images take pictures only, so it was not kept. A video goes to the library with POST /v1/uploads, where GET /v1/media lists its URL.'
       : `Media ${m.id} is a video; product images take pictures only. Videos stay in the library, where GET /v1/media lists their URLs.`
-    throw new AppError('VALIDATION_ERROR', next, [
-      { path: 'mediaId', message: 'must be an image' },
-    ])
+    throw new AppError('VALIDATION_ERROR', next, [{ path: uploaded ? 'file' : 'mediaId', message: 'must be an image' }])
   }
 }
 
