@@ -282,6 +282,21 @@ describe('public files', () => {
     expect([upper.status, upper.headers.get('content-range')]).toEqual([206, `bytes 0-9/${bytes.length}`])
   })
 
+  test("If-Range: the range is served for the file's own ETag only; a weak tag, another tag or a date gets the whole file", async () => {
+    const t = await setup()
+    const video = await upload(t.call, t.keyA, 'sample.mp4')
+    const bytes = readFileSync(join(FIXTURES, 'sample.mp4'))
+    const path = new URL(video.url).pathname
+    const ask = (ifRange: string) => t.app.handle(new Request(`http://localhost${path}`, { headers: { range: 'bytes=0-9', 'if-range': ifRange } }))
+    const same = await ask(`"${video.id}"`)
+    expect([same.status, same.headers.get('content-range')]).toEqual([206, `bytes 0-9/${bytes.length}`])
+    for (const ifRange of [`W/"${video.id}"`, '"other"', 'Sat, 28 Nov 2026 02:00:00 GMT']) {
+      const res = await ask(ifRange)
+      expect([ifRange, res.status, res.headers.get('content-range'), res.headers.get('content-length')]).toEqual([ifRange, 200, null, String(bytes.length)])
+      expect(Buffer.from(await res.arrayBuffer()).equals(bytes)).toBe(true)
+    }
+  })
+
   test('a well-formed range that asks for nothing in the file is 416, quoting the header cut short', async () => {
     const t = await setup()
     const video = await upload(t.call, t.keyA, 'sample.mp4')

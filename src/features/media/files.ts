@@ -57,7 +57,10 @@ export function serveFile(deps: DownloadDeps, request: Request, server: AddressS
     closeFile(file)
     return new Response(null, { status: 304, headers })
   }
-  const range = request.headers.get('range')
+  // If-Range: the range is for the copy the client holds. Only its ETag, compared strongly, matches; a
+  // date never does (no Last-Modified is sent). Otherwise the whole file, as HTTP asks.
+  const ifRange = request.headers.get('if-range')
+  const range = ifRange === null || ifRange.trim() === etag ? request.headers.get('range') : null
   const wanted = range === null ? undefined : byteRange(range, file.size)
   if (wanted === 'unsatisfiable') {
     closeFile(file)
@@ -101,7 +104,9 @@ const BYTES = Object.fromEntries(Object.keys(FORMATS).map((type) => [type, { sch
 
 /** What serveFile answers, for the OpenAPI document; the 404 and 416 are the shared error answers. */
 export const FILE_RESPONSES = {
-  200: { description: 'The whole file, with its real type; also the answer to a Range that is ignored (another unit, several ranges, or not well formed).', headers: SERVED_WITH, content: BYTES },
+  200: {
+    description:
+      "The whole file, with its real type; also the answer to a Range that is ignored (another unit, several ranges, or not well formed) and to a Range sent with an If-Range that is not the file's ETag (a weak tag or a date never is).", headers: SERVED_WITH, content: BYTES },
   206: {
     description: 'The bytes the Range asked for, with its real type.',
     headers: { ...SERVED_WITH, 'Content-Range': header('Content-Range') },
