@@ -167,13 +167,21 @@ describe('side effects of each move', () => {
     expect((await s.shop.order(order.id)).shipment.status).toBe('DELIVERED')
   })
 
-  test('SHIPPED without a tracking code is fine; a tracking code with CANCELLED is a 400', async () => {
+  test('SHIPPED without a tracking code is fine; a tracking code with CANCELLED or DELIVERED is a 400 and changes nothing', async () => {
     const s = await shopSetup()
     const order = await s.shop.buy(s.variantId)
     const bad = await s.panel('POST', `/${order.id}/transition`, { to: 'CANCELLED', trackingCode: 'X' })
     expect(bad.status).toBe(400)
     await expectOk(s.shop.pay(order.id))
     expect((await expectOk(s.panel('POST', `/${order.id}/transition`, { to: 'SHIPPED' }))).shipment.trackingCode).toBeNull()
+    // The code a buyer was given at SHIPPED is never replaced: DELIVERED takes none.
+    const late = await s.panel('POST', `/${order.id}/transition`, { to: 'DELIVERED', trackingCode: 'OTHER' })
+    expect([late.status, late.body.error.message, late.body.error.details]).toEqual([
+      400,
+      'trackingCode goes with "to": "SHIPPED", when the parcel leaves; DELIVERED keeps the code given then. Leave it out otherwise.',
+      [{ path: 'trackingCode', message: 'only with SHIPPED' }],
+    ])
+    expect((await s.shop.order(order.id)).status).toBe('SHIPPED')
     expect((await s.panel('POST', `/${order.id}/transition`, { to: 'LOST' })).status).toBe(400)
   })
 

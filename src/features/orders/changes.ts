@@ -65,13 +65,13 @@ export function markPaid(tx: Tx, deps: Deps, order: OrderRow): { order: OrderRow
 }
 
 /** PAID → SHIPPED → DELIVERED by the store; each fires `shipment.updated`. */
-export function ship(tx: Tx, deps: Deps, order: OrderRow, to: 'SHIPPED' | 'DELIVERED', trackingCode: string | undefined): OrderRow {
+export function ship(tx: Tx, deps: Deps, order: OrderRow, to: 'SHIPPED' | 'DELIVERED', trackingCode: string | null): OrderRow {
   assertMove(order.id, order.status, to, 'transition')
   const now = deps.clock.now()
   const after =
     to === 'SHIPPED'
-      ? update(tx, order, { status: to, shippedAt: now, trackingCode: trackingCode ?? null, updatedAt: now })
-      : update(tx, order, { status: to, deliveredAt: now, ...(trackingCode ? { trackingCode } : {}), updatedAt: now })
+      ? update(tx, order, { status: to, shippedAt: now, trackingCode, updatedAt: now })
+      : update(tx, order, { status: to, deliveredAt: now, updatedAt: now })
   deps.outbox.emit(tx, order.storeId, 'shipment.updated', { orderId: order.id, number: order.number, status: to, trackingCode: after.trackingCode })
   return after
 }

@@ -43,7 +43,7 @@ export const PayHeaders = z.object({
 export const TransitionBody = z
   .object({
     to: z.enum(ORDER_STATES, { error: TRANSITION_TO_MESSAGE }).describe(TRANSITION_TO_MESSAGE),
-    trackingCode: z.string().trim().min(1).max(100).optional().describe('Optional when moving to SHIPPED.'),
+    trackingCode: z.string().trim().min(1).max(100).optional().describe('Optional when moving to SHIPPED, and only then: DELIVERED keeps the code given at SHIPPED.'),
   })
   .strict()
 

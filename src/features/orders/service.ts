@@ -49,10 +49,13 @@ export function transition(deps: OrdersDeps, ctx: StoreCtx, id: string, input: {
   deps.orderExpiry.tick()
   return writeTransaction(deps.db, (tx) => {
     const order = findOrder(tx, ctx, id)
-    if (input.trackingCode !== undefined && input.to !== 'SHIPPED' && input.to !== 'DELIVERED') {
-      throw new AppError('VALIDATION_ERROR', 'trackingCode goes with "to": "SHIPPED" (or DELIVERED); leave it out otherwise.', [{ path: 'trackingCode', message: 'only with SHIPPED or DELIVERED' }])
+    // The code is given once, when the parcel leaves: DELIVERED keeps it, so the buyer's code never changes.
+    if (input.trackingCode !== undefined && input.to !== 'SHIPPED') {
+      throw new AppError('VALIDATION_ERROR', 'trackingCode goes with "to": "SHIPPED", when the parcel leaves; DELIVERED keeps the code given then. Leave it out otherwise.', [
+        { path: 'trackingCode', message: 'only with SHIPPED' },
+      ])
     }
-    if (input.to === 'SHIPPED' || input.to === 'DELIVERED') return toOrder(tx, ship(tx, deps, order, input.to, input.trackingCode))
+    if (input.to === 'SHIPPED' || input.to === 'DELIVERED') return toOrder(tx, ship(tx, deps, order, input.to, input.trackingCode ?? null))
     if (input.to === 'CANCELLED') return toOrder(tx, cancelOrder(tx, deps, order, 'STORE', 'transition'))
     // PAID, REFUNDED, PENDING are never a store transition: 409, whose message says how they happen.
     assertMove(order.id, order.status, input.to, 'transition')
