@@ -208,6 +208,34 @@ describe('a customer who came with the publishable key', () => {
     // Their own order keeps its snapshot of what they bought.
     expect((await b.order(order.id)).items.map((i: { name: string }) => i.name)).toEqual(['Caneca Azul'])
   })
+
+  test("a review of an ARCHIVED product leaves the customer's list and is 404 as an unknown review to PATCH and DELETE; the secret key still reaches it", async () => {
+    const t = await setup()
+    const b = await registerBuyer(t.call, t.pk, 'bia@example.com', 'Bia')
+    const order = await b.buy(t.blue.variants[0].id)
+    await expectOk(b.pay(order.id))
+    const order2 = await b.buy(t.green.variants[0].id)
+    await expectOk(b.pay(order2.id))
+    const review = { rating: 5, title: 'Boa', comment: 'Gostei' }
+    const onBlue = await expectOk(b.send('POST', `/v1/products/${t.blue.id}/reviews`, review), 201)
+    const onGreen = await expectOk(b.send('POST', `/v1/products/${t.green.id}/reviews`, review), 201)
+    await t.setState(t.blue.id, 'ARCHIVED')
+
+    const mine = await expectOk(b.send('GET', '/v1/me/reviews'))
+    expect([mine.data.map((r: { id: string }) => r.id), mine.total, mine.summary.count]).toEqual([[onGreen.id], 1, 1])
+    for (const [method, body] of [['PATCH', { rating: 1 }], ['DELETE', undefined]] as const) {
+      const hidden = await b.send(method, `/v1/reviews/${onBlue.id}`, body)
+      const unknown = await b.send(method, '/v1/reviews/rev_doesnotexist', body)
+      expectSameNotFound(hidden, unknown, onBlue.id, 'rev_doesnotexist')
+    }
+    // The same customer through the store's server (the secret key) sees and keeps it, unchanged.
+    const fromServer = buyer(t.call, t.w.A.key.apiKey, b.headers.authorization!.slice('Bearer '.length))
+    const all = await expectOk(fromServer.send('GET', '/v1/me/reviews'))
+    expect(all.data.find((r: { id: string }) => r.id === onBlue.id)).toEqual(onBlue)
+    // Published again, it is theirs to change again.
+    await t.setState(t.blue.id, 'PUBLISHED')
+    expect((await expectOk(b.send('PATCH', `/v1/reviews/${onBlue.id}`, { rating: 4 }))).rating).toBe(4)
+  })
 })
 
 describe('the OpenAPI document says what a publishable key sees', () => {

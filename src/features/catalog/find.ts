@@ -1,4 +1,5 @@
-import { and, asc, count, eq, gte, inArray, isNull, sql } from 'drizzle-orm'
+import { and, asc, count, eq, gte, inArray, isNull, sql, type SQL } from 'drizzle-orm'
+import type { SQLiteColumn } from 'drizzle-orm/sqlite-core'
 import { isShopFront, type StoreCtx } from '../../kernel/auth/kinds'
 import { isUniqueViolation, type Sql } from '../../kernel/db/database'
 import { AppError, notFound } from '../../kernel/errors'
@@ -33,16 +34,39 @@ export const visibilityOf = (ctx: StoreCtx): Visibility => (isShopFront(ctx.acto
 /** Whether the caller may see a product in `state`. */
 export const seesState = (ctx: StoreCtx, state: string) => state === 'PUBLISHED' || !isShopFront(ctx.actor)
 
-/** A live product of the store that the caller may see (with a publishable key, a PUBLISHED one). */
-export function findProduct(db: Sql, ctx: StoreCtx, id: string) {
+/** A live product of the store that the caller may see (with a publishable key, a PUBLISHED one), or undefined. */
+function shownProduct(db: Sql, ctx: StoreCtx, id: string) {
   const row = db
     .select({ id: products.id, state: products.state })
     .from(products)
     .where(and(eq(products.id, id), eq(products.storeId, ctx.storeId), isNull(products.deletedAt)))
     .get()
-  if (!row || !seesState(ctx, row.state)) throw notFound('product', id, productsHint(ctx))
+  return row && seesState(ctx, row.state) ? row : undefined
+}
+
+/** A live product of the store that the caller may see (with a publishable key, a PUBLISHED one). */
+export function findProduct(db: Sql, ctx: StoreCtx, id: string) {
+  const row = shownProduct(db, ctx, id)
+  if (!row) throw notFound('product', id, productsHint(ctx))
   return row
 }
+
+/**
+ * For what a feature keeps of products (a review): whether a publishable key may see the product,
+ * and, for a list, the products it sees. Every other caller sees what the store keeps: true, and no
+ * condition.
+ */
+export const shopFrontSees = (db: Sql, ctx: StoreCtx, productId: string) => !isShopFront(ctx.actor) || shownProduct(db, ctx, productId) !== undefined
+export const shopFrontProducts = (db: Sql, ctx: StoreCtx, productId: SQLiteColumn): SQL | undefined =>
+  isShopFront(ctx.actor)
+    ? inArray(
+        productId,
+        db
+          .select({ id: products.id })
+          .from(products)
+          .where(and(eq(products.storeId, ctx.storeId), eq(products.state, 'PUBLISHED'), isNull(products.deletedAt))),
+      )
+    : undefined
 
 /** Which of these products are live (not deleted), for features that keep rows of products: their images. */
 export function liveProducts(db: Sql, productIds: string[]): Set<string> {

@@ -11,6 +11,9 @@ import { visibilityOf } from '../catalog'
 
 const tags = ['Reviews']
 
+/** What a publishable key finds of a review whose product it does not see. */
+const SHOP_FRONT_REVIEW = 'With a publishable key (pk_...) a review of a DRAFT or ARCHIVED product is 404 NOT_FOUND, as an unknown id.'
+
 /** A product's reviews and the customer's own. */
 export const reviewRoutes = (deps: Deps) => {
   // A product's page is served from the cache while the store's reviews are unchanged. It is built to
@@ -71,7 +74,7 @@ export const reviewRoutes = (deps: Deps) => {
       params: IdParams,
       body: UpdateReviewBody,
       response: { 200: Review, 400: ErrorEnvelope, 403: ErrorEnvelope, 404: ErrorEnvelope },
-      detail: { tags, summary: 'Change your review', description: 'Any of rating, title, comment, mediaIds (which replaces the photos). Another customer\u2019s review is 403 FORBIDDEN.' },
+      detail: { tags, summary: 'Change your review', description: `Any of rating, title, comment, mediaIds (which replaces the photos). Another customer\u2019s review is 403 FORBIDDEN. ${SHOP_FRONT_REVIEW}` },
     })
     .delete(
       '/reviews/:id',
@@ -83,14 +86,14 @@ export const reviewRoutes = (deps: Deps) => {
         auth: 'customer',
         params: IdParams,
         response: { 403: ErrorEnvelope, 404: ErrorEnvelope },
-        detail: { tags, summary: 'Delete your review', description: '204 with no body; the product summary follows. Another customer\u2019s review is 403 FORBIDDEN.' },
+        detail: { tags, summary: 'Delete your review', description: `204 with no body; the product summary follows. Another customer\u2019s review is 403 FORBIDDEN. ${SHOP_FRONT_REVIEW}` },
       },
     )
     .get('/me/reviews', ({ ctx, query, request }) => listMyReviews(deps, ctx, query, deps.publicUrl.for(request)), {
       auth: 'customer',
       query: ReviewListQuery,
       response: { 200: MyReviewPage, 400: ErrorEnvelope },
-      detail: { tags, summary: "The customer's reviews", description: 'Newest first, hidden ones included (with `hidden: true`).' },
+      detail: { tags, summary: "The customer's reviews", description: 'Newest first, hidden ones included (with `hidden: true`). With a publishable key (pk_...), only the reviews of PUBLISHED products: those of a DRAFT or ARCHIVED product are left out of the page, its total and summary.' },
     })
 }
 

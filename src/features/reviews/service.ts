@@ -8,7 +8,7 @@ import { perHandle } from '../../kernel/db/per-handle'
 import type { Deps } from '../../kernel/deps'
 import { AppError, notFound } from '../../kernel/errors'
 import { pageWindow, toPage, type PageQuery } from '../../kernel/pagination'
-import { findProduct, productNames, productsHint, ratingOfCounts, setProductRating, shownProductRating } from '../catalog'
+import { findProduct, productNames, productsHint, ratingOfCounts, setProductRating, shopFrontProducts, shopFrontSees, shownProductRating } from '../catalog'
 import { findMedia, linksAsMediaUser, mediaByIds, renumber, toMedia } from '../media'
 import { hasPaidOrderWith } from '../orders'
 import type { CreateReviewBody, Review, UpdateReviewBody } from './model'
@@ -103,9 +103,10 @@ function page(deps: Deps, where: SQL | undefined, query: PageQuery, urlBase: str
 
 // ---------------------------------------------------------------- rules
 
+/** A review of the store; with a publishable key, of a product it sees (catalog/find.ts), else the same 404. */
 function findReview(db: Sql, ctx: StoreCtx, id: string): ReviewRow {
   const row = db.select().from(reviews).where(and(eq(reviews.id, id), eq(reviews.storeId, ctx.storeId))).get()
-  if (!row) throw notFound('review', id, REVIEWS_HINT)
+  if (!row || !shopFrontSees(db, ctx, row.productId)) throw notFound('review', id, REVIEWS_HINT)
   return row
 }
 
@@ -217,7 +218,7 @@ export function deleteReview(deps: Deps, ctx: StoreCtx, id: string) {
 }
 
 export function listMyReviews(deps: Deps, ctx: StoreCtx, query: PageQuery, urlBase: string) {
-  return page(deps, and(eq(reviews.storeId, ctx.storeId), eq(reviews.customerId, customerOf(ctx))), query, urlBase)
+  return page(deps, and(eq(reviews.storeId, ctx.storeId), eq(reviews.customerId, customerOf(ctx)), shopFrontProducts(deps.db, ctx, reviews.productId)), query, urlBase)
 }
 
 export function listStoreReviews(deps: Deps, ctx: StoreCtx, query: PageQuery & { productId?: string; hidden?: boolean; rating?: number }, urlBase: string) {
