@@ -88,7 +88,7 @@ try {
   await send('POST', `/v1/variants/${cap.variants[0].id}/stock/receive`, { quantity: 5 })
   await send('POST', `/v1/variants/${bottle.variants[0].id}/stock/adjust`, { quantity: -1, reason: 'fixture count' })
 
-  // Two buyers: orders in every state the store reaches, reviews (one with a photo, one hidden), a cart left open.
+  // Two buyers: orders in every state the store reaches, reviews (one with a photo, one hidden, one hidden and deleted), a cart left open.
   const customers = [
     { email: 'ana.buyer@example.com', password: 'fixture-buyer-ana' },
     { email: 'rui.buyer@example.com', password: 'fixture-buyer-rui' },
@@ -115,7 +115,10 @@ try {
   await ok(call('POST', `/v1/orders/${cancelled.id}/cancel`, { headers: rui }))
   await order(rui, shirt.variants[0].id)
   await ok(call('POST', `/v1/products/${shirt.id}/reviews`, { headers: ana, body: { rating: 5, title: 'Chegou', comment: 'Foto do pacote.', mediaIds: [uploads[1].id] } }), 201)
-  await ok(call('POST', `/v1/products/${cap.id}/reviews`, { headers: ana, body: { rating: 4, title: 'Bom', comment: 'Serviu.' } }), 201)
+  // A review the store hid and its author then deleted: the hold that keeps their next one hidden.
+  const withdrawn = await ok(call('POST', `/v1/products/${cap.id}/reviews`, { headers: ana, body: { rating: 4, title: 'Bom', comment: 'Serviu.' } }), 201)
+  await send('PATCH', `/v1/store/reviews/${withdrawn.id}`, { hidden: true })
+  await ok(call('DELETE', `/v1/reviews/${withdrawn.id}`, { headers: ana }), 204)
   const hidden = await ok(call('POST', `/v1/products/${shirt.id}/reviews`, { headers: rui, body: { rating: 1, title: 'Spam', comment: 'compre aqui' } }), 201)
   await send('PATCH', `/v1/store/reviews/${hidden.id}`, { hidden: true })
   await ok(call('POST', '/v1/cart/items', { headers: ana, body: { variantId: sizeM.id, quantity: 2 } }))

@@ -141,6 +141,30 @@ describe('PATCH and DELETE /v1/reviews/:id', () => {
     await expectOk(b.review(s.product.id, body()), 201)
   })
 
+  test("deleting a review the store hid does not undo it: the author's next review of the product starts hidden, until the store shows it", async () => {
+    const s = await reviewSetup()
+    const b = await s.paidBuyer()
+    const other = await s.paidBuyer()
+    const first = await expectOk(b.review(s.product.id, body({ rating: 1 })), 201)
+    await expectOk(s.store('PATCH', `/v1/store/reviews/${first.id}`, { hidden: true }))
+    expect((await b.send('DELETE', `/v1/reviews/${first.id}`)).status).toBe(204)
+    expect(await expectOk(b.send('GET', `/v1/products/${s.product.id}/reviews/can-review`))).toEqual({ canReview: true, reason: null })
+    const again = await expectOk(b.review(s.product.id, body({ rating: 1, title: 'De novo' })), 201)
+    expect([again.hidden, again.title]).toEqual([true, 'De novo'])
+    expect(eventsOf(s.deps, s.w.A.group.storeId, 'review.created').map((e) => e.reviewId)).toEqual([first.id, again.id])
+    // Another customer's review of the product is not held.
+    const theirs = await expectOk(other.review(s.product.id, body({ rating: 5 })), 201)
+    expect(theirs.hidden).toBe(false)
+    const shown = await s.publicList(s.product.id)
+    expect([shown.data.map((r: { id: string }) => r.id), shown.summary.count, shown.summary.average]).toEqual([[theirs.id], 1, 5])
+    // Editing keeps it hidden; the store showing it lets the hold go: after that, a new review is shown.
+    expect((await expectOk(b.send('PATCH', `/v1/reviews/${again.id}`, { rating: 2 }))).hidden).toBe(true)
+    await expectOk(s.store('PATCH', `/v1/store/reviews/${again.id}`, { hidden: false }))
+    expect((await s.publicList(s.product.id)).summary.count).toBe(2)
+    expect((await b.send('DELETE', `/v1/reviews/${again.id}`)).status).toBe(204)
+    expect((await expectOk(b.review(s.product.id, body({ rating: 3 })), 201)).hidden).toBe(false)
+  })
+
   test("another store's review is the same 404 as an unknown one", async () => {
     const s = await reviewSetup()
     const review = await expectOk((await s.paidBuyer()).review(s.product.id, body()), 201)

@@ -65,7 +65,7 @@ export const reviewRoutes = (deps: Deps) => {
           tags,
           summary: 'Review a bought product',
           description:
-            '`rating` 1 to 5, `title` up to 120 characters, `comment` up to 5000, `mediaIds` pictures of the store library. Only a buyer with a paid, unrefunded order containing the product may (403 REVIEW_NOT_ALLOWED), once (409 ALREADY_REVIEWED). With a publishable key (pk_...) a DRAFT or ARCHIVED product is 404 NOT_FOUND, as an unknown id. Sends `review.created`.',
+            '`rating` 1 to 5, `title` up to 120 characters, `comment` up to 5000, `mediaIds` pictures of the store library. Only a buyer with a paid, unrefunded order containing the product may (403 REVIEW_NOT_ALLOWED), once (409 ALREADY_REVIEWED). A customer who deleted a review the store had hidden finds their next review of that product hidden too (`hidden: true`), until the store shows it: deleting does not undo moderation. With a publishable key (pk_...) a DRAFT or ARCHIVED product is 404 NOT_FOUND, as an unknown id. Sends `review.created`.',
         },
       },
     )
@@ -86,7 +86,7 @@ export const reviewRoutes = (deps: Deps) => {
         auth: 'customer',
         params: IdParams,
         response: { 403: ErrorEnvelope, 404: ErrorEnvelope },
-        detail: { tags, summary: 'Delete your review', description: `204 with no body; the product summary follows. Another customer\u2019s review is 403 FORBIDDEN. ${SHOP_FRONT_REVIEW}` },
+        detail: { tags, summary: 'Delete your review', description: `204 with no body; the product summary follows. Deleting a review the store hid does not undo that: the customer's next review of the product starts hidden. Another customer\u2019s review is 403 FORBIDDEN. ${SHOP_FRONT_REVIEW}` },
       },
     )
     .get('/me/reviews', ({ ctx, query, request }) => listMyReviews(deps, ctx, query, deps.publicUrl.for(request)), {

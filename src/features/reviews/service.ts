@@ -12,7 +12,7 @@ import { findProduct, productNames, productsHint, ratingOfCounts, setProductRati
 import { findMedia, linksAsMediaUser, mediaByIds, renumber, toMedia } from '../media'
 import { hasPaidOrderWith } from '../orders'
 import type { CreateReviewBody, Review, UpdateReviewBody } from './model'
-import { reviewMedia, reviews } from './tables'
+import { moderationHolds, reviewMedia, reviews } from './tables'
 
 type ReviewRow = typeof reviews.$inferSelect
 
@@ -183,8 +183,10 @@ export function createReview(deps: Deps, ctx: StoreCtx, productId: string, body:
       }
       const id = deps.ids.next('rev')
       const now = deps.clock.now()
+      const customerId = customerOf(ctx)
+      const hidden = tx.select().from(moderationHolds).where(and(eq(moderationHolds.productId, productId), eq(moderationHolds.customerId, customerId))).get() !== undefined
       tx.insert(reviews)
-        .values({ id, storeId: ctx.storeId, productId, customerId: customerOf(ctx), rating: body.rating, title: body.title, comment: body.comment, hidden: false, createdAt: now, updatedAt: now })
+        .values({ id, storeId: ctx.storeId, productId, customerId, rating: body.rating, title: body.title, comment: body.comment, hidden, createdAt: now, updatedAt: now })
         .run()
       setPhotos(tx, ctx, id, body.mediaIds)
       refreshRating(tx, ctx.storeId, productId)
@@ -213,6 +215,9 @@ export function deleteReview(deps: Deps, ctx: StoreCtx, id: string) {
   writeTransaction(deps.db, (tx) => {
     const row = findOwnReview(tx, ctx, id)
     tx.delete(reviews).where(eq(reviews.id, id)).run()
+    if (row.hidden) {
+      tx.insert(moderationHolds).values({ productId: row.productId, customerId: row.customerId, storeId: row.storeId, createdAt: deps.clock.now() }).onConflictDoNothing().run()
+    }
     refreshRating(tx, ctx.storeId, row.productId)
   })
 }
@@ -240,6 +245,8 @@ export function moderateReview(deps: Deps, ctx: StoreCtx, id: string, body: { hi
       tx.update(reviews).set({ hidden: body.hidden, updatedAt: deps.clock.now() }).where(eq(reviews.id, id)).run()
       refreshRating(tx, ctx.storeId, row.productId)
     }
+    // The store shows this customer's review of the product: a hold from an earlier hidden one ends.
+    if (!body.hidden) tx.delete(moderationHolds).where(and(eq(moderationHolds.productId, row.productId), eq(moderationHolds.customerId, row.customerId))).run()
     return toReview(urlBase, tx, findReview(tx, ctx, id))
   })
 }

@@ -51,3 +51,25 @@ export const reviewMedia = sqliteTable(
   },
   (t) => [primaryKey({ columns: [t.reviewId, t.mediaId] }), index('review_media_media').on(t.storeId, t.mediaId)],
 )
+
+/**
+ * A customer who deleted a review the store had hidden: their next review of that product starts
+ * hidden, so deleting and posting again does not undo the store's moderation. Showing a review of
+ * theirs of that product lets the hold go.
+ */
+export const moderationHolds = sqliteTable(
+  'moderation_holds',
+  {
+    productId: text('product_id')
+      .notNull()
+      .references(() => products.id, { onDelete: 'cascade' }),
+    customerId: text('customer_id')
+      .notNull()
+      .references(() => customers.id, { onDelete: 'cascade' }),
+    storeId: text('store_id')
+      .notNull()
+      .references(() => stores.id, { onDelete: 'cascade' }),
+    createdAt: integer('created_at').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.productId, t.customerId] })],
+)
