@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, test } from 'bun:test'
-import { readdirSync, readFileSync } from 'node:fs'
+import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { emptyDir, overHttp, runExecutable, startExecutable, type Running } from '../helpers/executable'
 import { registerBuyer } from '../helpers/orders'
@@ -118,6 +118,20 @@ describe.skipIf(wineMissing() !== undefined && !process.env.CI)('the Windows exe
     // The backup's work copy went with it, beside the database the server left checkpointed and closed.
     expect(readdirSync(wine.onC(DATA)).sort()).toEqual(['admin-token', 'media', 'storefront.db'])
   }, limit(180_000))
+
+  test('a first start that cannot listen (the port is taken) says so in one line and takes back the folder it made', async () => {
+    const wine = await windows()
+    const taken = Bun.serve({ hostname: '127.0.0.1', port: 0, fetch: () => new Response('the port is mine') })
+    const fresh = `${HOME}\\Nova pasta ç`
+    try {
+      const refused = await command(wine, ['--data', fresh, '--host', '127.0.0.1', '--port', String(taken.port)])
+      expect([refused.code, refused.stderr]).toEqual([2, `storefront: --port / PORT: port ${taken.port} on 127.0.0.1 is already in use; pick another port\n`])
+    } finally {
+      taken.stop(true)
+    }
+    // Windows deletes no file a process holds open: the database had to be closed for good first.
+    expect(existsSync(wine.onC(fresh))).toBe(false)
+  }, limit(120_000))
 
   test('with the server stopped: a backup of its folder, restored into a new folder, starts with the class\'s store, order and pictures', async () => {
     const wine = await windows()

@@ -1,5 +1,6 @@
 import { describe, expect, test } from 'bun:test'
-import { eq } from 'drizzle-orm'
+import { eq, sql } from 'drizzle-orm'
+import { realpathSync } from 'node:fs'
 import type { MigrationMeta } from 'drizzle-orm/migrator'
 import { join } from 'node:path'
 import { writeTransaction } from '../../src/kernel/db/database'
@@ -7,6 +8,7 @@ import { openDatabase } from '../../src/kernel/db/open'
 import { loadMigrations, migrate } from '../../src/kernel/db/migrate'
 import { outboxEvents } from '../../src/kernel/tables'
 import { createTestDeps } from '../helpers/app'
+import { holdsOpen } from '../helpers/open-files'
 import { tempDir } from '../helpers/temp'
 import { eventData } from '../helpers/receivers'
 
@@ -39,6 +41,23 @@ describe('database', () => {
     expect(() => migrate(db, broken)).toThrow()
     expect(sqlite.query("select name from sqlite_master where name = 'first_half'").get()).toBeNull()
     close()
+  })
+
+  test('close lets go of the file even while statements made through drizzle are still held', () => {
+    const file = join(realpathSync(tempDir('db')), 'storefront.db')
+    const { db, close } = openDatabase(file)
+    migrate(db)
+    // A statement held as the hot paths hold theirs (perHandle), and one run as a page of a list is.
+    const held = db.select().from(outboxEvents).where(eq(outboxEvents.storeId, sql.placeholder('storeId'))).prepare()
+    expect(held.all({ storeId: 'str_none' })).toEqual([])
+    expect(db.select().from(outboxEvents).limit(3).all()).toEqual([])
+    expect(holdsOpen(file)).toBe(true)
+    close()
+    // Unfinalized, they kept SQLite's connection alive after close, and with it the file: Windows then
+    // refused to delete the folder a failed first start had made.
+    expect(holdsOpen(file)).toBe(false)
+    // Held to here, so that nothing but close could have let it go.
+    expect(held).toBeDefined()
   })
 
   test('writeTransaction refuses an async callback instead of committing early', () => {

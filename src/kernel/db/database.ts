@@ -18,9 +18,15 @@ export type Sql = BaseSQLiteDatabase<'sync', unknown>
  * Sharing a statement is safe because drizzle runs each statement to completion synchronously and never
  * finalizes it; one pushed out of the cache stays valid for whoever holds it. Code that uses `sqlite`
  * directly is left with the uncached `prepare`.
+ *
+ * `finalizeAll` ends every statement made here that is still alive, before the connection closes: a
+ * statement left unfinalized keeps the file open after `close()` (SQLite's "zombie" connection), and
+ * Windows then refuses to delete or replace it (a failed first start removing the folder it made).
  */
-export function cachingStatements(sqlite: Database): Database {
+export function cachingStatements(sqlite: Database): { client: Database; finalizeAll(): void } {
   const kept = new Map<string, Statement>()
+  const made = new Set<WeakRef<Statement>>()
+  const gone = new FinalizationRegistry<WeakRef<Statement>>((ref) => made.delete(ref))
   const statementFor = (sql: string): Statement => {
     const found = kept.get(sql)
     if (found) {
@@ -30,11 +36,14 @@ export function cachingStatements(sqlite: Database): Database {
       return found
     }
     const statement = sqlite.prepare(compiledOnce(sql))
+    const ref = new WeakRef(statement)
+    made.add(ref)
+    gone.register(statement, ref)
     kept.set(sql, statement)
     if (kept.size > STATEMENTS_KEPT) kept.delete(kept.keys().next().value!)
     return statement
   }
-  return new Proxy(sqlite, {
+  const client = new Proxy(sqlite, {
     get(target, prop) {
       if (prop === CONNECTION) return target
       if (prop === 'prepare') {
@@ -48,6 +57,12 @@ export function cachingStatements(sqlite: Database): Database {
       return typeof value === 'function' ? value.bind(target) : value
     },
   })
+  const finalizeAll = () => {
+    for (const ref of made) ref.deref()?.finalize()
+    made.clear()
+    kept.clear()
+  }
+  return { client, finalizeAll }
 }
 
 /** Compiled statements a connection keeps by SQL text, the least recently used going first. */

@@ -60,7 +60,8 @@ export function openDatabase(file: string, vfs = platform.processLockingVfs): Op
   }
   sqlite.exec('PRAGMA synchronous = NORMAL')
   sqlite.exec('PRAGMA foreign_keys = ON')
-  const db = drizzle({ client: cachingStatements(sqlite) })
+  const statements = cachingStatements(sqlite)
+  const db = drizzle({ client: statements.client })
   let checkpointer: Checkpointer | undefined
   let asked = false
   return {
@@ -92,6 +93,7 @@ export function openDatabase(file: string, vfs = platform.processLockingVfs): Op
       } catch (e) {
         kept = `the database's log could not be folded into ${file} (${(e as Error).message}): ${basename(file)}-wal stays beside it, and is read at the next start; copy the two files together`
       }
+      statements.finalizeAll()
       sqlite.close()
       return kept
     },
