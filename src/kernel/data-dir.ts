@@ -1,5 +1,5 @@
 import { Database } from 'bun:sqlite'
-import { accessSync, constants, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { accessSync, constants, existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs'
 import { connect } from 'node:net'
 import { join } from 'node:path'
 import { ConfigError } from '../config'
@@ -113,9 +113,19 @@ export async function openForServer(dataDir: string): Promise<OpenDatabase> {
 /**
  * Where the server of a data dir listens for the teacher's commands: `control.sock` in the folder, or,
  * when that path is too long for a socket address, a name in the temp folder made from it; a named
- * pipe on Windows (kernel/platform.ts).
+ * pipe on Windows (kernel/platform.ts). Both are named from the folder's final path, as the system
+ * resolves it, so that every way of writing one folder finds its server: through a link, a short
+ * (8.3) name such as C:\Users\ZO_~1, a subst or mapped drive. The path as given when it cannot be resolved.
  */
-export const controlSocketPath = (dataDir: string, on: Platform = platform) => on.controlSocket(dataDir, DATA_NAMES.controlSocket)
+export const controlSocketPath = (dataDir: string, on: Platform = platform) => on.controlSocket(finalPath(dataDir), DATA_NAMES.controlSocket)
+
+function finalPath(dataDir: string) {
+  try {
+    return realpathSync.native(dataDir)
+  } catch {
+    return dataDir
+  }
+}
 
 /** True when a live server listens on the data dir's control socket (a pid file alone may be a crash's). */
 export function serverAnswers(dataDir: string, on: Platform = platform) {

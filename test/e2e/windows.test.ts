@@ -102,6 +102,10 @@ describe.skipIf(wineMissing() !== undefined && !process.env.CI)('the Windows exe
           '',
         ].join('\r\n'),
       )
+      // The same folder written another way (wine's drive Z: is the root of the Linux side) reaches the
+      // same server: the pipe is named after the folder's final path.
+      const elsewhere = await command(wine, ['activity', '--csv', '--data', `Z:${wine.onC(DATA).replaceAll('/', '\\')}`])
+      expect([elsewhere.code, elsewhere.stderr, elsewhere.stdout]).toEqual([0, '', activity.stdout])
       // A backup, written by the running server while it keeps serving.
       const backup = await command(wine, ['backup', `${HOME}\\aula em curso.tar.gz`, '--data', DATA])
       expect([backup.code, backup.stderr, backup.stdout]).toEqual([0, '', `backup of ${DATA} written to ${HOME}\\aula em curso.tar.gz (${BACKUP_ENTRIES} entries)\n`])

@@ -1,12 +1,12 @@
 import { Database } from 'bun:sqlite'
 import { describe, expect, test } from 'bun:test'
-import { chmodSync, constants, existsSync, mkdirSync, openSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs'
+import { chmodSync, constants, existsSync, mkdirSync, openSync, readdirSync, readFileSync, realpathSync, statSync, symlinkSync, writeFileSync } from 'node:fs'
 import { connect } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { CliFailure, jobOnDataDir, serveJobs } from '../../src/cli/jobs'
 import { ActivityQuery } from '../../src/features/activity/model'
-import { isOurs, serverAnswers, writePidFile } from '../../src/kernel/data-dir'
+import { controlSocketPath, isOurs, serverAnswers, writePidFile } from '../../src/kernel/data-dir'
 import { platformFor, processState, removeOneByOne, removeTree, removeTreeSync } from '../../src/kernel/platform'
 import { keepPrivate, tightenDataDir } from '../../src/kernel/private-files'
 import { restore } from '../../src/features/backup/service'
@@ -44,6 +44,20 @@ describe('what each system is told', () => {
     expect(windows.controlSocket('D:\\Users\\ana\\data', 'control.sock')).not.toBe(pipe)
     expect([windows.socketIsFile, platformFor('linux').socketIsFile, platformFor('darwin').socketIsFile]).toEqual([false, true, true])
     expect(windows.stopSignals).toEqual(['SIGINT', 'SIGBREAK', 'SIGHUP'])
+  })
+
+  test("a folder written another way (through a link; on Windows also a short name or another drive letter) finds the same control socket as the folder itself", () => {
+    const real = realpathSync(tempDir('socket'))
+    const deep = join(real, 'a-long-folder-name'.repeat(6))
+    mkdirSync(deep)
+    const links = tempDir('links')
+    // A junction on Windows, which needs no privilege; the type is ignored elsewhere.
+    symlinkSync(real, join(links, 'data'), 'junction')
+    symlinkSync(deep, join(links, 'deep'), 'junction')
+    expect(controlSocketPath(join(links, 'data'))).toBe(controlSocketPath(real))
+    expect(controlSocketPath(join(links, 'deep'))).toBe(controlSocketPath(deep))
+    // A folder that does not exist (yet) is named as written.
+    expect(controlSocketPath(join(links, 'none'), platformFor('linux'))).toBe(join(links, 'none', 'control.sock'))
   })
 
   test('a file is opened for reading without following a link where the system can (O_NOFOLLOW), and plainly on Windows, which has no such flag', () => {
