@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'bun:test'
-import { readFileSync } from 'node:fs'
+import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { IMAGE_HEAD_BYTES, imageSize, jpegSize } from '../../src/features/media/image-size'
 import { createTestApp } from '../helpers/app'
@@ -68,4 +68,45 @@ describe("an image's size, from its first bytes", () => {
     )
     expect(IMAGE_HEAD_BYTES).toBeLessThan(10 * MiB)
   })
+
+  test('an image read whole without its width and height is no picture: 415 naming the format, nothing kept; a larger one whose size is past the bytes read is kept', async () => {
+    const t = createTestApp({ settings: { rateLimitRps: '0' } })
+    const { A } = await twoStores(t.call, t.deps)
+    const key = apiKey(A.key.apiKey)
+    const upload = (bytes: Uint8Array, name: string) => {
+      const form = new FormData()
+      form.append('file', new Blob([bytes]), name)
+      return t.call('POST', '/v1/uploads', { headers: key, raw: form })
+    }
+    const png = readFileSync(join(FIXTURES, 'sample.png'))
+    const webp = readFileSync(join(FIXTURES, 'sample.webp'))
+    const cut = [
+      ['JPEG', Buffer.from([0xff, 0xd8, 0xff, 0xdb]), 'a.jpg'],
+      ['JPEG', sample.subarray(0, 100), 'b.jpg'],
+      ['GIF', Buffer.from('GIF89a'), 'c.gif'],
+      ['PNG', png.subarray(0, 20), 'd.png'],
+      // A WebP whose frame says 0 x 0.
+      ['WebP', Buffer.concat([webp.subarray(0, 26), Buffer.alloc(4), webp.subarray(30)]), 'e.webp'],
+    ] as const
+    const usage = () => expectOk(t.call('GET', '/v1/media/usage', { headers: key }))
+    const before = await usage()
+    for (const [format, bytes, name] of cut) {
+      const refused = await upload(bytes, name)
+      expect([name, refused.status, refused.body.error.code, refused.body.error.message]).toEqual([
+        name,
+        415,
+        'UNSUPPORTED_MEDIA_TYPE',
+        `The file starts like a ${format} image but holds no whole picture: its width and height are not in it, so it is cut short or damaged (nothing was kept). Open it in an image editor, save it again, and upload that.`,
+      ])
+    }
+    expect(await usage()).toEqual(before)
+    // The refused bytes went from the disk too: the store's folder holds its one earlier picture.
+    expect(readdirSync(join(t.dir, 'media', A.group.storeId))).toEqual([A.media.url.split('/').pop()])
+    // Longer than the bytes read (a camera's metadata before the size): kept, of unknown size.
+    const long = withMetadata(5)
+    expect(long.length).toBeGreaterThan(IMAGE_HEAD_BYTES)
+    const kept = await expectOk(upload(long, 'camera.jpg'), 201)
+    expect([kept.sizeBytes, 'width' in kept]).toEqual([long.length, false])
+  })
+
 })

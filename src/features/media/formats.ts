@@ -2,13 +2,13 @@
  * The accepted formats, recognised by their bytes, never by the declared type or name.
  */
 export const FORMATS = {
-  'image/jpeg': { kind: 'IMAGE', extension: 'jpg' },
-  'image/png': { kind: 'IMAGE', extension: 'png' },
-  'image/webp': { kind: 'IMAGE', extension: 'webp' },
-  'image/gif': { kind: 'IMAGE', extension: 'gif' },
-  'image/avif': { kind: 'IMAGE', extension: 'avif' },
-  'video/mp4': { kind: 'VIDEO', extension: 'mp4' },
-  'video/webm': { kind: 'VIDEO', extension: 'webm' },
+  'image/jpeg': { kind: 'IMAGE', name: 'JPEG', extension: 'jpg' },
+  'image/png': { kind: 'IMAGE', name: 'PNG', extension: 'png' },
+  'image/webp': { kind: 'IMAGE', name: 'WebP', extension: 'webp' },
+  'image/gif': { kind: 'IMAGE', name: 'GIF', extension: 'gif' },
+  'image/avif': { kind: 'IMAGE', name: 'AVIF', extension: 'avif' },
+  'video/mp4': { kind: 'VIDEO', name: 'MP4', extension: 'mp4' },
+  'video/webm': { kind: 'VIDEO', name: 'WebM', extension: 'webm' },
 } as const
 
 export type MediaKind = 'IMAGE' | 'VIDEO'

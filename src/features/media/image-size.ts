@@ -59,8 +59,8 @@ export async function imageSize(head: Uint8Array, mime: string): Promise<ImageSi
   if (mime === 'image/jpeg') return jpegSize(bytes)
   try {
     const { imageSize: read } = await import('image-size')
-    const size = read(bytes)
-    return { width: size.width ?? null, height: size.height ?? null }
+    const { width, height } = read(bytes)
+    return width && height ? { width, height } : UNKNOWN
   } catch {
     return UNKNOWN
   }

@@ -28,7 +28,7 @@ export const mediaRoutes = (deps: MediaDeps) =>
         detail: {
           tags,
           summary: 'Upload a file to the store library',
-          description: `multipart/form-data with the file in the field \`file\` (curl: \`-F file=@photo.jpg\`). The format is recognised from the bytes, never from the name or declared type: JPEG, PNG, WebP, GIF, AVIF images up to 10 MiB, MP4 and WebM videos up to 100 MiB. SVG is refused (it can carry scripts). The store's quota (500 MiB by default) is checked too, while the file arrives: 413 FILE_TOO_LARGE or QUOTA_EXCEEDED. ${UPLOADS_RULE} The file only enters the library; link it to a product with POST /v1/products/:id/images.`,
+          description: `multipart/form-data with the file in the field \`file\` (curl: \`-F file=@photo.jpg\`). The format is recognised from the bytes, never from the name or declared type: JPEG, PNG, WebP, GIF, AVIF images up to 10 MiB, MP4 and WebM videos up to 100 MiB. SVG is refused (it can carry scripts), and so is an image of at most 256 KiB whose width and height are not in it (a file cut short: 415). The store's quota (500 MiB by default) is checked too, while the file arrives: 413 FILE_TOO_LARGE or QUOTA_EXCEEDED. ${UPLOADS_RULE} The file only enters the library; link it to a product with POST /v1/products/:id/images.`,
           requestBody: uploadRequestBody(LIBRARY_FILE),
           [UPLOAD_EXTENSION]: true,
         } as never,

@@ -13,7 +13,7 @@ import { perHandle } from '../../kernel/db/per-handle'
 import type { Deps } from '../../kernel/deps'
 import { AppError, notFound } from '../../kernel/errors'
 import { pageWindow, toPage, type PageQuery } from '../../kernel/pagination'
-import { MIME_BY_EXTENSION, MiB, type MediaKind } from './formats'
+import { FORMATS, MIME_BY_EXTENSION, MiB, type MediaKind } from './formats'
 import { IMAGE_HEAD_BYTES, imageSize } from './image-size'
 import type { Media } from './model'
 import type { Upload, UploadDeps } from './in-flight'
@@ -63,9 +63,22 @@ const quotaBytes = (deps: Deps) => deps.config.mediaQuotaMb * MiB
 const usedBytes = (db: Sql, storeId: string) =>
   db.select({ n: sql<number>`coalesce(sum(${media.sizeBytes}), 0)` }).from(media).where(eq(media.storeId, storeId)).get()!.n
 
+/**
+ * An image's width and height. An image read whole without them is no picture (a file cut short, a
+ * header alone): refused, rather than kept for a shop to show as a broken picture. A larger one is
+ * kept when they are not in its first bytes, as a camera's long metadata may push them past.
+ */
 async function dimensions(path: string, file: ReceivedFile) {
   if (file.kind !== 'IMAGE') return { width: null, height: null }
-  return imageSize(await Bun.file(path).slice(0, IMAGE_HEAD_BYTES).bytes(), file.mime)
+  const size = await imageSize(await Bun.file(path).slice(0, IMAGE_HEAD_BYTES).bytes(), file.mime)
+  if (size.width === null && file.sizeBytes <= IMAGE_HEAD_BYTES) {
+    await rm(path, { force: true })
+    throw new AppError(
+      'UNSUPPORTED_MEDIA_TYPE',
+      `The file starts like a ${FORMATS[file.mime].name} image but holds no whole picture: its width and height are not in it, so it is cut short or damaged (nothing was kept). Open it in an image editor, save it again, and upload that.`,
+    )
+  }
+  return size
 }
 
 /**
