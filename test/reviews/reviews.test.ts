@@ -96,7 +96,17 @@ describe('POST /v1/products/:id/reviews', () => {
       'NOT_FOUND',
       `No media file with id '${s.w.B.media.id}' in this store. Check the id; review photos are pictures of the store's library, uploaded by the store's server (POST /v1/uploads, secret key), which passes their ids to the shop.`,
     ])
-    await expectOk(b.review(s.product.id, body({ title: 't'.repeat(120), comment: 'c'.repeat(5000) })), 201)
+    // A title is one line; a comment keeps its line breaks and tabs, and neither takes a terminal's escape.
+    const escaped = await b.review(s.product.id, body({ title: 'Boa\u001b[2J' }))
+    expect([escaped.status, escaped.body.error.details]).toEqual([
+      400,
+      [{ path: 'title', message: 'title holds a control character (U+001B at position 4); remove control characters, newlines and tabs included' }],
+    ])
+    const nul = await b.review(s.product.id, body({ comment: 'linha 1\nlinha\u0000 2' }))
+    expect([nul.status, nul.body.error.details]).toEqual([400, [{ path: 'comment', message: 'comment holds a control character (U+0000 at position 14); remove control characters' }]])
+    const edit = await b.send('PATCH', '/v1/reviews/rev_any', { title: 'a\nb' })
+    expect([edit.status, edit.body.error.details[0].path]).toEqual([400, 'title'])
+    await expectOk(b.review(s.product.id, body({ title: 't'.repeat(120), comment: `${'c'.repeat(4990)}\r\n\tlinha 2` })), 201)
   })
 
   test("another store's product is the same 404 as an unknown one", async () => {

@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { withoutControlCharacters } from '../../kernel/control-characters'
 import { idRef } from '../../kernel/id-schema'
 import { Page, PageQuery, wholeNumberQuery } from '../../kernel/pagination'
 import { Rating } from '../catalog/model'
@@ -6,8 +7,9 @@ import { Rating } from '../catalog/model'
 // Reviews: what a customer sends and what the API answers.
 
 const rating = z.number().int('rating is a whole number of stars').min(1, 'rating runs from 1 to 5').max(5, 'rating runs from 1 to 5')
-const title = z.string().trim().min(1, 'title must not be empty').max(120, 'title can be at most 120 characters')
-const comment = z.string().max(5000, 'comment can be at most 5000 characters')
+// What a shop shows as a customer wrote it: a title is one line, a comment keeps its line breaks and tabs.
+const title = withoutControlCharacters(z.string().trim().min(1, 'title must not be empty').max(120, 'title can be at most 120 characters'), 'title')
+const comment = withoutControlCharacters(z.string().max(5000, 'comment can be at most 5000 characters'), 'comment', true)
 const mediaIds = z
   .array(idRef('mediaIds[]').min(1))
   .max(10, 'a review takes at most 10 photos')
