@@ -1,6 +1,6 @@
 import { eq } from 'drizzle-orm'
 import { constantTimeEqual, hashToken, newStudentToken, STUDENT_TOKEN_TTL_MS } from '../../kernel/auth/credentials'
-import { NO_ACCOUNT, type Passwords } from '../../kernel/auth/passwords'
+import { NO_ACCOUNT, panelOwner, type Passwords } from '../../kernel/auth/passwords'
 import type { StudentCtx } from '../../kernel/auth/kinds'
 import { groups, stores, studentSessions, students } from '../../kernel/auth/tables'
 import { isoTime } from '../../kernel/clock'
@@ -44,7 +44,7 @@ const isTheRm = (password: string, rm: string) => constantTimeEqual(rmKey(passwo
  */
 async function passwordMatches(passwords: Passwords, student: { rm: string; passwordHash: string | null; storeId: string } | undefined, password: string) {
   // In the turn of the student's store (a login naming no one, in the turn of those).
-  const verified = await passwords.verify(student?.storeId ?? NO_ACCOUNT, password, student?.passwordHash ?? (await passwords.decoyHash()))
+  const verified = await passwords.verify(student ? panelOwner(student.storeId) : NO_ACCOUNT, password, student?.passwordHash ?? (await passwords.decoyHash()))
   if (!student) return false
   return student.passwordHash === null ? isTheRm(password, student.rm) : verified
 }
@@ -124,7 +124,7 @@ export async function changePassword(
       { path: 'newPassword', message: 'must differ from the current password' },
     ])
   }
-  const passwordHash = await deps.passwords.hash(student.storeId, input.newPassword)
+  const passwordHash = await deps.passwords.hash(panelOwner(student.storeId), input.newPassword)
   const session = writeTransaction(deps.db, (tx) => {
     // Another change (or the teacher's reset, or a removal) while this one was checked ended this session.
     if (!stillWithPassword(tx, student)) {

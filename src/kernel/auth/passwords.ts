@@ -17,6 +17,12 @@ export const PASSWORD_COST: PasswordCost = { memoryCost: 19456, timeCost: 2 }
  */
 export type PasswordOwner = string
 export const NO_ACCOUNT: PasswordOwner = ''
+/**
+ * A store's student logins and password changes take their turns apart from its shop's customers: a
+ * shop page's publishable key, which anyone may copy, fills its own queue, never its group's logins
+ * (nor makes a known RM's answer differ from an unknown one's, which waits as NO_ACCOUNT).
+ */
+export const panelOwner = (storeId: string): PasswordOwner => `panel ${storeId}`
 
 /** Hashing and checking passwords, in deps so that tests can count verifications and hash cheaply. */
 export interface Passwords {
