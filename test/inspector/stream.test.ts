@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'bun:test'
 import { MAX_STREAMS, MAX_TEACHER_STREAMS } from '../../src/features/inspector/log'
 import { createTestApp } from '../helpers/app'
-import { admin, apiKey, bearer, twoStores } from '../helpers/world'
+import { activeStudent, admin, apiKey, bearer, expectOk, passwordOf, twoStores } from '../helpers/world'
 import { openStream } from './sse'
 
 async function setup() {
@@ -23,6 +23,34 @@ describe('the live stream of a store’s calls', () => {
     expect(event.id).toBe('a-call')
     expect(event.data).toMatchObject({ id: 'a-call', method: 'GET', path: '/v1/products/nope', status: 404, credential: 'secret', errorCode: 'NOT_FOUND' })
     await stream.close()
+  })
+
+  test('a stream ends when the credential that opened it does: a revoked key, a removed member, a changed password', async () => {
+    const t = await setup()
+    const { A } = t.w
+    const spare = await activeStudent(t.call, A.rms.spare)
+    const fresh = await activeStudent(t.call, A.rms.fresh)
+    const streams = {
+      key: await open(t, '/v1/store/requests/stream', apiKey(A.key.apiKey)),
+      revoked: await open(t, '/v1/store/requests/stream', apiKey(A.spareKey.apiKey)),
+      removed: await open(t, '/v1/store/requests/stream', bearer(spare)),
+    }
+    await expectOk(t.call('DELETE', `/v1/store/api-keys/${A.spareKey.id}`, { headers: bearer(A.student) }), 204)
+    await expectOk(t.call('DELETE', `/v1/store/members/${A.rms.spare}`, { headers: bearer(A.student) }), 204)
+    await t.call('GET', '/v1/products/nope', { headers: { ...apiKey(A.key.apiKey), 'x-request-id': 'after' } })
+    // The key still valid gets the call (after those that revoked and removed); the others end before it.
+    const until = async (stream: Awaited<ReturnType<typeof open>>, id: string) => {
+      for (;;) if ((await stream.next()).id === id) return id
+    }
+    expect(await until(streams.key, 'after')).toBe('after')
+    for (const name of ['revoked', 'removed'] as const) expect([name, await until(streams[name], 'after').catch((e: Error) => e.message)]).toEqual([name, 'the stream ended'])
+    // A session ended by a password change: its stream ends at the next message.
+    const old = await open(t, '/v1/store/requests/stream', bearer(fresh))
+    await expectOk(t.call('POST', '/v1/store/auth/change-password', { headers: bearer(fresh), body: { currentPassword: passwordOf(A.rms.fresh), newPassword: 'another-good-password' } }))
+    await t.call('GET', '/v1/products/nope', { headers: { ...apiKey(A.key.apiKey), 'x-request-id': 'after-change' } })
+    expect(await until(streams.key, 'after-change')).toBe('after-change')
+    expect(await until(old, 'after-change').catch((e: Error) => e.message)).toBe('the stream ended')
+    await streams.key.close()
   })
 
   test(`at most ${MAX_STREAMS} streams per store; a closed one frees its place, and another store is not affected`, async () => {

@@ -15,7 +15,7 @@ import { createDeps } from '../../src/wiring'
 import { ADMIN_TOKEN, createTestApp } from '../helpers/app'
 import { shopSetup } from '../helpers/orders'
 import { emit, eventData } from '../helpers/receivers'
-import { admin, apiKey, bearer, createKey, expectOk, twoStores } from '../helpers/world'
+import { activeStudent, admin, apiKey, bearer, createKey, expectOk, twoStores } from '../helpers/world'
 import { openListen, type ListenMessage } from './listen-stream'
 
 const LISTEN_NAMES = 'order.created, order.paid, order.cancelled, order.refunded, product.low_stock, shipment.updated, review.created'
@@ -159,6 +159,23 @@ describe('GET /v1/webhooks/listen', () => {
     // order.created came before it and was left out; nothing else is waiting.
     expect(await stream.nothingMore()).toBe(true)
     await stream.close()
+  })
+
+  test('a stream ends when the credential that opened it does: a revoked key, a removed member; the key still valid goes on', async () => {
+    const t = await setup()
+    const { A } = t.w
+    const spare = await activeStudent(t.call, A.rms.spare)
+    const streams = [apiKey(A.key.apiKey), apiKey(A.spareKey.apiKey), bearer(spare)].map((headers) => openListen(t.app, headers))
+    const [kept, revoked, removed] = await Promise.all(streams)
+    for (const s of [kept, revoked, removed]) expect((await s!.next()).event).toBe('ready')
+    await expectOk(t.call('DELETE', `/v1/store/api-keys/${A.spareKey.id}`, { headers: bearer(A.student) }), 204)
+    await expectOk(t.call('DELETE', `/v1/store/members/${A.rms.spare}`, { headers: bearer(A.student) }), 204)
+    const id = emit(t.deps, A.group.storeId, 'order.paid')
+    expect((await kept!.webhooks(1)).map((m) => m.id)).toEqual([id])
+    // storefront listen, reconnecting, is then told why by the 401.
+    for (const s of [revoked, removed]) expect(await s!.next().catch((e: Error) => e.message)).toBe('the stream ended')
+    expect((await expectOk(t.call('GET', '/v1/webhooks/listeners', { headers: apiKey(A.key.apiKey) }))).data).toHaveLength(1)
+    await kept!.close()
   })
 
   test('a reconnection with Last-Event-ID gets the events written meanwhile, in order, none twice, then new ones', async () => {

@@ -42,7 +42,7 @@ export const inspectorRoutes = (deps: InspectorDeps, log = deps.requestLog) =>
       response: { 200: RequestList, 400: ErrorEnvelope },
       detail: hooks("The store's recent calls, newest first", `${ABOUT} Filters: status (2xx, 4xx, 5xx or an exact code), method, path (a prefix), rm, since.`),
     })
-    .get('/store/requests/stream', ({ ctx, request, server }) => liveStream(log, ctx.storeId, 'store', request, server), {
+    .get('/store/requests/stream', ({ ctx, request, server, stillAdmits }) => liveStream(log, ctx.storeId, 'store', request, server, stillAdmits), {
       auth: 'secret',
       query: StreamQuery,
       response: { 400: ErrorEnvelope, 409: ErrorEnvelope },
@@ -61,7 +61,7 @@ export const inspectorRoutes = (deps: InspectorDeps, log = deps.requestLog) =>
       response: { 200: RequestList, 400: ErrorEnvelope, 404: ErrorEnvelope },
       detail: hooks("A group's recent calls, newest first", `What the group sees in GET /v1/store/requests, with the same filters and the same counted entries. ${ABOUT}`, { tags: ['Admin'] }),
     })
-    .get('/admin/groups/:id/requests/stream', ({ params, request, server }) => liveStream(log, storeOfGroup(deps, params.id), 'teacher', request, server), {
+    .get('/admin/groups/:id/requests/stream', ({ params, request, server, stillAdmits }) => liveStream(log, storeOfGroup(deps, params.id), 'teacher', request, server, stillAdmits), {
       admin: true,
       params: GroupParams,
       query: StreamQuery,

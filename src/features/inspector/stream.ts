@@ -1,4 +1,5 @@
 import type { Server } from 'bun'
+import type { StillAdmits } from '../../kernel/auth/macro'
 import { sseComment, sseEvent, sseResponse } from '../../kernel/http/sse'
 import type { RequestLog, StreamSlots } from './log'
 
@@ -9,15 +10,17 @@ const MAX_BEHIND = 256 * 1024
 
 /**
  * The store's new calls as Server-Sent Events until the client goes, taking a place among the store's
- * streams or the teacher's. Subscribing first makes one too many a 409 before anything is sent.
+ * streams or the teacher's. Subscribing first makes one too many a 409 before anything is sent. Before
+ * each message the credential that opened it is asked again (`stillAdmits`): a key revoked, a member
+ * removed or a password changed ends the stream, as it ends every other call of that credential.
  */
-export function liveStream(log: RequestLog, storeId: string, slots: StreamSlots, request: Request, server: Server<unknown> | null): Response {
+export function liveStream(log: RequestLog, storeId: string, slots: StreamSlots, request: Request, server: Server<unknown> | null, stillAdmits: StillAdmits): Response {
   let controller!: ReadableStreamDefaultController<Uint8Array>
   let heartbeat: ReturnType<typeof setInterval> | undefined
   let open = true
   const send = (chunk: Uint8Array) => {
     if (!open) return
-    if ((controller.desiredSize ?? 0) <= 0) return end(true)
+    if ((controller.desiredSize ?? 0) <= 0 || !stillAdmits(request)) return end(true)
     try {
       controller.enqueue(chunk)
     } catch {

@@ -1,3 +1,4 @@
+import type { StillAdmits } from '../../kernel/auth/macro'
 import type { Server } from 'bun'
 import { and, desc, eq, gt, lte, max, ne, sql, type Placeholder } from 'drizzle-orm'
 import type { StoreCtx } from '../../kernel/auth/kinds'
@@ -55,6 +56,8 @@ interface ListenRequest {
   lastEventId: string | null
   request: Request
   server: Server<unknown> | null
+  /** Asked before each read: a key revoked or a session ended while the stream is open ends it. */
+  stillAdmits: StillAdmits
 }
 
 /** A listener's event names as the queries take them, made once per stream: their JSON list, or undefined for `*`. */
@@ -266,6 +269,9 @@ export class ListenHub {
         },
         pull: async (c) => {
           while (open) {
+            // Its credential may have ended since the last read (a revoked key, a password change): the
+            // stream ends too, and storefront listen, reconnecting, is told why by the 401.
+            if (!input.stillAdmits(input.request)) return end(true)
             this.reads.set(storeId, (this.reads.get(storeId) ?? 0) + 1)
             const { rows, upTo } = readTransaction(this.deps.db, () => {
               const upTo = this.q.end()

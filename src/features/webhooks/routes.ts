@@ -45,8 +45,8 @@ export const webhookRoutes = (deps: WebhooksDeps) =>
     })
     .get(
       '/listen',
-      ({ ctx, query, request, server }) =>
-        deps.listeners.open(ctx, { events: query.events, lastEventId: request.headers.get('last-event-id') ?? query.lastEventId ?? null, request, server }),
+      ({ ctx, query, request, server, stillAdmits }) =>
+        deps.listeners.open(ctx, { events: query.events, lastEventId: request.headers.get('last-event-id') ?? query.lastEventId ?? null, request, server, stillAdmits }),
       {
         auth: 'secret',
         query: ListenQuery,

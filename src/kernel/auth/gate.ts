@@ -300,5 +300,16 @@ export function createGate(deps: GateDeps) {
     },
 
     chargeAnswer: limits.chargeAnswer,
+
+    /** Whether `request`'s credential would pass `kind` now (macro.ts, StillAdmits); nothing is counted. */
+    stillAdmits(kind: AuthKind, request: Request): boolean {
+      try {
+        const ctx = authenticate(kind, request)
+        if (ctx) refuse(kind, ctx)
+        return true
+      } catch {
+        return false
+      }
+    },
   }
 }

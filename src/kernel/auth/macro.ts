@@ -17,14 +17,23 @@ const detailFor = (kind: AuthKind) =>
     [AUTH_EXTENSION]: kind,
   }) as DocumentDecoration
 
+/**
+ * Whether the credential a request came with would be admitted now, by the route's own rule: a stream
+ * asks before each message, since its key may be revoked, or its session ended (a password change, a
+ * member removed, 24 hours gone), while it stays open.
+ */
+export type StillAdmits = (request: Request) => boolean
+
+// The kernel runs every route itself and hands the handler the admitted caller as `ctx`, and
+// `stillAdmits` (kernel/http/kernel.ts); these declare their types. Elysia never runs the route, so never this.
+const runByTheKernel = () => {
+  throw new AppError('INTERNAL_ERROR', 'The route was run outside the kernel, which authenticates it.')
+}
+
 export const authMacro = new Elysia({ name: 'storefront/auth' }).macro({
   auth: (kind: StoreAuthKind) => ({
     detail: detailFor(kind),
-    // The kernel runs every route itself and hands the handler the admitted caller as `ctx`
-    // (kernel/http/kernel.ts); this declares its type. Elysia never runs the route, so never this.
-    resolve: (): { ctx: StoreCtx } => {
-      throw new AppError('INTERNAL_ERROR', 'The route was run outside the kernel, which authenticates it.')
-    },
+    resolve: (): { ctx: StoreCtx; stillAdmits: StillAdmits } => runByTheKernel(),
   }),
-  admin: (enabled: boolean) => ({ detail: enabled ? detailFor('admin') : {} }),
+  admin: (enabled: boolean) => ({ detail: enabled ? detailFor('admin') : {}, resolve: (): { stillAdmits: StillAdmits } => runByTheKernel() }),
 })

@@ -1,5 +1,6 @@
 import { parseQueryStandardSchema } from 'elysia/parse-query'
 import { createGate } from '../auth/gate'
+import type { StillAdmits } from '../auth/macro'
 import { BYTES_PER_TOKEN } from '../auth/rate-limiter'
 import { groupOpen, groupsSettled } from '../db/database'
 import type { Deps } from '../deps'
@@ -42,6 +43,7 @@ interface HandlerContext {
   server: AddressSource | null
   set: AnswerSet
   ctx: Call['ctx']
+  stillAdmits: StillAdmits
   params: unknown
   query: unknown
   headers: unknown
@@ -49,6 +51,8 @@ interface HandlerContext {
 }
 
 type Handler = (context: HandlerContext) => unknown
+
+const admitsAnyone: StillAdmits = () => true
 
 /** A route's whole path for one request (compile, in createKernel): its handler's value, or a promise of it. */
 type CompiledRoute = (call: Call, params: Readonly<Record<string, string>>, queryAt: number) => unknown
@@ -75,13 +79,14 @@ export function createKernel(routes: RouteTable, deps: Deps): Kernel {
     const checkParams = paramsSchema && remembered.of((params: Readonly<Record<string, string>>) => checkPart('params', paramsSchema, params), paramsKey)
     const checkQuery = querySchema && remembered.of((text: string) => checkPart('query', querySchema, parsedQuery(text)))
     const headerSchema = route.headers
+    const stillAdmits: StillAdmits = auth ? (request) => gate.stillAdmits(auth, request) : admitsAnyone
     const run = (call: Call, body: unknown, params: Readonly<Record<string, string>>, queryAt: number) => {
       const request = call.request
       const headers = headerSchema ? checkPart('headers', headerSchema, Object.fromEntries(request.headers)) : undefined
       const decoded = checkParams ? checkParams(params) : { ...params }
       const queryText = queryAt < 0 ? '' : request.url.slice(queryAt + 1)
       const query = checkQuery ? checkQuery(queryText) : parsedQuery(queryText)
-      const context: HandlerContext = { request, server: call.server, set: call.set, ctx: call.ctx, params: decoded, query, headers, body }
+      const context: HandlerContext = { request, server: call.server, set: call.set, ctx: call.ctx, stillAdmits, params: decoded, query, headers, body }
       return handler(context)
     }
     return (call: Call, params: Readonly<Record<string, string>>, queryAt: number): unknown => {
