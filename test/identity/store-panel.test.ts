@@ -360,6 +360,12 @@ describe('members', () => {
     const token = await activeStudent(call, '111')
     const res = await call('POST', '/v1/store/members', { headers: bearer(token), body: { rm: 'a b/c', name: 'X' } })
     expect(res.body.error.details).toEqual([{ path: 'rm', message: 'rm may hold letters, digits, dot, dash and underscore only' }])
+    // Dots alone vanish from a URL's path ("." is here, ".." up): such a member could never be removed.
+    for (const rm of ['.', '..', '-_.']) {
+      const dots = await call('POST', '/v1/store/members', { headers: bearer(token), body: { rm, name: 'Dots' } })
+      expect([rm, dots.status, dots.body.error.details]).toEqual([rm, 400, [{ path: 'rm', message: 'rm needs a letter or a digit: dots, dashes and underscores alone are no registration number' }]])
+    }
+    expect((await expectOk(call('GET', '/v1/store/members', { headers: bearer(token) }))).data.map((m: { rm: string }) => m.rm)).toEqual(['111', '222'])
   })
 })
 

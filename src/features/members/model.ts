@@ -7,6 +7,9 @@ export const Rm = z
   .min(1, 'rm is required')
   .max(32, 'rm has at most 32 characters')
   .regex(/^[A-Za-z0-9._-]+$/, 'rm may hold letters, digits, dot, dash and underscore only')
+  // "." and ".." are no path segment a URL keeps (it reads them as "here" and "up"): such a member
+  // could never be named by DELETE /v1/store/members/:rm, nor by the teacher's routes.
+  .regex(/^$|[A-Za-z0-9]/, 'rm needs a letter or a digit: dots, dashes and underscores alone are no registration number')
   .describe("The student's registration number (RM); also the login name and the initial password. Kept as written, compared ignoring case: ra2025x names the student RA2025X.")
 
 /**
