@@ -42,6 +42,10 @@ describe('a store credential in the wrong header is a credential of the wrong ki
     const res = await s.call('GET', '/v1/products', { headers: { 'x-api-key': s.w.A.student } })
     expect([res.status, res.body.error.code]).toEqual([401, 'WRONG_CREDENTIAL'])
     expect(res.body.error.message).toStartWith('X-API-Key holds a student token. Send student tokens as Authorization: Bearer <token>. This route takes')
+    // On a panel route too, where an API key is the wrong credential: it is not called one.
+    const panel = await s.call('GET', '/v1/store/settings', { headers: { 'x-api-key': s.w.A.student } })
+    expect([panel.status, panel.body.error.code]).toEqual([401, 'WRONG_CREDENTIAL'])
+    expect(panel.body.error.message).toStartWith('X-API-Key holds a student token. Send student tokens as Authorization: Bearer <token>. This route takes')
   })
 
   test("a store key or token in X-Admin-Token; anything else there is still not the teacher's token", async () => {

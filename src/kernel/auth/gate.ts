@@ -75,6 +75,9 @@ function withoutBearer(authorization: string, adminToken: string): string {
 /** The prefixes of the store's keys and tokens: never the teacher's token, even in its header. */
 const STORE_CREDENTIAL = /^(sk|pk|stu|ctk)_/
 
+/** A student token where a key belongs, on any route: said where it goes. */
+const STUDENT_TOKEN_AS_KEY = 'X-API-Key holds a student token. Send student tokens as Authorization: Bearer <token>.'
+
 const unauthenticated = (message: string) => new AppError('UNAUTHENTICATED', message)
 const wrongKind = (kind: AuthKind, what: string) =>
   new AppError('WRONG_CREDENTIAL', `${what} This route takes ${AUTH_KINDS[kind].expects}.`)
@@ -117,7 +120,7 @@ export function createGate(deps: GateDeps) {
   function apiKey(value: string, kind: AuthKind, row?: KeyRow) {
     // A token where the key belongs is a credential of the wrong kind (401 WRONG_CREDENTIAL), whichever it is.
     if (value.startsWith('stu_')) {
-      throw wrongKind(kind, 'X-API-Key holds a student token. Send student tokens as Authorization: Bearer <token>.')
+      throw wrongKind(kind, STUDENT_TOKEN_AS_KEY)
     }
     // A customer token is the other credential a shop front holds, and the easiest to put in the wrong header.
     if (value.startsWith('ctk_')) {
@@ -251,6 +254,7 @@ export function createGate(deps: GateDeps) {
 
     // student and studentSelf: the store panel
     if (bearerKind === 'stu_') return studentCtx(p.bearer!)
+    if (p.apiKey?.startsWith('stu_')) throw wrongKind(kind, STUDENT_TOKEN_AS_KEY)
     if (p.apiKey) throw wrongKind(kind, 'API keys do not open the store panel.')
     if (bearerKind === 'ctk_') throw wrongKind(kind, 'A customer token does not open the store panel.')
     if (p.admin || teacherInAuthorization()) throw wrongKind(kind, "The teacher's token does not open the store panel.")
