@@ -120,9 +120,9 @@ describe.skipIf(noBrowser)('the student side of the panel', () => {
     })
   })
 
-  test('a second key made before the first was dismissed is not shown as copied; a product refused is said under its form, where the student is', async () => {
+  test('a second key made before the first was dismissed is not shown as copied; a price takes a decimal comma; a product refused is said under its form, where the student is', async () => {
     const rm = '2026500'
-    await groupWithStudent(panel, 'Loja Anil', { rm, name: 'Iara' }, NEW_PASSWORD)
+    const { student } = await groupWithStudent(panel, 'Loja Anil', { rm, name: 'Iara' }, NEW_PASSWORD)
     await panel.withPage('student copies keys and makes a product', async (page) => {
       await signInAsStudent(page, panel, rm, NEW_PASSWORD, '/store/keys')
       await page.getByLabel('Name of the new key').fill('k1')
@@ -138,16 +138,25 @@ describe.skipIf(noBrowser)('the student side of the panel', () => {
       await page.getByRole('link', { name: 'Catalog' }).first().click()
       await page.getByRole('heading', { name: 'New product' }).waitFor()
       const form = page.getByRole('region', { name: 'New product' })
-      const create = async (sku: string) => {
+      const create = async (sku: string, price = '19.9') => {
         await form.getByLabel('Name').fill('Caneca')
         await form.getByLabel('SKU').fill(sku)
-        await form.getByLabel('Price').fill('19.9')
+        await form.getByLabel('Price').fill(price)
         await form.getByLabel('Stock').fill('3')
         await form.getByRole('button', { name: 'Create product' }).click()
       }
+      const prices = async () => (await expectOk(panel.call('GET', '/v1/products', { headers: student }))).data.map((p: { sku: string; price: number }) => [p.sku, p.price])
       // Each answer under the form: the first made (the form is emptied only then), the second refused.
-      await create('ANIL-1')
+      // A Brazilian keyboard's "19,90" is 19.90 (a number field had sent 1990).
+      await create('ANIL-1', '19,90')
       await form.getByText('"Caneca" created as a DRAFT: publish it to sell it.').waitFor()
+      expect(await prices()).toEqual([['ANIL-1', 19.9]])
+      // A price with a thousands separator, or three decimals, is held by the form: nothing is sent.
+      for (const price of ['1.990,00', '19,999']) {
+        await create('ANIL-2', price)
+        expect([price, await page.evaluate<boolean>("document.querySelector('input[name=price]').validity.patternMismatch")]).toEqual([price, true])
+      }
+      expect(await prices()).toEqual([['ANIL-1', 19.9]])
       await create('anil-1')
       await form.getByRole('alert').filter({ hasText: 'ANIL-1' }).waitFor()
     })

@@ -31,7 +31,8 @@ export function CatalogPage() {
     const form = event.currentTarget as HTMLFormElement
     const { name = '', sku = '', price = '', stock = '' } = formValues(event)
     void creating.run(async () => {
-      const product = await call<Product>('POST', '/products', { body: { name, sku, price: Number(price), stock: Number(stock) } })
+      // The pattern below let only digits and at most two decimals through, after a dot or a comma.
+      const product = await call<Product>('POST', '/products', { body: { name, sku, price: Number(price.trim().replace(',', '.')), stock: Number(stock) } })
       form.reset()
       products.reload()
       return product
@@ -114,7 +115,9 @@ export function CatalogPage() {
             <input name="sku" required size={12} />
           </Field>
           <Field label="Price">
-            <input name="price" type="number" min="0" step="0.01" required size={8} />
+            {/* Text, not a number field: a browser's number field read the comma of "19,90" as a
+                thousands separator and sent 1990. A comma or a dot, then at most two decimals. */}
+            <input name="price" inputMode="decimal" required size={8} placeholder="19,90" pattern="\s*\d+([.,]\d{1,2})?\s*" title="a price such as 19,90 or 19.90: digits, then at most two decimals" />
           </Field>
           <Field label="Stock">
             <input name="stock" type="number" min="0" step="1" required size={6} />
