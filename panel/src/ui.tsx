@@ -137,7 +137,7 @@ export function Field({ label, hint, children }: { label: string; hint?: string;
 export const AddMemberForm = ({ onSubmit, busy }: { onSubmit: (event: Event) => void; busy: boolean }) => (
   <form class="inline" onSubmit={onSubmit}>
     <Field label="RM">
-      <input name="rm" required maxLength={32} pattern="[A-Za-z0-9._\-]+" title="letters, digits, dot, dash and underscore" />
+      <input name="rm" required maxLength={32} pattern="[A-Za-z0-9._\-]*[A-Za-z0-9][A-Za-z0-9._\-]*" title="letters, digits, dot, dash and underscore, with at least one letter or digit" />
     </Field>
     <Field label="Name">
       <input name="name" required maxLength={120} />

@@ -170,11 +170,14 @@ describe.skipIf(noBrowser)('the student side of the panel', () => {
     await panel.withPage('student adds a member', async (page) => {
       await signInAsStudent(page, panel, rm, NEW_PASSWORD, '/store/members')
       await page.getByRole('heading', { name: 'Members' }).waitFor()
-      await page.getByLabel('RM').fill('2026 301')
-      await page.getByLabel('Name').fill('Rui')
-      await page.getByRole('button', { name: 'Add member' }).click()
-      // A string runs in the page (this file is type-checked without the browser's types).
-      expect(await page.evaluate<boolean>("document.querySelector('input[name=rm]').validity.patternMismatch")).toBe(true)
+      // A space, or dots alone (which no URL could name), as the server would refuse them.
+      for (const wrong of ['2026 301', '..']) {
+        await page.getByLabel('RM').fill(wrong)
+        await page.getByLabel('Name').fill('Rui')
+        await page.getByRole('button', { name: 'Add member' }).click()
+        // A string runs in the page (this file is type-checked without the browser's types).
+        expect([wrong, await page.evaluate<boolean>("document.querySelector('input[name=rm]').validity.patternMismatch")]).toEqual([wrong, true])
+      }
       expect(await rms()).toEqual([rm])
 
       await page.getByLabel('RM').fill('2026301')
