@@ -34,6 +34,10 @@ describe.skipIf(noBrowser)('the class board', () => {
       expect(await n.getByTestId('silent').textContent()).toBe('Otto')
       expect(await tile(page, 'Turma Sul').getByTestId('silent').textContent()).toBe('Sara')
       expect(await tile(page, 'Turma Sul').getByTestId('calls').textContent()).toBe('0 calls today')
+      // One call is one call: Sara's password change.
+      await activeStudent(panel.call, '7101')
+      await eventually(async () => expect(await tile(page, 'Turma Sul').getByTestId('calls').textContent()).toBe('1 call today'), 15_000)
+      expect((await expectOk(panel.call('GET', '/v1/admin/board', { headers: admin() }))).groups.find((g: any) => g.name === 'Turma Sul').callsToday).toBe(1)
       // Otto has not called: listed on the tile, but no flag (at the start of a class that is most groups).
       expect(await n.getByText('needs a look').count()).toBe(0)
       expect(await n.getByTestId('why').count()).toBe(0)

@@ -62,7 +62,7 @@ export function BoardPage() {
                 </p>
               )}
               <p class="big" data-testid="calls">
-                {g.callsToday} <small>calls today</small>
+                {g.callsToday} <small>{g.callsToday === 1 ? 'call' : 'calls'} today</small>
               </p>
               <dl>
                 <dt>Errors</dt>
