@@ -9,12 +9,14 @@ let student: Record<string, string>
 let key: string
 /** The answer to the app's refused checkout: the overview's recent error. */
 let refusedCheckout: { error: { code: string; message: string } }
+/** The demo's customers, who bought and reviewed. */
+let demoCustomers: { email: string; password: string }[]
 
 beforeAll(async () => {
   if (noBrowser) return
   const made = await groupWithStudent(panel, 'Loja Vista', { rm: RM, name: 'Lia' }, PASSWORD)
   student = made.student
-  await expectOk(panel.call('POST', `/v1/admin/groups/${made.groupId}/seed-demo`, { headers: { 'x-admin-token': panel.adminToken } }), 201)
+  demoCustomers = (await expectOk(panel.call('POST', `/v1/admin/groups/${made.groupId}/seed-demo`, { headers: { 'x-admin-token': panel.adminToken } }), 201)).customers
   key = (await createKey(panel.call, made.token, 'shop app')).apiKey
   // A German store: money and dates follow its locale, not the browser's.
   await expectOk(panel.call('PUT', '/v1/store/settings', { headers: student, body: { locale: 'de-DE', currency: 'EUR' } }))
@@ -66,6 +68,25 @@ describe.skipIf(noBrowser)("the store's overview in the panel", () => {
       const row = page.getByRole('row').filter({ hasText: first.title })
       expect(await row.locator('small').first().textContent()).toBe(`${first.productName} · ${new Date(first.createdAt).toLocaleString('de-DE')}`)
       expect(await page.content()).not.toContain(first.productId)
+    })
+  })
+
+  test("a review with a long link keeps the moderation button on a laptop's screen, and its comment keeps its lines", async () => {
+    const login = await expectOk(panel.call('POST', '/v1/customers/login', { headers: apiKey(key), body: demoCustomers[0] }))
+    const buyer = { ...apiKey(key), authorization: `Bearer ${login.token}` }
+    const [mine] = (await expectOk(panel.call('GET', '/v1/me/reviews', { headers: buyer }))).data
+    const link = `https://example.com/fotos?id=${'a1b2c3d4'.repeat(40)}`
+    await expectOk(panel.call('PATCH', `/v1/reviews/${mine.id}`, { headers: buyer, body: { title: 'Veja as fotos', comment: `Pontos:\n- costura solta\n- ${link}` } }))
+    await panel.withPage('a long review', async (page) => {
+      await signInAsStudent(page, panel, RM, PASSWORD, '/store/reviews')
+      const row = page.getByRole('row').filter({ hasText: 'Veja as fotos' })
+      const button = row.getByRole('button', { name: mine.hidden ? 'Show' : 'Hide' })
+      const box = (await button.boundingBox())!
+      expect(box.x + box.width).toBeLessThanOrEqual(page.viewportSize()!.width)
+      // Nor is it scrolled out of its table's box: the link breaks where it must.
+      const table = page.locator('.table').filter({ has: row })
+      expect(await table.evaluate((e) => (e as unknown as { scrollWidth: number }).scrollWidth - (e as unknown as { clientWidth: number }).clientWidth)).toBeLessThanOrEqual(0)
+      expect(await row.getByText('Pontos:').evaluate((e) => (e as unknown as { innerText: string }).innerText)).toBe(`Pontos:\n- costura solta\n- ${link}`)
     })
   })
 

@@ -27,8 +27,8 @@ export function ReviewsPage() {
               <tr key={review.id}>
                 <td aria-label={`${review.rating} of 5 stars`}>{'★'.repeat(review.rating) + '☆'.repeat(5 - review.rating)}</td>
                 <td>
-                  <strong>{review.title}</strong>
-                  <div>{review.comment}</div>
+                  <strong class="written">{review.title}</strong>
+                  <div class="written">{review.comment}</div>
                   {review.media.map((m) => (
                     <img key={m.id} class="thumb" src={m.url} alt="" loading="lazy" />
                   ))}
