@@ -188,8 +188,9 @@ export function ConfirmButton({ label, question, onConfirm, disabled }: { label:
       >
         Yes, {label.toLowerCase()}
       </button>
+      {/* Not "Cancel": beside "Yes, cancel order" it read as the same answer. */}
       <button type="button" onClick={cancel}>
-        Cancel
+        No, keep it
       </button>
     </span>
   )

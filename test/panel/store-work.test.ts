@@ -125,6 +125,8 @@ describe.skipIf(noBrowser)('a student running the store from the panel', () => {
       await page.keyboard.press('Enter')
       // The question takes the focus, on the button that confirms.
       await eventually(async () => expect(await page.evaluate<string>('document.activeElement.textContent')).toBe('Yes, revoke'))
+      // Its two answers cannot be read as one ("Cancel" beside "Yes, cancel order" could).
+      expect(await row.getByRole('button').allTextContents()).toEqual(['Yes, revoke', 'No, keep it'])
       await page.keyboard.press('Escape')
       await row.getByRole('button', { name: 'Revoke' }).waitFor()
       expect((await panel.call('GET', '/v1/products', { headers: { 'x-api-key': key.apiKey } })).status).toBe(200)
