@@ -119,6 +119,9 @@ describe.skipIf(noBrowser)('the teacher side of the panel', () => {
       await page.getByRole('heading', { name: 'Moved from another group' }).waitFor()
       const moves = await page.getByRole('list').filter({ hasText: 'q3001' }).getByRole('listitem').allTextContents()
       expect(moves).toEqual(['line 3: RM q3001 from Squat to Gamma, renamed from Quem'])
+      // The summary does not contradict it: the renamed it counts are those who stayed in their group.
+      const said = await page.getByText('The class list was imported').textContent()
+      expect([said!.includes('students moved 1'), said!.includes('students renamed in their own group 0')]).toEqual([true, true])
       await page.getByText('Left with no members (kept, with their store): Squat.').waitFor()
       expect((await panel.call('GET', '/v1/store/auth/me', { headers: bearer(squatted) })).status).toBe(401)
     })

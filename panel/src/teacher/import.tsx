@@ -122,10 +122,13 @@ export function ImportPage() {
   )
 }
 
+/** Counts whose key alone says too little: a student moved may be renamed too, and is counted as moved. */
+const LABELS: Record<string, string> = { studentsRenamed: 'students renamed in their own group' }
+
 /** One sentence from the import summary, whatever counts it carries. */
 function summary(body: ImportSummary): string {
   const counts = Object.entries(body).filter((e): e is [string, number] => typeof e[1] === 'number')
   if (counts.length === 0) return 'The class list was imported.'
-  const words = (key: string) => key.replace(/([A-Z])/g, ' $1').toLowerCase()
+  const words = (key: string) => LABELS[key] ?? key.replace(/([A-Z])/g, ' $1').toLowerCase()
   return `The class list was imported: ${counts.map(([k, n]) => `${words(k)} ${n}`).join(', ')}.`
 }
