@@ -49,8 +49,9 @@ for (const { kind, one, prefix, field } of KINDS) {
       expect(again.body.error.message).toBe(
         `This store already has a ${one} named 'Promoções' (names are compared ignoring case and accents). Choose another name, or use the existing one.`,
       )
-      // Accents and the case of accented letters too: SQLite's lower() alone took these for new names.
-      for (const name of ['PROMOÇÕES', 'Promocoes']) expect([name, (await A.send('POST', `/v1/${kind}`, { name })).status]).toEqual([name, 409])
+      // Accents and the case of accented letters too: SQLite's lower() alone took these for new names; and
+      // the same letters written with combining accents (NFD, as some systems type them).
+      for (const name of ['PROMOÇÕES', 'Promocoes', 'Promoções'.normalize('NFD')]) expect([name, (await A.send('POST', `/v1/${kind}`, { name })).status]).toEqual([name, 409])
       await expectOk(B.send('POST', `/v1/${kind}`, { name: 'Promoções' }), 201)
     })
 
@@ -74,11 +75,17 @@ for (const { kind, one, prefix, field } of KINDS) {
       expect((await A.send('GET', `/v1/${kind}/${t.id}`)).body.name).toBe('New')
     })
 
-    test(`a blank ${one} name is a 400 that names the field`, async () => {
+    test(`a blank ${one} name, or one with a control character, is a 400 that names the field`, async () => {
       const { A } = await catalogSetup()
       const res = await A.send('POST', `/v1/${kind}`, { name: '   ' })
       expect(res.status).toBe(400)
       expect(res.body.error.details).toEqual([{ path: 'name', message: 'name is required' }])
+      // Nor one with a terminal's escape, or a description with one (its line breaks are kept).
+      const escaped = await A.send('POST', `/v1/${kind}`, { name: 'Col\u001bx' })
+      expect([escaped.status, escaped.body.error.details]).toEqual([400, [{ path: 'name', message: 'name holds a control character (U+001B at position 4); remove control characters, newlines and tabs included' }]])
+      const described = await A.send('POST', `/v1/${kind}`, { name: 'Ok', description: 'linha 1\nlinha\u0001' })
+      expect([described.status, described.body.error.details[0].path]).toEqual([400, 'description'])
+      expect((await expectOk(A.send('POST', `/v1/${kind}`, { name: 'Ok', description: 'linha 1\nlinha 2' }), 201)).description).toBe('linha 1\nlinha 2')
     })
 
     test(`another store's ${one} id is a 404 like an unknown id on GET, PUT and DELETE, and stays unchanged`, async () => {

@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { nameText, withoutControlCharacters } from '../../kernel/control-characters'
 import type { IdPrefix } from '../../kernel/ids'
 import { brands, categories, collections } from './tables'
 
@@ -11,8 +12,10 @@ export const TAXONOMIES = {
 
 export type TaxonomyKind = keyof typeof TAXONOMIES
 
-const Name = z.string().trim().min(1, 'name is required').max(80, 'name has at most 80 characters')
-const Description = z.string().trim().max(2000, 'description has at most 2000 characters').nullable()
+// A name as every other name a person types (NFC, so that "Calçados" written with a combining cedilla is
+// the same name; no control characters); a description keeps its line breaks and tabs.
+const Name = nameText('name', 80)
+const Description = withoutControlCharacters(z.string().trim().max(2000, 'description has at most 2000 characters'), 'description', true).nullable()
 
 export const TermInput = z.object({ name: Name, description: Description.optional() }).strict()
 export type TermInput = z.infer<typeof TermInput>
