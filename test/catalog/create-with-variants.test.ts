@@ -40,7 +40,7 @@ describe('POST /v1/products with variants', () => {
     expect(product.variants.at(-1)).toMatchObject({ sku: `MANY-${MAX_VARIANTS_PER_CREATE - 1}`, stock: MAX_VARIANTS_PER_CREATE - 1 })
     const over = await t.A.send('POST', '/v1/products', { name: 'Too many', variants: [...variants.map((v) => ({ ...v, sku: `X${v.sku}` })), tee('ONE-MORE', 'extra')] })
     expect(over.status).toBe(400)
-    expect(over.body.error.details).toEqual([{ path: 'variants', message: 'variants holds at most 100; add more afterwards with POST /v1/products/:id/variants' }])
+    expect(over.body.error.details).toEqual([{ path: 'variants', message: 'variants holds at most 100, the most a product has: sell the others as another product' }])
     const operation = (await t.call('GET', '/openapi.json')).body.paths['/v1/products'].post
     expect(operation.requestBody.content['application/json'].schema.properties.variants.maxItems).toBe(MAX_VARIANTS_PER_CREATE)
     expect(operation.description).toContain(`\`variants\`, 1 to ${MAX_VARIANTS_PER_CREATE}`)

@@ -58,6 +58,15 @@ describe('POST /v1/variants/:id/stock/receive and /adjust', () => {
     }
   })
 
+  test("one's field sent to the other is told which it takes: receive takes note, adjust reason", async () => {
+    const t = await catalogSetup()
+    const v = (await t.A.createProduct()).variants[0]
+    const receive = await t.A.send('POST', `/v1/variants/${v.id}/stock/receive`, { quantity: 1, reason: 'x' })
+    expect([receive.status, receive.body.error.details]).toEqual([400, [{ path: 'reason', message: "is an adjustment's field; a receive takes note, kept in the ledger as the reason" }]])
+    const adjust = await t.A.send('POST', `/v1/variants/${v.id}/stock/adjust`, { quantity: 1, reason: 'count', note: 'x' })
+    expect([adjust.status, adjust.body.error.details]).toEqual([400, [{ path: 'note', message: "is a receive's field; an adjustment takes reason, which it requires" }]])
+  })
+
   test('adjust moves stock either way with a reason; zero or a missing reason is a 400', async () => {
     const t = await catalogSetup()
     const v = (await t.A.createProduct({ stock: 10 })).variants[0]

@@ -107,7 +107,7 @@ export const CreateProductBody = z
     variants: z
       .array(AddVariantBody)
       .min(1, 'variants needs at least one variant')
-      .max(MAX_VARIANTS_PER_CREATE, `variants holds at most ${MAX_VARIANTS_PER_CREATE}; add more afterwards with POST /v1/products/:id/variants`)
+      .max(MAX_VARIANTS_PER_CREATE, `variants holds at most ${MAX_VARIANTS_PER_CREATE}, the most a product has: sell the others as another product`)
       .optional()
       .describe(`instead of sku, price and stock: 1 to ${MAX_VARIANTS_PER_CREATE} variants, each {sku, price, stock, options, minStock?}, made with the product or not at all`),
     state: ProductStateSchema.default('DRAFT'),
@@ -175,6 +175,7 @@ export const ReceiveBody = z
   .object({
     quantity: Quantity.min(1, 'must be at least 1').max(1_000_000, 'can be at most 1000000 a receive; send more receives for more').describe(`units that arrived; the stock after them is at most ${MAX_STOCK} (409 CONFLICT above it)`),
     note: z.string().trim().max(200).optional().describe('kept in the ledger as the reason'),
+    reason: elsewhere("is an adjustment's field; a receive takes note, kept in the ledger as the reason"),
   })
   .strict()
 
@@ -189,6 +190,7 @@ export const AdjustBody = z
       .trim()
       .min(1, 'reason is required: say why the stock changed, e.g. "broken in transit"')
       .max(200),
+    note: elsewhere("is a receive's field; an adjustment takes reason, which it requires"),
   })
   .strict()
 
