@@ -190,7 +190,9 @@ export function createGate(deps: GateDeps) {
       if (p.admin) {
         if (constantTimeEqual(p.admin, deps.adminToken)) return null
         if (STORE_CREDENTIAL.test(p.admin)) throw wrongKind(kind, 'X-Admin-Token holds a store key or token, not the teacher\'s token.')
-        throw unauthenticated("X-Admin-Token is not the teacher's token. It was printed when the server first started.")
+        throw unauthenticated(
+          "X-Admin-Token is not the teacher's token: the one given with --admin-token (ADMIN_TOKEN), or else the one printed when the server first started, kept in the file admin-token of its data folder.",
+        )
       }
       // The teacher's own token in another header: said so, rather than called a store's credential.
       const misplaced = [p.apiKey, p.bearer].some((value) => value !== null && constantTimeEqual(value, deps.adminToken))
