@@ -58,6 +58,8 @@ function CreateGroup({ onCreated }: { onCreated: () => void }) {
     const parsed = parseMembers(text)
     setProblems(parsed.problems)
     setCreated(undefined)
+    // What the server said of the last try is not about this one: only the list's problems are shown.
+    action.clear()
     if (parsed.problems.length) return
     void action.run(async () => {
       const group = await call<Group>('POST', '/admin/groups', { body: { name, members: parsed.members } })
