@@ -61,15 +61,8 @@ export function MediaPage() {
           Upload
         </button>
       </form>
-      <ErrorNote error={action.error} />
-      {inUse && (
-        <>
-          {uses.length > 0 && <p>{`${inUse.filename} is used by ${uses.join(', ')}. Delete anyway removes it from them, then deletes it.`}</p>}
-          <p class="actions">
-            <ConfirmButton label="Delete anyway" question={`Unlink ${inUse.filename} from what uses it and delete it?`} onConfirm={() => remove(inUse, true)} />
-          </p>
-        </>
-      )}
+      {/* A file in use is said on its own tile, where Delete was pressed (the list may be scrolled far down). */}
+      <ErrorNote error={inUse ? undefined : action.error} />
       <Done message={action.done} />
       <Paged state={media} empty="No files yet." onPage={setPage}>
         {(rows) => (
@@ -89,6 +82,13 @@ export function MediaPage() {
                   </small>
                 </figcaption>
                 <ConfirmButton label="Delete" question={`Delete ${file.filename}?`} onConfirm={() => remove(file, false)} disabled={action.busy} />
+                {inUse?.id === file.id && (
+                  <div class="in-use">
+                    <ErrorNote error={action.error} />
+                    {uses.length > 0 && <p>{`It is used by ${uses.join(', ')}. Delete anyway removes it from them, then deletes it.`}</p>}
+                    <ConfirmButton label="Delete anyway" question={`Unlink ${file.filename} from what uses it and delete it?`} onConfirm={() => remove(file, true)} />
+                  </div>
+                )}
               </figure>
             ))}
           </div>
