@@ -19,3 +19,15 @@ export function useRoute(): string {
 export const navigate = (path: string) => {
   location.hash = path
 }
+
+/** Where each list was last shown, its filters and page included: its detail page's way back. */
+const listsShown = new Map<string, string>()
+export const rememberList = (path: string, query: URLSearchParams) => listsShown.set(path, `#${path}${query.size ? `?${query}` : ''}`)
+export const listAddress = (path: string) => listsShown.get(path) ?? `#${path}`
+
+/** Shows the list at `path` with these query parameters (empty ones left out), as an address a reload keeps. */
+export function showList(path: string, params: Record<string, string | number>) {
+  const query = new URLSearchParams()
+  for (const [name, value] of Object.entries(params)) if (value !== '' && !(name === 'page' && value === 1)) query.set(name, String(value))
+  navigate(`${path}${query.size ? `?${query}` : ''}`)
+}

@@ -62,6 +62,26 @@ describe.skipIf(noBrowser)('the order detail page', () => {
     })
   })
 
+  test("the list's status filter is in the address: an order's page goes back to the list as it was left, and a reload keeps it", async () => {
+    await panel.withPage('order list filter', async (page) => {
+      await signInAsStudent(page, panel, RM, PASSWORD, '/store/orders')
+      const rows = () => page.getByRole('row', { name: /^Order #/ }).count()
+      await page.getByRole('row', { name: `Order #${paid.number}` }).waitFor()
+      expect(await rows()).toBe(2)
+      await page.getByLabel('Status').selectOption('REFUNDED')
+      await page.getByRole('row', { name: `Order #${paid.number}` }).waitFor({ state: 'detached' })
+      expect(await rows()).toBe(1)
+      await page.getByRole('link', { name: `#${order.number}` }).click()
+      await page.getByRole('heading', { name: `Order #${order.number}` }).waitFor()
+      await page.getByRole('link', { name: '← All orders' }).click()
+      await page.getByRole('row', { name: `Order #${order.number}` }).waitFor()
+      expect([await page.getByLabel('Status').inputValue(), await rows(), new URL(page.url()).hash]).toEqual(['REFUNDED', 1, '#/store/orders?status=REFUNDED'])
+      await page.reload()
+      await page.getByRole('row', { name: `Order #${order.number}` }).waitFor()
+      expect([await page.getByLabel('Status').inputValue(), await rows()]).toEqual(['REFUNDED', 1])
+    })
+  })
+
   test('on a phone the navigation folds behind Menu, and the page does not overflow sideways', async () => {
     await panel.withPage('order detail on a phone', async (page) => {
       await signInAsStudent(page, panel, RM, PASSWORD, `/store/orders/${order.id}`)

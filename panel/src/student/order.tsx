@@ -2,6 +2,7 @@ import type { Page } from '../api'
 import { Done, ErrorNote, Loaded, Section, Table, useLoad, when } from '../ui'
 import { OrderActions, useOrderActions } from './order-actions'
 import { useStudent } from './context'
+import { listAddress } from '../router'
 import type { Delivery, Order } from './types'
 
 const TONE: Record<string, string> = { SUCCEEDED: 'good', FAILED: 'bad', APPROVED: 'good', DECLINED: 'bad' }
@@ -19,7 +20,7 @@ export function OrderPage({ id }: { id: string }) {
   return (
     <>
       <p>
-        <a href="#/store/orders">← All orders</a>
+        <a href={listAddress('/store/orders')}>← All orders</a>
       </p>
       <Loaded state={order}>
         {(o) => (

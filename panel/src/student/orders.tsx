@@ -1,9 +1,8 @@
-import { useState } from 'preact/hooks'
 import { Done, ErrorNote, Field, Paged, Section, Table, useLoad, when } from '../ui'
 import { OrderActions, useOrderActions } from './order-actions'
 import { useStudent } from './context'
 import { OrderPage } from './order'
-import { useRoute } from '../router'
+import { rememberList, showList, useRoute } from '../router'
 import type { Order, OrderStatus } from './types'
 import type { Page } from '../api'
 
@@ -15,14 +14,22 @@ const TONE: Partial<Record<OrderStatus, string>> = { PAID: 'good', DELIVERED: 'g
  * and a refund when it is `refundable`.
  */
 export function OrdersPage() {
-  const id = useRoute().slice('/store/orders/'.length)
-  return id ? <OrderPage id={decodeURIComponent(id)} /> : <OrderList />
+  const [path, query = ''] = useRoute().split('?')
+  const id = path!.slice('/store/orders/'.length)
+  return id ? <OrderPage id={decodeURIComponent(id)} /> : <OrderList query={new URLSearchParams(query)} />
 }
 
-function OrderList() {
+/**
+ * `#/store/orders?status=PAID&page=2`: the list's filter and page live in the address, so a reload keeps
+ * them, and an order's page goes back to the list as it was left.
+ */
+function OrderList({ query }: { query: URLSearchParams }) {
   const { call, money } = useStudent()
-  const [status, setStatus] = useState('')
-  const [page, setPage] = useState(1)
+  const status = query.get('status') ?? ''
+  const page = Math.max(1, Number(query.get('page')) || 1)
+  const show = (next: { status: string; page: number }) => showList('/store/orders', next)
+  const setPage = (n: number) => show({ status, page: n })
+  rememberList('/store/orders', query)
   const orders = useLoad(() => call<Page<Order>>('GET', '/store/orders', { query: { status, page, pageSize: 20 } }), [status, page])
   const actions = useOrderActions(() => orders.reload())
   const { action } = actions
@@ -31,7 +38,7 @@ function OrderList() {
       title="Orders"
       actions={
         <Field label="Status">
-          <select value={status} onChange={(e) => (setStatus(e.currentTarget.value), setPage(1))}>
+          <select value={status} onChange={(e) => show({ status: e.currentTarget.value, page: 1 })}>
             <option value="">all</option>
             {STATUSES.map((s) => (
               <option key={s}>{s}</option>
