@@ -162,6 +162,19 @@ describe.skipIf(noBrowser)('the student side of the panel', () => {
     })
   })
 
+  test("the header names the group as it is now: a rename by the teacher shows at the student's next reload", async () => {
+    const rm = '2026700'
+    const { groupId } = await groupWithStudent(panel, 'Loja Leste B', { rm, name: 'Joao' }, NEW_PASSWORD)
+    await panel.withPage('student sees the group renamed', async (page) => {
+      await signInAsStudent(page, panel, rm, NEW_PASSWORD)
+      const who = page.locator('.who')
+      await eventually(async () => expect(await who.textContent()).toStartWith('Joao (2026700) · Loja Leste B'))
+      await expectOk(panel.call('PATCH', `/v1/admin/groups/${groupId}`, { headers: { 'x-admin-token': panel.adminToken }, body: { name: 'Loja Leste C' } }))
+      await page.reload()
+      await eventually(async () => expect(await who.textContent()).toStartWith('Joao (2026700) · Loja Leste C'))
+    })
+  })
+
   test('a member is added from the group page; an RM the server would refuse is held by the form, and nothing is sent', async () => {
     const rm = '2026300'
     const { student, groupId } = await groupWithStudent(panel, 'Loja Rosa', { rm, name: 'Rita' }, NEW_PASSWORD)

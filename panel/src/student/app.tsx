@@ -59,6 +59,9 @@ function SignedIn({ session, route, onSignOut }: { session: StudentSession; rout
     }
   }
   const loaded = useLoad(() => request<Settings>('GET', '/store/settings'), [session.token])
+  // Who the student is now: the teacher may have renamed the group, or the student, since the sign-in.
+  const me = useLoad(() => request<{ student: { name: string; group: string } }>('GET', '/store/auth/me'), [session.token])
+  const who = me.data?.student ?? session
   const [settings, setSettings] = useState<Settings>()
   const current = settings ?? loaded.data
   useEffect(() => {
@@ -74,7 +77,7 @@ function SignedIn({ session, route, onSignOut }: { session: StudentSession; rout
   }, [current, session.token])
   const page = PAGES.find((p) => route.startsWith(p.path)) ?? PAGES[0]!
   return (
-    <Shell title={current?.storeName ?? 'Storefront'} who={`${session.name} (${session.rm}) · ${session.group}`} nav={PAGES} route={page.path} onSignOut={() => onSignOut()}>
+    <Shell title={current?.storeName ?? 'Storefront'} who={`${who.name} (${session.rm}) · ${who.group}`} nav={PAGES} route={page.path} onSignOut={() => onSignOut()}>
       <Loaded state={{ ...loaded, data: api ?? undefined }}>
         {(value) => (
           <StudentContext.Provider value={value}>
