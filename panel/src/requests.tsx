@@ -61,9 +61,13 @@ const CLIENT_NAMES: Record<RequestEntry['client'], string> = { app: 'the app', p
 /** How the RM came to be counted: a student token is the student's; beside a key, X-Student-RM named them. */
 const rmSource = (e: RequestEntry) => (e.credential === 'student' ? 'their student token' : 'X-Student-RM')
 
+/** The filters and page each list (a store's; a group's, for the teacher) was left with: back from a request, it shows them again. */
+const leftWith = new Map<string, { filters: Filters; page: number }>()
+
 export function RequestList({ inspector }: { inspector: Inspector }) {
-  const [filters, setFilters] = useState<Filters>(FIRST_FILTERS)
-  const [page, setPage] = useState(1)
+  const [filters, setFilters] = useState<Filters>(() => leftWith.get(inspector.api)?.filters ?? FIRST_FILTERS)
+  const [page, setPage] = useState(() => leftWith.get(inspector.api)?.page ?? 1)
+  leftWith.set(inspector.api, { filters, page })
   const [live, setLive] = useState(true)
   // What the stream brought since the page shown loaded, kept with that page: a new load already has
   // it, so rows kept for an older page are never shown (decided in render, not cleared after it).

@@ -93,6 +93,11 @@ describe.skipIf(noBrowser)('the request inspector in the panel', () => {
       })
       await page.getByLabel('Path starts with').fill('/v1/customers')
       await eventually(async () => expect(await page.locator('tbody tr td:nth-child(3)').allTextContents()).toEqual(['/v1/customers/register']))
+      // Back from a request, the list is as it was left.
+      await rowOf(page, '/v1/customers/register').getByRole('link').click()
+      await page.getByRole('link', { name: '← All requests' }).click()
+      await eventually(async () => expect(await page.locator('tbody tr td:nth-child(3)').allTextContents()).toEqual(['/v1/customers/register']))
+      expect([await page.getByLabel('Status').inputValue(), await page.getByLabel('Path starts with').inputValue()]).toEqual(['4xx', '/v1/customers'])
     })
   })
 
