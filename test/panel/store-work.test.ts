@@ -53,6 +53,8 @@ describe.skipIf(noBrowser)('a student running the store from the panel', () => {
       await page.getByRole('button', { name: 'Register endpoint' }).click()
       const secret = (await page.getByTestId('secret').textContent())!.trim()
       expect(secret).toMatch(/^whsec_/)
+      // Which endpoint the secret is for, with several registered.
+      await page.getByText(`Copy the signing secret of ${receiver.url} now: it is shown only this once.`).waitFor()
 
       await page.getByRole('button', { name: 'Ping' }).click()
       await eventually(() => expect(receiver.received).toHaveLength(1))
@@ -78,6 +80,9 @@ describe.skipIf(noBrowser)('a student running the store from the panel', () => {
         await page.getByRole('button', { name: 'Refresh', exact: true }).click()
         expect(await page.locator('details.delivery summary').first().textContent()).toContain('attempt 2 (redelivery)')
       })
+      // One endpoint's deliveries: the list says whose.
+      await page.getByRole('button', { name: `Deliveries to ${receiver.url}` }).click()
+      await page.getByTestId('deliveries-of').filter({ hasText: `The deliveries to ${receiver.url} only.` }).waitFor()
     })
   })
 

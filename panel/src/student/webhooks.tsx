@@ -128,7 +128,7 @@ export function WebhooksPage() {
         </form>
         {registered && (
           <Reveal secret={registered.signingSecret} copyLabel="Copy secret" onDone={() => setRegistered(undefined)}>
-            <strong>Copy the signing secret now: it is shown only this once.</strong> Your receiver checks <code>X-Signature</code> with it.
+            <strong>Copy the signing secret of {registered.url} now: it is shown only this once.</strong> Your receiver checks <code>X-Signature</code> with it.
           </Reveal>
         )}
         <ErrorNote error={action.error} />
@@ -151,7 +151,7 @@ export function WebhooksPage() {
                         <button type="button" disabled={action.busy} onClick={() => ping(w)}>
                           Ping
                         </button>
-                        <button type="button" onClick={() => setFilter({ webhookId: w.id, page: 1 })}>
+                        <button type="button" aria-label={`Deliveries to ${w.url}`} onClick={() => setFilter({ webhookId: w.id, page: 1 })}>
                           Its deliveries
                         </button>
                         <ConfirmButton label="Remove" question={`Remove ${w.url}?`} onConfirm={() => remove(w)} disabled={action.busy} />
@@ -179,6 +179,7 @@ export function WebhooksPage() {
           </div>
         }
       >
+        {filter.webhookId && <p data-testid="deliveries-of">{`The deliveries to ${endpoints.data?.data.find((w) => w.id === filter.webhookId)?.url ?? filter.webhookId} only.`}</p>}
         <Paged state={deliveries} empty="No deliveries yet. Ping an endpoint, or pay an order, to see one." onPage={(page) => setFilter({ ...filter, page })}>
           {(rows) => (
             <>
