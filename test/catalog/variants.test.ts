@@ -74,8 +74,11 @@ describe('GET and PATCH /v1/variants/:id', () => {
     const patched = await expectOk(A.send('PATCH', `/v1/variants/${v.id}`, { price: 12.5, sku: 'RENAMED', minStock: 0, options: { color: 'red' } }))
     expect(patched).toEqual({ ...v, price: 12.5, sku: 'RENAMED', minStock: 0, options: { color: 'red' }, updatedAt: '2026-01-01T00:00:01.000Z' })
     const product = await A.product(p.id)
-    expect(product).toMatchObject({ price: 12.5, sku: 'RENAMED', stock: 8 })
+    // The product's body changed with it (its price, its variant): so does its updatedAt.
+    expect(product).toMatchObject({ price: 12.5, sku: 'RENAMED', stock: 8, updatedAt: '2026-01-01T00:00:01.000Z' })
+    clock.advance(1000)
     expect(await expectOk(A.send('PATCH', `/v1/variants/${v.id}`, {}))).toEqual(patched)
+    expect((await A.product(p.id)).updatedAt).toBe('2026-01-01T00:00:01.000Z')
   })
 
   test('a variant update with stock is a 400 that names the stock endpoints; reserved and available are read-only', async () => {

@@ -83,7 +83,10 @@ export function patchVariant(deps: Deps, ctx: StoreCtx, id: string, input: Patch
       if (rest.options) assertDistinctOptions(tx, current.productId, rest.options, id)
       const changes = { ...rest, ...(price === undefined ? {} : { priceCents: toCents(price) }) }
       if (Object.keys(changes).length === 0) return toVariant(current)
-      return toVariant(tx.update(variants).set({ ...changes, updatedAt: deps.clock.now() }).where(eq(variants.id, id)).returning().get()!)
+      const now = deps.clock.now()
+      // The product's body shows its variants (and its price is the lowest): it changed too, as when one is added.
+      tx.update(products).set({ updatedAt: now }).where(eq(products.id, current.productId)).run()
+      return toVariant(tx.update(variants).set({ ...changes, updatedAt: now }).where(eq(variants.id, id)).returning().get()!)
     }),
   )
 }
