@@ -81,10 +81,14 @@ export function assertBelowLimit(current: number, limit: number, said: { who: st
  * `where` says where to find the right ids, e.g. 'GET /v1/products lists them'.
  */
 export function notFound(what: string, id: string, where: string) {
+  const mixUp = idMixUp(id, what)
+  return new AppError('NOT_FOUND', `No ${what} with id '${clip(id)}' in this store.${mixUp ? ` ${mixUp}.` : ''} Check the id; ${where}.`)
+}
+
+/** "'brd_…' is a brand id, not a category id" when the id's prefix names another kind than `what`. */
+export function idMixUp(id: string, what: string): string | undefined {
   const named = describeId(id)
-  const shown = clip(id)
-  const mixUp = named && named !== what ? ` '${shown}' is ${article(named)} ${named} id, not ${article(what)} ${what} id.` : ''
-  return new AppError('NOT_FOUND', `No ${what} with id '${shown}' in this store.${mixUp} Check the id; ${where}.`)
+  return named && named !== what ? `'${clip(id)}' is ${article(named)} ${named} id, not ${article(what)} ${what} id` : undefined
 }
 
 /**

@@ -52,6 +52,11 @@ describe('GET /v1/products', () => {
     await check('minPrice=15&maxPrice=40.5', ['b', 'c', 'd'])
     await check(`state=PUBLISHED&brandId=${brand.id}&maxPrice=25`, ['b'])
     await check(`categoryId=${(await B.createTerm('categories', 'x')).id}`, [])
+    // Another kind's id matches nothing for sure: a 400 says which kind it is.
+    const swapped = await A.send('GET', `/v1/products?categoryId=${brand.id}`)
+    expect([swapped.status, swapped.body.error.details]).toEqual([400, [{ path: 'categoryId', message: `'${brand.id}' is a brand id, not a category id` }]])
+    const collection = await A.send('GET', `/v1/products?collectionId=${cat.id}`)
+    expect([collection.status, collection.body.error.details[0].message]).toEqual([400, `'${cat.id}' is a category id, not a collection id`])
   })
 
   test('the product price is its cheapest live variant, for filters, sorts and the body', async () => {

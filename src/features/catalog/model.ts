@@ -1,6 +1,6 @@
 import { z } from 'zod'
 import { controlProblem, nameText, withoutControlCharacters } from '../../kernel/control-characters'
-import { idRef } from '../../kernel/id-schema'
+import { idOfKind, idRef } from '../../kernel/id-schema'
 import { Money, MoneyBound } from '../../kernel/money'
 import { Page, PageQuery } from '../../kernel/pagination'
 import { PRODUCT_STATES, STOCK_MOVEMENT_KINDS } from './tables'
@@ -201,9 +201,9 @@ const PriceFilter = z.coerce.number({ error: 'must be a number, e.g. 19.90' }).p
 
 export const ProductListQuery = PageQuery.extend({
   search: z.string().trim().max(200).optional().describe('words to find in name, sku or description, ignoring case and accents; a word matches as a prefix ("cami" finds Camiseta), except that a one-letter word matches only itself ("p" finds the size P) and a word longer than 8 letters matches by its first 8 ("camisetas" finds Camiseta too)'),
-  categoryId: idRef('categoryId').optional(),
-  brandId: idRef('brandId').optional(),
-  collectionId: idRef('collectionId').optional(),
+  categoryId: idOfKind('categoryId', 'category').optional(),
+  brandId: idOfKind('brandId', 'brand').optional(),
+  collectionId: idOfKind('collectionId', 'collection').optional(),
   state: ProductStateSchema.optional().describe(
     'without it the secret key and student tokens list every state; a publishable key (pk_...) lists PUBLISHED products only, and DRAFT or ARCHIVED with it is 403 SECRET_KEY_REQUIRED',
   ),
