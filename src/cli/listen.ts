@@ -168,15 +168,13 @@ export async function listen(options: ListenOptions): Promise<never> {
     // 502, 503 or 504): then the server is restarting, and it is retried like a refused connection.
     const type = response.headers.get('content-type') ?? ''
     const storefront = response.headers.has('x-request-id') && (!response.ok || type.startsWith('text/event-stream'))
-    if (!storefront && (connected || GATEWAY_AWAY.has(response.status))) {
-      clearTimeout(silence)
-      void response.body?.cancel()
-      await retry(`the server answered ${response.status}`)
-      continue
-    }
     if (!storefront) {
       clearTimeout(silence)
       void response.body?.cancel()
+      if (connected || GATEWAY_AWAY.has(response.status)) {
+        await retry(`the server answered ${response.status}`)
+        continue
+      }
       throw new CliFailure([
         `${server.origin} does not look like a Storefront server: GET ${stream.pathname} answered ${response.status}${type ? ` (${type.split(';')[0]})` : ''}. --server is the class's Storefront (for example http://192.168.0.10:3000), --forward-to your app`,
       ])
