@@ -72,7 +72,6 @@ async function dimensions(path: string, file: ReceivedFile) {
   if (file.kind !== 'IMAGE') return { width: null, height: null }
   const size = await imageSize(await Bun.file(path).slice(0, IMAGE_HEAD_BYTES).bytes(), file.mime)
   if (size.width === null && file.sizeBytes <= IMAGE_HEAD_BYTES) {
-    await rm(path, { force: true })
     throw new AppError(
       'UNSUPPORTED_MEDIA_TYPE',
       `The file starts like a ${FORMATS[file.mime].name} image but holds no whole picture: its width and height are not in it, so it is cut short or damaged (nothing was kept). Open it in an image editor, save it again, and upload that.`,
@@ -113,6 +112,11 @@ async function receiveAndRecord(deps: Deps, ctx: StoreCtx, request: Request, upl
   const dir = await storeFolder(deps, ctx.storeId)
   const temp = join(dir, `.tmp-${id}`)
   const file = await receiveFile(request, temp, upload)
+  // The temp file goes with a refusal here, as receiveFile's own refusals take it.
+  const size = await dimensions(temp, file).catch(async (e) => {
+    await rm(temp, { force: true })
+    throw e
+  })
   const row: MediaRow = {
     id,
     storeId: ctx.storeId,
@@ -121,7 +125,7 @@ async function receiveAndRecord(deps: Deps, ctx: StoreCtx, request: Request, upl
     extension: file.extension,
     sizeBytes: file.sizeBytes,
     filename: file.filename,
-    ...(await dimensions(temp, file)),
+    ...size,
     createdAt: deps.clock.now(),
   }
   const final = filePath(deps, row)
