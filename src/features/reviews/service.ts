@@ -119,6 +119,9 @@ function findOwnReview(db: Sql, ctx: StoreCtx, id: string): ReviewRow {
   return row
 }
 
+/** The hold on a customer's reviews of a product (tables.ts, moderation_holds). */
+const holdOn = (customerId: string, productId: string) => and(eq(moderationHolds.productId, productId), eq(moderationHolds.customerId, customerId))
+
 const existingReview = (db: Sql, customerId: string, productId: string) =>
   db.select({ id: reviews.id }).from(reviews).where(and(eq(reviews.productId, productId), eq(reviews.customerId, customerId))).get()
 
@@ -184,7 +187,7 @@ export function createReview(deps: Deps, ctx: StoreCtx, productId: string, body:
       const id = deps.ids.next('rev')
       const now = deps.clock.now()
       const customerId = customerOf(ctx)
-      const hidden = tx.select().from(moderationHolds).where(and(eq(moderationHolds.productId, productId), eq(moderationHolds.customerId, customerId))).get() !== undefined
+      const hidden = tx.select().from(moderationHolds).where(holdOn(customerId, productId)).get() !== undefined
       tx.insert(reviews)
         .values({ id, storeId: ctx.storeId, productId, customerId, rating: body.rating, title: body.title, comment: body.comment, hidden, createdAt: now, updatedAt: now })
         .run()
@@ -246,7 +249,7 @@ export function moderateReview(deps: Deps, ctx: StoreCtx, id: string, body: { hi
       refreshRating(tx, ctx.storeId, row.productId)
     }
     // The store shows this customer's review of the product: a hold from an earlier hidden one ends.
-    if (!body.hidden) tx.delete(moderationHolds).where(and(eq(moderationHolds.productId, row.productId), eq(moderationHolds.customerId, row.customerId))).run()
+    if (!body.hidden) tx.delete(moderationHolds).where(holdOn(row.customerId, row.productId)).run()
     return toReview(urlBase, tx, findReview(tx, ctx, id))
   })
 }
