@@ -3,6 +3,7 @@ import type { ApiError, CallOptions, Page } from './api'
 import { CopyButton, ErrorNote, Field, Loaded, Pager, Section, Table, useLoad, when } from './ui'
 import type { RequestDetail, RequestEntry } from './request-types'
 import { CUSTOMER_TOKEN_HEADER, curlCommand } from './curl'
+import { listAddress, rememberList, showList, useRoute } from './router'
 
 /**
  * The request inspector: the calls made with one store's credentials, newest first, live, and each
@@ -61,13 +62,54 @@ const CLIENT_NAMES: Record<RequestEntry['client'], string> = { app: 'the app', p
 /** How the RM came to be counted: a student token is the student's; beside a key, X-Student-RM named them. */
 const rmSource = (e: RequestEntry) => (e.credential === 'student' ? 'their student token' : 'X-Student-RM')
 
-/** The filters and page each list (a store's; a group's, for the teacher) was left with: back from a request, it shows them again. */
-const leftWith = new Map<string, { filters: Filters; page: number }>()
+/**
+ * The list's filters and page, read from its address (`#/store/requests?status=4xx&path=/v1/orders&page=2`):
+ * a reload keeps them, and a request's page goes back to the list as it was left. "Who called" is the
+ * app's unless the address says otherwise (`client=all` for everyone).
+ */
+function filtersOf(query: URLSearchParams): Filters {
+  const client = query.get('client') ?? FIRST_FILTERS.client
+  return { status: query.get('status') ?? '', method: query.get('method') ?? '', path: query.get('path') ?? '', rm: query.get('rm') ?? '', client: client === 'all' ? '' : client }
+}
+
+const inAddress = (f: Filters) => ({ ...f, client: f.client === FIRST_FILTERS.client ? '' : f.client || 'all' })
+
+/**
+ * A text filter as it is typed: shown at once, put in the address once typing pauses (a load and a
+ * render from the address at every keystroke would undo letters typed meanwhile). The address changed
+ * otherwise (Back, a link) shows what it says.
+ */
+function useTyped(value: string, commit: (typed: string) => void) {
+  const [typed, setTyped] = useState(value)
+  const committed = useRef(value)
+  const latest = useRef(commit)
+  latest.current = commit
+  const timer = useRef<ReturnType<typeof setTimeout>>(undefined)
+  useEffect(() => {
+    if (value === committed.current) return
+    committed.current = value
+    setTyped(value)
+  }, [value])
+  useEffect(() => () => clearTimeout(timer.current), [])
+  const onInput = (e: Event) => {
+    const text = (e.currentTarget as HTMLInputElement).value
+    setTyped(text)
+    clearTimeout(timer.current)
+    timer.current = setTimeout(() => {
+      committed.current = text.trim()
+      latest.current(committed.current)
+    }, 300)
+  }
+  return { value: typed, onInput }
+}
 
 export function RequestList({ inspector }: { inspector: Inspector }) {
-  const [filters, setFilters] = useState<Filters>(() => leftWith.get(inspector.api)?.filters ?? FIRST_FILTERS)
-  const [page, setPage] = useState(() => leftWith.get(inspector.api)?.page ?? 1)
-  leftWith.set(inspector.api, { filters, page })
+  const query = new URLSearchParams(useRoute().split('?')[1] ?? '')
+  const filters = filtersOf(query)
+  const page = Math.max(1, Number(query.get('page')) || 1)
+  rememberList(inspector.route, query)
+  const show = (next: Filters, nextPage: number, replace = false) => showList(inspector.route, { ...inAddress(next), page: nextPage }, { replace })
+  const setPage = (n: number) => show(filters, n)
   const [live, setLive] = useState(true)
   // What the stream brought since the page shown loaded, kept with that page: a new load already has
   // it, so rows kept for an older page are never shown (decided in render, not cleared after it).
@@ -98,10 +140,11 @@ export function RequestList({ inspector }: { inspector: Inspector }) {
       setStreamError,
     )
   }, [following, inspector.api, filters.status, filters.method, filters.path, filters.rm, filters.client])
-  const set = (name: keyof Filters) => (e: Event) => {
-    setFilters({ ...filters, [name]: (e.currentTarget as HTMLInputElement).value.trim() })
-    setPage(1)
-  }
+  // A filter changed takes the place of the address shown (Back leaves the list); a page turned is a step of its own.
+  const set = (name: keyof Filters) => (value: string) => show({ ...filters, [name]: value }, 1, true)
+  const choose = (name: keyof Filters) => (e: Event) => set(name)((e.currentTarget as HTMLSelectElement).value)
+  const path = useTyped(filters.path, set('path'))
+  const rm = useTyped(filters.rm, set('rm'))
   return (
     <Section title="Requests">
       <p>
@@ -111,7 +154,7 @@ export function RequestList({ inspector }: { inspector: Inspector }) {
       </p>
       <form class="inline" onSubmit={(e) => e.preventDefault()} aria-label="filters">
         <Field label="Status">
-          <select value={filters.status} onChange={set('status')}>
+          <select value={filters.status} onChange={choose('status')}>
             <option value="">all</option>
             <option value="2xx">2xx success</option>
             <option value="4xx">4xx refused</option>
@@ -119,7 +162,7 @@ export function RequestList({ inspector }: { inspector: Inspector }) {
           </select>
         </Field>
         <Field label="Method">
-          <select value={filters.method} onChange={set('method')}>
+          <select value={filters.method} onChange={choose('method')}>
             <option value="">all</option>
             {METHODS.map((m) => (
               <option key={m}>{m}</option>
@@ -127,13 +170,13 @@ export function RequestList({ inspector }: { inspector: Inspector }) {
           </select>
         </Field>
         <Field label="Path starts with">
-          <input value={filters.path} onInput={set('path')} placeholder="/v1/orders" spellcheck={false} />
+          <input {...path} placeholder="/v1/orders" spellcheck={false} />
         </Field>
         <Field label="RM">
-          <input value={filters.rm} onInput={set('rm')} spellcheck={false} size={10} />
+          <input {...rm} spellcheck={false} size={10} />
         </Field>
         <Field label="Who called">
-          <select value={filters.client} onChange={set('client')}>
+          <select value={filters.client} onChange={choose('client')}>
             <option value="app">the app</option>
             <option value="panel">the panel</option>
             <option value="teacher">the teacher</option>
@@ -193,7 +236,7 @@ export function RequestView({ inspector, id }: { inspector: Inspector; id: strin
   return (
     <>
       <p>
-        <a href={`#${inspector.route}`}>← All requests</a>
+        <a href={listAddress(inspector.route)}>← All requests</a>
       </p>
       <Loaded state={entry}>
         {(e) => (

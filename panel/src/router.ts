@@ -16,8 +16,10 @@ export function useRoute(): string {
   return route
 }
 
-export const navigate = (path: string) => {
-  location.hash = path
+/** Opens `path`; `replace` puts it in place of the address shown, so Back skips it (a filter being typed). */
+export const navigate = (path: string, { replace = false } = {}) => {
+  if (replace) location.replace(`#${path}`)
+  else location.hash = path
 }
 
 /** Where each list was last shown, its filters and page included: its detail page's way back. */
@@ -26,8 +28,8 @@ export const rememberList = (path: string, query: URLSearchParams) => listsShown
 export const listAddress = (path: string) => listsShown.get(path) ?? `#${path}`
 
 /** Shows the list at `path` with these query parameters (empty ones left out), as an address a reload keeps. */
-export function showList(path: string, params: Record<string, string | number>) {
+export function showList(path: string, params: Record<string, string | number>, options?: { replace?: boolean }) {
   const query = new URLSearchParams()
   for (const [name, value] of Object.entries(params)) if (value !== '' && !(name === 'page' && value === 1)) query.set(name, String(value))
-  navigate(`${path}${query.size ? `?${query}` : ''}`)
+  navigate(`${path}${query.size ? `?${query}` : ''}`, options)
 }

@@ -98,6 +98,14 @@ describe.skipIf(noBrowser)('the request inspector in the panel', () => {
       await page.getByRole('link', { name: '← All requests' }).click()
       await eventually(async () => expect(await page.locator('tbody tr td:nth-child(3)').allTextContents()).toEqual(['/v1/customers/register']))
       expect([await page.getByLabel('Status').inputValue(), await page.getByLabel('Path starts with').inputValue()]).toEqual(['4xx', '/v1/customers'])
+      // The filters live in the address: a reload keeps them, "everyone" included.
+      await page.getByLabel('Who called').selectOption({ label: 'everyone' })
+      await page.waitForURL(/client=all/)
+      expect(new URL(page.url()).hash).toBe('#/store/requests?status=4xx&path=%2Fv1%2Fcustomers&client=all')
+      await page.reload()
+      await eventually(async () => expect(await page.locator('tbody tr td:nth-child(3)').allTextContents()).toEqual(['/v1/customers/register']))
+      const shown = await Promise.all(['Status', 'Path starts with', 'Who called'].map((label) => page.getByLabel(label).inputValue()))
+      expect(shown).toEqual(['4xx', '/v1/customers', ''])
     })
   })
 

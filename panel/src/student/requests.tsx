@@ -5,10 +5,10 @@ import { useStudent } from './context'
 
 const ROUTE = '/store/requests'
 
-/** The store's request inspector: the list at #/store/requests, one request at #/store/requests/<id>. */
+/** The store's request inspector: the list at #/store/requests (its filters after a `?`), one request at #/store/requests/<id>. */
 export function RequestsPage() {
   const { call, stream } = useStudent()
   const inspector = useMemo<Inspector>(() => ({ call, stream, api: '/store/requests', route: ROUTE }), [call, stream])
-  const id = useRoute().slice(ROUTE.length + 1)
+  const id = useRoute().split('?')[0]!.slice(ROUTE.length + 1)
   return id ? <RequestView inspector={inspector} id={decodeURIComponent(id)} /> : <RequestList inspector={inspector} />
 }

@@ -1,6 +1,6 @@
 import { useEffect } from 'preact/hooks'
 import { CSV_BOM } from '../../../src/kernel/csv'
-import { navigate } from '../router'
+import { showList } from '../router'
 import { Done, ErrorNote, Field, Loaded, Section, Table, useAction, useLoad, when, dateOnly, timeOfDay } from '../ui'
 import { BarChart, Swatch, type Line } from './chart'
 import { useTeacher } from './context'
@@ -31,13 +31,7 @@ function choicesOf(route: string): { window: WindowName; group: string } {
   return { window: params.get('window') === 'week' ? 'week' : 'day', group: params.get('group') ?? '' }
 }
 
-function choose(choices: { window: WindowName; group: string }) {
-  const params = new URLSearchParams()
-  if (choices.window !== 'day') params.set('window', choices.window)
-  if (choices.group) params.set('group', choices.group)
-  const qs = params.toString()
-  navigate(`/teacher/activity${qs ? `?${qs}` : ''}`)
-}
+const choose = (choices: { window: WindowName; group: string }) => showList('/teacher/activity', { window: choices.window === 'day' ? '' : choices.window, group: choices.group })
 
 /**
  * The CSV separator a spreadsheet in the browser's language splits on: where decimals are written with

@@ -10,7 +10,7 @@ export function GroupRequestsPage({ id, route }: { id: string; route: string }) 
   const base = `/teacher/groups/${id}/requests`
   const inspector = useMemo<Inspector>(() => ({ call, stream, api: `/admin/groups/${encodeURIComponent(id)}/requests`, route: base }), [call, stream, id])
   const group = useLoad(() => call<Group>('GET', `/admin/groups/${encodeURIComponent(id)}`), [id])
-  const requestId = route.slice(base.length + 1)
+  const requestId = route.split('?')[0]!.slice(base.length + 1)
   return (
     <>
       <p>
