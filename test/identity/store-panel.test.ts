@@ -248,6 +248,9 @@ describe('API keys', () => {
     const list = await call('GET', '/v1/store/api-keys', { headers: bearer(token) })
     expect(list.body).toEqual({
       data: [{ id: created.body.id, name: 'mobile app', kind: 'secret', prefix: created.body.prefix, createdAt: created.body.createdAt, createdBy: '111', lastUsedAt: null }],
+      page: 1,
+      pageSize: 100,
+      total: 1,
     })
     expect(list.text).not.toContain(created.body.apiKey)
   })
@@ -300,8 +303,25 @@ describe('members', () => {
     expect(added.body).toEqual({ rm: '333', name: 'Carla' })
     expect((await call('GET', '/v1/store/members', { headers: bearer(token) })).body).toEqual({
       data: [{ rm: '111', name: 'Ana' }, { rm: '222', name: 'Bruno' }, { rm: '333', name: 'Carla' }],
+      page: 1,
+      pageSize: 100,
+      total: 3,
     })
     await firstLogin(call, '333')
+  })
+
+  test('the list takes page and pageSize like every list, so one pager reads it; without them it comes whole', async () => {
+    const { call } = await oneGroup()
+    const token = await activeStudent(call, '111')
+    const second = await call('GET', '/v1/store/members?page=2&pageSize=1', { headers: bearer(token) })
+    expect(second.body).toEqual({ data: [{ rm: '222', name: 'Bruno' }], page: 2, pageSize: 1, total: 2 })
+    expect((await call('GET', '/v1/store/members?page=3&pageSize=1', { headers: bearer(token) })).body).toEqual({ data: [], page: 3, pageSize: 1, total: 2 })
+    const tooLarge = await call('GET', '/v1/store/members?pageSize=101', { headers: bearer(token) })
+    expect([tooLarge.status, tooLarge.body.error.details]).toEqual([400, [{ path: 'pageSize', message: 'pageSize can be at most 100; ask for the next page instead' }]])
+    await call('POST', '/v1/store/api-keys', { headers: bearer(token), body: { name: 'first' } })
+    await call('POST', '/v1/store/api-keys', { headers: bearer(token), body: { name: 'second' } })
+    const keys = await call('GET', '/v1/store/api-keys?page=2&pageSize=1', { headers: bearer(token) })
+    expect([keys.body.data.map((k: { name: string }) => k.name), keys.body.total]).toEqual([['second'], 2])
   })
 
   test('the 409 rules: already here, in another group (without naming it), removing yourself', async () => {

@@ -31,7 +31,8 @@ describe('webhook endpoints', () => {
     const t = createTestApp()
     const { headers } = await storeWithKey(t)
     const res = await expectOk(t.call('GET', '/v1/webhooks/events', { headers }))
-    expect(res).toEqual({ data: Object.entries(EVENT_TYPES).map(([name, description]) => ({ name, description })) })
+    const all = Object.entries(EVENT_TYPES).map(([name, description]) => ({ name, description }))
+    expect(res).toEqual({ data: all, page: 1, pageSize: 100, total: all.length })
     expect(res.data.map((e: any) => e.name)).toEqual(['order.created', 'order.paid', 'order.cancelled', 'order.refunded', 'product.low_stock', 'shipment.updated', 'review.created', 'ping'])
   })
 

@@ -1,6 +1,7 @@
 import { API_KEY_KINDS } from '../../kernel/auth/kinds'
 import { z } from 'zod'
 import { nameText } from '../../kernel/control-characters'
+import { Page } from '../../kernel/pagination'
 
 const KeyKind = z
   .enum(API_KEY_KINDS)
@@ -27,7 +28,7 @@ export const KeyListItem = z
   })
   .meta({ id: 'ApiKey' })
 
-export const KeyList = z.object({ data: z.array(KeyListItem) })
+export const KeyList = Page(KeyListItem)
 
 export const CreatedKey = z.object({
   id: z.string(),

@@ -6,16 +6,18 @@ import { ErrorEnvelope } from '../../kernel/errors'
 import { CreatedKey, CreateKeyBody, KeyIdParams, KeyList } from './model'
 import { createKey, listKeys, MAX_ACTIVE_KEYS, revokeKey } from './service'
 import { noContent } from '../../kernel/http/no-content'
+import { pageOfAll, ShortListQuery } from '../../kernel/pagination'
 
 const tags = ['Store panel']
 
 export const apiKeyRoutes = (deps: Deps) =>
   new Elysia({ prefix: '/store/api-keys' })
     .use(authMacro)
-    .get('/', ({ ctx }) => listKeys(deps, asStudent(ctx)), {
+    .get('/', ({ ctx, query }) => pageOfAll(listKeys(deps, asStudent(ctx)), query), {
       auth: 'student',
+      query: ShortListQuery,
       response: { 200: KeyList },
-      detail: { tags, summary: "The store's active API keys", description: `Only the prefix of each key is shown. At most ${MAX_ACTIVE_KEYS}, so the list comes whole, without pages.` },
+      detail: { tags, summary: "The store's active API keys", description: `Only the prefix of each key is shown, oldest first. A store has at most ${MAX_ACTIVE_KEYS}, and a page is 100 unless \`pageSize\` says otherwise, so without \`page\` and \`pageSize\` the list comes whole.` },
     })
     .post(
       '/',

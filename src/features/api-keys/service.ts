@@ -15,17 +15,15 @@ export function listKeys(deps: Deps, ctx: Pick<StudentCtx, 'storeId'>) {
     .where(and(eq(apiKeys.storeId, ctx.storeId), isNull(apiKeys.revokedAt)))
     .orderBy(asc(apiKeys.createdAt), asc(apiKeys.id))
     .all()
-  return {
-    data: rows.map((k) => ({
-      id: k.id,
-      name: k.name,
-      kind: k.kind,
-      prefix: k.prefix,
-      createdAt: isoTime(k.createdAt),
-      createdBy: k.createdBy,
-      lastUsedAt: k.lastUsedAt === null ? null : isoTime(k.lastUsedAt),
-    })),
-  }
+  return rows.map((k) => ({
+    id: k.id,
+    name: k.name,
+    kind: k.kind,
+    prefix: k.prefix,
+    createdAt: isoTime(k.createdAt),
+    createdBy: k.createdBy,
+    lastUsedAt: k.lastUsedAt === null ? null : isoTime(k.lastUsedAt),
+  }))
 }
 
 /**

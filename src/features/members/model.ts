@@ -1,5 +1,6 @@
 import { z } from 'zod'
 import { nameText } from '../../kernel/control-characters'
+import { Page } from '../../kernel/pagination'
 
 export const Rm = z
   .string()
@@ -32,4 +33,4 @@ export const RmParams = z.object({ rm: z.string().describe('The RM, in any case:
 export const Member = z.object({ rm: z.string(), name: z.string() }).meta({ id: 'Member' })
 export type Member = z.infer<typeof Member>
 
-export const MemberList = z.object({ data: z.array(Member) })
+export const MemberList = Page(Member)

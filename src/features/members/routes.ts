@@ -7,16 +7,22 @@ import { ErrorEnvelope } from '../../kernel/errors'
 import { MAX_MEMBERS_PER_GROUP, Member, MemberInput, MemberList, RmParams } from './model'
 import { addMember, listMembers, removeMember } from './service'
 import { noContent } from '../../kernel/http/no-content'
+import { pageOfAll, ShortListQuery } from '../../kernel/pagination'
 
 const tags = ['Store panel']
 
 export const memberRoutes = (deps: Deps) =>
   new Elysia({ prefix: '/store/members' })
     .use(authMacro)
-    .get('/', ({ ctx }) => ({ data: listMembers(deps.db, ctx.groupId) }), {
+    .get('/', ({ ctx, query }) => pageOfAll(listMembers(deps.db, ctx.groupId), query), {
       auth: 'student',
+      query: ShortListQuery,
       response: { 200: MemberList },
-      detail: { tags, summary: 'Members of my group', description: 'The list the teacher grades from.' },
+      detail: {
+        tags,
+        summary: 'Members of my group',
+        description: `The list the teacher grades from. A group has at most ${MAX_MEMBERS_PER_GROUP} members, and a page is 100 unless \`pageSize\` says otherwise, so without \`page\` and \`pageSize\` the list comes whole.`,
+      },
     })
     .post(
       '/',

@@ -19,6 +19,6 @@ export function storeOverview(deps: Deps, ctx: StoreCtx): Overview {
     orders: { byStatus: orders.byStatus, paidToday: orders.paid, currency: getSettings(deps, ctx).currency },
     lowStock: lowStock(deps, ctx, LOW_STOCK_SHOWN),
     webhooks: { failing: failingEndpoints(deps, ctx, now - FAILING_WINDOW_HOURS * 60 * 60 * 1000) },
-    apiKeys: listKeys(deps, ctx).data,
+    apiKeys: listKeys(deps, ctx),
   }
 }

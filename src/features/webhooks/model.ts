@@ -44,7 +44,7 @@ export const RegisteredWebhook = WebhookEndpoint.extend({
 
 export const WebhookList = Page(WebhookEndpoint)
 
-export const EventTypeList = z.object({ data: z.array(z.object({ name: z.string(), description: z.string() })) })
+export const EventTypeList = Page(z.object({ name: z.string(), description: z.string() }))
 
 export const DeliveryQueued = z
   .object({ eventId: z.string(), deliveryId: z.string().describe('Follow it in GET /v1/webhooks/deliveries.') })

@@ -1,7 +1,7 @@
 import { Elysia } from 'elysia'
 import { authMacro } from '../../kernel/auth/macro'
 import { ErrorEnvelope } from '../../kernel/errors'
-import { PageQuery } from '../../kernel/pagination'
+import { pageOfAll, PageQuery, ShortListQuery } from '../../kernel/pagination'
 import {
   DeliveryList,
   DeliveryQuery,
@@ -38,10 +38,11 @@ const LISTEN_ABOUT =
 export const webhookRoutes = (deps: WebhooksDeps) =>
   new Elysia({ prefix: '/webhooks' })
     .use(authMacro)
-    .get('/events', () => listEventTypes(), {
+    .get('/events', ({ query }) => pageOfAll(listEventTypes(), query), {
       auth: 'secret',
+      query: ShortListQuery,
       response: { 200: EventTypeList },
-      detail: { tags, summary: 'Event names you can subscribe to', description: 'The authoritative list, with what each event means.' },
+      detail: { tags, summary: 'Event names you can subscribe to', description: 'The authoritative list, with what each event means. It is short, and a page is 100 unless `pageSize` says otherwise: without `page` and `pageSize` it comes whole.' },
     })
     .get(
       '/listen',

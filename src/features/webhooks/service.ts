@@ -14,7 +14,7 @@ import { newSigningSecret, signature, signedPayload } from './signature'
 import { registered, webhookDeliveries as deliveries, webhookEndpoints as endpoints } from './tables'
 import { BadTarget } from './targets'
 
-export const listEventTypes = () => ({ data: Object.entries(EVENT_TYPES).map(([name, description]) => ({ name, description })) })
+export const listEventTypes = () => Object.entries(EVENT_TYPES).map(([name, description]) => ({ name, description }))
 
 const endpointNotFound = (id: string) => notFound('webhook endpoint', id, 'GET /v1/webhooks lists them')
 

@@ -42,7 +42,7 @@ export function checkPart(part: RequestPart, schema: BodySchema, value: unknown)
 
 /**
  * The query of a route with a credential that declared none: any parameter is a 400 saying the route
- * takes none (`?pageSize=` on a list that is not paged), as a declared query refuses what it lacks.
+ * takes none (`?pageSize=` on the store settings), as a declared query refuses what it lacks.
  */
 export const NO_QUERY: BodySchema = z.strictObject({})
 
