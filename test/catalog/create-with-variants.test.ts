@@ -32,6 +32,24 @@ describe('POST /v1/products with variants', () => {
     expect(await ledger(product.variants[2].id)).toEqual([['RECEIVE', 7, 'initial stock']])
   })
 
+  test(`${MAX_VARIANTS_PER_CREATE} variants and a long description write the product's search row once, not once per variant; the search finds every part of it`, async () => {
+    const t = await catalogSetup()
+    // Every time the search index is given the product's row, the same condition as its triggers'
+    // (the insert of a live product, or a change of one of these columns leaving it live) counts one.
+    t.deps.sqlite.run('create temp table indexed (product_id text)')
+    t.deps.sqlite.run('create temp trigger indexed_insert after insert on main.products when new.deleted_at is null begin insert into indexed values (new.id); end')
+    t.deps.sqlite.run(
+      'create temp trigger indexed_update after update of name, description, deleted_at, state, store_id on main.products when new.deleted_at is null begin insert into indexed values (new.id); end',
+    )
+    const description = Array.from({ length: 450 }, (_, i) => `palavra${i}`).join(' ')
+    const variants = Array.from({ length: MAX_VARIANTS_PER_CREATE }, (_, i) => tee(`LONGA-${i}-ALGODAO`, String(i)))
+    const product = await expectOk(t.A.send('POST', '/v1/products', { name: 'Camiseta longa', description, state: 'PUBLISHED', variants }), 201)
+    expect(t.deps.sqlite.query('select product_id from indexed').all()).toEqual([{ product_id: product.id }])
+    const found = async (search: string) => (await t.A.send('GET', `/v1/products?search=${encodeURIComponent(search)}`)).body.data.map((p: { id: string }) => p.id)
+    expect([await found('ALGODAO'), await found('palavra449'), await found('camiseta longa')]).toEqual([[product.id], [product.id], [product.id]])
+    expect((await t.A.send('GET', '/v1/products?state=PUBLISHED')).body.total).toBe(1)
+  })
+
   test(`takes up to ${MAX_VARIANTS_PER_CREATE} variants; the document states the bound`, async () => {
     const t = await catalogSetup()
     const variants = Array.from({ length: MAX_VARIANTS_PER_CREATE }, (_, i) => tee(`MANY-${i}`, String(i), { stock: i }))

@@ -7,7 +7,7 @@ import type { Deps } from '../../kernel/deps'
 import type { CatalogDeps, ProductReading } from './images'
 import { findProduct, productsHint, savingSku, seesState } from './find'
 import { DEFAULT_MIN_STOCK, type AddVariantBody, type CreateProductBody, type Product, type UpdateProductBody } from './model'
-import { insertVariant } from './variants'
+import { insertVariant, optionsTaken, sameOptions } from './variants'
 import { productCollections, products, variants } from './tables'
 import { lookups, productViews } from './views'
 
@@ -40,26 +40,36 @@ function variantsToCreate(input: CreateProductBody): AddVariantBody[] {
   return [{ sku: input.sku!, price: input.price!, stock: input.stock!, minStock: input.minStock ?? DEFAULT_MIN_STOCK, options: {} }]
 }
 
-/** Two variants of one create with the same sku (ignoring case), as the store's unique index compares them. */
-function assertSkusDistinct(list: AddVariantBody[]) {
+/**
+ * Two variants of one create with the same sku (ignoring case, as the store's unique index compares
+ * them) or the same options: the list is checked as a whole before anything is written.
+ */
+function assertVariantsDistinct(list: AddVariantBody[]) {
   const seen = new Set<string>()
-  for (const { sku } of list) {
+  for (const [i, { sku, options }] of list.entries()) {
     if (seen.has(sku.toLowerCase())) {
       throw new AppError('CONFLICT', `The sku '${sku}' is given to two variants (SKUs are compared ignoring case). Give each variant its own sku; nothing was created.`)
     }
     seen.add(sku.toLowerCase())
+    const twin = list.slice(0, i).find((other) => sameOptions(other.options, options))
+    if (twin) throw optionsTaken(twin.sku, options)
   }
 }
 
 /**
  * A SIMPLE product with its variants, all in one transaction: a sku already used in the store, or twice
  * in the list, leaves nothing behind. Each variant's initial stock is its first RECEIVE.
+ *
+ * The product row is written deleted and made live once its variants are in. The search index's
+ * triggers index a live product's whole text again whenever a variant is added (its SKUs are part of
+ * it): a hundred variants and a long description cost one create over half a second of the server,
+ * every store waiting. A deleted product is not in the index; made live, it is indexed once.
  */
 export function createProduct(deps: CatalogDeps, ctx: StoreCtx, input: CreateProductBody, urlBase: string): Product {
   const id = deps.ids.next('prod')
   const now = deps.clock.now()
   const list = variantsToCreate(input)
-  assertSkusDistinct(list)
+  assertVariantsDistinct(list)
   return writeTransaction(deps.db, (tx) => {
     checkTerms(tx, ctx, input)
     tx.insert(products)
@@ -74,9 +84,11 @@ export function createProduct(deps: CatalogDeps, ctx: StoreCtx, input: CreatePro
         brandId: input.brandId ?? null,
         createdAt: now,
         updatedAt: now,
+        deletedAt: now,
       })
       .run()
-    for (const variant of list) savingSku(variant.sku, () => insertVariant(tx, deps, ctx, id, variant))
+    for (const [position, variant] of list.entries()) savingSku(variant.sku, () => insertVariant(tx, deps, ctx, id, variant, position))
+    tx.update(products).set({ deletedAt: null }).where(eq(products.id, id)).run()
     linkCollections(tx, id, input.collectionIds)
     return getProduct({ db: tx, productImages: deps.productImages }, ctx, id, urlBase)
   })

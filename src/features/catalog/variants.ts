@@ -12,10 +12,14 @@ import { toVariant } from './views'
 
 // Variants: the sellable unit. Their price and sku change here; their stock only in stock.ts.
 
-const sameOptions = (a: Record<string, string>, b: Record<string, string>) => {
+export const sameOptions = (a: Record<string, string>, b: Record<string, string>) => {
   const keys = Object.keys(a)
   return keys.length === Object.keys(b).length && keys.every((k) => b[k] === a[k])
 }
+
+/** The 409 of a variant whose options `twinSku`, a variant of the same product, already has. */
+export const optionsTaken = (twinSku: string, options: Record<string, string>) =>
+  new AppError('CONFLICT', `Variant ${twinSku} of this product already has the options ${JSON.stringify(options)}. Give each variant different options, e.g. {"size": "M"} and {"size": "L"}.`)
 
 /** Two live variants of one product cannot have the same options: nothing would tell them apart. */
 function assertDistinctOptions(db: Sql, productId: string, options: Record<string, string>, exceptId?: string) {
@@ -25,18 +29,14 @@ function assertDistinctOptions(db: Sql, productId: string, options: Record<strin
     .where(and(eq(variants.productId, productId), isNull(variants.deletedAt)))
     .all()
     .find((v) => v.id !== exceptId && sameOptions(v.options, options))
-  if (twin) {
-    throw new AppError(
-      'CONFLICT',
-      `Variant ${twin.sku} of this product already has the options ${JSON.stringify(options)}. Give each variant different options, e.g. {"size": "M"} and {"size": "L"}.`,
-    )
-  }
+  if (twin) throw optionsTaken(twin.sku, options)
 }
 
-/** Inserts a variant with no stock, then receives its initial stock, so the ledger starts at zero. */
-export function insertVariant(tx: Tx, deps: Deps, ctx: StoreCtx, productId: string, input: AddVariantBody) {
-  assertDistinctOptions(tx, productId, input.options)
-  const [{ last }] = tx.select({ last: max(variants.position) }).from(variants).where(eq(variants.productId, productId)).all() as [{ last: number | null }]
+/**
+ * Inserts a variant at `position` with no stock, then receives its initial stock, so the ledger starts
+ * at zero. Its options are the caller's to have checked against the product's other variants.
+ */
+export function insertVariant(tx: Tx, deps: Deps, ctx: StoreCtx, productId: string, input: AddVariantBody, position: number) {
   const id = deps.ids.next('var')
   const now = deps.clock.now()
   tx.insert(variants)
@@ -48,7 +48,7 @@ export function insertVariant(tx: Tx, deps: Deps, ctx: StoreCtx, productId: stri
       priceCents: toCents(input.price),
       minStock: input.minStock,
       options: input.options,
-      position: (last ?? -1) + 1,
+      position,
       createdAt: now,
       updatedAt: now,
     })
@@ -66,7 +66,9 @@ export function addVariant(deps: Deps, ctx: StoreCtx, productId: string, input: 
       findProduct(tx, ctx, productId)
       const { n } = tx.select({ n: count() }).from(variants).where(and(eq(variants.productId, productId), isNull(variants.deletedAt))).get()!
       assertBelowLimit(n, MAX_VARIANTS_PER_PRODUCT, { who: `Product ${productId}`, things: 'variants', owner: 'a product', fix: 'Sell the others as another product (POST /v1/products).' })
-      const variant = insertVariant(tx, deps, ctx, productId, input)
+      assertDistinctOptions(tx, productId, input.options)
+      const [{ last }] = tx.select({ last: max(variants.position) }).from(variants).where(eq(variants.productId, productId)).all() as [{ last: number | null }]
+      const variant = insertVariant(tx, deps, ctx, productId, input, (last ?? -1) + 1)
       tx.update(products).set({ updatedAt: deps.clock.now() }).where(eq(products.id, productId)).run()
       return toVariant(variant)
     }),
