@@ -79,4 +79,15 @@ describe('webhook target checks', () => {
     expect(target.addresses).toEqual(['10.0.0.9', 'fd12::9'])
     expect(await verdict('https://gone.lab.test/x', STRICT)).toBe("dns: the host name 'gone.lab.test' could not be resolved (ENOTFOUND); check its spelling, or use the IP address")
   })
+
+  test('where http:// goes to loopback only, an http:// name that does not resolve is refused: it is no address known to be loopback', async () => {
+    const loopbackOnly: TargetRules = { ...STRICT, allowLoopback: true }
+    expect(await verdict('http://example.com/hook', loopbackOnly)).toBe(
+      "address: the host name 'example.com' could not be resolved (ENOTFOUND), and this server takes http:// only to loopback addresses (it was not started with --allow-insecure-webhooks): use https://, or http://127.0.0.1:<port> for an app on this machine",
+    )
+    // https:// may still name a host that resolves later, and so may http:// where the LAN takes it.
+    expect(await verdict('https://example.com/hook', loopbackOnly)).toStartWith("dns: the host name 'example.com' could not be resolved")
+    expect(await verdict('http://shop.lab.test/hook', OPEN)).toStartWith("dns: the host name 'shop.lab.test' could not be resolved")
+    expect(await verdict('http://localhost:8080/hook', loopbackOnly, async () => ['127.0.0.1'])).toBe('accepted')
+  })
 })

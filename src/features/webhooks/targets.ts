@@ -114,6 +114,11 @@ export async function checkTarget(raw: string, rules: TargetRules, resolve: Reso
       addresses = await resolve(host)
     } catch (e) {
       const code = (e as NodeJS.ErrnoException).code ?? (e as Error).message
+      // Where http:// goes to loopback only, a name not resolved is no address known to be loopback:
+      // refused now rather than taken and never delivered (a public name that this machine cannot resolve).
+      if (url.protocol === 'http:' && !rules.allowInsecure) {
+        throw new BadTarget('address', `the host name '${host}' could not be resolved (${code}), and this server takes http:// only to loopback addresses (it was not started with --allow-insecure-webhooks): use https://, or http://127.0.0.1:<port> for an app on this machine`)
+      }
       throw new BadTarget('dns', `the host name '${host}' could not be resolved (${code}); check its spelling, or use the IP address`)
     }
     if (addresses.length === 0) throw new BadTarget('dns', `the host name '${host}' has no address`)
