@@ -94,7 +94,8 @@ carries \`Location\`: what a \`201\` created is in its body, with the id to read
   ${MAX_PRICE}, a cart line at most ${MAX_LINE_QUANTITY} units and a cart at most ${MAX_CART_LINES} lines, so every total is exact.
 - Times are ISO 8601 strings in UTC.
 - Lists take \`page\` (default 1) and \`pageSize\` (default 20, at most 100) and answer
-  \`{data, page, pageSize, total}\`.
+  \`{data, page, pageSize, total}\`. The short ones (a store's API keys, a group's members, the event
+  names) default to 100, so that without the two they come whole.
 - JSON bodies need \`Content-Type: application/json\` and may be up to 1 MiB, nested at most
   ${MAX_JSON_DEPTH} levels and holding at most ${MAX_JSON_VALUES_TEXT} values (no route needs anything close); fields the route
   does not know, or may not change, are a 400 that names them (the first ${MAX_DETAILS} problems, with the count),
