@@ -23,6 +23,7 @@ export const ID_PREFIXES = {
   whk: 'webhook endpoint',
   evt: 'event',
   dlv: 'webhook delivery',
+  mov: 'stock movement',
 } as const
 
 export type IdPrefix = keyof typeof ID_PREFIXES

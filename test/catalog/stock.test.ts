@@ -26,10 +26,12 @@ describe('POST /v1/variants/:id/stock/receive and /adjust', () => {
     expect(res).toMatchObject({ id: v.id, stock: 7, reserved: 0, available: 7 })
     const ledger = await expectOk(t.A.send('GET', `/v1/variants/${v.id}/stock/movements`))
     expect(ledger.data).toEqual([
-      { id: expect.any(Number), variantId: v.id, kind: 'RECEIVE', quantity: 5, stock: 7, reserved: 0, available: 7, reason: 'NF 123', orderId: null, createdAt: '2026-01-01T00:00:00.000Z' },
-      { id: expect.any(Number), variantId: v.id, kind: 'RECEIVE', quantity: 2, stock: 2, reserved: 0, available: 2, reason: 'initial stock', orderId: null, createdAt: '2026-01-01T00:00:00.000Z' },
+      { id: expect.stringMatching(/^mov_\d{20}$/), variantId: v.id, kind: 'RECEIVE', quantity: 5, stock: 7, reserved: 0, available: 7, reason: 'NF 123', orderId: null, createdAt: '2026-01-01T00:00:00.000Z' },
+      { id: expect.stringMatching(/^mov_\d{20}$/), variantId: v.id, kind: 'RECEIVE', quantity: 2, stock: 2, reserved: 0, available: 2, reason: 'initial stock', orderId: null, createdAt: '2026-01-01T00:00:00.000Z' },
     ])
     expect(ledger.total).toBe(2)
+    // Ids are strings with a type prefix, as everywhere; the newer movement's is the greater.
+    expect(ledger.data[0].id > ledger.data[1].id).toBe(true)
   })
 
   test('a receive or an adjustment that would pass the most a variant holds is a 409 naming the room left, and changes nothing', async () => {

@@ -276,7 +276,7 @@ export type Product = z.infer<typeof Product>
 
 export const StockMovement = z
   .object({
-    id: z.number().int(),
+    id: z.string().describe('mov_ and 20 digits; a later movement has a greater id'),
     variantId: z.string(),
     kind: z.enum(STOCK_MOVEMENT_KINDS).describe('RECEIVE and ADJUST come from the stock endpoints; RESERVE, RELEASE, SALE and RETURN from orders'),
     quantity: z.number().int().describe('units moved: signed for ADJUST, positive otherwise'),

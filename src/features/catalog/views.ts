@@ -26,8 +26,15 @@ export const toVariant = (v: VariantRow): Variant => ({
   updatedAt: isoTime(v.updatedAt),
 })
 
+/**
+ * A stock movement's id: `mov_` and its row's number in the ledger, in 20 digits. Ids are strings with
+ * a type prefix everywhere; the ledger keeps the database's own row number, which orders it, and the
+ * digits written out in full keep that order in the string.
+ */
+export const movementId = (seq: number) => `mov_${String(seq).padStart(20, '0')}`
+
 export const toMovement = (m: typeof stockMovements.$inferSelect): StockMovement => ({
-  id: m.id,
+  id: movementId(m.id),
   variantId: m.variantId,
   kind: m.kind,
   quantity: m.quantity,
