@@ -14,6 +14,7 @@ import { listMovements } from './stock'
 import { addVariant, adjustStock, getVariant, MAX_VARIANTS_PER_PRODUCT, patchVariant, receiveStock } from './variants'
 import { noContent } from '../../kernel/http/no-content'
 import { readTransaction } from '../../kernel/db/database'
+import { created } from '../../kernel/http/created'
 
 const tags = ['Catalog']
 const stockTags = ['Stock']
@@ -47,10 +48,7 @@ export const productRoutes = (deps: CatalogDeps) => {
     })
     .post(
       '/',
-      ({ ctx, body, set, request }) => {
-        set.status = 201
-        return createProduct(deps, ctx, body, deps.publicUrl.for(request))
-      },
+      ({ ctx, body, set, request }) => created(set, createProduct(deps, ctx, body, deps.publicUrl.for(request)), (id) => `/v1/products/${id}`),
       {
         auth: 'secret',
         body: CreateProductBody,
@@ -110,10 +108,7 @@ export const productRoutes = (deps: CatalogDeps) => {
     )
     .post(
       '/:id/variants',
-      ({ ctx, params, body, set }) => {
-        set.status = 201
-        return addVariant(deps, ctx, params.id, body)
-      },
+      ({ ctx, params, body, set }) => created(set, addVariant(deps, ctx, params.id, body), (id) => `/v1/variants/${id}`),
       {
         auth: 'secret',
         params: IdParams,

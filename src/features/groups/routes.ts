@@ -10,6 +10,7 @@ import { MAX_IMPORT_ROWS } from './class-list'
 import { importClassListText } from './import'
 import { CreateGroupBody, Group, GroupIdParams, GroupMemberParams, ImportSummary, PasswordReset, RenameGroupBody } from './model'
 import { addGroupMember, createGroup, getGroup, listGroups, removeGroupMember, renameGroup, resetStudentPassword } from './service'
+import { created } from '../../kernel/http/created'
 
 const tags = ['Admin']
 
@@ -19,10 +20,7 @@ export const groupRoutes = (deps: Deps) =>
     .use(authMacro)
     .post(
       '/groups',
-      ({ body, set }) => {
-        set.status = 201
-        return createGroup(deps, body)
-      },
+      ({ body, set }) => created(set, createGroup(deps, body), (id) => `/v1/admin/groups/${id}`),
       {
         admin: true,
         body: CreateGroupBody,

@@ -7,6 +7,7 @@ import type { OrdersDeps } from './expiry'
 import { CustomerOrderQuery, Order, OrderIdParams, OrderPage, PayBody, PayHeaders, RefundBody, StoreOrderQuery, TransitionBody } from './model'
 import { pay } from './payment'
 import { cancelByCustomer, getOrder, listCustomerOrders, listStoreOrders, refund, transition } from './service'
+import { created } from '../../kernel/http/created'
 
 const tags = ['Cart and orders']
 const panelTags = ['Store panel']
@@ -17,11 +18,7 @@ export const orderRoutes = (deps: OrdersDeps) =>
     .use(authMacro)
     .post(
       '/checkout',
-      async ({ ctx, set }) => {
-        const order = await checkout(deps, ctx)
-        set.status = 201
-        return order
-      },
+      async ({ ctx, set }) => created(set, await checkout(deps, ctx), (id) => `/v1/orders/${id}`),
       {
         auth: 'customer',
         response: { 201: Order, 409: ErrorEnvelope },

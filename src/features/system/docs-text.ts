@@ -83,8 +83,10 @@ The \`404\` of a path that no route has, and the \`405\` of a method a path does
 operation. \`HEAD\` is answered like \`GET\`, without the body.
 
 Every answer carries \`X-Request-Id\`. Every answer to a store credential, once it is known, carries
-\`RateLimit-Limit\`, \`RateLimit-Remaining\` and \`RateLimit-Reset\` while the limit is on. No answer
-carries \`Location\`: what a \`201\` created is in its body, with the id to read it again.
+\`RateLimit-Limit\`, \`RateLimit-Remaining\` and \`RateLimit-Reset\` while the limit is on. A \`201\`
+carries \`Location\` when what it created has a GET of its own: the path to read it again
+(\`POST /v1/products\` → \`Location: /v1/products/prod_...\`; a variant, a category, brand or
+collection, an order at checkout and the teacher's new group likewise). The body is the resource either way.
 
 ## Conventions
 - Ids are strings with a type prefix (\`prod_\`, \`var_\`, \`ord_\`, ...) and 20 characters of [0-9a-z]. Treat them as

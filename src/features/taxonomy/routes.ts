@@ -6,6 +6,7 @@ import { Page, PageQuery } from '../../kernel/pagination'
 import { TAXONOMIES, TERM_SCHEMAS, TermIdParams, TermInput, TermUpdate, type TaxonomyKind } from './model'
 import { createTerm, deleteTerm, getTerm, listTerms, updateTerm } from './service'
 import { noContent } from '../../kernel/http/no-content'
+import { created } from '../../kernel/http/created'
 
 const tags = ['Catalog']
 
@@ -23,10 +24,7 @@ export const taxonomyRoutes = (deps: Deps, kind: TaxonomyKind) => {
     })
     .post(
       '/',
-      ({ ctx, body, set }) => {
-        set.status = 201
-        return createTerm(deps, ctx, kind, body)
-      },
+      ({ ctx, body, set }) => created(set, createTerm(deps, ctx, kind, body), (id) => `/v1/${kind}/${id}`),
       {
         auth: 'secret',
         body: TermInput,
