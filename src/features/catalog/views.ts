@@ -31,7 +31,7 @@ export const toVariant = (v: VariantRow): Variant => ({
  * a type prefix everywhere; the ledger keeps the database's own row number, which orders it, and the
  * digits written out in full keep that order in the string.
  */
-export const movementId = (seq: number) => `mov_${String(seq).padStart(20, '0')}`
+const movementId = (seq: number) => `mov_${String(seq).padStart(20, '0')}`
 
 export const toMovement = (m: typeof stockMovements.$inferSelect): StockMovement => ({
   id: movementId(m.id),
