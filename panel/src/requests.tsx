@@ -3,7 +3,7 @@ import type { ApiError, CallOptions, Page } from './api'
 import { CopyButton, ErrorNote, Field, Loaded, Pager, Section, Table, useLoad, when } from './ui'
 import type { RequestDetail, RequestEntry } from './request-types'
 import { CUSTOMER_TOKEN_HEADER, curlCommand } from './curl'
-import { listAddress, rememberList, showList, useRoute } from './router'
+import { listAddress, rememberList, showList } from './router'
 
 /**
  * The request inspector: the calls made with one store's credentials, newest first, live, and each
@@ -103,8 +103,12 @@ function useTyped(value: string, commit: (typed: string) => void) {
   return { value: typed, onInput }
 }
 
-export function RequestList({ inspector }: { inspector: Inspector }) {
-  const query = new URLSearchParams(useRoute().split('?')[1] ?? '')
+/**
+ * `query` is the list's address after its `?`, given by the page that read the route: read here, the
+ * route could be a request's already (this list's last render before it goes) and be remembered as
+ * the list's, without its filters.
+ */
+export function RequestList({ inspector, query }: { inspector: Inspector; query: URLSearchParams }) {
   const filters = filtersOf(query)
   const page = Math.max(1, Number(query.get('page')) || 1)
   rememberList(inspector.route, query)

@@ -9,6 +9,7 @@ const ROUTE = '/store/requests'
 export function RequestsPage() {
   const { call, stream } = useStudent()
   const inspector = useMemo<Inspector>(() => ({ call, stream, api: '/store/requests', route: ROUTE }), [call, stream])
-  const id = useRoute().split('?')[0]!.slice(ROUTE.length + 1)
-  return id ? <RequestView inspector={inspector} id={decodeURIComponent(id)} /> : <RequestList inspector={inspector} />
+  const [path, query = ''] = useRoute().split('?')
+  const id = path!.slice(ROUTE.length + 1)
+  return id ? <RequestView inspector={inspector} id={decodeURIComponent(id)} /> : <RequestList inspector={inspector} query={new URLSearchParams(query)} />
 }
