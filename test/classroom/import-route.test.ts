@@ -85,6 +85,20 @@ describe('POST /v1/admin/groups/import (a class list as text/csv)', () => {
     expect(wrong.body.error.details).toEqual([{ path: 'line 1', line: 1, message: 'expected 3 columns (group;rm;name), found 2' }])
   })
 
+  test('semicolons are told from commas by the whole list: lines with two commas (three columns by either) are read by their semicolons', async () => {
+    const t = setup()
+    const pt = 'Turma A;50100;Silva, Ana, Maria\r\nTurma 3B, manhã;50101;Souza, Bia\r\n'
+    expect(await expectOk(t.send(pt))).toMatchObject({ rows: 2, groupsCreated: 2, studentsAdded: 2 })
+    const members = (await expectOk(t.call('GET', '/v1/admin/groups', { headers: admin }))).data.flatMap((g: any) => g.members.map((m: any) => [g.name, m.rm, m.name]))
+    expect(members).toEqual([
+      ['Turma 3B, manhã', '50101', 'Souza, Bia'],
+      ['Turma A', '50100', 'Silva, Ana, Maria'],
+    ])
+    // The other way round: a list by commas whose names hold two semicolons stays one by commas.
+    expect(await expectOk(t.send('Turma C,50102,Dias; Caio; Melo\n'))).toMatchObject({ rows: 1, groupsCreated: 1, studentsAdded: 1 })
+    expect((await t.groups()).find(([name]: [string]) => name === 'Turma C')).toEqual(['Turma C', ['50102']])
+  })
+
   test('a list imported again with a name corrected renames that student, and says so; the same RM twice in a list under two names is a 400', async () => {
     const t = setup()
     await expectOk(t.send(CLASS))

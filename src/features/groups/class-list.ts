@@ -106,15 +106,26 @@ function notCsv(e: unknown, text: string, delimiter: string): string {
 }
 
 /**
- * The column separator of the list, from its first line: a comma, or the semicolon a spreadsheet set to
- * Portuguese writes (or a tab) when that line has three columns by it and not by a comma, or, with
- * three by none, more columns by it than by a comma (so that a wrong line is told in its own terms).
+ * The column separator of the list: a comma, or the semicolon a spreadsheet set to Portuguese writes
+ * (or a tab). Each is scored over the whole list: a line that has three columns by it counts, and counts
+ * twice when its second column holds a digit, as an RM does. A name may hold commas ("Turma 3B, manhã",
+ * "Silva, Ana, Maria") and so give three columns by a comma too, where its RM column would not be one.
+ * With no line of three columns by any, the one that gives the first line the most columns (so that a
+ * wrong line is told in its own terms).
  */
 function separatorOf(lines: readonly string[]): string {
-  const first = (lines.find((line) => line.trim() !== '') ?? '').replace(/^\uFEFF/, '')
+  const filled = lines.filter((line) => line.trim() !== '')
   const SEPARATORS = [',', ';', '\t']
-  const columns = (separator: string) => first.split(separator).length
-  return SEPARATORS.find((separator) => columns(separator) === 3) ?? SEPARATORS.reduce((best, separator) => (columns(separator) > columns(best) ? separator : best))
+  const score = (separator: string) =>
+    filled.reduce((sum, line) => {
+      const cells = line.split(separator)
+      return cells.length !== 3 ? sum : sum + (/\d/.test(cells[1]!) ? 2 : 1)
+    }, 0)
+  const scores = SEPARATORS.map(score)
+  const best = Math.max(...scores)
+  if (best > 0) return SEPARATORS[scores.indexOf(best)]!
+  const columns = (separator: string) => (filled[0] ?? '').split(separator).length
+  return SEPARATORS.reduce((most, separator) => (columns(separator) > columns(most) ? separator : most))
 }
 
 /**
