@@ -287,6 +287,41 @@ describe('fair limits: one rate limit per store', () => {
     expect(allowed).toEqual([...Array(10).fill(200), 429])
   })
 
+  test('a live key that a route refuses (a buyer route without the customer, the store panel) is still a call of its store: counted, limited, with the RateLimit headers; a revoked key is no one’s', async () => {
+    const t = await setup({ rateLimitRps: '10', rateLimitBurst: '20' })
+    const { A, B } = t.world
+    const pk = (await createKey(t.call, A.student, 'shop page', 'publishable')).apiKey
+    const before = (await report(t, `?groupId=${A.group.id}`)).groups[0]
+    const spare = (group: any) => group.students.find((s: any) => s.rm === A.rms.spare)
+    const refusals: [number, string, string | null][] = []
+    const send = async (path: string, headers: Record<string, string>) => {
+      const r = await t.call('GET', path, { headers })
+      refusals.push([r.status, r.body.error.code, r.headers.get('ratelimit-limit')])
+    }
+    for (let i = 0; i < 3; i++) await send('/v1/cart', { ...apiKey(A.key.apiKey), 'x-student-rm': A.rms.spare })
+    for (let i = 0; i < 2; i++) await send('/v1/store/settings', apiKey(A.key.apiKey))
+    await send('/v1/cart', apiKey(pk))
+    for (let i = 0; i < 4; i++) await send('/v1/products', apiKey(A.revoked.apiKey))
+    expect(refusals).toEqual([
+      ...Array(3).fill([401, 'UNAUTHENTICATED', '20']),
+      ...Array(2).fill([401, 'WRONG_CREDENTIAL', '20']),
+      [401, 'UNAUTHENTICATED', '20'],
+      ...Array(4).fill([401, 'UNAUTHENTICATED', null]),
+    ])
+    const after = (await report(t, `?groupId=${A.group.id}`)).groups[0]
+    expect([spare(after).calls - spare(before).calls, spare(after).errors - spare(before).errors]).toEqual([3, 3])
+    expect([after.unattributed - before.unattributed, after.unattributedErrors - before.unattributedErrors]).toEqual([2, 2])
+    expect([after.shopFront.calls - before.shopFront.calls, after.shopFront.errors - before.shopFront.errors]).toEqual([1, 1])
+    expect([after.calls - before.calls, after.errors - before.errors]).toEqual([6, 6])
+
+    // A loop of such calls spends the store's bucket like any other: 429, and the other store is not slowed.
+    const statuses: number[] = []
+    for (let i = 0; i < 25; i++) statuses.push((await t.call('GET', '/v1/cart', { headers: apiKey(A.key.apiKey) })).status)
+    expect(statuses.at(-1)).toBe(429)
+    expect(new Set(statuses)).toEqual(new Set([401, 429]))
+    expect((await t.call('GET', '/v1/probe', { headers: apiKey(B.key.apiKey) })).status).toBe(200)
+  })
+
   test('every store response carries the RateLimit headers; RATE_LIMIT_RPS=0 turns the limit off', async () => {
     const on = await setup({ rateLimitRps: '50', rateLimitBurst: '100' })
     const res = await on.call('GET', '/v1/probe', { headers: apiKey(on.world.A.key.apiKey) })

@@ -3,7 +3,7 @@ import type { ChangeStamp } from '../db/change-stamp'
 import type { Db } from '../db/database'
 import { AppError } from '../errors'
 import type { Call } from '../http/call'
-import type { NamedStore } from '../http/inspection'
+import { namedStoreOf, type NamedStore } from '../http/inspection'
 import { credentialRows, type KeyRow } from './credential-rows'
 import { API_KEY_FORMAT, API_KEY_LENGTH, constantTimeEqual } from './credentials'
 import { AUTH_KINDS, type Actor, type AuthKind, type StoreCtx } from './kinds'
@@ -281,6 +281,27 @@ export function createGate(deps: GateDeps) {
     }
   }
 
+  /**
+   * A live key or student token that a buyer or panel route refuses (a key without its customer token,
+   * a key on the panel) is still a call of its store: counted for it and under its rate limit, as a call
+   * to no route is (kernel.ts), and answered with the refusal, or 429 once the limit is spent. A revoked
+   * key or an ended session opens no store route, and counts for none.
+   */
+  function admitRefused(call: Call) {
+    let ctx: StoreCtx | null
+    try {
+      ctx = authenticate('shop', call.request)
+    } catch {
+      return
+    }
+    if (!ctx) return
+    call.ctx = ctx
+    // Refused at the door all the same: the inspector counts a flood of them as one entry per source.
+    call.refused ??= namedStoreOf(ctx)
+    deps.activity.count(ctx)
+    limits.take(ctx, call)
+  }
+
   return {
     /**
      * Authenticates, remembers the caller on the call for the route's handler, counts the call and applies the
@@ -295,6 +316,7 @@ export function createGate(deps: GateDeps) {
         ctx = authenticate(kind, call.request)
       } catch (e) {
         if (namedStore) call.refused = { storeId: namedStore, credential: namedCredential, rm: namedRm, shopFront: namedShopFront }
+        if (kind === 'customer' || kind === 'student' || kind === 'studentSelf') admitRefused(call)
         throw e
       }
       if (!ctx) return null

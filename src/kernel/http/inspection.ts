@@ -62,17 +62,19 @@ const CREDENTIAL: Record<StoreCtx['actor']['type'], InspectedCredential> = {
 
 export const namedStoreOf = (ctx: StoreCtx): NamedStore => ({ storeId: ctx.storeId, credential: CREDENTIAL[ctx.actor.type], rm: ctx.actor.rm, shopFront: isShopFront(ctx.actor) })
 
+/** Whose store a call was for: as the gate named it on the way to a refusal, else the admitted caller's; undefined for a call of no store. */
+export const storeOfCall = (call: Call): NamedStore | undefined => call.refused ?? (call.ctx && namedStoreOf(call.ctx))
+
 /**
  * The source of a refusal a flood is made of, or undefined for any other failure: a 429 of the rate
- * limit, and a 401 for a credential that named the store but did not pass (a publishable key on a buyer
- * route without a valid customer token, a revoked key, an expired student session), which no limit
- * counts since the caller is not known. The source is the credential's kind, which credential (an API
- * key's public prefix, a student's RM; never a secret) and the client's address. Called on the failed
- * path only.
+ * limit, and a 401 of the gate for a credential that named the store (a publishable key on a buyer
+ * route without a valid customer token, a key on the store panel, a revoked key, an expired student
+ * session). The source is the credential's kind, which credential (an API key's public prefix, a
+ * student's RM; never a secret) and the client's address. Called on the failed path only.
  */
 export function refusalSource(call: Call, status: number, address: () => string): string | undefined {
   const { ctx: caller, request } = call
-  const store = status === 429 && caller ? namedStoreOf(caller) : status === 401 && !caller ? call.refused : undefined
+  const store = status === 429 && caller ? storeOfCall(call) : status === 401 ? call.refused : undefined
   if (!store) return undefined
   const which = store.credential === 'student' ? `rm ${store.rm ?? '?'}` : (apiKeyPrefix(request.headers.get('x-api-key')?.trim() ?? '') ?? 'key ?')
   return `${store.credential} ${which} from ${address()}`

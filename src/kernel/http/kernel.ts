@@ -13,7 +13,7 @@ import { JSON_BLOCK, answerHeaders } from './answer-headers'
 import { toAnswer, withoutBody } from './answers'
 import { isPreflight, preflightResponse } from './cors'
 import { errorAnswer, routeNotFound, toAppError, uncommittedAnswer } from './failures'
-import { namedStoreOf, refusalSource } from './inspection'
+import { refusalSource, storeOfCall } from './inspection'
 import { assertNoBody, isJsonType, parseJson, readLimitedText, wrongBodyType } from './json-body'
 import type { JsonBody } from './json-response'
 import type { RouteEntry, RouteTable } from './route-table'
@@ -275,7 +275,7 @@ export function createKernel(routes: RouteTable, deps: Deps): Kernel {
    * copy before the answer leaves, so a client that saw the error finds it in the inspector.
    */
   function inspect(call: Call, route: RouteEntry | undefined, response: Response): Response | Promise<Response> {
-    const store = call.ctx ? namedStoreOf(call.ctx) : call.refused
+    const store = storeOfCall(call)
     if (!store || route?.notInspected) return response
     const record = { store, request: call.request, requestId: call.requestId, status: response.status, durationMs: performance.now() - call.started, sentBody: undefined, answerBody: undefined, source: undefined, routeAuth: undefined }
     if (response.status < 400) {
