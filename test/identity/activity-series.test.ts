@@ -146,4 +146,27 @@ describe('GET /v1/admin/activity/series', () => {
     expect((await series(t, '?from=yesterday')).status).toBe(400)
     expect((await t.call('GET', '/v1/admin/activity/series', { headers: bearer(t.world.A.student) })).status).toBe(401)
   })
+
+  test('what a teacher gets wrong is said as such: a store id for a group id, a from after now with no to, an offset whose + the query string made a space', async () => {
+    const t = await setup()
+    const { storeId } = t.world.A.group
+    for (const path of ['/v1/admin/activity', '/v1/admin/activity/series']) {
+      const store = await t.call('GET', `${path}?groupId=${storeId}`, { headers: admin })
+      expect([store.status, store.body.error.details]).toEqual([400, [{ path: 'groupId', message: `'${storeId}' is a store id, not a group id` }]])
+    }
+    const byPath = await t.call('GET', `/v1/admin/groups/${storeId}`, { headers: admin })
+    expect([byPath.status, byPath.body.error.message]).toEqual([404, `No group with id '${storeId}'. '${storeId}' is a store id, not a group id. GET /v1/admin/groups lists the groups with their ids.`])
+
+    const now = new Date(t.clock.now())
+    const future = await series(t, '?from=2099-01-01')
+    expect([future.status, future.body.error.details]).toEqual([400, [{ path: 'from', message: 'must be before now when to is left out' }]])
+    expect(future.body.error.message).toContain(`not before now (${now.toISOString()}), where the window ends when \`to\` is left out`)
+
+    const spaced = await series(t, '?from=2026-01-01T14:00:00+05:30')
+    expect([spaced.status, spaced.body.error.details]).toEqual([
+      400,
+      [{ path: 'from', message: "from has a space where its offset's + was: a + in a query string is read as a space. Write it as %2B (2026-01-01T14:00:00%2B05:30), or give the time in UTC with Z" }],
+    ])
+    expect((await series(t, '?from=2026-01-01T14:00:00%2B05:30&to=2026-01-02')).status).toBe(200)
+  })
 })

@@ -57,6 +57,12 @@ describe("the shop front's calls are kept apart from the store's own", () => {
       404,
       `No request 'pk-749' among this store's last ${CAPACITY} calls (and its shop front's last ${SHOP_FRONT_CAPACITY}). Request ids come from the X-Request-Id header of an answer; GET /v1/store/requests lists the calls kept.`,
     ])
+    // The teacher is sent to the teacher's list of the group, not to the students' route.
+    const teacher = await t.call('GET', `/v1/admin/groups/${t.w.group.id}/requests/pk-749`, { headers: admin })
+    expect([teacher.status, teacher.body.error.message]).toEqual([
+      404,
+      `No request 'pk-749' among this store's last ${CAPACITY} calls (and its shop front's last ${SHOP_FRONT_CAPACITY}). Request ids come from the X-Request-Id header of an answer; GET /v1/admin/groups/${t.w.group.id}/requests lists the calls kept.`,
+    ])
   })
 
   test("secret-key, student and customer calls interleaved with 2,000 publishable-key calls all stay listed, in order; total and paging read both as one list", async () => {

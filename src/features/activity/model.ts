@@ -1,6 +1,6 @@
 import { z } from 'zod'
 import { timeZoneField, todaySchema } from '../../kernel/day-schema'
-import { idRef } from '../../kernel/id-schema'
+import { idOfKind } from '../../kernel/id-schema'
 
 const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/
 /**
@@ -19,14 +19,24 @@ const isoInstant = (name: string) =>
   z
     .string()
     .max(40, `${name} is a date or a time, e.g. 2026-11-21 or 2026-11-21T14:00:00Z`)
-    .refine((v) => ISO_INSTANT.safeParse(v).success, `${name} must be an ISO date, year first, such as 2026-11-21, or a date and time such as 2026-11-21T14:00:00Z`)
+    .superRefine((v, issues) => {
+      if (ISO_INSTANT.safeParse(v).success) return
+      // A + left as it is in a query string arrives as a space: 14:00:00+05:30 reads 14:00:00 05:30.
+      const plusAsSpace = ISO_INSTANT.safeParse(v.replace(/ (?=\d{2}(:?\d{2})?$)/, '+')).success
+      issues.addIssue({
+        code: 'custom',
+        message: plusAsSpace
+          ? `${name} has a space where its offset's + was: a + in a query string is read as a space. Write it as %2B (${v.replace(/ (?=\d{2}(:?\d{2})?$)/, '%2B')}), or give the time in UTC with Z`
+          : `${name} must be an ISO date, year first, such as 2026-11-21, or a date and time such as 2026-11-21T14:00:00Z`,
+      })
+    })
 
 const MemberFlag = z.boolean().describe('false for a former member: removed from the group, or moved to another by a class list')
 const FORMER_MEMBERS_RULE =
   'every current member, even with no calls; then each former member with calls in the window, which stay counted for the group they were made for: named as when they left, followed by "(no longer a member)"'
 
 const to = isoInstant('to').optional().describe("end, exclusive; a date alone includes that whole day (default: now). A date alone, or a time without an offset (no Z), is read in the server's time zone")
-const groupId = idRef('groupId').optional().describe('only this group (404 NOT_FOUND when no group has this id)')
+const groupId = idOfKind('groupId', 'group').optional().describe('only this group (404 NOT_FOUND when no group has this id; 400 for an id of another kind, such as a store id)')
 
 export const ActivityQuery = z.strictObject({
   from: isoInstant('from').optional().describe('start, inclusive (default: the hour the first group was created in). Counts are kept per hour: `from` is rounded down to its hour, `to` up to a whole hour, and the answer says the hours counted'),

@@ -3,6 +3,7 @@ import { formerMembers, groups, students } from '../../kernel/auth/tables'
 import { instantOf, isoTime } from '../../kernel/clock'
 import type { Deps } from '../../kernel/deps'
 import { AppError } from '../../kernel/errors'
+import { groupNotFound } from '../groups'
 import { rmKey } from '../members'
 import { isDateOnly } from './model'
 import { SHOP_FRONT_RM } from './tables'
@@ -33,7 +34,13 @@ export function activityWindow(deps: Deps, query: { from?: string; to?: string }
   const to = query.to ? instantOfQuery(deps, query.to, true) : deps.clock.now() + 1
   const from = query.from ? instantOfQuery(deps, query.from) : defaultFrom.at(to)
   if (from < to) return { from, to }
-  if (query.from) throw new AppError('VALIDATION_ERROR', '`from` must be before `to`.', [{ path: 'from', message: 'must be before to' }])
+  if (query.from && query.to) throw new AppError('VALIDATION_ERROR', '`from` must be before `to`.', [{ path: 'from', message: 'must be before to' }])
+  // Only `from` was sent: the window ends now, which a date in the future is not before.
+  if (query.from) {
+    throw new AppError('VALIDATION_ERROR', `\`from\` is ${isoTime(from)}, not before now (${isoTime(to - 1)}), where the window ends when \`to\` is left out. Send an earlier \`from\`, or a \`to\` after it.`, [
+      { path: 'from', message: 'must be before now when to is left out' },
+    ])
+  }
   // Only `to` was sent: the window's start is the default, which the caller may not know.
   throw new AppError('VALIDATION_ERROR', `\`to\` ends before ${isoTime(from)}, ${defaultFrom.what}, where the window starts when \`from\` is left out. Send a later \`to\`, or a \`from\` before it.`, [
     { path: 'to', message: `must be after ${isoTime(from)} when from is left out` },
@@ -55,7 +62,7 @@ export interface ScopeGroup {
 /** Every group by name (or only `groupId`, 404 when unknown) with its current members by RM. */
 export function groupsInScope(deps: Deps, groupId: string | undefined): ScopeGroup[] {
   const rows = deps.db.select({ id: groups.id, name: groups.name }).from(groups).where(groupId ? eq(groups.id, groupId) : undefined).orderBy(asc(groups.name)).all()
-  if (groupId && rows.length === 0) throw new AppError('NOT_FOUND', `No group with id '${groupId}'. GET /v1/admin/groups lists them.`)
+  if (groupId && rows.length === 0) throw groupNotFound(groupId)
   const members = deps.db
     .select({ rm: students.rm, name: students.name, groupId: students.groupId })
     .from(students)

@@ -4,7 +4,7 @@ import { isoTime } from '../../kernel/clock'
 import { isUniqueViolation, writeTransaction, type Sql } from '../../kernel/db/database'
 import { sameName } from '../../kernel/db/folded'
 import type { Deps } from '../../kernel/deps'
-import { AppError } from '../../kernel/errors'
+import { AppError, clip, idMixUp } from '../../kernel/errors'
 import { pageWindow, toPage, type PageQuery } from '../../kernel/pagination'
 import { addMember, assertRmsFree, assertRoomFor, deleteMember, insertMembers, keptRm, listMembers, type MemberInput } from '../members'
 import type { CreateGroupBody, Group, RenameGroupBody } from './model'
@@ -55,9 +55,15 @@ const groupRow = (db: Sql) =>
     .from(groups)
     .innerJoin(stores, eq(stores.groupId, groups.id))
 
+/** A group id the class does not have: an id of another kind (a store's, a student's RM) is named as such. */
+export function groupNotFound(id: string) {
+  const mixUp = idMixUp(id, 'group')
+  return new AppError('NOT_FOUND', `No group with id '${clip(id)}'.${mixUp ? ` ${mixUp}.` : ''} GET /v1/admin/groups lists the groups with their ids.`)
+}
+
 export function getGroup(deps: Deps, id: string): Group {
   const row = groupRow(deps.db).where(eq(groups.id, id)).get()
-  if (!row) throw new AppError('NOT_FOUND', `No group with id '${id}'. GET /v1/admin/groups lists them.`)
+  if (!row) throw groupNotFound(id)
   return { ...row, members: listMembers(deps.db, id), createdAt: isoTime(row.createdAt) }
 }
 

@@ -189,8 +189,11 @@ export class RequestLog implements RequestInspector {
     return { data: matches.slice(start, start + query.pageSize).map((k) => this.entryOf(k)), page: query.page, pageSize: query.pageSize, total: matches.length }
   }
 
-  /** One call with its details: the newest entry with this id (a counted entry's first call's, or its newest's). */
-  find(storeId: string, requestId: string): RequestDetail {
+  /**
+   * One call with its details: the newest entry with this id (a counted entry's first call's, or its
+   * newest's). `listedAt` is the list route the caller reads (the store's own, or the teacher's of the group).
+   */
+  find(storeId: string, requestId: string, listedAt = 'GET /v1/store/requests'): RequestDetail {
     const log = this.stores.get(storeId)
     for (const item of log?.newest() ?? []) {
       if (item.id !== requestId && item.repeats?.lastId !== requestId) continue
@@ -208,7 +211,7 @@ export class RequestLog implements RequestInspector {
     }
     throw new AppError(
       'NOT_FOUND',
-      `No request '${clip(requestId, 64)}' among this store's last ${CAPACITY} calls (and its shop front's last ${SHOP_FRONT_CAPACITY}). Request ids come from the X-Request-Id header of an answer; GET /v1/store/requests lists the calls kept.`,
+      `No request '${clip(requestId, 64)}' among this store's last ${CAPACITY} calls (and its shop front's last ${SHOP_FRONT_CAPACITY}). Request ids come from the X-Request-Id header of an answer; ${listedAt} lists the calls kept.`,
     )
   }
 

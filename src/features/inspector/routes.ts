@@ -68,7 +68,7 @@ export const inspectorRoutes = (deps: InspectorDeps, log = deps.requestLog) =>
       response: { 400: ErrorEnvelope, 404: ErrorEnvelope, 409: ErrorEnvelope },
       detail: hooks("A group's calls, live", `What the group sees in GET /v1/store/requests/stream. ${STREAM_ABOUT} ${TEACHER_SLOTS}`, { tags: ['Admin'], responses: { 200: streamAnswer } }),
     })
-    .get('/admin/groups/:id/requests/:requestId', ({ params }) => log.find(storeOfGroup(deps, params.id), params.requestId), {
+    .get('/admin/groups/:id/requests/:requestId', ({ params }) => log.find(storeOfGroup(deps, params.id), params.requestId, `GET /v1/admin/groups/${params.id}/requests`), {
       admin: true,
       params: GroupRequestParams,
       response: { 200: RequestDetail, 404: ErrorEnvelope },
