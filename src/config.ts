@@ -43,7 +43,7 @@ export const SETTINGS = {
   adminToken: {
     flag: '--admin-token',
     env: 'ADMIN_TOKEN',
-    help: 'teacher token for /v1/admin',
+    help: `teacher token for /v1/admin (at least ${ADMIN_TOKEN_MIN_LENGTH} characters)`,
     byDefault: 'generated once, kept in <data>/admin-token',
     schema: z.string().min(ADMIN_TOKEN_MIN_LENGTH, `must have at least ${ADMIN_TOKEN_MIN_LENGTH} characters`).max(256).optional(),
   },
