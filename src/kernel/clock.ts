@@ -62,7 +62,8 @@ const offsetAt = (ms: number, timeZone: string) => wallClock(wholeSecond(ms), ti
 /**
  * The instant at which the clocks of `timeZone` read `wall` (a reading written as UTC milliseconds, as
  * Date.parse reads a date, or a date-time without an offset, followed by 'Z'). A reading the clocks
- * skip (a daylight-saving jump) gives the first instant after the jump.
+ * skip (a daylight-saving jump) is moved forward by the jump, as Temporal's "compatible" reads it:
+ * 02:30 where 02:00 jumps to 03:00 is 03:30, and a skipped midnight the first instant after the jump.
  */
 export function instantOf(wall: number, timeZone: string): number {
   const guess = wall - offsetAt(wall, timeZone)
