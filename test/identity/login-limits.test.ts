@@ -4,7 +4,7 @@ import { argon2Passwords, PasswordTurns } from '../../src/kernel/auth/passwords'
 import { AppError } from '../../src/kernel/errors'
 import { ManualClock } from '../../src/kernel/clock'
 import { CHEAP_PASSWORD_COST, CLIENT_ADDRESS_HEADER, clientAddressesFromHeader, createTestApp, type CallResult } from '../helpers/app'
-import { activeStudent, apiKey, createGroup, createKey, expectOk } from '../helpers/world'
+import { activeStudent, apiKey, createGroup, createKey, expectOk, passwordOf } from '../helpers/world'
 
 /** `total` calls, `parallel` at a time (each wave sent at once, as a student's Promise.all would). */
 async function burst(total: number, parallel: number, send: (i: number) => Promise<CallResult>) {
@@ -78,6 +78,25 @@ describe('login throttle under parallel bursts', () => {
     expectThrottled(answers, 60, 'from your network address')
     const customers = await burst(300, 150, (i) => t.customerLogin(`guess${i}@example.com`, 'x'))
     expectThrottled(customers, 60, 'from your network address')
+  })
+})
+
+describe('a session is no way around the login limit', () => {
+  test('a wrong currentPassword counts as a failed login of the RM: 10 are 400, then 429 for the change and the login from that address; a right one clears them', async () => {
+    const t = await classWithCustomer()
+    const token = await activeStudent(t.call, '222')
+    const change = (currentPassword: string) =>
+      t.call('POST', '/v1/store/auth/change-password', { headers: { authorization: `Bearer ${token}` }, body: { currentPassword, newPassword: 'another-password' } })
+    const guesses = await burst(15, 5, (i) => change(`guess-${i}`))
+    expect(guesses.map((a) => a.status)).toEqual([...Array(10).fill(400), ...Array(5).fill(429)])
+    expect(guesses[0]!.body.error.details).toEqual([{ path: 'currentPassword', message: 'does not match your password' }])
+    expect(guesses[14]!.body.error.message).toStartWith('Too many failed logins for RM 222 from this network address in the last minute (10 at most).')
+    expect(Number(guesses[14]!.headers.get('retry-after'))).toBeGreaterThan(0)
+    // The login of the RM from the same address waits out the minute too; then the right password changes it.
+    expect((await t.studentLogin('222', passwordOf('222'))).status).toBe(429)
+    t.clock.advance(60_000)
+    expect((await change(passwordOf('222'))).status).toBe(200)
+    expect((await t.studentLogin('222', 'another-password')).status).toBe(200)
   })
 })
 

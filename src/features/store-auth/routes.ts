@@ -29,14 +29,14 @@ export const storeAuthRoutes = (deps: Deps) => {
       response: { 200: MeResponse },
       detail: { tags, summary: 'Who am I, my group and my store' },
     })
-    .post('/change-password', ({ ctx, body }) => changePassword(deps, asStudent(ctx), body), {
+    .post('/change-password', ({ ctx, body, server, request }) => changePassword(deps, throttle, asStudent(ctx), body, clientAddress(server, request)), {
       auth: 'studentSelf',
       body: ChangePasswordBody,
-      response: { 200: ChangePasswordResponse, 400: ErrorEnvelope },
+      response: { 200: ChangePasswordResponse, 400: ErrorEnvelope, 429: ErrorEnvelope },
       detail: {
         tags,
         summary: 'Change my password',
-        description: 'newPassword has at least 8 characters and differs from the RM (in any case). Returns a fresh token and ends every other session of this student.',
+        description: `newPassword has at least 8 characters and differs from the RM (in any case). Returns a fresh token and ends every other session of this student. A wrong currentPassword (400) counts as a failed login of the RM, under the limits of POST /v1/store/auth/login: after ${MAX_FAILURES_PER_ACCOUNT_AND_ADDRESS} in a minute from one client address, 429 RATE_LIMITED with Retry-After, so that a session cannot be used to guess the password.`,
       },
     })
 }

@@ -102,18 +102,26 @@ export function me(deps: Deps, ctx: StudentCtx) {
   }
 }
 
+/**
+ * A wrong currentPassword counts as a failed login of the RM (`throttle`, the login's): a session, even
+ * a stolen one, is no way around the login's limit on guessing the password.
+ */
 export async function changePassword(
   deps: Deps,
+  throttle: LoginThrottle,
   ctx: StudentCtx,
   input: { currentPassword: string; newPassword: string },
+  address: string,
 ) {
   const rm = ctx.actor.rm
+  const attempt = throttle.begin(rmKey(rm), rm, address)
   const student = findStudent(deps.db, rm)!
-  if (!(await passwordMatches(deps.passwords, student, input.currentPassword))) {
+  if (!(await attempt.checked(passwordMatches(deps.passwords, student, input.currentPassword)))) {
     throw new AppError('VALIDATION_ERROR', 'currentPassword is wrong. (Until you change it, it is your RM.)', [
       { path: 'currentPassword', message: 'does not match your password' },
     ])
   }
+  attempt.succeeded()
   if (isTheRm(input.newPassword, rm)) {
     throw new AppError('VALIDATION_ERROR', 'newPassword must differ from your RM, which everyone in class knows.', [
       { path: 'newPassword', message: 'must differ from the RM' },
