@@ -36,6 +36,22 @@ describe('a customer token in X-API-Key', () => {
   })
 })
 
+describe("what stands where a buyer route takes the customer's token", () => {
+  test('a student token or the teacher\'s is a credential of the wrong kind; anything else (a made-up or mistyped token) is no credential: 401 UNAUTHENTICATED saying how to get one', async () => {
+    const s = await shopSetup()
+    const key = { 'x-api-key': s.w.A.key.apiKey }
+    const answer = async (authorization: string) => {
+      const res = await s.call('GET', '/v1/cart', { headers: { ...key, authorization } })
+      return [res.status, res.body.error.code, res.body.error.message]
+    }
+    const takes = "This route takes the store's API key in X-API-Key (publishable or secret) plus the customer's token in Authorization: Bearer (from POST /v1/customers/login)."
+    expect(await answer(`Bearer ${s.w.A.student}`)).toEqual([401, 'WRONG_CREDENTIAL', `Authorization holds a student token, which opens the store panel, not a customer's cart or orders. ${takes}`])
+    expect(await answer(`Bearer ${ADMIN_TOKEN}`)).toEqual([401, 'WRONG_CREDENTIAL', `Authorization holds the teacher's token, which opens the teacher's routes only. ${takes}`])
+    const unknown = "The Bearer token is not a customer token (ctk_...). Log the customer in with this store's key (POST /v1/customers/login) and send the token it returns: Authorization: Bearer ctk_..."
+    for (const made of ['Bearer garbage123', `Bearer ${s.w.A.customer.token.toUpperCase()}`]) expect(await answer(made)).toEqual([401, 'UNAUTHENTICATED', unknown])
+  })
+})
+
 describe('a store credential in the wrong header is a credential of the wrong kind (401 WRONG_CREDENTIAL), naming where it goes', () => {
   test('a student token in X-API-Key', async () => {
     const s = await shopSetup()

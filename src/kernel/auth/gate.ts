@@ -223,7 +223,14 @@ export function createGate(deps: GateDeps) {
       const key = apiKey(p.apiKey, kind, both?.key)
       // Until a customer token is there, the refusal is recorded as the key alone (apiKey named it): what was sent.
       if (!p.bearer) throw unauthenticated("This route also needs the customer's token in Authorization: Bearer (from POST /v1/customers/login).")
-      if (bearerKind !== 'ctk_') throw wrongKind(kind, 'Authorization holds a token that is not a customer token.')
+      if (bearerKind === 'stu_') throw wrongKind(kind, 'Authorization holds a student token, which opens the store panel, not a customer\'s cart or orders.')
+      if (teacherInAuthorization()) throw wrongKind(kind, "Authorization holds the teacher's token, which opens the teacher's routes only.")
+      // Any other value is no credential at all: unknown, as a made-up key is.
+      if (bearerKind !== 'ctk_') {
+        throw unauthenticated(
+          "The Bearer token is not a customer token (ctk_...). Log the customer in with this store's key (POST /v1/customers/login) and send the token it returns: Authorization: Bearer ctk_...",
+        )
+      }
       name(key.storeId, 'customer', null, key.kind === 'publishable')
       const c = customer(both?.session, key.storeId)
       // X-Student-RM names a student only beside the secret key: a publishable one any classmate can copy.
