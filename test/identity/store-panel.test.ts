@@ -82,16 +82,15 @@ describe('login and password', () => {
     expect((await call('POST', '/v1/store/auth/login', { body: { rm: '111', password: '111' } })).status).toBe(401)
   })
 
-  test('the new password may not be the RM', async () => {
+  test('the new password may not be the RM, with spaces around it or not', async () => {
     const t = createTestApp()
     await createGroup(t.call, 'Long', [{ rm: 'rm-12345678', name: 'Long RM' }])
     const token = await firstLogin(t.call, 'rm-12345678')
-    const res = await t.call('POST', '/v1/store/auth/change-password', {
-      headers: bearer(token),
-      body: { currentPassword: 'rm-12345678', newPassword: 'rm-12345678' },
-    })
-    expect(res.status).toBe(400)
-    expect(res.body.error.details).toEqual([{ path: 'newPassword', message: 'must differ from the RM' }])
+    for (const newPassword of ['rm-12345678', ' rm-12345678 ', '\tRM-12345678']) {
+      const res = await t.call('POST', '/v1/store/auth/change-password', { headers: bearer(token), body: { currentPassword: 'rm-12345678', newPassword } })
+      expect([res.status, res.body.error.details]).toEqual([400, [{ path: 'newPassword', message: 'must differ from the RM' }]])
+      expect(res.body.error.message).toBe('newPassword must differ from your RM, which everyone in class knows (spaces around it do not count).')
+    }
   })
 
   test('a student token expires after 24 hours', async () => {

@@ -36,7 +36,7 @@ export const storeAuthRoutes = (deps: Deps) => {
       detail: {
         tags,
         summary: 'Change my password',
-        description: `newPassword has at least 8 characters and differs from the RM (in any case). Returns a fresh token and ends every other session of this student. A wrong currentPassword (400) counts as a failed login of the RM, under the limits of POST /v1/store/auth/login: after ${MAX_FAILURES_PER_ACCOUNT_AND_ADDRESS} in a minute from one client address, 429 RATE_LIMITED with Retry-After, so that a session cannot be used to guess the password.`,
+        description: `newPassword has at least 8 characters and differs from the RM (in any case, and with spaces around it or not). Returns a fresh token and ends every other session of this student. A wrong currentPassword (400) counts as a failed login of the RM, under the limits of POST /v1/store/auth/login: after ${MAX_FAILURES_PER_ACCOUNT_AND_ADDRESS} in a minute from one client address, 429 RATE_LIMITED with Retry-After, so that a session cannot be used to guess the password.`,
       },
     })
 }

@@ -122,8 +122,9 @@ export async function changePassword(
     ])
   }
   attempt.succeeded()
-  if (isTheRm(input.newPassword, rm)) {
-    throw new AppError('VALIDATION_ERROR', 'newPassword must differ from your RM, which everyone in class knows.', [
+  // Spaces around it make no other password: " RM12345 " is guessed as soon as the RM is.
+  if (isTheRm(input.newPassword.trim(), rm)) {
+    throw new AppError('VALIDATION_ERROR', 'newPassword must differ from your RM, which everyone in class knows (spaces around it do not count).', [
       { path: 'newPassword', message: 'must differ from the RM' },
     ])
   }
