@@ -76,5 +76,12 @@ describe('customers', () => {
         { path: 'name', message: 'is required (string)' },
       ]),
     )
+    // An address copied with spaces around it is told so, at register and login alike.
+    for (const route of ['register', 'login']) {
+      const spaced = await call('POST', `/v1/customers/${route}`, { headers: apiKey(world.A.key.apiKey), body: { email: ' ana@example.com ', password: 'long-enough', name: 'Ana' } })
+      expect(spaced.body.error.details.filter((d: { path: string }) => d.path === 'email')).toEqual([
+        { path: 'email', message: 'email has spaces around it: trim the value before sending it (ana@example.com, not " ana@example.com ")' },
+      ])
+    }
   })
 })

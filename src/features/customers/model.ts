@@ -2,7 +2,13 @@ import { z } from 'zod'
 import { nameText } from '../../kernel/control-characters'
 
 const Email = z
-  .email('email must be an e-mail address, e.g. ana@example.com')
+  .email({
+    // A form's value copied with a space around it: said so, rather than called no e-mail address.
+    error: (issue) =>
+      typeof issue.input === 'string' && issue.input.trim() !== issue.input && z.email().safeParse(issue.input.trim()).success
+        ? 'email has spaces around it: trim the value before sending it (ana@example.com, not " ana@example.com ")'
+        : 'email must be an e-mail address, e.g. ana@example.com',
+  })
   .max(254)
   .transform((e) => e.toLowerCase())
 
