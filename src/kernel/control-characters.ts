@@ -53,9 +53,33 @@ export function withoutControlCharacters<S extends z.ZodString>(schema: S, field
  * the names compared ignoring case and accents.
  */
 export const nameText = (field: string, max: number) =>
-  withoutControlCharacters(z.string().trim().normalize('NFC').min(1, `${field} is required`).max(max, `${field} has at most ${max} characters`), field).describe(
-    `1 to ${max} characters on one line: control characters (line breaks, tabs, escapes) are refused.`,
-  )
+  withoutControlCharacters(z.string().trim().normalize('NFC').min(1, `${field} is required`).max(max, `${field} has at most ${max} characters`), field)
+    .superRefine((name, issues) => {
+      const problem = unseenProblem(name, field)
+      if (problem) issues.addIssue({ code: 'custom', message: problem })
+    })
+    .describe(
+      `1 to ${max} characters on one line, at least one of them visible: control characters (line breaks, tabs, escapes) and the characters that override the direction of text (U+202A to U+202E, U+2066 to U+2069) are refused.`,
+    )
+
+/** The characters that override or isolate the direction of text: a name holding one may show as another (abc\u202edef shows as abcfed). */
+const REORDERING = /[\u202a-\u202e\u2066-\u2069]/
+/** Nothing a reader sees: spaces, and the invisible format characters (a zero-width space, a joiner, a direction mark). */
+const NOTHING_VISIBLE = /^[\p{Z}\p{Cf}\s]*$/u
+
+/**
+ * What makes `name` other than what a reader sees: a character that reorders the text around it, or
+ * no visible character at all (a zero-width space passes `min(1)`); undefined when neither. A name is
+ * read by the teacher on the class board and in spreadsheets, where either would pass for another name
+ * or for none. The marks a right-to-left name may need (U+200E, U+200F) and the joiners of emoji and
+ * of some scripts are kept.
+ */
+function unseenProblem(name: string, field: string): string | undefined {
+  const at = name.search(REORDERING)
+  if (at >= 0) return `${field} holds a character that overrides the direction of text (${codePoint(name[at]!)} at position ${at + 1}), with which a name shows as another; remove it`
+  if (name !== '' && NOTHING_VISIBLE.test(name)) return `${field} has no visible character, only spaces or invisible ones (${codePoint(name[0]!)}); write the name`
+  return undefined
+}
 
 // What a terminal prints but should not obey: the control characters, and the ones that reorder text
 // (left-to-right and right-to-left marks, embeddings, overrides and isolates), with which a printed

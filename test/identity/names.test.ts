@@ -106,6 +106,41 @@ describe('names a student types refuse control characters', () => {
   })
 })
 
+describe('a name is what the teacher reads', () => {
+  test('a direction override, or no visible character, is 400 naming it (member, customer, group, class list); the marks and joiners a name may need are kept', async () => {
+    const t = await classroom()
+    const member = (name: string) => t.call('POST', '/v1/store/members', { headers: bearer(t.student), body: { rm: '222', name } })
+    const refusal = async (res: Promise<{ status: number; body: any }>) => {
+      const answer = await res
+      return [answer.status, answer.body.error?.details]
+    }
+    const reversed = 'name holds a character that overrides the direction of text (U+202E at position 4), with which a name shows as another; remove it'
+    expect(await refusal(member('Ana\u202eazuoS'))).toEqual([400, [{ path: 'name', message: reversed }]])
+    expect(await refusal(member('\u2067Ana'))).toEqual([400, [{ path: 'name', message: 'name holds a character that overrides the direction of text (U+2067 at position 1), with which a name shows as another; remove it' }]])
+    const invisible = 'name has no visible character, only spaces or invisible ones (U+200B); write the name'
+    expect(await refusal(member('\u200b'))).toEqual([400, [{ path: 'name', message: invisible }]])
+    expect(await refusal(member(' \u200b\u2060 '))).toEqual([400, [{ path: 'name', message: invisible }]])
+    const customer = t.call('POST', '/v1/customers/register', { headers: apiKey(t.key), body: { email: 'lia@example.com', password: 'lia-password', name: '\u200b' } })
+    expect(await refusal(customer)).toEqual([400, [{ path: 'name', message: invisible }]])
+    expect(await refusal(t.call('POST', '/v1/admin/groups', { headers: admin, body: { name: 'Verde\u202e' } }))).toEqual([
+      400,
+      [{ path: 'name', message: 'name holds a character that overrides the direction of text (U+202E at position 6), with which a name shows as another; remove it' }],
+    ])
+    const list = await t.call('POST', '/v1/admin/groups/import', { headers: { ...admin, 'content-type': 'text/csv' }, raw: 'Azul,300,Ana\u202eazuoS\n\u200b,301,Rui\n' })
+    expect([list.status, list.body.error.details]).toEqual([
+      400,
+      [
+        { path: 'line 1', line: 1, message: reversed },
+        { path: 'line 2', line: 2, message: 'group has no visible character, only spaces or invisible ones (U+200B); write the name' },
+      ],
+    ])
+    // A right-to-left mark after a Hebrew name, and the joiners of a family emoji, are kept.
+    for (const [rm, name] of [['r1', '\u05e9\u05dc\u05d5\u05dd\u200f'], ['r2', '\u{1f468}\u200d\u{1f469}\u200d\u{1f467}']]) {
+      expect(await expectOk(t.call('POST', '/v1/store/members', { headers: bearer(t.student), body: { rm, name } }), 201)).toEqual({ rm, name })
+    }
+  })
+})
+
 describe('the kernel helpers', () => {
   test('nameText trims, then refuses an empty name, one too long, and one holding a control character, naming the first one', () => {
     const name = nameText('name', 10)
