@@ -14,6 +14,9 @@ const ISO_INSTANT = z.union([
   z.iso.datetime({ local: true, offset: true, precision: -1 }),
 ])
 
+/** The space before an offset's hours (and minutes), where a + was. */
+const SPACE_FOR_PLUS = / (?=\d{2}(:?\d{2})?$)/
+
 /** An ISO date (`2026-11-21`) or date-time. A date alone means the start of that day, and a time without an offset a time, in the server's time zone. */
 const isoInstant = (name: string) =>
   z
@@ -22,11 +25,11 @@ const isoInstant = (name: string) =>
     .superRefine((v, issues) => {
       if (ISO_INSTANT.safeParse(v).success) return
       // A + left as it is in a query string arrives as a space: 14:00:00+05:30 reads 14:00:00 05:30.
-      const plusAsSpace = ISO_INSTANT.safeParse(v.replace(/ (?=\d{2}(:?\d{2})?$)/, '+')).success
+      const plusAsSpace = ISO_INSTANT.safeParse(v.replace(SPACE_FOR_PLUS, '+')).success
       issues.addIssue({
         code: 'custom',
         message: plusAsSpace
-          ? `${name} has a space where its offset's + was: a + in a query string is read as a space. Write it as %2B (${v.replace(/ (?=\d{2}(:?\d{2})?$)/, '%2B')}), or give the time in UTC with Z`
+          ? `${name} has a space where its offset's + was: a + in a query string is read as a space. Write it as %2B (${v.replace(SPACE_FOR_PLUS, '%2B')}), or give the time in UTC with Z`
           : `${name} must be an ISO date, year first, such as 2026-11-21, or a date and time such as 2026-11-21T14:00:00Z`,
       })
     })
