@@ -44,8 +44,9 @@ export async function serve(config: Config, log: Log = consoleLog) {
   deps.orderExpiry.start()
   try {
     // Bodies are limited by the routes themselves (1 MiB of JSON, 100 MiB a video), which answer with
-    // the error envelope before reading what is too large; Bun's own limit is set out of their way.
-    app.listen({ hostname: config.host, port: config.port, maxRequestBodySize: 16 * 1024 ** 3 })
+    // the error envelope before reading what is too large; Bun's own limit is set out of their way: with
+    // any number there, a Content-Length past it got Bun's bare 413, without the envelope or a request id.
+    app.listen({ hostname: config.host, port: config.port, maxRequestBodySize: Number.POSITIVE_INFINITY })
   } catch (e) {
     deps.orderExpiry.stop()
     database.close()

@@ -47,8 +47,8 @@ async function probe(base: string, key: Record<string, string>, ms: number) {
   return { worst, calls }
 }
 
-/** Sends a huge body over a raw socket as fast as the server takes it; returns the server's answer. */
-function hugeBody(port: number, path: string, headers: Record<string, string>, declared: boolean): Promise<string> {
+/** Sends a huge body over a raw socket as fast as the server takes it (declaring `length` when `declared`); returns the server's answer. */
+function hugeBody(port: number, path: string, headers: Record<string, string>, declared: boolean, length = GIB2): Promise<string> {
   const chunk = new Uint8Array(1 << 20).fill(0x20)
   let sent = 0
   let reply = ''
@@ -70,7 +70,7 @@ function hugeBody(port: number, path: string, headers: Record<string, string>, d
       port,
       socket: {
         open(socket) {
-          const lines = { ...headers, 'content-type': 'application/json', ...(declared ? { 'content-length': String(GIB2) } : { 'transfer-encoding': 'chunked' }) }
+          const lines = { ...headers, 'content-type': 'application/json', ...(declared ? { 'content-length': String(length) } : { 'transfer-encoding': 'chunked' }) }
           socket.write(`POST ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\n${Object.entries(lines).map(([k, v]) => `${k}: ${v}`).join('\r\n')}\r\n\r\n`)
           pump(socket)
         },
@@ -131,16 +131,18 @@ describe(`slowloris and oversized input${LONG ? ' (long)' : ''}`, () => {
     }
   }, limit(LONG ? 120_000 : 30_000))
 
-  test('2 GiB bodies (declared, chunked JSON, chunked upload) are refused early without buffering, while others are served', async () => {
+  test('2 GiB bodies (declared, chunked JSON, chunked upload) and a declared 8 PiB are refused early, with the envelope, without buffering, while others are served', async () => {
     const dir = emptyDir()
     const server = await startExecutable(bin, dir, ['--data', dir, '--admin-token', ADMIN_TOKEN, '--rate-limit-rps', '0'])
     try {
       const key = await keyOf(server)
       const before = rssMb(server.proc.pid)
       const normal = probe(server.base, key, 2_000)
-      const [declared, chunked] = await Promise.all([
+      const [declared, chunked, exabyte] = await Promise.all([
         hugeBody(server.port, '/v1/products', key, true),
         hugeBody(server.port, '/v1/products', key, false),
+        // Past any limit the runtime could have been given: still the route's own answer, with the envelope.
+        hugeBody(server.port, '/v1/products', key, true, 2 ** 53),
       ])
       // A real video's start, then zeros: it passes the type check and meets the 100 MiB video limit.
       const upload = await streamUpload(server.port, key, new Uint8Array(readFileSync(join(FIXTURES, 'sample.mp4'))), GIB2)
@@ -150,6 +152,9 @@ describe(`slowloris and oversized input${LONG ? ' (long)' : ''}`, () => {
       expect(declared).toStartWith('HTTP/1.1 413')
       expect(declared).toContain('PAYLOAD_TOO_LARGE')
       expect(chunked).toStartWith('HTTP/1.1 413')
+      expect(exabyte).toStartWith('HTTP/1.1 413')
+      expect(exabyte).toContain('PAYLOAD_TOO_LARGE')
+      expect(exabyte.toLowerCase()).toContain('x-request-id: ')
       expect([upload.status, upload.body.error.code]).toEqual([413, 'FILE_TOO_LARGE'])
       expect(upload.sent).toBeLessThan(GIB2 / 4)
       expect(grown).toBeLessThan(MAX_GROWTH_MB)
