@@ -120,6 +120,9 @@ describe('GET /v1/products', () => {
     await check('organicos', ['Camiseta Azul'])
     await check('"; DROP TABLE products; --', [])
     await check('   ', ['Camiseta Azul', 'Tigela de Açaí'])
+    // A search with no letter or digit finds nothing, rather than leaving the list unfiltered.
+    for (const wordless of ['😀', '---', '*', '\u200b', '" ( )']) await check(wordless, [])
+    await check('azul 😀', ['Camiseta Azul'])
     // An edit is searchable at once; a deleted product is not.
     await expectOk(A.send('PUT', `/v1/products/${acai.id}`, { name: 'Tigela de Cupuaçu' }))
     await check('cupuacu', ['Tigela de Cupuaçu'])

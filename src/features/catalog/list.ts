@@ -58,6 +58,8 @@ function conditions(ctx: StoreCtx, query: ProductListQuery, way: Way) {
   if (query.minPrice !== undefined) filters.push(gte(price(products.priceCents), toCents(query.minPrice)))
   if (query.maxPrice !== undefined) filters.push(lte(price(products.priceCents), toCents(query.maxPrice)))
   if (expression) filters.push(matchesSearch(expression, column(products.seq)))
+  // A search with no word in it (only emoji or punctuation: no letter or digit the index keeps) finds nothing, as any engine's would.
+  else if (query.search) filters.push(sql`0`)
   const fromIds = !walking && (expression !== null || query.collectionId !== undefined)
   const scope = [eq((fromIds ? noIndex : asIs)(products.storeId), ctx.storeId), isNull(products.deletedAt)]
   if (query.state) scope.push(eq(products.state, query.state))

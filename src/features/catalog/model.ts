@@ -200,7 +200,7 @@ export type ProductSort = (typeof SORTS)[number]
 const PriceFilter = z.coerce.number({ error: 'must be a number, e.g. 19.90' }).pipe(MoneyBound)
 
 export const ProductListQuery = PageQuery.extend({
-  search: z.string().trim().max(200).optional().describe('words to find in name, sku or description, ignoring case and accents; a word matches as a prefix ("cami" finds Camiseta), except that a one-letter word matches only itself ("p" finds the size P) and a word longer than 8 letters matches by its first 8 ("camisetas" finds Camiseta too)'),
+  search: z.string().trim().max(200).optional().describe('words to find in name, sku or description, ignoring case and accents; a word matches as a prefix ("cami" finds Camiseta), except that a one-letter word matches only itself ("p" finds the size P) and a word longer than 8 letters matches by its first 8 ("camisetas" finds Camiseta too). Words are letters and digits: the rest (punctuation, emoji, symbols) only separates them, so a search with no letter or digit in it finds nothing; the first 12 words are searched, and any after them ignored'),
   categoryId: idOfKind('categoryId', 'category').optional(),
   brandId: idOfKind('brandId', 'brand').optional(),
   collectionId: idOfKind('collectionId', 'collection').optional(),
