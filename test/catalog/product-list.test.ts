@@ -123,6 +123,11 @@ describe('GET /v1/products', () => {
     // A search with no letter or digit finds nothing, rather than leaving the list unfiltered.
     for (const wordless of ['😀', '---', '*', '\u200b', '" ( )']) await check(wordless, [])
     await check('azul 😀', ['Camiseta Azul'])
+    // A comma is part of the search (a browser's URLSearchParams sends it as %2C), not a list of two.
+    await check('camiseta, azul', ['Camiseta Azul'])
+    expect(names(await A.list('search=camiseta,azul'))).toEqual(['Camiseta Azul'])
+    const twoSorts = await A.send('GET', '/v1/products?sort=name,price')
+    expect(twoSorts.body.error.details).toEqual([{ path: 'sort', message: 'sort must be one of name, price, -price, createdAt, -createdAt, -rating: one order at a time, a leading - for descending' }])
     // An edit is searchable at once; a deleted product is not.
     await expectOk(A.send('PUT', `/v1/products/${acai.id}`, { name: 'Tigela de Cupuaçu' }))
     await check('cupuacu', ['Tigela de Cupuaçu'])

@@ -209,7 +209,10 @@ export const ProductListQuery = PageQuery.extend({
   ),
   minPrice: PriceFilter.optional().describe('lowest product price (its cheapest variant), inclusive'),
   maxPrice: PriceFilter.optional().describe('highest product price (its cheapest variant), inclusive'),
-  sort: z.enum(SORTS).default('-createdAt').describe('a leading - sorts descending; default -createdAt'),
+  sort: z
+    .enum(SORTS, `sort must be one of ${SORTS.join(', ')}: one order at a time, a leading - for descending`)
+    .default('-createdAt')
+    .describe('a leading - sorts descending; default -createdAt'),
 }).refine((q) => q.minPrice === undefined || q.maxPrice === undefined || q.minPrice <= q.maxPrice, {
   message: 'minPrice must not be above maxPrice',
   path: ['minPrice'],

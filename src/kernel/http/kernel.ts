@@ -1,4 +1,3 @@
-import { parseQueryStandardSchema } from 'elysia/parse-query'
 import { createGate } from '../auth/gate'
 import type { StillAdmits } from '../auth/macro'
 import { BYTES_PER_TOKEN } from '../auth/rate-limiter'
@@ -297,14 +296,22 @@ export function createKernel(routes: RouteTable, deps: Deps): Kernel {
 /** `step` of `value` at once, or once it has settled when it is a promise: a step that need not wait does not. */
 const next = <T, U>(value: T | Promise<T>, step: (value: T) => U | Promise<U>): U | Promise<U> => (value instanceof Promise ? value.then(step) : step(value))
 
-/** The query string as an object, as Elysia reads one: `a=1&a=2` and `a=1,2` are lists. */
-function parsedQuery(text: string): Record<string, unknown> {
-  if (text === '') return Object.create(null)
-  const query = parseQueryStandardSchema(text, 0) as Record<string, unknown>
-  // A parameter sent empty is one not sent: a shop's "All categories" option sends categoryId=, which
-  // matched no product, and minPrice= read as 0. (A list of values keeps its empty ones.) And `_` is
-  // the time jQuery's cache: false adds to every GET so that no cache answers it: never a parameter.
-  for (const name in query) if (query[name] === '' || name === '_') delete query[name]
+/**
+ * The query string as an object: a parameter sent once is its text, one sent more than once the list of
+ * its texts (which a route's schema refuses, saying to send it once, unless it takes a list). A comma is
+ * part of a value: search=camiseta, azul is one search (Elysia's parser made it a list of two).
+ */
+function parsedQuery(text: string): Record<string, string | string[]> {
+  const query: Record<string, string | string[]> = Object.create(null)
+  if (text === '') return query
+  for (const [name, value] of new URLSearchParams(text)) {
+    // A parameter sent empty is one not sent: a shop's "All categories" option sends categoryId=, which
+    // matched no product, and minPrice= read as 0. And `_` is the time jQuery's cache: false adds to
+    // every GET so that no cache answers it: never a parameter.
+    if (value === '' || name === '_') continue
+    const seen = query[name]
+    query[name] = seen === undefined ? value : [...[seen].flat(), value]
+  }
   return query
 }
 

@@ -75,7 +75,8 @@ function invalid(type: RequestPart, value: unknown, issues: Issue[], known?: str
   for (const issue of issues) {
     if (issue.code !== 'invalid_type' && mistyped.has(pathKey(issue))) continue
     total += issue.code === 'unrecognized_keys' && issue.keys ? issue.keys.length : 1
-    if (details.length < MAX_DETAILS) details.push(...toDetails(issue, known).slice(0, MAX_DETAILS - details.length))
+    const repeated = type === 'query' ? repeatedParameter(value, issue) : undefined
+    if (details.length < MAX_DETAILS) details.push(...(repeated ? [repeated] : toDetails(issue, known)).slice(0, MAX_DETAILS - details.length))
   }
   const first = details[0]
   const summary = first ? `${first.path ? `${first.path}: ` : ''}${first.message}` : 'it does not match the schema'
@@ -86,6 +87,15 @@ function invalid(type: RequestPart, value: unknown, issues: Issue[], known?: str
     `Invalid ${where}: ${summary}${more}. The expected shape of this route is in /docs.`,
     details,
   )
+}
+
+/** A query parameter the route takes once, sent more than once (page=1&page=2): said so, whatever the schema's own message. */
+function repeatedParameter(query: unknown, issue: Issue): ErrorDetail | undefined {
+  const name = issue.path?.length === 1 ? String(typeof issue.path[0] === 'object' ? issue.path[0].key : issue.path[0]) : undefined
+  const sent = name === undefined ? undefined : (query as Record<string, unknown>)[name]
+  if (!Array.isArray(sent)) return undefined
+  const path = shorten(name!)
+  return { path, message: `${path} is sent ${sent.length} times, and this route takes it once: send one ${path}=` }
 }
 
 const pathKey = (issue: Issue) => (issue.path ?? []).map((p) => String(typeof p === 'object' ? p.key : p)).join('\u0000')
