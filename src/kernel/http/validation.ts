@@ -1,7 +1,18 @@
 import { z } from 'zod'
 import { AppError, type ErrorDetail } from '../errors'
 
-type Issue = { message: string; path?: readonly (PropertyKey | { key: PropertyKey })[]; code?: string; keys?: string[]; expected?: string }
+type Issue = {
+  message: string
+  path?: readonly (PropertyKey | { key: PropertyKey })[]
+  code?: string
+  keys?: string[]
+  expected?: string
+  origin?: string
+  minimum?: number | bigint
+  maximum?: number | bigint
+  inclusive?: boolean
+  values?: readonly unknown[]
+}
 
 /** A Standard Schema (zod's `~standard`): what a route declares for its body, and for its query, path and headers. */
 export interface BodySchema {
@@ -118,5 +129,34 @@ function toDetails(issue: Issue, known?: string[]): ErrorDetail[] {
   if (issue.code === 'invalid_type' && issue.expected && /received undefined$/.test(message)) {
     return [{ path, message: `is required (${issue.expected})` }]
   }
-  return [{ path, message }]
+  return [{ path, message: plainWords(issue) ?? message }]
+}
+
+/**
+ * zod's own wording of a check a schema gave no message of its own ("Too big: expected string to have
+ * <=200 characters", "expected boolean, received string"), said as what to send instead; undefined for
+ * a message a schema wrote.
+ */
+function plainWords(issue: Issue): string | undefined {
+  const { code, origin, minimum, maximum } = issue
+  const items = origin === 'array' || origin === 'set' ? 'items' : 'characters'
+  if (code === 'too_big' && issue.message.startsWith('Too big:')) {
+    if (origin === 'string' || origin === 'array' || origin === 'set') return `has at most ${maximum} ${items}`
+    if (origin === 'number' || origin === 'bigint') return issue.inclusive === false ? `must be less than ${maximum}` : `must be at most ${maximum}`
+  }
+  if (code === 'too_small' && issue.message.startsWith('Too small:')) {
+    if (origin === 'string' && minimum === 1) return 'must not be empty'
+    if (origin === 'string' || origin === 'array' || origin === 'set') return `needs at least ${minimum} ${items}`
+    if (origin === 'number' || origin === 'bigint') return issue.inclusive === false ? `must be more than ${minimum}` : `must be at least ${minimum}`
+  }
+  if (code === 'invalid_value' && issue.message.startsWith('Invalid option:') && issue.values) {
+    return `must be one of ${issue.values.map((v) => (typeof v === 'string' ? v : JSON.stringify(v))).join(', ')}`
+  }
+  if (code === 'invalid_type' && issue.message.startsWith('Invalid input:')) {
+    const received = /received (\w+)$/.exec(issue.message)?.[1]
+    // A value in quotes where JSON has a number or a boolean: the most common slip of a form's values.
+    if (received === 'string' && issue.expected === 'boolean') return 'must be true or false, a JSON boolean without quotes (true, not "true")'
+    if (received === 'string' && issue.expected === 'number') return 'must be a number, a JSON number without quotes (19.9, not "19.9")'
+  }
+  return undefined
 }
