@@ -39,6 +39,26 @@ describe('product images', () => {
     expect(list.data.find((p: any) => p.id === t.product.id).image).toBe('https://cdn.example.com/back.jpg')
   })
 
+  test('the same picture linked again (a button clicked twice) is 409 CONFLICT naming the image it already is; nothing is added', async () => {
+    const t = await setup()
+    const first = await expectOk(t.link({ mediaId: t.w.A.media.id }), 201)
+    const byUrl = await expectOk(t.link({ url: 'https://cdn.example.com/shirt.jpg' }), 201)
+    for (const [body, image, detail] of [
+      [{ mediaId: t.w.A.media.id }, first, { imageId: first.id, mediaId: t.w.A.media.id }],
+      [{ url: 'https://cdn.example.com/shirt.jpg', isPrimary: true }, byUrl, { imageId: byUrl.id, url: 'https://cdn.example.com/shirt.jpg' }],
+    ] as const) {
+      const again = await t.link(body)
+      expect([again.status, again.body.error.code, again.body.error.details]).toEqual([409, 'CONFLICT', [detail]])
+      expect(again.body.error.message).toBe(
+        `That picture is already image ${image.id} of product ${t.product.id}. To make it the cover or move it, PATCH /v1/images/${image.id} {"isPrimary": true} or {"position": n}.`,
+      )
+    }
+    expect(shape((await t.A.product(t.product.id)).images)).toEqual([[first.id, 0, true], [byUrl.id, 1, false]])
+    // Another product may show the same picture.
+    const other = await t.A.createProduct({ name: 'Outra', sku: 'OUT-1' })
+    expect((await expectOk(t.link({ mediaId: t.w.A.media.id }, other.id), 201)).isPrimary).toBe(true)
+  })
+
   test('an empty mediaId is a 400 naming the field, not a 500 (found by the fuzz drill)', async () => {
     const t = await setup()
     const res = await t.link({ mediaId: '' })

@@ -47,7 +47,7 @@ export const productImageRoutes = (deps: UploadDeps) =>
         detail: {
           tags,
           summary: 'Link a library image or an external URL to a product',
-          description: 'Send `mediaId` (a picture of the store library) or `url` (http or https). The first image of a product is its cover (`isPrimary`); `isPrimary: true` makes this one the cover.' + ` A product has at most ${MAX_IMAGES_PER_PRODUCT} images: one more is 409 LIMIT_REACHED.`,
+          description: 'Send `mediaId` (a picture of the store library) or `url` (http or https). The first image of a product is its cover (`isPrimary`); `isPrimary: true` makes this one the cover.' + ` A product has at most ${MAX_IMAGES_PER_PRODUCT} images: one more is 409 LIMIT_REACHED. A picture the product already has (the same mediaId, or the same url) is 409 CONFLICT naming its image, which PATCH /v1/images/:id makes the cover or moves.`,
         },
       },
     )

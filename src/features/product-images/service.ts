@@ -46,6 +46,15 @@ function link(deps: Deps, tx: Sql, ctx: StoreCtx, productId: string, source: { m
   findProduct(tx, ctx, productId)
   const id = deps.ids.next('img')
   const existing = imagesOf(tx, productId)
+  // The same picture twice (a button clicked twice) would show twice in the gallery: said so, with the image it already is.
+  const already = existing.find((i) => i.url === source.url)
+  if (already) {
+    throw new AppError(
+      'CONFLICT',
+      `That picture is already image ${already.id} of product ${productId}. To make it the cover or move it, PATCH /v1/images/${already.id} {"isPrimary": true} or {"position": n}.`,
+      [{ imageId: already.id, ...(source.mediaId ? { mediaId: source.mediaId } : { url: source.url }) }],
+    )
+  }
   assertRoomForImage(productId, existing.length)
   tx.insert(productImages)
     .values({ id, storeId: ctx.storeId, productId, mediaId: source.mediaId, url: source.url, isPrimary: false, position: existing.length, createdAt: deps.clock.now() })
