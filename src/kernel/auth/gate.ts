@@ -288,23 +288,28 @@ export function createGate(deps: GateDeps) {
     }
   }
 
+  /** The store the last authentication named on its way to a refusal, if it named one. */
+  const named = (): NamedStore | undefined =>
+    namedStore === undefined ? undefined : { storeId: namedStore, credential: namedCredential, rm: namedRm, shopFront: namedShopFront }
+
   /**
-   * A live key or student token that a buyer or panel route refuses (a key without its customer token,
-   * a key on the panel) is still a call of its store: counted for it and under its rate limit, as a call
-   * to no route is (kernel.ts), and answered with the refusal, or 429 once the limit is spent. A revoked
-   * key or an ended session opens no store route, and counts for none.
+   * A call made with a live key or student token of a store, whatever its route answers: counted for
+   * that store and under its rate limit (429 once it is spent). For a call a buyer or panel route
+   * refuses (a key without its customer token, a key on the panel), and for a call to no route
+   * (kernel.ts). A credential that opens no store route (unknown, revoked, an ended session) counts for
+   * none; one that named its store still files the call in that store's inspector.
    */
-  function admitRefused(call: Call) {
+  function admitKnown(call: Call) {
+    namedStore = undefined
     let ctx: StoreCtx | null
     try {
       ctx = authenticate('shop', call.request)
     } catch {
+      call.refused ??= named()
       return
     }
     if (!ctx) return
     call.ctx = ctx
-    // Refused at the door all the same: the inspector counts a flood of them as one entry per source.
-    call.refused ??= namedStoreOf(ctx)
     deps.activity.count(ctx)
     limits.take(ctx, call)
   }
@@ -322,8 +327,12 @@ export function createGate(deps: GateDeps) {
       try {
         ctx = authenticate(kind, call.request)
       } catch (e) {
-        if (namedStore) call.refused = { storeId: namedStore, credential: namedCredential, rm: namedRm, shopFront: namedShopFront }
-        if (kind === 'customer' || kind === 'student' || kind === 'studentSelf') admitRefused(call)
+        call.refused = named()
+        if (kind === 'customer' || kind === 'student' || kind === 'studentSelf') {
+          admitKnown(call)
+          // Refused at the door all the same: the inspector counts a flood of them as one entry per source.
+          if (call.ctx) call.refused ??= namedStoreOf(call.ctx)
+        }
         throw e
       }
       if (!ctx) return null
@@ -333,6 +342,8 @@ export function createGate(deps: GateDeps) {
       refuse(kind, ctx)
       return ctx
     },
+
+    admitKnown,
 
     chargeAnswer: limits.chargeAnswer,
 
