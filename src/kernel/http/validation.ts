@@ -102,19 +102,22 @@ function invalid(type: RequestPart, value: unknown, issues: Issue[], known?: str
 
 /** A query parameter the route takes once, sent more than once (page=1&page=2): said so, whatever the schema's own message. */
 function repeatedParameter(query: unknown, issue: Issue): ErrorDetail | undefined {
-  const name = issue.path?.length === 1 ? String(typeof issue.path[0] === 'object' ? issue.path[0].key : issue.path[0]) : undefined
-  const sent = name === undefined ? undefined : (query as Record<string, unknown>)[name]
+  const [name, ...deeper] = segments(issue)
+  const sent = name === undefined || deeper.length > 0 ? undefined : (query as Record<string, unknown>)[name]
   if (!Array.isArray(sent)) return undefined
   const path = shorten(name!)
   return { path, message: `${path} is sent ${sent.length} times, and this route takes it once: send one ${path}=` }
 }
 
-const pathKey = (issue: Issue) => (issue.path ?? []).map((p) => String(typeof p === 'object' ? p.key : p)).join('\u0000')
+/** The issue's path as names: zod writes a segment as a key, or as an object holding it. */
+const segments = (issue: Issue) => (issue.path ?? []).map((p) => String(typeof p === 'object' ? p.key : p))
+
+const pathKey = (issue: Issue) => segments(issue).join('\u0000')
 
 const shorten = (text: string, limit = PATH_LIMIT) => (text.length > limit ? `${text.slice(0, limit)}…` : text)
 
 function toDetails(issue: Issue, known?: string[]): ErrorDetail[] {
-  const base = (issue.path ?? []).map((p) => String(typeof p === 'object' ? p.key : p))
+  const base = segments(issue)
   if (issue.code === 'unrecognized_keys' && issue.keys) {
     const message = !known
       ? 'unknown or read-only field; remove it'
