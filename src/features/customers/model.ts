@@ -1,11 +1,14 @@
 import { z } from 'zod'
 import { nameText } from '../../kernel/control-characters'
 
+/** The form alone, to tell an address sent with spaces around it from no address. */
+const EMAIL_FORM = z.email()
+
 const Email = z
   .email({
     // A form's value copied with a space around it: said so, rather than called no e-mail address.
     error: (issue) =>
-      typeof issue.input === 'string' && issue.input.trim() !== issue.input && z.email().safeParse(issue.input.trim()).success
+      typeof issue.input === 'string' && issue.input.trim() !== issue.input && EMAIL_FORM.safeParse(issue.input.trim()).success
         ? 'email has spaces around it: trim the value before sending it (ana@example.com, not " ana@example.com ")'
         : 'email must be an e-mail address, e.g. ana@example.com',
   })
