@@ -322,6 +322,26 @@ describe('fair limits: one rate limit per store', () => {
     expect((await t.call('GET', '/v1/probe', { headers: apiKey(B.key.apiKey) })).status).toBe(200)
   })
 
+  test("a student's token on a buyer route counts for that student; a revoked key on the panel counts for no one", async () => {
+    const t = await setup({ rateLimitRps: '10', rateLimitBurst: '20' })
+    const { A } = t.world
+    const before = (await report(t, `?groupId=${A.group.id}`)).groups[0]
+    const student = (group: any) => group.students.find((s: any) => s.rm === A.rms.active)
+    const asStudent = await t.call('GET', '/v1/cart', { headers: bearer(A.student) })
+    expect([asStudent.status, asStudent.body.error.code, asStudent.headers.get('ratelimit-limit')]).toEqual([401, 'WRONG_CREDENTIAL', '20'])
+    const revoked = await t.call('GET', '/v1/store/settings', { headers: apiKey(A.revoked.apiKey) })
+    expect([revoked.status, revoked.headers.get('ratelimit-limit')]).toEqual([401, null])
+    const after = (await report(t, `?groupId=${A.group.id}`)).groups[0]
+    expect([student(after).calls - student(before).calls, student(after).errors - student(before).errors]).toEqual([1, 1])
+    expect([after.calls - before.calls, after.errors - before.errors]).toEqual([1, 1])
+    // Both are in the store's request inspector, where the student looks for what went wrong.
+    const listed = await expectOk(t.call('GET', '/v1/store/requests?status=401', { headers: bearer(A.student) }))
+    expect(listed.data.map((e: any) => [e.path, e.credential])).toEqual([
+      ['/v1/store/settings', 'secret'],
+      ['/v1/cart', 'student'],
+    ])
+  })
+
   test('every store response carries the RateLimit headers; RATE_LIMIT_RPS=0 turns the limit off', async () => {
     const on = await setup({ rateLimitRps: '50', rateLimitBurst: '100' })
     const res = await on.call('GET', '/v1/probe', { headers: apiKey(on.world.A.key.apiKey) })
