@@ -178,16 +178,22 @@ describe('filters and pages', () => {
     expect([page.total, page.page, page.pageSize]).toEqual([4, 1, 2])
     // Everything A did before `start` (the setup's calls) is left out by since.
     expect((await listOf(t, bearer(t.w.A.student), `?${since.slice(1)}`)).total).toBe(5)
+    // The same instant with an offset, or as a local time of the server's zone.
+    const local = new Date(start + 1 - 3 * 3_600_000).toISOString().slice(0, -1)
+    expect((await listOf(t, bearer(t.w.A.student), `?since=${local}-03:00`)).total).toBe(5)
+    t.clock.timeZone = 'America/Sao_Paulo'
+    expect((await listOf(t, bearer(t.w.A.student), `?since=${local}`)).total).toBe(5)
   })
 
   test('a wrong filter is a 400 that says what to send', async () => {
     const t = await setup()
     for (const [q, says] of <[string, string][]>[
       ['status=abc', 'status must be 2xx, 4xx, 5xx'],
-      ['since=yesterday', 'since must be an ISO date-time'],
+      ['since=yesterday', 'since must be an ISO date, year first'],
       // Date.parse reads these (11 December or 12 November; the year 2001): an ISO filter does not.
-      ['since=11%2F12%2F2026', 'since must be an ISO date-time'],
-      ['since=1', 'since must be an ISO date-time'],
+      ['since=11%2F12%2F2026', 'since must be an ISO date, year first'],
+      ['since=1', 'since must be an ISO date, year first'],
+      ['since=2026-01-01T09:00:00+05:30', "since has a space where its offset's + was: a + in a query string is read as a space. Write it as %2B (2026-01-01T09:00:00%2B05:30)"],
       ['method=G%20T', 'method must be an HTTP method'],
     ]) {
       const r = await t.call('GET', `/v1/store/requests?${q}`, { headers: bearer(t.w.A.student) })

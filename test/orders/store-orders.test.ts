@@ -36,6 +36,38 @@ describe('GET /v1/store/orders', () => {
     expect(inB.total).toBe(0)
   })
 
+  test("from and to take a date alone, an offset or a local time, read in the server's time zone; a + sent unencoded is named", async () => {
+    const s = await shopSetup({ stock: 100 })
+    // The orders are made at 00:00 to 00:04 UTC on 1 January: 21:00 to 21:04 on 31 December in São Paulo.
+    s.clock.timeZone = 'America/Sao_Paulo'
+    const ids: string[] = []
+    for (let i = 0; i < 5; i++) {
+      ids.push((await s.shop.buy(s.variantId)).id)
+      s.clock.advance(60_000)
+    }
+    const listed = async (query: string) => (await expectOk(s.panel('GET', query))).data.map((o: any) => o.id)
+    const newestFirst = [...ids].reverse()
+    // A date alone is a day of the server's zone; as `to` it includes that whole day.
+    expect(await listed('?to=2025-12-31')).toEqual(newestFirst)
+    expect(await listed('?from=2025-12-31')).toEqual(newestFirst)
+    expect(await listed('?from=2026-01-01')).toEqual([])
+    expect(await listed('?to=2025-12-30')).toEqual([])
+    // The same minutes with an offset, in local time without one, and in UTC.
+    for (const window of ['from=2025-12-31T21:01:00-03:00&to=2025-12-31T21:03-03:00', 'from=2025-12-31T21:01:00&to=2025-12-31T21:03', 'from=2026-01-01T00:01:00Z&to=2026-01-01T00:03:00.000Z', 'from=2026-01-01T03:01:00%2B03:00&to=2026-01-01T00:03Z']) {
+      expect(await listed(`?${window}`)).toEqual([ids[2], ids[1]])
+    }
+    const wrong = async (query: string) => {
+      const r = await s.panel('GET', query)
+      expect(r.status).toBe(400)
+      expect(r.body.error.code).toBe('VALIDATION_ERROR')
+      return r.body.error.details
+    }
+    expect(await wrong('?from=2026-01-01T03:01:00+03:00')).toEqual([
+      { path: 'from', message: "from has a space where its offset's + was: a + in a query string is read as a space. Write it as %2B (2026-01-01T03:01:00%2B03:00), or give the time in UTC with Z" },
+    ])
+    expect(await wrong('?to=31/12/2025')).toEqual([{ path: 'to', message: 'to must be an ISO date, year first, such as 2026-11-21, or a date and time such as 2026-11-21T14:00:00Z' }])
+  })
+
   test("GET /v1/store/orders/:id shows any customer's order; another store's order is a 404 like an unknown id and cannot be moved", async () => {
     const s = await shopSetup()
     const order = await s.shop.buy(s.variantId)

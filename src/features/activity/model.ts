@@ -1,48 +1,17 @@
 import { z } from 'zod'
 import { timeZoneField, todaySchema } from '../../kernel/day-schema'
 import { idOfKind } from '../../kernel/id-schema'
-
-const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/
-/**
- * An ISO date or date-time of the calendar, year first (zod's own checks, as the order filter uses):
- * Date.parse also reads 01/12/2026, month first, and 2026-02-30 as 2 March.
- */
-const ISO_INSTANT = z.union([
-  z.iso.date(),
-  z.iso.datetime({ local: true, offset: true }),
-  // zod takes an offset only after seconds; 2026-11-21T14:00-03:00 is as much ISO 8601 as with :00.
-  z.iso.datetime({ local: true, offset: true, precision: -1 }),
-])
-
-/** The space before an offset's hours (and minutes), where a + was. */
-const SPACE_FOR_PLUS = / (?=\d{2}(:?\d{2})?$)/
-
-/** An ISO date (`2026-11-21`) or date-time. A date alone means the start of that day, and a time without an offset a time, in the server's time zone. */
-const isoInstant = (name: string) =>
-  z
-    .string()
-    .max(40, `${name} is a date or a time, e.g. 2026-11-21 or 2026-11-21T14:00:00Z`)
-    .superRefine((v, issues) => {
-      if (ISO_INSTANT.safeParse(v).success) return
-      // A + left as it is in a query string arrives as a space: 14:00:00+05:30 reads 14:00:00 05:30.
-      const plusAsSpace = ISO_INSTANT.safeParse(v.replace(SPACE_FOR_PLUS, '+')).success
-      issues.addIssue({
-        code: 'custom',
-        message: plusAsSpace
-          ? `${name} has a space where its offset's + was: a + in a query string is read as a space. Write it as %2B (${v.replace(SPACE_FOR_PLUS, '%2B')}), or give the time in UTC with Z`
-          : `${name} must be an ISO date, year first, such as 2026-11-21, or a date and time such as 2026-11-21T14:00:00Z`,
-      })
-    })
+import { INSTANT_FORMS, instantQuery } from '../../kernel/instant-query'
 
 const MemberFlag = z.boolean().describe('false for a former member: removed from the group, or moved to another by a class list')
 const FORMER_MEMBERS_RULE =
   'every current member, even with no calls; then each former member with calls in the window, which stay counted for the group they were made for: named as when they left, followed by "(no longer a member)"'
 
-const to = isoInstant('to').optional().describe("end, exclusive; a date alone includes that whole day (default: now). A date alone, or a time without an offset (no Z), is read in the server's time zone")
+const to = instantQuery('to').optional().describe(`end, exclusive; a date alone includes that whole day (default: now). ${INSTANT_FORMS}`)
 const groupId = idOfKind('groupId', 'group').optional().describe('only this group (404 NOT_FOUND when no group has this id; 400 for an id of another kind, such as a store id)')
 
 export const ActivityQuery = z.strictObject({
-  from: isoInstant('from').optional().describe('start, inclusive (default: the hour the first group was created in). Counts are kept per hour: `from` is rounded down to its hour, `to` up to a whole hour, and the answer says the hours counted'),
+  from: instantQuery('from').optional().describe('start, inclusive (default: the hour the first group was created in). Counts are kept per hour: `from` is rounded down to its hour, `to` up to a whole hour, and the answer says the hours counted'),
   to,
   groupId,
   format: z.enum(['json', 'csv']).default('json').describe('csv for a spreadsheet'),
@@ -52,8 +21,6 @@ export const ActivityQuery = z.strictObject({
     .describe('with format=csv, what splits the cells: semicolon for a spreadsheet in a language that writes decimals with a comma (Excel in Portuguese opens a comma-separated file as one column)'),
 })
 export type ActivityQuery = z.infer<typeof ActivityQuery>
-
-export const isDateOnly = (v: string) => DATE_ONLY.test(v)
 
 const Counts = { calls: z.number().int(), errors: z.number().int().describe('responses with status >= 400'), lastCallAt: z.string().nullable() }
 
@@ -84,7 +51,7 @@ export type ActivityReport = z.infer<typeof ActivityReport>
 export const MAX_BUCKETS = 744
 
 export const ActivitySeriesQuery = z.strictObject({
-  from: isoInstant('from').optional().describe('start, inclusive; rounded down to the start of its bucket (default: 24 hours before `to`)'),
+  from: instantQuery('from').optional().describe('start, inclusive; rounded down to the start of its bucket (default: 24 hours before `to`)'),
   to,
   groupId,
   bucket: z

@@ -1,11 +1,11 @@
 import { asc, eq, sql } from 'drizzle-orm'
 import { formerMembers, groups, students } from '../../kernel/auth/tables'
-import { instantOf, isoTime } from '../../kernel/clock'
+import { isoTime } from '../../kernel/clock'
 import type { Deps } from '../../kernel/deps'
 import { AppError } from '../../kernel/errors'
+import { instantOfQuery } from '../../kernel/instant-query'
 import { groupNotFound } from '../groups'
 import { rmKey } from '../members'
-import { isDateOnly } from './model'
 import { SHOP_FRONT_RM } from './tables'
 
 // What the report and the series share: the time window, the groups and members they cover.
@@ -14,25 +14,13 @@ export const HOUR = 3_600_000
 export const DAY = 24 * HOUR
 export const FORMER_MEMBER = '(no longer a member)'
 
-const WITH_OFFSET = /(?:[zZ]|[+-]\d{2}(?::?\d{2})?)$/
-
-/**
- * A query's date or date-time as an instant, in the clock's time zone unless it says its own: a date
- * alone is the start of that day (`endOf` the start of the next), a date-time without an offset a
- * reading of the zone's clocks.
- */
-function instantOfQuery(deps: Deps, value: string, endOf = false) {
-  if (isDateOnly(value)) return instantOf(Date.parse(value) + (endOf ? DAY : 0), deps.clock.timeZone)
-  return WITH_OFFSET.test(value) ? Date.parse(value) : instantOf(Date.parse(`${value}Z`), deps.clock.timeZone)
-}
-
 /**
  * The window `[from, to)` in ms. A date alone as `to` includes that whole day; `to` defaults to now
  * (inclusive), `from` to what the caller says given `to`.
  */
 export function activityWindow(deps: Deps, query: { from?: string; to?: string }, defaultFrom: { at: (to: number) => number; what: string }) {
-  const to = query.to ? instantOfQuery(deps, query.to, true) : deps.clock.now() + 1
-  const from = query.from ? instantOfQuery(deps, query.from) : defaultFrom.at(to)
+  const to = query.to ? instantOfQuery(query.to, deps.clock.timeZone, true) : deps.clock.now() + 1
+  const from = query.from ? instantOfQuery(query.from, deps.clock.timeZone) : defaultFrom.at(to)
   if (from < to) return { from, to }
   if (query.from && query.to) throw new AppError('VALIDATION_ERROR', '`from` must be before `to`.', [{ path: 'from', message: 'must be before to' }])
   // Only `from` was sent: the window ends now, which a date in the future is not before.

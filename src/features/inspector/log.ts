@@ -1,6 +1,7 @@
 import { isoTime, type Clock } from '../../kernel/clock'
 import type { Deps } from '../../kernel/deps'
 import { AppError, clip } from '../../kernel/errors'
+import { instantOfQuery } from '../../kernel/instant-query'
 import type { InspectedCall, RequestInspector } from '../../kernel/http/inspection'
 import { targetOf } from '../../kernel/http/target'
 import { cut, cutCopy } from './cut'
@@ -169,7 +170,7 @@ export class RequestLog implements RequestInspector {
 
   private matcher(query: RequestQuery): (item: Kept) => boolean {
     const { status, method, path, rm, client } = query
-    const since = query.since === undefined ? undefined : Date.parse(query.since)
+    const since = query.since === undefined ? undefined : instantOfQuery(query.since, this.clock.timeZone)
     const cls = status?.endsWith('xx') ? status[0] : undefined
     return (k) =>
       (status === undefined || (cls ? String(k.status)[0] === cls : String(k.status) === status)) &&

@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { INSTANT_FORMS, instantQuery } from '../../kernel/instant-query'
 import { Page, PageQuery } from '../../kernel/pagination'
 
 const STATUS_FILTER = /^(?:[1-5]xx|[1-5]\d\d)$/
@@ -34,12 +35,9 @@ export const RequestQuery = PageQuery.extend({
     .enum(CLIENTS, 'client must be app, panel or teacher')
     .optional()
     .describe('only calls of this client, by its X-Storefront-Client header: panel (the store panel), teacher (the teacher\u2019s screens), app (any other call)'),
-  // ISO only (z.iso.datetime): Date.parse would also read 11/12/2026 and 1, month first or as a year.
-  since: z.iso
-    .datetime({ offset: true, error: 'since must be an ISO date-time such as 2026-11-24T14:00:00Z' })
-    .max(40, 'since is a date-time, e.g. 2026-11-24T14:00:00Z')
+  since: instantQuery('since')
     .optional()
-    .describe('only entries answered at or after this time: createdAt, or a counted entry\u2019s newest call (lastCreatedAt)'),
+    .describe(`only entries answered at or after this time: createdAt, or a counted entry\u2019s newest call (lastCreatedAt). ${INSTANT_FORMS}`),
 })
 export type RequestQuery = z.infer<typeof RequestQuery>
 

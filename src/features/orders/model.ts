@@ -1,5 +1,6 @@
 import { z } from 'zod'
 import { idRef } from '../../kernel/id-schema'
+import { INSTANT_FORMS, instantQuery } from '../../kernel/instant-query'
 import { CartItem } from '../cart/model'
 import { PageQuery, Page } from '../../kernel/pagination'
 import { TRANSITION_TO_MESSAGE } from './states'
@@ -107,12 +108,10 @@ export const OrderPage = Page(Order)
 
 export const CustomerOrderQuery = PageQuery.extend({ status: OrderStatus.optional() }).strict()
 
-const TIME_FORM = 'must be an ISO 8601 time, e.g. 2026-01-31T00:00:00Z'
-const Time = z.iso.datetime({ error: TIME_FORM }).max(40, TIME_FORM)
 export const StoreOrderQuery = PageQuery.extend({
   status: OrderStatus.optional(),
   customerId: idRef('customerId').optional(),
-  from: Time.optional().describe('orders created at or after this time'),
-  to: Time.optional().describe('orders created before this time'),
+  from: instantQuery('from').optional().describe(`orders created at or after this time. ${INSTANT_FORMS}`),
+  to: instantQuery('to').optional().describe(`orders created before this time; a date alone includes that whole day. ${INSTANT_FORMS}`),
 }).strict()
 export type StoreOrderQuery = z.infer<typeof StoreOrderQuery>

@@ -80,7 +80,7 @@ export const storeOrderRoutes = (deps: OrdersDeps) =>
       auth: 'secret',
       query: StoreOrderQuery,
       response: { 200: OrderPage, 400: ErrorEnvelope },
-      detail: { tags: panelTags, summary: "The store's orders", description: 'Newest first. Filters: `status`, `customerId`, `from` and `to` (ISO times, created at or after / before).' },
+      detail: { tags: panelTags, summary: "The store's orders", description: 'Newest first. Filters: `status`, `customerId`, `from` and `to` (a date or an ISO time: created at or after / before; a date alone as `to` includes its day).' },
     })
     .get('/:id', ({ ctx, params }) => getOrder(deps, ctx, params.id), {
       auth: 'secret',

@@ -3,6 +3,7 @@ import { customerOf, type StoreCtx } from '../../kernel/auth/kinds'
 import { writeTransaction } from '../../kernel/db/database'
 import type { Deps } from '../../kernel/deps'
 import { AppError } from '../../kernel/errors'
+import { instantOfQuery } from '../../kernel/instant-query'
 import { pageWindow, toPage, type PageQuery } from '../../kernel/pagination'
 import { cancelOrder, refundOrder, ship } from './changes'
 import type { OrdersDeps } from './expiry'
@@ -30,8 +31,8 @@ export function listStoreOrders(deps: Deps, ctx: StoreCtx, query: PageQuery & { 
     eq(orders.storeId, ctx.storeId),
     query.status ? eq(orders.status, query.status) : undefined,
     query.customerId ? eq(orders.customerId, query.customerId) : undefined,
-    query.from ? gte(orders.createdAt, Date.parse(query.from)) : undefined,
-    query.to ? lt(orders.createdAt, Date.parse(query.to)) : undefined,
+    query.from ? gte(orders.createdAt, instantOfQuery(query.from, deps.clock.timeZone)) : undefined,
+    query.to ? lt(orders.createdAt, instantOfQuery(query.to, deps.clock.timeZone, true)) : undefined,
   )
   return page(deps, where, query)
 }
