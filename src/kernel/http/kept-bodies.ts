@@ -10,13 +10,14 @@ const encoder = new TextEncoder()
  * A body is kept as its UTF-8 bytes, encoded once: answering with a string has the server encode it
  * again for every request, which cost a cached list a quarter of its time (bench/README.md).
  *
- * Bound: `maxBytes` bytes of bodies; the least recently used go first (a body read again lately is not
- * moved on every read, only once it has fallen into the older half: see read).
+ * Bound: `maxBytes` bytes of bodies, dropped oldest first, except that a body read since it was last
+ * looked at gets a second chance (it moves to the newest end, marked unread): a hit only marks its
+ * entry, where moving it in the Map on a read cost a cached product detail 7 % of its time
+ * (bench/README.md, "Measurements behind design choices").
  */
 export class KeptBodies {
-  private entries = new Map<string, { body: Uint8Array; scope: string; tags: readonly string[]; used: number }>()
-  /** Counts reads: an entry's `used` is the read that last moved it to the newest end. */
-  private reads = 0
+  /** In the order they were made or last given a second chance; `read` is set by a hit. */
+  private entries = new Map<string, { body: Uint8Array; scope: string; tags: readonly string[]; read: boolean }>()
   private scopes = new Map<string, { version: number; keys: Set<string>; tagged: Map<string, Set<string>> }>()
   private bytes = 0
 
@@ -30,22 +31,14 @@ export class KeptBodies {
     const kept = this.scopeAt(scope, version)
     const entryKey = `${scope}\u0000${key}`
     const hit = this.entries.get(entryKey)
-    this.reads++
     if (hit !== undefined) {
-      // Map keeps insertion order: re-inserting marks the entry as the most recently used. An entry
-      // moved there within the last half a map's worth of reads is still in the newer half, past where
-      // eviction starts, so it is not moved again.
-      if (this.reads - hit.used > this.entries.size / 2) {
-        this.entries.delete(entryKey)
-        this.entries.set(entryKey, hit)
-        hit.used = this.reads
-      }
+      hit.read = true
       return hit.body
     }
     const made = make()
     const body = encoder.encode(JSON.stringify(made.body))
     const tags = made.tags ?? []
-    this.entries.set(entryKey, { body, scope, tags, used: this.reads })
+    this.entries.set(entryKey, { body, scope, tags, read: false })
     this.bytes += body.byteLength
     kept.keys.add(entryKey)
     for (const tag of tags) {
@@ -53,9 +46,14 @@ export class KeptBodies {
       if (keys) keys.add(entryKey)
       else kept.tagged.set(tag, new Set([entryKey]))
     }
-    for (const oldKey of this.entries.keys()) {
+    // A Map's iteration reaches the entries moved to its end too, unread by then: this ends.
+    for (const [oldKey, entry] of this.entries) {
       if (this.bytes <= this.maxBytes) break
-      this.remove(oldKey)
+      if (entry.read) {
+        entry.read = false
+        this.entries.delete(oldKey)
+        this.entries.set(oldKey, entry)
+      } else this.remove(oldKey)
     }
     return body
   }
