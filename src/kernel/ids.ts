@@ -38,13 +38,17 @@ const CODES = Uint8Array.from(ALPHABET, (c) => c.charCodeAt(0))
 /** Bytes from the system's secure random source, drawn once each: one call refills them all. */
 const pool = new Uint8Array(4096)
 let drawn = pool.length
-/** The characters of the token being made, read out as one string (every request id is one: a string added to character by character cost more). */
-const chosen = new Uint8Array(64)
+/**
+ * The characters of the token being made, one array per length, read out whole as one string (every
+ * request id is one: a string added to character by character cost more, and so did a view of part of
+ * one longer array).
+ */
+const chosen: Uint8Array[] = []
 const ascii = new TextDecoder('latin1')
 
 /** `length` characters of [0-9a-z] from the system's secure random source (12 chars ≈ 62 bits, 20 ≈ 103). */
 export function randomToken(length: number): string {
-  const into = length <= chosen.length ? chosen : new Uint8Array(length)
+  const into = length <= 64 ? (chosen[length] ??= new Uint8Array(length)) : new Uint8Array(length)
   for (let n = 0; n < length; ) {
     if (drawn === pool.length) {
       crypto.getRandomValues(pool)
@@ -54,7 +58,7 @@ export function randomToken(length: number): string {
     // 252 is the largest multiple of 36 below 256: rejecting bytes above it keeps every character equally likely.
     if (b < 252) into[n++] = CODES[b % 36]!
   }
-  return ascii.decode(into.subarray(0, length))
+  return ascii.decode(into)
 }
 
 /** Milliseconds written in 8 characters of [0-9a-z], whose order as text is their order as numbers (they wrap in 2059). */

@@ -30,28 +30,30 @@ interface GateDeps {
   activity: CallRecorder
 }
 
-interface Presented {
-  apiKey: string | null
-  bearer: string | null
-  admin: string | null
-  studentRm: string | null
-}
+/**
+ * The credentials a request presents. The teacher's token and X-Student-RM are read when a check asks
+ * for them: most calls present a key and never do. A class, so that its getters are shared, not made
+ * for every request.
+ */
+class Presented {
+  readonly apiKey: string | null
+  readonly bearer: string | null
 
+  constructor(
+    private readonly headers: Headers,
+    adminToken: string,
+  ) {
+    const authorization = headers.get('authorization')
+    this.bearer = authorization === null ? null : (authorization.match(/^Bearer\s+(\S+)\s*$/i)?.[1] ?? withoutBearer(authorization, adminToken))
+    this.apiKey = headers.get('x-api-key')?.trim() || null
+  }
 
-const read = (request: Request, adminToken: string): Presented => {
-  const headers = request.headers
-  const authorization = headers.get('authorization')
-  const bearer = authorization === null ? null : (authorization.match(/^Bearer\s+(\S+)\s*$/i)?.[1] ?? withoutBearer(authorization, adminToken))
-  return {
-    apiKey: headers.get('x-api-key')?.trim() || null,
-    bearer,
-    // Read when a check asks for them: most calls present a key and never do.
-    get admin() {
-      return headers.get('x-admin-token')?.trim() || null
-    },
-    get studentRm() {
-      return headers.get('x-student-rm')?.trim() || null
-    },
+  get admin() {
+    return this.headers.get('x-admin-token')?.trim() || null
+  }
+
+  get studentRm() {
+    return this.headers.get('x-student-rm')?.trim() || null
   }
 }
 
@@ -183,7 +185,7 @@ export function createGate(deps: GateDeps) {
 
   /** Returns the store context, or null for an admin route; throws the 401 a student should see (the 403s come from refuse). */
   function authenticate(kind: AuthKind, request: Request): StoreCtx | null {
-    const p = read(request, deps.adminToken)
+    const p = new Presented(request.headers, deps.adminToken)
     const bearerKind = p.bearer?.slice(0, p.bearer.indexOf('_') + 1) ?? null
 
     if (kind === 'admin') {
