@@ -2,19 +2,21 @@
  * Two checkouts' servers in one process, taking turns on the same requests without a socket, for a
  * change to the request path too small for wrk's turns to tell from this machine's noise:
  *
- *   bun bench/in-process-ab.ts --before <checkout> [--scenario detail|list|health] [--pairs 40] [--requests 30000]
+ *   bun bench/in-process-ab.ts --before <checkout> [--scenario detail|list|health|cart] [--pairs 40] [--requests 30000]
  *
  * Opens the app of `--before` and of this checkout (bench/system/in-process.ts, each its own copy of
  * the seeded classroom, each importing its own `src/`), then runs `requests` requests of the scenario on
  * one and then on the other, `pairs` times, the order flipping each pair. A shift of the shared
  * machine's speed lasts longer than a pair and falls on both halves, so the median of the pairs' time
  * ratios stands where the turns' own times swing by half (bench/README.md, "Measurements behind design
- * choices"). What it leaves out, the HTTP server's own work, is the same for both.
+ * choices"). What it leaves out, the HTTP server's own work, is the same for both. `cart` is the cart
+ * add of `npm run bench`: 32 customers at once, each adding a unit to its own line (scenarios.ts).
  */
 import { cpSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { parseArgs } from 'node:util'
+import { MAX_LINE_QUANTITY } from '../src/kernel/money'
 import type { InProcess } from './system/in-process'
 import { seededClassroom } from './system/seed'
 
@@ -36,24 +38,60 @@ const paths: Record<string, (i: number) => string> = {
   list: () => '/v1/products?page=1&pageSize=20',
   health: () => '/health',
 }
-const pathOf = paths[args.scenario]
-if (!pathOf) throw new Error(`--scenario: one of ${Object.keys(paths).join(', ')}`)
+const cart = args.scenario === 'cart'
+if (!cart && !paths[args.scenario]) throw new Error(`--scenario: one of ${[...Object.keys(paths), 'cart'].join(', ')}`)
+const BUYERS = 32
 const work = mkdtempSync(join(tmpdir(), 'storefront-in-process-ab-'))
 
-async function open(checkout: string, name: string) {
-  const data = join(work, name)
-  cpSync(seeded, data, { recursive: true })
-  const { openInProcess } = (await import(join(resolve(checkout), 'bench/system/in-process.ts'))) as { openInProcess: (dir: string) => InProcess }
-  return openInProcess(data)
+/** One side: its app and one step of the scenario, the `i`th request. */
+interface Side {
+  app: InProcess
+  step: (i: number) => Promise<void>
 }
 
-/** Microseconds a request, over `n` requests one after another. */
-async function turn(app: InProcess, n: number) {
-  const started = performance.now()
-  for (let i = 0; i < n; i++) {
-    const answer = await app.call('GET', pathOf!(i), args.scenario === 'health' ? {} : key)
-    if (answer.status !== 200) throw new Error(`${pathOf!(i)}: ${answer.status} ${answer.text}`)
+const checked = async (answer: Promise<{ status: number; text: string }>, what: string) => {
+  const { status, text } = await answer
+  if (status !== 200) throw new Error(`${what}: ${status} ${text}`)
+}
+
+async function open(checkout: string, name: string): Promise<Side> {
+  const data = join(work, name)
+  cpSync(seeded, data, { recursive: true })
+  const { openInProcess, registerCustomers } = (await import(join(resolve(checkout), 'bench/system/in-process.ts'))) as typeof import('./system/in-process')
+  const app = openInProcess(data)
+  if (!cart) {
+    const pathOf = paths[args.scenario]!
+    return { app, step: (i) => checked(app.call('GET', pathOf(i), args.scenario === 'health' ? {} : key), pathOf(i)) }
   }
+  const buyers = await registerCustomers(app, big.apiKey, BUYERS, `ab-${name}-`)
+  const lines: string[] = []
+  for (const headers of buyers) {
+    const answer = await app.ok('POST', '/v1/cart/items', headers, { variantId: big.stockVariantId, quantity: 1 })
+    lines.push((JSON.parse(answer.text) as { items: { id: string }[] }).items[0]!.id)
+  }
+  // Buyer i % BUYERS adds a unit to its line; every MAX_LINE_QUANTITY - 1 of its turns it sets the line back to 1.
+  return {
+    app,
+    step: (i) => {
+      const b = i % BUYERS
+      const reset = Math.floor(i / BUYERS) % (MAX_LINE_QUANTITY - 1) === 0
+      const answer = reset
+        ? app.call('PATCH', `/v1/cart/items/${lines[b]}`, buyers[b]!, { quantity: 1 })
+        : app.call('POST', '/v1/cart/items', buyers[b]!, { variantId: big.stockVariantId, quantity: 1 })
+      return checked(answer, 'cart add')
+    },
+  }
+}
+
+/** Microseconds a request, over `n` requests: one after another, or for the cart BUYERS at once. */
+async function turn(side: Side, n: number) {
+  const started = performance.now()
+  if (cart) {
+    let next = 0
+    await Promise.all(Array.from({ length: BUYERS }, async () => {
+      while (next < n) await side.step(next++)
+    }))
+  } else for (let i = 0; i < n; i++) await side.step(i)
   return ((performance.now() - started) / n) * 1000
 }
 
@@ -77,8 +115,8 @@ try {
       `a request ${median(pairs.map((p) => p.before)).toFixed(2)} µs before, ${median(pairs.map((p) => p.after)).toFixed(2)} µs after (medians)`,
   )
 } finally {
-  await before.close()
-  await after.close()
+  await before.app.close()
+  await after.app.close()
   rmSync(work, { recursive: true, force: true })
 }
 process.exit(0)

@@ -5,7 +5,7 @@ import { AppError } from '../errors'
 import type { Call } from '../http/call'
 import { namedStoreOf, type NamedStore } from '../http/inspection'
 import { credentialRows, type KeyRow } from './credential-rows'
-import { API_KEY_FORMAT, API_KEY_LENGTH, constantTimeEqual } from './credentials'
+import { API_KEY_FORMAT, API_KEY_LENGTH, isSecret } from './credentials'
 import { AUTH_KINDS, type Actor, type AuthKind, type StoreCtx } from './kinds'
 import type { RateLimiter } from './rate-limiter'
 import { storeLimits } from './store-limits'
@@ -41,10 +41,10 @@ class Presented {
 
   constructor(
     private readonly headers: Headers,
-    adminToken: string,
+    isAdminToken: (value: string) => boolean,
   ) {
     const authorization = headers.get('authorization')
-    this.bearer = authorization === null ? null : (authorization.match(/^Bearer\s+(\S+)\s*$/i)?.[1] ?? withoutBearer(authorization, adminToken))
+    this.bearer = authorization === null ? null : (authorization.match(/^Bearer\s+(\S+)\s*$/i)?.[1] ?? withoutBearer(authorization, isAdminToken))
     this.apiKey = headers.get('x-api-key')?.trim() || null
   }
 
@@ -62,9 +62,9 @@ class Presented {
  * token) is answered as if Bearer had been written: the route's check then names the header it goes in,
  * where "write Bearer" would lead to a second mistake. A token is told the exact form.
  */
-function withoutBearer(authorization: string, adminToken: string): string {
+function withoutBearer(authorization: string, isAdminToken: (value: string) => boolean): string {
   const value = authorization.trim().split(/\s+/).pop() ?? ''
-  if (/^[sp]k_/.test(value) || constantTimeEqual(value, adminToken)) return value
+  if (/^[sp]k_/.test(value) || isAdminToken(value)) return value
   const token = /^(stu|ctk)_/.exec(value)
   throw new AppError(
     'UNAUTHENTICATED',
@@ -90,6 +90,7 @@ const wrongKind = (kind: AuthKind, what: string) =>
  */
 export function createGate(deps: GateDeps) {
   const { clock } = deps
+  const isAdminToken = isSecret(deps.adminToken)
   const rows = credentialRows(deps.db, deps.changes)
   const limits = storeLimits(deps.limiter)
 
@@ -185,19 +186,19 @@ export function createGate(deps: GateDeps) {
 
   /** Returns the store context, or null for an admin route; throws the 401 a student should see (the 403s come from refuse). */
   function authenticate(kind: AuthKind, request: Request): StoreCtx | null {
-    const p = new Presented(request.headers, deps.adminToken)
+    const p = new Presented(request.headers, isAdminToken)
     const bearerKind = p.bearer?.slice(0, p.bearer.indexOf('_') + 1) ?? null
 
     if (kind === 'admin') {
       if (p.admin) {
-        if (constantTimeEqual(p.admin, deps.adminToken)) return null
+        if (isAdminToken(p.admin)) return null
         if (STORE_CREDENTIAL.test(p.admin)) throw wrongKind(kind, 'X-Admin-Token holds a store key or token, not the teacher\'s token.')
         throw unauthenticated(
           "X-Admin-Token is not the teacher's token: the one given with --admin-token (ADMIN_TOKEN), or else the one printed when the server first started, kept in the file admin-token of its data folder.",
         )
       }
       // The teacher's own token in another header: said so, rather than called a store's credential.
-      const misplaced = [p.apiKey, p.bearer].some((value) => value !== null && constantTimeEqual(value, deps.adminToken))
+      const misplaced = [p.apiKey, p.bearer].some((value) => value !== null && isAdminToken(value))
       if (misplaced) throw wrongKind(kind, "That is the teacher's token, in the wrong header: send it as X-Admin-Token, not in Authorization or X-API-Key.")
       if (p.apiKey || p.bearer) throw wrongKind(kind, 'This is a teacher route; store keys and tokens do not open it.')
       throw unauthenticated(`This route needs ${AUTH_KINDS.admin.expects}.`)
@@ -213,7 +214,7 @@ export function createGate(deps: GateDeps) {
     }
     // The teacher's token without Bearer reads as one (withoutBearer): called by its name, not "the Bearer
     // token". Compared only on the way to a refusal: a buyer's every call carries a Bearer token.
-    const teacherInAuthorization = () => p.bearer !== null && constantTimeEqual(p.bearer, deps.adminToken)
+    const teacherInAuthorization = () => p.bearer !== null && isAdminToken(p.bearer)
 
     if (kind === 'customer') {
       if (!p.apiKey) {
@@ -226,7 +227,10 @@ export function createGate(deps: GateDeps) {
       // Until a customer token is there, the refusal is recorded as the key alone (apiKey named it): what was sent.
       if (!p.bearer) throw unauthenticated("This route also needs the customer's token in Authorization: Bearer (from POST /v1/customers/login).")
       if (bearerKind === 'stu_') throw wrongKind(kind, 'Authorization holds a student token, which opens the store panel, not a customer\'s cart or orders.')
-      if (teacherInAuthorization()) throw wrongKind(kind, "Authorization holds the teacher's token, which opens the teacher's routes only.")
+      // A token that is a live customer session is not the teacher's: that one comparison is left out.
+      if ((bearerKind !== 'ctk_' || !both?.session) && teacherInAuthorization()) {
+        throw wrongKind(kind, "Authorization holds the teacher's token, which opens the teacher's routes only.")
+      }
       // Any other value is no credential at all: unknown, as a made-up key is.
       if (bearerKind !== 'ctk_') {
         throw unauthenticated(
