@@ -43,7 +43,8 @@ export const instantQuery = (name: string) =>
     })
 
 /** What every parameter of `instantQuery` says in the OpenAPI document, after its own meaning. */
-export const INSTANT_FORMS = "A date alone, or a time without an offset (no Z), is read in the server's time zone"
+export const INSTANT_FORMS =
+  "Written 2026-11-21, 2026-11-21T14:00:00Z or 2026-11-21T11:00-03:00 (an offset's + as %2B in a URL). A date alone, or a time without an offset (no Z), is read in the server's time zone"
 
 /**
  * A value `instantQuery` passed, as milliseconds: a date alone is the start of that day in `timeZone`
