@@ -43,3 +43,20 @@ export function curlCommand(origin: string, e: Pick<RequestDetail, 'method' | 'p
   if (e.requestBody !== null) parts.push(`--data-raw ${quote(e.requestBody)}`)
   return parts.join(' \\\n  ')
 }
+
+/** Methods whose request may carry a body. */
+const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH'])
+
+/**
+ * What the command cannot repeat, said under it, or '' when it repeats everything: a successful call's
+ * headers and body are not kept (a JSON body needs its Content-Type back too, or curl sends a form's),
+ * a call refused before its body was read has none to repeat, and an older failure's may be let go.
+ */
+export function curlNote(e: Pick<RequestDetail, 'method' | 'status' | 'requestBody' | 'bodiesDropped'>): string {
+  if (e.requestBody !== null || !BODY_METHODS.has(e.method)) return ''
+  if (e.status < 400) {
+    return "The headers and body of a successful request are not kept: if it sent a JSON body, add it with -H 'Content-Type: application/json' --data-raw '{…}'."
+  }
+  if (e.bodiesDropped) return "Its body was let go to keep the newer failures' bodies: if it sent one, add it with --data-raw '…'."
+  return "It was refused before its body was read, so no body was kept: if it sent one, add it with --data-raw '…'."
+}

@@ -2,7 +2,7 @@ import { useEffect, useRef, useState } from 'preact/hooks'
 import type { ApiError, CallOptions, Page } from './api'
 import { CopyButton, ErrorNote, Field, Loaded, Pager, Section, Table, useLoad, when } from './ui'
 import type { RequestDetail, RequestEntry } from './request-types'
-import { CUSTOMER_TOKEN_HEADER, curlCommand } from './curl'
+import { CUSTOMER_TOKEN_HEADER, curlCommand, curlNote } from './curl'
 import { listAddress, rememberList, showList } from './router'
 
 /**
@@ -293,16 +293,20 @@ export function RequestView({ inspector, id }: { inspector: Inspector; id: strin
               </div>
             )}
             <h3>What the app sent</h3>
-            <Table columns={['Header', 'Value']} caption={{ text: 'Request headers', hidden: true }}>
-              {Object.entries(e.requestHeaders).map(([name, value]) => (
-                <tr key={name}>
-                  <th scope="row">{name}</th>
-                  <td>
-                    <code>{value}</code>
-                  </td>
-                </tr>
-              ))}
-            </Table>
+            {Object.keys(e.requestHeaders).length === 0 ? (
+              <p class="muted">Request headers: {e.status < 400 ? 'not kept: headers are kept for failed requests only.' : 'none kept.'}</p>
+            ) : (
+              <Table columns={['Header', 'Value']} caption={{ text: 'Request headers', hidden: true }}>
+                {Object.entries(e.requestHeaders).map(([name, value]) => (
+                  <tr key={name}>
+                    <th scope="row">{name}</th>
+                    <td>
+                      <code>{value}</code>
+                    </td>
+                  </tr>
+                ))}
+              </Table>
+            )}
             <Body label="Request body" text={e.requestBody} truncated={e.requestBodyTruncated} entry={e} />
             <h3>What came back</h3>
             <Body label="Response body" text={e.responseBody} truncated={e.responseBodyTruncated} entry={e} />
@@ -353,7 +357,7 @@ function Curl({ entry }: { entry: RequestDetail }) {
       <p>
         For a terminal with bash (macOS, Linux, Git Bash on Windows). Set the variables first, e.g. <code>export API_KEY={entry.credential === 'publishable' ? 'pk_…' : 'sk_…'}</code> (the kind of key this call sent); redacted values show as <code>[redacted]</code>: put
         the real ones back before running it.
-        {entry.requestBody === null && entry.method !== 'GET' && entry.method !== 'DELETE' && ' The body of a successful request is not kept: add it with --data-raw.'}
+        {curlNote(entry) && ` ${curlNote(entry)}`}
       </p>
       <pre data-testid="curl">{command}</pre>
       <CopyButton text={command} label="Copy curl command" />

@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'bun:test'
 import { $ } from 'bun'
-import { CUSTOMER_TOKEN_HEADER, curlCommand } from '../../panel/src/curl'
+import { CUSTOMER_TOKEN_HEADER, curlCommand, curlNote } from '../../panel/src/curl'
 
 const entry = {
   method: 'POST',
@@ -54,5 +54,18 @@ describe('what the curl command repeats, and the fix beside it', () => {
     const fixed = curlCommand('http://h', sent, [CUSTOMER_TOKEN_HEADER])
     expect(fixed).toContain('-H "Authorization: Bearer $CUSTOMER_TOKEN"')
     expect(fixed).not.toContain('$TOKEN"')
+  })
+})
+
+describe('the note under the curl command', () => {
+  test("a successful call's JSON body needs its Content-Type back; a refused call's body was never read, or was let go; a kept body needs no note", () => {
+    const refusedBeforeBody = { method: 'POST', status: 415, requestBody: null, bodiesDropped: false }
+    expect(curlNote({ method: 'POST', status: 201, requestBody: null, bodiesDropped: false })).toBe(
+      "The headers and body of a successful request are not kept: if it sent a JSON body, add it with -H 'Content-Type: application/json' --data-raw '{…}'.",
+    )
+    expect(curlNote(refusedBeforeBody)).toBe("It was refused before its body was read, so no body was kept: if it sent one, add it with --data-raw '…'.")
+    expect(curlNote({ ...refusedBeforeBody, bodiesDropped: true })).toBe("Its body was let go to keep the newer failures' bodies: if it sent one, add it with --data-raw '…'.")
+    expect(curlNote({ ...refusedBeforeBody, requestBody: '{"name":1}' })).toBe('')
+    for (const method of ['GET', 'DELETE']) expect(curlNote({ method, status: 200, requestBody: null, bodiesDropped: false })).toBe('')
   })
 })
