@@ -31,4 +31,17 @@ describe.skipIf(noBrowser)('the panel on a phone', () => {
       expect(await sidewaysOverflow(page)).toBeLessThanOrEqual(0)
     }, NARROW)
   })
+
+  test("a group name of one long word, as long as a name may be, stays inside the teacher's board, activity and group screens", async () => {
+    const { groupId } = await groupWithStudent(panel, `Grupo${'x'.repeat(75)}`, { rm: '2026301', name: 'Bia' }, 'a-phone-password-2')
+    await panel.withPage('a long word on a phone', async (page) => {
+      await signInAsTeacher(page, panel, '/teacher/board')
+      for (const [route, heading] of [['/teacher/board', 'Class board'], ['/teacher/activity', 'Activity'], [`/teacher/groups/${groupId}`, 'Members']] as const) {
+        await page.goto(`${panel.base}/panel#${route}`)
+        await page.getByRole('heading', { name: heading }).first().waitFor()
+        await page.waitForLoadState('networkidle')
+        expect({ route, overflow: await sidewaysOverflow(page) }).toEqual({ route, overflow: 0 })
+      }
+    }, NARROW)
+  })
 })
