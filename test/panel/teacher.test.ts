@@ -57,6 +57,13 @@ describe.skipIf(noBrowser)('the teacher side of the panel', () => {
       expect(await page.getByRole('alert').allTextContents()).toEqual([
         'Fix the members list first.line 2: RM A1003 is already on line 1; a student is listed onceline 3: write the RM, a comma and the name, such as 12345,Ana Souza',
       ])
+      // What only the server refuses (an escape sequence in a name) is said by its line too, not by its API path.
+      await page.getByLabel('Members (optional)').fill('a1003,Caio\n\na1004,Dora\u001b[31m')
+      await page.getByRole('button', { name: 'Create group' }).click()
+      await page.getByRole('alert').filter({ hasText: 'line 3: name' }).waitFor()
+      const [refused] = await page.getByRole('alert').allTextContents()
+      expect(refused).toStartWith('Fix the members list first.line 3: name holds a control character')
+      expect(refused).not.toContain('members.1')
       await page.getByLabel('Members (optional)').fill('')
 
       await page.getByRole('link', { name: 'Activity' }).click()

@@ -1,8 +1,8 @@
 import { useState } from 'preact/hooks'
-import type { Page } from '../api'
+import { ApiError, type Page } from '../api'
 import { Done, ErrorNote, Field, formValues, Loaded, Pager, Section, Table, useAction, useLoad, when } from '../ui'
 import { useTeacher } from './context'
-import { parseMembers } from './members-text'
+import { parseMembers, problemsByLine } from './members-text'
 import type { Group } from './types'
 
 const PAGE_SIZE = 50
@@ -52,6 +52,10 @@ function CreateGroup({ onCreated }: { onCreated: () => void }) {
   const action = useAction()
   const [problems, setProblems] = useState<string[]>([])
   const [created, setCreated] = useState<Group>()
+  /** The lines of the members last sent, to say the server's refusal of one by its line. */
+  const [sentLines, setSentLines] = useState<number[]>([])
+  const refusedByLine = action.error instanceof ApiError && action.error.status === 400 ? problemsByLine(action.error.details, sentLines) : undefined
+  const shown = refusedByLine ?? problems
   const submit = (event: Event) => {
     const form = event.currentTarget as HTMLFormElement
     const { name = '', members: text = '' } = formValues(event)
@@ -61,6 +65,7 @@ function CreateGroup({ onCreated }: { onCreated: () => void }) {
     // What the server said of the last try is not about this one: only the list's problems are shown.
     action.clear()
     if (parsed.problems.length) return
+    setSentLines(parsed.lines)
     void action.run(async () => {
       const group = await call<Group>('POST', '/admin/groups', { body: { name, members: parsed.members } })
       form.reset()
@@ -78,11 +83,11 @@ function CreateGroup({ onCreated }: { onCreated: () => void }) {
         <Field label="Members (optional)" hint="One student a line: RM, a comma, the name. Example: 12345,Ana Souza">
           <textarea name="members" rows={4} spellcheck={false} />
         </Field>
-        {problems.length > 0 && (
+        {shown.length > 0 && (
           <div class="note error" role="alert">
             <strong>Fix the members list first.</strong>
             <ul>
-              {problems.map((p) => (
+              {shown.map((p) => (
                 <li key={p}>{p}</li>
               ))}
             </ul>
@@ -93,7 +98,7 @@ function CreateGroup({ onCreated }: { onCreated: () => void }) {
             Create group
           </button>
         </div>
-        <ErrorNote error={action.error} />
+        {!refusedByLine && <ErrorNote error={action.error} />}
         <Done message={action.done} />
         {created && (
           <p>

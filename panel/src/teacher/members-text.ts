@@ -5,8 +5,10 @@ import type { Member } from './types'
  * spreadsheet copies it (the name may hold commas). Returns the members, or the problems by line so the
  * teacher fixes them before sending: a line without both parts, an RM already on an earlier line.
  */
-export function parseMembers(text: string): { members: Member[]; problems: string[] } {
+export function parseMembers(text: string): { members: Member[]; problems: string[]; lines: number[] } {
   const members: Member[] = []
+  /** The line of the box each member came from. */
+  const lines: number[] = []
   const problems: string[] = []
   /** Where each RM was first written, by the RM ignoring case, as the server compares them. */
   const seen = new Map<string, number>()
@@ -22,7 +24,26 @@ export function parseMembers(text: string): { members: Member[]; problems: strin
     else {
       seen.set(rm.toLowerCase(), i + 1)
       members.push({ rm, name })
+      lines.push(i + 1)
     }
   })
-  return { members, problems }
+  return { members, problems, lines }
+}
+
+/**
+ * The server's refusal of the members sent, said as the box's own problems are: by line (`members.0.name`
+ * is the first member sent, which may stand on line 3), rather than by the API's paths. Undefined when a
+ * detail is about something else (the group's name): the refusal is then shown as it came.
+ */
+export function problemsByLine(details: readonly unknown[] | undefined, lines: readonly number[]): string[] | undefined {
+  if (!details?.length) return undefined
+  const problems: string[] = []
+  for (const detail of details) {
+    const { path, message } = (detail ?? {}) as { path?: unknown; message?: unknown }
+    const index = typeof path === 'string' ? /^members\.(\d+)(?:\.|$)/.exec(path)?.[1] : undefined
+    const line = index === undefined ? undefined : lines[Number(index)]
+    if (line === undefined || typeof message !== 'string') return undefined
+    problems.push(`line ${line}: ${message}`)
+  }
+  return problems
 }
