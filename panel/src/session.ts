@@ -1,3 +1,5 @@
+import { forgetShownOnce } from './shown-once'
+
 /**
  * Who is signed in, kept in sessionStorage: it ends when the tab closes, which suits a lab machine
  * that the next class will use.
@@ -24,7 +26,10 @@ const read = <T>(key: string): T | null => {
 export const studentSession = () => read<StudentSession>(STUDENT)
 export const adminToken = () => read<string>(ADMIN)
 
-export const saveStudent = (s: StudentSession | null) =>
-  s ? sessionStorage.setItem(STUDENT, JSON.stringify(s)) : sessionStorage.removeItem(STUDENT)
+export const saveStudent = (s: StudentSession | null) => {
+  if (s) return sessionStorage.setItem(STUDENT, JSON.stringify(s))
+  sessionStorage.removeItem(STUDENT)
+  forgetShownOnce()
+}
 export const saveAdmin = (token: string | null) =>
   token ? sessionStorage.setItem(ADMIN, JSON.stringify(token)) : sessionStorage.removeItem(ADMIN)

@@ -1,13 +1,13 @@
-import { useState } from 'preact/hooks'
 import { ConfirmButton, Done, ErrorNote, Field, formValues, Loaded, Reveal, Section, Table, useAction, useLoad, when } from '../ui'
+import { useShownOnce } from '../shown-once'
 import { useStudent } from './context'
 import type { ApiKey, CreatedKey, KeyList } from './types'
 
 /** GET, POST and DELETE /v1/store/api-keys: the full key is shown once, right after creation. */
 export function ApiKeysPage() {
-  const { call } = useStudent()
+  const { call, rm } = useStudent()
   const keys = useLoad(() => call<KeyList>('GET', '/store/api-keys'))
-  const [created, setCreated] = useState<CreatedKey>()
+  const [created, setCreated] = useShownOnce<CreatedKey>(`api key of ${rm}`)
   const action = useAction()
   const create = (event: Event) => {
     const form = event.currentTarget as HTMLFormElement
@@ -48,7 +48,7 @@ export function ApiKeysPage() {
       </form>
       {created && (
         <Reveal secret={created.apiKey} copyLabel="Copy key" onDone={() => setCreated(undefined)}>
-          <strong>Copy the {created.kind} key "{created.name}" now: it is shown only this once.</strong> Afterwards only its prefix is visible.
+          <strong>Copy the {created.kind} key "{created.name}" now: it is shown only this once.</strong> Afterwards only its prefix is visible. It stays here, even if you open another page of the panel, until you say you have copied it.
         </Reveal>
       )}
       <ErrorNote error={action.error} />

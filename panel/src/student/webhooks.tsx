@@ -1,5 +1,6 @@
 import { useState } from 'preact/hooks'
 import { ConfirmButton, CopyButton, Done, ErrorNote, Field, formValues, Loaded, Paged, Reveal, Section, Table, useAction, useLoad, when } from '../ui'
+import { useShownOnce } from '../shown-once'
 import { useStudent } from './context'
 import type { Delivery, EventTypeList, ListenerList, RegisteredWebhook, Webhook } from './types'
 import type { Page } from '../api'
@@ -54,10 +55,10 @@ function Listening() {
 
 /** Listening from the student's machine, webhook endpoints (register, ping, remove) and every delivery attempt with what was signed. */
 export function WebhooksPage() {
-  const { call } = useStudent()
+  const { call, rm } = useStudent()
   const endpoints = useLoad(() => call<Page<Webhook>>('GET', '/webhooks', { query: { pageSize: 100 } }))
   const events = useLoad(() => call<EventTypeList>('GET', '/webhooks/events'))
-  const [registered, setRegistered] = useState<RegisteredWebhook>()
+  const [registered, setRegistered] = useShownOnce<RegisteredWebhook>(`signing secret of ${rm}`)
   const [filter, setFilter] = useState({ webhookId: '', page: 1 })
   const deliveries = useLoad(() => call<Page<Delivery>>('GET', '/webhooks/deliveries', { query: { ...filter, pageSize: 20 } }), [filter])
   const action = useAction()
