@@ -118,6 +118,10 @@ describe.skipIf(noBrowser)('the teacher side of the panel', () => {
       const problems = await page.getByRole('list').filter({ hasText: 'line 3' }).getByRole('listitem').allTextContents()
       expect(problems).toHaveLength(1)
       expect(problems[0]).toMatch(/^line 3: .*rm/)
+      // Said in the screen's words: the API's "what details lists" means nothing here.
+      const [said] = await page.getByRole('alert').allTextContents()
+      expect(said).toStartWith('A problem in the class list: nothing was imported. Fix what is listed below and import the whole list again.')
+      expect(said).not.toContain('details')
       const groups = await panel.call('GET', '/v1/admin/groups', { headers: admin })
       expect(groups.body.data.map((g: { name: string }) => g.name)).not.toContain('Beta')
 
