@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'bun:test'
-import { parseMembers, problemsByLine } from '../../panel/src/teacher/members-text'
+import { createdMessage, parseMembers, problemsByLine } from '../../panel/src/teacher/members-text'
 
 describe("the members box's problems, said by line", () => {
   test('the server refusing the second member sent names the line that member stood on, past a blank line', () => {
@@ -19,5 +19,14 @@ describe("the members box's problems, said by line", () => {
     expect(problemsByLine([{ path: 'members', message: 'at most 200 members' }], [1])).toBeUndefined()
     expect(problemsByLine([], [1])).toBeUndefined()
     expect(problemsByLine(undefined, [1])).toBeUndefined()
+  })
+})
+
+describe('what the form says of a group it created', () => {
+  test('with members, how they sign in; with none, where they come from', () => {
+    const member = { rm: '1', name: 'Ana' }
+    expect(createdMessage({ name: 'Azul', members: [member, member] })).toBe('Group Azul created with 2 members. Each signs in with their RM as the first password.')
+    expect(createdMessage({ name: 'Azul', members: [member] })).toBe('Group Azul created with 1 member. Each signs in with their RM as the first password.')
+    expect(createdMessage({ name: 'Azul', members: [] })).toBe('Group Azul created, with no members yet: add them on its page, or with a class list.')
   })
 })

@@ -2,7 +2,7 @@ import { useState } from 'preact/hooks'
 import { ApiError, type Page } from '../api'
 import { Done, ErrorNote, Field, formValues, Loaded, Pager, Section, Table, useAction, useLoad, when } from '../ui'
 import { useTeacher } from './context'
-import { parseMembers, problemsByLine } from './members-text'
+import { createdMessage, parseMembers, problemsByLine } from './members-text'
 import type { Group } from './types'
 
 const PAGE_SIZE = 50
@@ -72,7 +72,7 @@ function CreateGroup({ onCreated }: { onCreated: () => void }) {
       setCreated(group)
       onCreated()
       return group
-    }, (g) => `Group ${g.name} created with ${g.members.length} member${g.members.length === 1 ? '' : 's'}. Each signs in with their RM as the first password.`)
+    }, createdMessage)
   }
   return (
     <Section title="Create a group">

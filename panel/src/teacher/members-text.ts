@@ -47,3 +47,10 @@ export function problemsByLine(details: readonly unknown[] | undefined, lines: r
   }
   return problems
 }
+
+/** What the form says of a group it created: how its members sign in, or, with none yet, where they come from. */
+export function createdMessage(group: { name: string; members: readonly unknown[] }): string {
+  const n = group.members.length
+  if (n === 0) return `Group ${group.name} created, with no members yet: add them on its page, or with a class list.`
+  return `Group ${group.name} created with ${n} member${n === 1 ? '' : 's'}. Each signs in with their RM as the first password.`
+}
