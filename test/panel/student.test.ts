@@ -183,6 +183,11 @@ describe.skipIf(noBrowser)('the student side of the panel', () => {
       await expectOk(panel.call('PATCH', `/v1/admin/groups/${groupId}`, { headers: { 'x-admin-token': panel.adminToken }, body: { name: 'Loja Leste C' } }))
       await page.reload()
       await eventually(async () => expect(await who.textContent()).toStartWith('Joao (2026700) · Loja Leste C'))
+      // A session the teacher ended meanwhile: a reload lands on the sign-in, which says why.
+      await expectOk(panel.call('POST', `/v1/admin/students/${rm}/reset-password`, { headers: { 'x-admin-token': panel.adminToken } }))
+      await page.reload()
+      await page.getByRole('heading', { name: 'Student sign-in' }).waitFor()
+      expect(await page.getByRole('main').textContent()).toContain('Sign in again')
     })
   })
 
