@@ -74,7 +74,7 @@ export function createKernel(routes: RouteTable, deps: Deps): Kernel {
     const { auth } = route
     const readBody = bodyReader(route)
     const { params: paramsSchema, query: querySchema } = route
-    const checkParams = paramsSchema && remembered.of((params: Readonly<Record<string, string>>) => checkPart('params', paramsSchema, params), paramsKeyOf(route.path))
+    const checkParams = paramsSchema && remembered.of((params: Readonly<Record<string, string>>) => checkPart('params', paramsSchema, params), paramsKeyOf(route.paramNames))
     const checkQuery = querySchema && remembered.of((text: string) => checkPart('query', querySchema, parsedQuery(text)))
     const headerSchema = route.headers
     const stillAdmits: StillAdmits = auth ? (request) => gate.stillAdmits(auth, request) : admitsAnyone
@@ -310,8 +310,7 @@ function parsedQuery(text: string): Record<string, string | string[]> {
 }
 
 /** The values of a path's parameters as one string (a line break is in no path); a path's one parameter is its own key. */
-function paramsKeyOf(path: string): (params: Readonly<Record<string, string>>) => string {
-  const names = path.split('/').flatMap((segment) => (segment.startsWith(':') ? [segment.slice(1)] : []))
+function paramsKeyOf(names: readonly string[]): (params: Readonly<Record<string, string>>) => string {
   const only = names.length === 1 ? names[0]! : undefined
   if (only !== undefined) return (params) => params[only]!
   return (params) => {

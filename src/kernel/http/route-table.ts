@@ -12,6 +12,8 @@ import { NO_QUERY, type BodySchema } from './validation'
 export interface RouteEntry {
   method: string
   path: string
+  /** The names of the path's parameters, in order (`/products/:id/images/:imageId`: id, imageId). */
+  paramNames: readonly string[]
   /** The body schema the route declared, undefined when it takes none; the kernel checks a JSON body against it (validation.ts). */
   body: BodySchema | undefined
   /** The credential the route declared with the auth macro; undefined for public routes. */
@@ -71,7 +73,7 @@ type RouteHooks = { body?: unknown; query?: unknown; params?: unknown; headers?:
 interface Node {
   statics: Map<string, Node>
   param: Node | undefined
-  routes: Map<string, { route: RouteEntry; names: string[] }>
+  routes: Map<string, { route: RouteEntry; names: readonly string[] }>
 }
 
 const node = (): Node => ({ statics: new Map(), param: undefined, routes: new Map() })
@@ -99,6 +101,7 @@ export class RouteTable {
       const entry: RouteEntry = {
         method: r.method,
         path,
+        paramNames: path.split('/').flatMap((segment) => (segment.startsWith(':') ? [segment.slice(1)] : [])),
         body: bodySchemaOf(r.method, path, r.hooks?.body),
         auth,
         upload: r.hooks?.detail?.[UPLOAD_EXTENSION] === true,
@@ -121,12 +124,10 @@ export class RouteTable {
 
   private add(route: RouteEntry) {
     const segments = route.path.split('/').slice(1)
-    if (!segments.some((s) => s.startsWith(':'))) this.statics.set(`${route.method} ${route.path}`, { route, params: {} })
+    if (route.paramNames.length === 0) this.statics.set(`${route.method} ${route.path}`, { route, params: {} })
     let at = this.root
-    const names: string[] = []
     for (const segment of segments) {
       if (segment.startsWith(':')) {
-        names.push(segment.slice(1))
         at = at.param ??= node()
       } else {
         let next = at.statics.get(segment)
@@ -134,7 +135,7 @@ export class RouteTable {
         at = next
       }
     }
-    at.routes.set(route.method, { route, names })
+    at.routes.set(route.method, { route, names: route.paramNames })
   }
 
   /**
