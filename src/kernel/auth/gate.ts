@@ -7,6 +7,7 @@ import { namedStoreOf, type NamedStore } from '../http/inspection'
 import { credentialRows, type KeyRow } from './credential-rows'
 import { API_KEY_FORMAT, API_KEY_LENGTH, isSecret } from './credentials'
 import { AUTH_KINDS, type Actor, type AuthKind, type StoreCtx } from './kinds'
+import { Presented } from './presented'
 import type { RateLimiter } from './rate-limiter'
 import { storeLimits } from './store-limits'
 
@@ -28,50 +29,6 @@ interface GateDeps {
   adminToken: string
   limiter: RateLimiter
   activity: CallRecorder
-}
-
-/**
- * The credentials a request presents. The teacher's token and X-Student-RM are read when a check asks
- * for them: most calls present a key and never do. A class, so that its getters are shared, not made
- * for every request.
- */
-class Presented {
-  readonly apiKey: string | null
-  readonly bearer: string | null
-
-  constructor(
-    private readonly headers: Headers,
-    isAdminToken: (value: string) => boolean,
-  ) {
-    const authorization = headers.get('authorization')
-    this.bearer = authorization === null ? null : (authorization.match(/^Bearer\s+(\S+)\s*$/i)?.[1] ?? withoutBearer(authorization, isAdminToken))
-    this.apiKey = headers.get('x-api-key')?.trim() || null
-  }
-
-  get admin() {
-    return this.headers.get('x-admin-token')?.trim() || null
-  }
-
-  get studentRm() {
-    return this.headers.get('x-student-rm')?.trim() || null
-  }
-}
-
-/**
- * The credential in an Authorization header that lacks the word Bearer. A key there (or the teacher's
- * token) is answered as if Bearer had been written: the route's check then names the header it goes in,
- * where "write Bearer" would lead to a second mistake. A token is told the exact form.
- */
-function withoutBearer(authorization: string, isAdminToken: (value: string) => boolean): string {
-  const value = authorization.trim().split(/\s+/).pop() ?? ''
-  if (/^[sp]k_/.test(value) || isAdminToken(value)) return value
-  const token = /^(stu|ctk)_/.exec(value)
-  throw new AppError(
-    'UNAUTHENTICATED',
-    token
-      ? `The Authorization header must look like "Bearer <token>": the word Bearer, a space, then the token (Authorization: Bearer ${token[0]}...).`
-      : 'The Authorization header must look like "Bearer <token>", with a student token (stu_...) or a customer token (ctk_...); API keys go in X-API-Key.',
-  )
 }
 
 /** The prefixes of the store's keys and tokens: never the teacher's token, even in its header. */
@@ -187,7 +144,7 @@ export function createGate(deps: GateDeps) {
   /** Returns the store context, or null for an admin route; throws the 401 a student should see (the 403s come from refuse). */
   function authenticate(kind: AuthKind, request: Request): StoreCtx | null {
     const p = new Presented(request.headers, isAdminToken)
-    const bearerKind = p.bearer?.slice(0, p.bearer.indexOf('_') + 1) ?? null
+    const { bearerKind } = p
 
     if (kind === 'admin') {
       if (p.admin) {
