@@ -352,12 +352,13 @@ function pretty(text: string): string {
 
 function Curl({ entry }: { entry: RequestDetail }) {
   const command = curlCommand(location.origin, entry)
+  const note = curlNote(entry)
   return (
     <>
       <p>
         For a terminal with bash (macOS, Linux, Git Bash on Windows). Set the variables first, e.g. <code>export API_KEY={entry.credential === 'publishable' ? 'pk_…' : 'sk_…'}</code> (the kind of key this call sent); redacted values show as <code>[redacted]</code>: put
         the real ones back before running it.
-        {curlNote(entry) && ` ${curlNote(entry)}`}
+        {note && ` ${note}`}
       </p>
       <pre data-testid="curl">{command}</pre>
       <CopyButton text={command} label="Copy curl command" />
