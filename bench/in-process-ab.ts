@@ -16,8 +16,9 @@ import { cpSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { parseArgs } from 'node:util'
-import { MAX_LINE_QUANTITY } from '../src/kernel/money'
 import type { InProcess } from './system/in-process'
+import type { LoadRequest } from './system/load'
+import { cartAddCycle } from './system/scenarios'
 import { seededClassroom } from './system/seed'
 
 const { values: args } = parseArgs({
@@ -64,21 +65,18 @@ async function open(checkout: string, name: string): Promise<Side> {
     return { app, step: (i) => checked(app.call('GET', pathOf(i), args.scenario === 'health' ? {} : key), pathOf(i)) }
   }
   const buyers = await registerCustomers(app, big.apiKey, BUYERS, `ab-${name}-`)
-  const lines: string[] = []
+  // Each buyer's requests as npm run bench sends them: a unit at a time, the line set back to 1 before it is full.
+  const cycles: LoadRequest[][] = []
   for (const headers of buyers) {
     const answer = await app.ok('POST', '/v1/cart/items', headers, { variantId: big.stockVariantId, quantity: 1 })
-    lines.push((JSON.parse(answer.text) as { items: { id: string }[] }).items[0]!.id)
+    cycles.push(cartAddCycle(big.stockVariantId, (JSON.parse(answer.text) as { items: { id: string }[] }).items[0]!.id))
   }
-  // Buyer i % BUYERS adds a unit to its line; every MAX_LINE_QUANTITY - 1 of its turns it sets the line back to 1.
   return {
     app,
     step: (i) => {
       const b = i % BUYERS
-      const reset = Math.floor(i / BUYERS) % (MAX_LINE_QUANTITY - 1) === 0
-      const answer = reset
-        ? app.call('PATCH', `/v1/cart/items/${lines[b]}`, buyers[b]!, { quantity: 1 })
-        : app.call('POST', '/v1/cart/items', buyers[b]!, { variantId: big.stockVariantId, quantity: 1 })
-      return checked(answer, 'cart add')
+      const r = cycles[b]![Math.floor(i / BUYERS) % cycles[b]!.length]!
+      return checked(app.call(r.method, r.path, buyers[b]!, r.body), r.label)
     },
   }
 }
