@@ -33,3 +33,12 @@ export const saveStudent = (s: StudentSession | null) => {
 }
 export const saveAdmin = (token: string | null) =>
   token ? sessionStorage.setItem(ADMIN, JSON.stringify(token)) : sessionStorage.removeItem(ADMIN)
+
+/**
+ * Why the last session of the student's or the teacher's side ended (the teacher reset the password, the
+ * token changed), kept until the next sign-in there: a reload of the sign-in page still says it, where a
+ * page that noticed the end just before the reload would leave a bare sign-in.
+ */
+export const signOutNotice = (side: 'student' | 'teacher') => read<string>(`storefront.${side}.signed-out`) ?? undefined
+export const saveSignOutNotice = (side: 'student' | 'teacher', why: string | undefined) =>
+  why ? sessionStorage.setItem(`storefront.${side}.signed-out`, JSON.stringify(why)) : sessionStorage.removeItem(`storefront.${side}.signed-out`)

@@ -183,11 +183,23 @@ describe.skipIf(noBrowser)('the student side of the panel', () => {
       await expectOk(panel.call('PATCH', `/v1/admin/groups/${groupId}`, { headers: { 'x-admin-token': panel.adminToken }, body: { name: 'Loja Leste C' } }))
       await page.reload()
       await eventually(async () => expect(await who.textContent()).toStartWith('Joao (2026700) · Loja Leste C'))
-      // A session the teacher ended meanwhile: a reload lands on the sign-in, which says why.
+      // A session the teacher ended meanwhile: the next page the student opens lands on the sign-in, which
+      // says why, and still says it after a reload (a bare sign-in would leave them guessing).
       await expectOk(panel.call('POST', `/v1/admin/students/${rm}/reset-password`, { headers: { 'x-admin-token': panel.adminToken } }))
+      // The page may notice on its own first (it polls); opening another page makes it ask in any case.
+      await page.goto(`${panel.base}/panel#/store/orders`)
+      await page.getByRole('heading', { name: 'Student sign-in' }).waitFor()
+      expect(await page.getByRole('main').textContent()).toContain('Sign in again')
       await page.reload()
       await page.getByRole('heading', { name: 'Student sign-in' }).waitFor()
       expect(await page.getByRole('main').textContent()).toContain('Sign in again')
+      // Signed in again, the notice is gone for good.
+      await page.getByLabel('RM').fill(rm)
+      await page.getByLabel('Password').fill(rm)
+      await page.getByRole('button', { name: 'Sign in' }).click()
+      await page.getByRole('heading', { name: /password/i }).first().waitFor()
+      await page.reload()
+      expect(await page.getByRole('main').textContent()).not.toContain('Sign in again')
     })
   })
 
