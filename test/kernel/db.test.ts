@@ -3,12 +3,12 @@ import { eq, sql } from 'drizzle-orm'
 import { realpathSync } from 'node:fs'
 import type { MigrationMeta } from 'drizzle-orm/migrator'
 import { join } from 'node:path'
-import { writeTransaction } from '../../src/kernel/db/database'
+import { groupedWrite, writeTransaction } from '../../src/kernel/db/database'
 import { openDatabase } from '../../src/kernel/db/open'
 import { loadMigrations, migrate } from '../../src/kernel/db/migrate'
 import { outboxEvents } from '../../src/kernel/tables'
 import { createTestDeps } from '../helpers/app'
-import { holdsOpen } from '../helpers/open-files'
+import { holdsOpen, namelessFilesOpen } from '../helpers/open-files'
 import { tempDir } from '../helpers/temp'
 import { eventData } from '../helpers/receivers'
 
@@ -20,6 +20,25 @@ describe('database', () => {
     expect(sqlite.query('PRAGMA journal_mode').get()).toEqual({ journal_mode: 'wal' })
     expect(sqlite.query('PRAGMA foreign_keys').get()).toEqual({ foreign_keys: 1 })
     expect(sqlite.query('PRAGMA busy_timeout').get()).toEqual({ timeout: 5000 })
+    close()
+  })
+
+  test("a grouped write's savepoint journal stays in memory, however many pages the write changes", async () => {
+    const { db, sqlite, close } = freshDb()
+    sqlite.exec('create table t (n integer not null, pad text not null)')
+    sqlite.exec("with recursive s(n) as (select 1 union all select n + 1 from s where n < 200) insert into t select n, printf('%.1024c', 'x') from s")
+    const before = namelessFilesOpen()
+    let during = -1
+    const first = groupedWrite(db, (tx) => tx.$client.query('update t set n = n where n = 1').run())
+    // The second write of the turn runs in a savepoint, and changes every page of the table's 200 rows of 1 KB.
+    const second = groupedWrite(db, (tx) => {
+      tx.$client.query("update t set pad = printf('%.1024c', 'y')").run()
+      during = namelessFilesOpen()
+    })
+    await Promise.all([first, second])
+    expect(during).toBe(before)
+    expect(sqlite.query('PRAGMA temp_store').get()).toEqual({ temp_store: 2 })
+    expect(sqlite.query("select count(*) as n from t where pad like 'y%'").get()).toEqual({ n: 200 })
     close()
   })
 
