@@ -2,7 +2,7 @@
  * Two checkouts' servers in one process, taking turns on the same requests without a socket, for a
  * change to the request path too small for wrk's turns to tell from this machine's noise:
  *
- *   bun bench/in-process-ab.ts --before <checkout> [--scenario detail|list|health|cart] [--pairs 40] [--requests 30000]
+ *   bun bench/in-process-ab.ts --before <checkout> [--scenario detail|list|health|cart|order] [--pairs 40] [--requests 30000]
  *
  * Opens the app of `--before` and of this checkout (bench/system/in-process.ts, each its own copy of
  * the seeded classroom, each importing its own `src/`), then runs `requests` requests of the scenario on
@@ -11,6 +11,8 @@
  * ratios stands where the turns' own times swing by half (bench/README.md, "Measurements behind design
  * choices"). What it leaves out, the HTTP server's own work, is the same for both. `cart` is the cart
  * add of `npm run bench`: 32 customers at once, each adding a unit to its own line (scenarios.ts).
+ * `order` is its whole orders: 32 customers at once, each adding a unit of one of the variants whole
+ * orders buy, checking out and paying; a request there is a whole order (ask for fewer, e.g. 2000).
  */
 import { cpSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -18,7 +20,7 @@ import { join, resolve } from 'node:path'
 import { parseArgs } from 'node:util'
 import type { InProcess } from './system/in-process'
 import type { LoadRequest } from './system/load'
-import { cartAddCycle } from './system/scenarios'
+import { cartAddCycle, orderVariants } from './system/scenarios'
 import { seededClassroom } from './system/seed'
 
 const { values: args } = parseArgs({
@@ -39,15 +41,16 @@ const paths: Record<string, (i: number) => string> = {
   list: () => '/v1/products?page=1&pageSize=20',
   health: () => '/health',
 }
-const cart = args.scenario === 'cart'
-if (!cart && !paths[args.scenario]) throw new Error(`--scenario: one of ${[...Object.keys(paths), 'cart'].join(', ')}`)
+/** The scenarios of buyers, 32 at once; the others are one request after another. */
+const buying = args.scenario === 'cart' || args.scenario === 'order'
+if (!buying && !paths[args.scenario]) throw new Error(`--scenario: one of ${[...Object.keys(paths), 'cart', 'order'].join(', ')}`)
 const BUYERS = 32
 const work = mkdtempSync(join(tmpdir(), 'storefront-in-process-ab-'))
 
-/** One side: its app and one step of the scenario, the `i`th request. */
+/** One side: its app and one step of the scenario, the `i`th request (made by the `buyer`th of the buyers at once). */
 interface Side {
   app: InProcess
-  step: (i: number) => Promise<void>
+  step: (i: number, buyer: number) => Promise<void>
 }
 
 const checked = async (answer: Promise<{ status: number; text: string }>, what: string) => {
@@ -58,13 +61,21 @@ const checked = async (answer: Promise<{ status: number; text: string }>, what: 
 async function open(checkout: string, name: string): Promise<Side> {
   const data = join(work, name)
   cpSync(seeded, data, { recursive: true })
-  const { openInProcess, registerCustomers } = (await import(join(resolve(checkout), 'bench/system/in-process.ts'))) as typeof import('./system/in-process')
+  // Read before the app holds the file.
+  const variants = args.scenario === 'order' ? orderVariants(data, big) : []
+  const { openInProcess, registerCustomers, placeOrder } = (await import(join(resolve(checkout), 'bench/system/in-process.ts'))) as typeof import('./system/in-process')
   const app = openInProcess(data)
-  if (!cart) {
+  if (!buying) {
     const pathOf = paths[args.scenario]!
     return { app, step: (i) => checked(app.call('GET', pathOf(i), args.scenario === 'health' ? {} : key), pathOf(i)) }
   }
   const buyers = await registerCustomers(app, big.apiKey, BUYERS, `ab-${name}-`)
+  if (args.scenario === 'order') {
+    // The same variants in the same order on both sides, spread over the catalog as at random, each
+    // bought a unit at a time across the turns (the variants have 20 units or more to spare).
+    let placed = 0
+    return { app, step: async (_i, buyer) => void (await placeOrder(app, buyers[buyer]!, variants[(placed++ * 7919) % variants.length]!)) }
+  }
   // Each buyer's requests as npm run bench sends them: a unit at a time, the line set back to 1 before it is full.
   const cycles: LoadRequest[][] = []
   for (const headers of buyers) {
@@ -81,15 +92,15 @@ async function open(checkout: string, name: string): Promise<Side> {
   }
 }
 
-/** Microseconds a request, over `n` requests: one after another, or for the cart BUYERS at once. */
+/** Microseconds a request, over `n` requests: one after another, or made by BUYERS buyers at once, each its own one after another. */
 async function turn(side: Side, n: number) {
   const started = performance.now()
-  if (cart) {
+  if (buying) {
     let next = 0
-    await Promise.all(Array.from({ length: BUYERS }, async () => {
-      while (next < n) await side.step(next++)
+    await Promise.all(Array.from({ length: BUYERS }, async (_, buyer) => {
+      while (next < n) await side.step(next++, buyer)
     }))
-  } else for (let i = 0; i < n; i++) await side.step(i)
+  } else for (let i = 0; i < n; i++) await side.step(i, 0)
   return ((performance.now() - started) / n) * 1000
 }
 
