@@ -39,10 +39,12 @@ const HEALTH_TURNS = 4
 const healthBound = (oneMs: number) => Math.max(limit(FAST_MS), HEALTH_TURNS * oneMs)
 /**
  * A shared machine can stall any one burst for tens of milliseconds (a CI run once saw 68 ms against a
- * bound of 51, where this machine reads 7 to 13): a missed bound is measured once more with a new burst,
- * and fails only if that one misses too. A server that makes /health wait for every request misses both.
+ * bound of 51, where this machine reads 7 to 13; another, in a noisy hour, 61 and then 65 against 50,
+ * where alone that hour it read 15 to 73, about one burst in four over the bound): a missed bound is
+ * measured again with a new burst, up to three bursts, and fails only if all three miss. A server that
+ * makes /health wait for every request (twenty of about 11 ms each) misses every one.
  */
-const HEALTH_ATTEMPTS = 2
+const HEALTH_ATTEMPTS = 3
 const MAX_GROWTH_MB = 20
 
 /** The process's resident memory now (VmRSS) or at its highest since the last reset (VmHWM), in MiB. */
