@@ -205,6 +205,18 @@ describe('filters and pages', () => {
 })
 
 describe('the teacher reads any group', () => {
+  test("the teacher opens each call of a group by its id: two calls of one group answer their own entries, another group's call is 404 there", async () => {
+    const t = await setup()
+    const sk = apiKey(t.w.A.key.apiKey)
+    for (const id of ['call-one', 'call-two']) await t.call('GET', '/v1/products', { headers: { ...sk, 'x-request-id': id } })
+    await t.call('GET', '/v1/products', { headers: { ...apiKey(t.w.B.key.apiKey), 'x-request-id': 'call-of-b' } })
+    const of = (groupId: string, id: string) => t.call('GET', `/v1/admin/groups/${groupId}/requests/${id}`, { headers: admin })
+    // The same group in both paths, then the same call under two groups: each answer is its own path's.
+    for (const id of ['call-one', 'call-two']) expect((await expectOk(of(t.w.A.group.id, id))).id).toBe(id)
+    expect((await expectOk(of(t.w.B.group.id, 'call-of-b'))).id).toBe('call-of-b')
+    expect((await of(t.w.A.group.id, 'call-of-b')).status).toBe(404)
+  })
+
   test("list, detail and filters of a group's calls; an unknown group is 404", async () => {
     const t = await setup()
     await t.call('GET', '/v1/products/missing', { headers: { ...apiKey(t.w.B.key.apiKey), 'x-request-id': 'b-missing' } })
