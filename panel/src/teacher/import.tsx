@@ -66,9 +66,13 @@ export function ImportPage() {
             {/* The server's message is written for an API call ("what details lists"); here the list is below it. */}
             <ErrorNote
               error={
-                problems.length > 0
-                  ? new ApiError(failed.status, failed.code, `${problems.length === 1 ? 'A problem' : `${problems.length} problems`} in the class list: nothing was imported. Fix what is listed below and import the whole list again.`)
-                  : new ApiError(failed.status, failed.code, failed.message)
+                new ApiError(
+                  failed.status,
+                  failed.code,
+                  problems.length > 0
+                    ? `${problems.length === 1 ? 'A problem' : `${problems.length} problems`} in the class list: nothing was imported. Fix what is listed below and import the whole list again.`
+                    : failed.message,
+                )
               }
             />
             {problems.length > 0 && (
