@@ -1,3 +1,4 @@
+import { useState } from 'preact/hooks'
 import { forgetShownOnce } from './shown-once'
 
 /**
@@ -36,9 +37,16 @@ export const saveAdmin = (token: string | null) =>
 
 /**
  * Why the last session of the student's or the teacher's side ended (the teacher reset the password, the
- * token changed), kept until the next sign-in there: a reload of the sign-in page still says it, where a
- * page that noticed the end just before the reload would leave a bare sign-in.
+ * token changed), and how to set it: kept until the next sign-in there, so that a reload of the sign-in
+ * page still says it, where a page that noticed the end just before the reload would leave a bare sign-in.
  */
-export const signOutNotice = (side: 'student' | 'teacher') => read<string>(`storefront.${side}.signed-out`) ?? undefined
-export const saveSignOutNotice = (side: 'student' | 'teacher', why: string | undefined) =>
-  why ? sessionStorage.setItem(`storefront.${side}.signed-out`, JSON.stringify(why)) : sessionStorage.removeItem(`storefront.${side}.signed-out`)
+export function useSignOutNotice(side: 'student' | 'teacher'): [string | undefined, (why: string | undefined) => void] {
+  const key = `storefront.${side}.signed-out`
+  const [notice, setNotice] = useState(() => read<string>(key) ?? undefined)
+  const set = (why: string | undefined) => {
+    if (why) sessionStorage.setItem(key, JSON.stringify(why))
+    else sessionStorage.removeItem(key)
+    setNotice(why)
+  }
+  return [notice, set]
+}

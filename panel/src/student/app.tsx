@@ -1,6 +1,6 @@
 import { useEffect, useMemo, useState } from 'preact/hooks'
 import { ApiError, call, openStream, signedOutNotice } from '../api'
-import { saveSignOutNotice, saveStudent, signOutNotice, studentSession, type StudentSession } from '../session'
+import { saveStudent, studentSession, useSignOutNotice, type StudentSession } from '../session'
 import { Shell } from '../shell'
 import { ErrorNote, Field, formValues, setDateLocale, useAction, useLoad, Loaded, SignInForm } from '../ui'
 import { StudentContext, type StudentApi } from './context'
@@ -32,18 +32,17 @@ const PAGES = [
 
 export function StudentApp({ route }: { route: string }) {
   const [session, setSession] = useState(studentSession)
-  const [notice, setNotice] = useState(() => signOutNotice('student'))
+  const [notice, setNotice] = useSignOutNotice('student')
   const signOut = (why?: string) => {
     saveStudent(null)
     setSession(null)
-    saveSignOutNotice('student', why)
     setNotice(why)
     resetColor()
     setDateLocale(undefined)
   }
   const update = (s: StudentSession) => {
     saveStudent(s)
-    saveSignOutNotice('student', undefined)
+    setNotice(undefined)
     setSession(s)
   }
   if (!session) return <Login onSignedIn={update} notice={notice} />

@@ -1,6 +1,6 @@
 import { useMemo, useState } from 'preact/hooks'
 import { ApiError, call, openStream, signedOutNotice, type CallOptions } from '../api'
-import { adminToken, saveAdmin, saveSignOutNotice, signOutNotice } from '../session'
+import { adminToken, saveAdmin, useSignOutNotice } from '../session'
 import { Shell } from '../shell'
 import { CLASS_LOCALE, Field, formValues, SignInForm, setDateLocale, useAction } from '../ui'
 import { TeacherContext, type TeacherApi } from './context'
@@ -24,17 +24,15 @@ export function TeacherApp({ route }: { route: string }) {
   // Set while rendering, before any screen below writes a date: the student's app sets its store's the same way.
   setDateLocale(CLASS_LOCALE)
   const [token, setToken] = useState(adminToken)
-  const [notice, setNotice] = useState(() => signOutNotice('teacher'))
+  const [notice, setNotice] = useSignOutNotice('teacher')
   const signOut = (why?: string) => {
     saveAdmin(null)
     setToken(null)
-    saveSignOutNotice('teacher', why)
     setNotice(why)
   }
   const signIn = (t: string) => {
     saveAdmin(t)
     setToken(t)
-    saveSignOutNotice('teacher', undefined)
     setNotice(undefined)
   }
   if (!token) return <Login onSignedIn={signIn} notice={notice} />
