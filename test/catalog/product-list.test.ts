@@ -5,6 +5,7 @@ import { ProductListQuery } from '../../src/features/catalog/model'
 import { productRatings } from '../../src/features/catalog/tables'
 import { writeTransaction } from '../../src/kernel/db/database'
 import { catalogSetup, storeCtx } from '../helpers/catalog'
+import { statementsOf } from '../helpers/statement-log'
 import { expectTimedInTurnWithinBaseline } from '../helpers/limits'
 import { expectOk } from '../helpers/world'
 
@@ -327,6 +328,45 @@ describe('the two ways to find a filtered page', () => {
       expect(walked.data.map((p) => p.id)).toEqual(fromMatches.data.map((p) => p.id))
       expect(walked.total).toBe(fromMatches.total)
       expect(walked.data.length).toBeGreaterThan(0)
+    }
+  })
+
+  test("a shop front's filtered list counts its matches and walks its sort order inside indexes, reading no product but those it shows", async () => {
+    const { A, deps, w } = await catalogSetup()
+    const cat = await A.createTerm('categories', 'c')
+    const brand = await A.createTerm('brands', 'b')
+    for (let i = 0; i < 6; i++) {
+      await A.createProduct({ name: `Produto ${i}`, price: 10 + i, state: i % 2 ? 'PUBLISHED' : 'DRAFT', categoryId: i % 3 ? cat.id : null, brandId: i % 2 ? brand.id : null })
+    }
+    const ctx = storeCtx(w.A.group.storeId)
+    const plan = (sql: string) => (deps.sqlite.query(`EXPLAIN QUERY PLAN ${sql}`).all() as { detail: string }[]).map((r) => r.detail).join('; ')
+    // The columns a statement reads from the products table itself (SQLite's program: a Column on the table's
+    // cursor), where its index did not hold them; the plan alone does not tell (a partial index's own
+    // condition, deleted_at is null, needs no read, but the plan never calls that index covering).
+    const productsPage = (deps.sqlite.query("SELECT rootpage FROM sqlite_master WHERE name = 'products'").get() as { rootpage: number }).rootpage
+    const tableReads = (sql: string) => {
+      const program = deps.sqlite.query(`EXPLAIN ${sql}`).all() as { opcode: string; p1: number; p2: number }[]
+      const onTable = new Set(program.filter((op) => op.opcode === 'OpenRead' && op.p2 === productsPage).map((op) => op.p1))
+      return program.filter((op) => op.opcode === 'Column' && onTable.has(op.p1)).map((op) => op.p2)
+    }
+    // A shop front always lists one state (PUBLISHED): with an index that lacked it, or the price, each
+    // entry walked or counted read its product, and a deep page or the count of a price range of a
+    // 100,000-product store took hundreds of ms. The ratings' order is another table's, joined to each product.
+    const filters = [{ minPrice: '11' }, { maxPrice: '14' }, { categoryId: cat.id }, { brandId: brand.id }, { categoryId: cat.id, minPrice: '11' }, { brandId: brand.id, maxPrice: '14' }]
+    for (const sort of ['name', 'price', '-price', 'createdAt', '-createdAt']) {
+      for (const filter of filters) {
+        const query = ProductListQuery.parse({ ...filter, sort, state: 'PUBLISHED' })
+        // Walking the order (any total above 0 is "many"): the count and the page.
+        const { result, statements } = await statementsOf(async () => listProducts(deps, ctx, query, deps.publicUrl.for(), 0))
+        expect(result.data.length).toBeGreaterThan(0)
+        expect(result.data.every((p) => p.state === 'PUBLISHED')).toBe(true)
+        // Both but the read of the rows shown (by seq).
+        const found = statements.filter((sql) => /from "products"/.test(sql) && !/"products"."seq" in/.test(sql))
+        expect({ sort, filter, statements: found.length }).toEqual({ sort, filter, statements: 2 })
+        for (const sql of found) {
+          expect({ sort, filter, plan: plan(sql), tableReads: tableReads(sql) }).toEqual({ sort, filter, plan: expect.stringMatching(/^SEARCH products USING INDEX products_store_\w+ \(store_id=\?/), tableReads: [] })
+        }
+      }
     }
   })
 })

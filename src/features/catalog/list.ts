@@ -22,6 +22,9 @@ import { visibilityOf, type Visibility } from './find'
 // starting from the matches, for the order, and for the store when the matches are a set of ids (a
 // search, a collection), which would otherwise walk the whole store's index to test each entry. A search
 // names the store (and the state, when asked) in the index itself, so its matches are the store's own.
+// Every products index a walk or a count goes through holds the filter columns (tables.ts), so neither
+// reads a product: only the page's rows are read. The ratings' order is another table's
+// (product_ratings), whose walk looks up each product it passes.
 type Lead = (c: SQLWrapper) => SQL
 /** The name as the list sorts it (and products_store_name indexes it): built once, not on every page found. */
 const SORTED_NAME = foldedName(products.name)
