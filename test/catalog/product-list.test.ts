@@ -351,7 +351,8 @@ describe('the two ways to find a filtered page', () => {
     }
     // A shop front always lists one state (PUBLISHED): with an index that lacked it, or the price, each
     // entry walked or counted read its product, and a deep page or the count of a price range of a
-    // 100,000-product store took hundreds of ms. The ratings' order is another table's, joined to each product.
+    // 100,000-product store took hundreds of ms. Every sort but -rating: that order is product_ratings',
+    // whose walk looks up each product it passes.
     const filters = [{ minPrice: '11' }, { maxPrice: '14' }, { categoryId: cat.id }, { brandId: brand.id }, { categoryId: cat.id, minPrice: '11' }, { brandId: brand.id, maxPrice: '14' }]
     for (const sort of ['name', 'price', '-price', 'createdAt', '-createdAt']) {
       for (const filter of filters) {
