@@ -7,7 +7,8 @@ import { stores } from '../../src/kernel/auth/tables'
 import { writeTransaction } from '../../src/kernel/db/database'
 import { createTestApp } from '../helpers/app'
 import { catalogSetup, storeCatalog, storeCtx } from '../helpers/catalog'
-import { expectOk, twoStores } from '../helpers/world'
+import { statementsOf } from '../helpers/statement-log'
+import { createKey, expectOk, twoStores } from '../helpers/world'
 
 /**
  * Product reads are cached per store; triggers raise the store's catalog version on any change a read
@@ -34,6 +35,28 @@ describe('cached product reads', () => {
     ;[list, detail] = await read()
     expect(list.data[0].image).toBe('https://img.example/1.jpg')
     expect(detail.images).toEqual([{ id: 'img_1', productId: p.id, mediaId: null, url: 'https://img.example/1.jpg', isPrimary: true, position: 0 }])
+  })
+
+  test("a list's total is counted once for all its pages and orders, per key kind, and again after a change", async () => {
+    const t = await catalogSetup()
+    for (let i = 0; i < 5; i++) await t.A.createProduct({ name: `Caneca ${i}`, price: 10 + i, state: i === 4 ? 'DRAFT' : 'PUBLISHED' })
+    const shopFront = storeCatalog(t.call, (await createKey(t.call, t.w.A.student, 'shop', 'publishable')).apiKey)
+    // The SQL count(*) of the matches, as a list of these filters runs it.
+    const counts = async (list: () => Promise<{ total: number; data: unknown[] }>) => {
+      const { result, statements } = await statementsOf(list)
+      return { total: result.total, shown: result.data.length, counted: statements.filter((sql) => /count\(\*\)/.test(sql)).length }
+    }
+    expect(await counts(() => t.A.list('minPrice=11&pageSize=2'))).toEqual({ total: 4, shown: 2, counted: 1 })
+    // Its other pages and orders: the total is kept.
+    expect(await counts(() => t.A.list('minPrice=11&pageSize=2&page=2'))).toEqual({ total: 4, shown: 2, counted: 0 })
+    expect(await counts(() => t.A.list('minPrice=11&sort=name&pageSize=3'))).toEqual({ total: 4, shown: 3, counted: 0 })
+    // Other filters, or the shop front's view of the same ones (PUBLISHED only), count their own.
+    expect(await counts(() => t.A.list('minPrice=12&pageSize=2'))).toEqual({ total: 3, shown: 2, counted: 1 })
+    expect(await counts(() => shopFront.list('minPrice=11&pageSize=2&page=2'))).toEqual({ total: 3, shown: 1, counted: 1 })
+    // A product that matches: every kept total of the store is counted again.
+    await t.A.createProduct({ name: 'Caneca 5', price: 20, state: 'PUBLISHED' })
+    expect(await counts(() => t.A.list('minPrice=11&pageSize=2&page=3'))).toEqual({ total: 5, shown: 1, counted: 1 })
+    expect(await counts(() => shopFront.list('minPrice=11&pageSize=2&page=2'))).toEqual({ total: 4, shown: 2, counted: 1 })
   })
 
   test('a kept search page survives a stock change, which still shows; a rename or a delete finds it again', async () => {

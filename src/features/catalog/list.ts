@@ -89,31 +89,47 @@ export function shownQuery(ctx: StoreCtx, query: ProductListQuery): ProductListQ
  * made once per query object and visibility: a query string the kernel remembered (kernel/http/remembered.ts)
  * comes back as the same frozen object, so a list asked again costs no JSON of its query.
  */
-export function listKey(ctx: StoreCtx, query: ProductListQuery): { shown: ProductListQuery; key: string } {
+export function listKey(ctx: StoreCtx, query: ProductListQuery): ListKey {
   const visibility = visibilityOf(ctx)
   let made = listKeys.get(query)
   const known = made?.[visibility]
   if (known) return known
   const shown = shownQuery(ctx, query)
-  const key = { shown, key: `list ${visibility} ${JSON.stringify(shown)}` }
+  // The total depends on the filters alone: every page and every order of them shares it.
+  const filters = JSON.stringify({ ...shown, page: undefined, pageSize: undefined, sort: undefined })
+  const key = { shown, key: `list ${visibility} ${JSON.stringify(shown)}`, totalKey: `total ${visibility} ${filters}` }
   if (!made) listKeys.set(query, (made = {}))
   made[visibility] = key
   return key
 }
 
-const listKeys = new WeakMap<ProductListQuery, Partial<Record<Visibility, { shown: ProductListQuery; key: string }>>>()
+/** A list as the caller may see it; the key its page is kept under, and the key of its total (any page, any order). */
+export interface ListKey {
+  shown: ProductListQuery
+  key: string
+  totalKey: string
+}
 
-/** Finds a page's rows (their seq) and the total; the caller may keep the answer (read-cache.ts `found`). */
-export type PageFinder = (find: () => FoundPage) => FoundPage
+const listKeys = new WeakMap<ProductListQuery, Partial<Record<Visibility, ListKey>>>()
+
+/**
+ * Finds a page's rows (their seq) and the total; the caller may keep the answer, and the total apart
+ * from it, for the other pages (read-cache.ts `found`). `find` is given how to get the total: counted
+ * now, or kept from another page of the same filters.
+ */
+export type PageFinder = (find: (total: TotalOf) => FoundPage) => FoundPage
+export type TotalOf = (count: () => number) => number
+/** The total counted now: a list read outside the cache. */
+export const countNow: TotalOf = (count) => count()
 export interface FoundPage {
   total: number
   seqs: number[]
 }
 
-export function listProducts(deps: CatalogDeps, ctx: StoreCtx, asked: ProductListQuery, urlBase: string, sortMatchesUpTo = SORT_MATCHES_UP_TO, remember: PageFinder = (find) => find()) {
+export function listProducts(deps: CatalogDeps, ctx: StoreCtx, asked: ProductListQuery, urlBase: string, sortMatchesUpTo = SORT_MATCHES_UP_TO, remember: PageFinder = (find) => find(countNow)) {
   const query = shownQuery(ctx, asked)
   return readTransaction(deps.db, (db) => {
-    const { total, seqs } = remember(() => findPage(db, ctx, query, sortMatchesUpTo))
+    const { total, seqs } = remember((totalOf) => findPage(db, ctx, query, sortMatchesUpTo, totalOf))
     const position = new Map(seqs.map((seq, i) => [seq, i]))
     const rows = seqs.length === 0 ? [] : lookups(db).bySeq.all({ ids: JSON.stringify(seqs) })
     rows.sort((a, b) => position.get(a.seq)! - position.get(b.seq)!)
@@ -122,10 +138,10 @@ export function listProducts(deps: CatalogDeps, ctx: StoreCtx, asked: ProductLis
 }
 
 /** The expensive half of a list: which products, in which order, how many. Stock and images play no part. */
-function findPage(db: Sql, ctx: StoreCtx, query: ProductListQuery, sortMatchesUpTo: number): FoundPage {
+function findPage(db: Sql, ctx: StoreCtx, query: ProductListQuery, sortMatchesUpTo: number, totalOf: TotalOf): FoundPage {
   const matching = conditions(ctx, query, 'start from the matches')
   const filtered = matching.filters.length > 0
-  const total = countAll(db, ctx, query, matching)
+  const total = totalOf(() => countAll(db, ctx, query, matching))
   const way: Way = filtered && total <= sortMatchesUpTo ? 'start from the matches' : 'walk the order'
   const { limit, offset } = pageWindow(query)
   // The page's rows are found by their seq alone, which the indexes cover, so a deep page skips its

@@ -5,11 +5,25 @@ import { perHandle } from '../../kernel/db/per-handle'
 import type { Deps } from '../../kernel/deps'
 import { KeptBodies } from '../../kernel/http/kept-bodies'
 import type { JsonBody } from '../../kernel/http/json-response'
-import type { FoundPage, PageFinder } from './list'
+import { countNow, type FoundPage, type ListKey, type PageFinder } from './list'
 import { STOCK_CHANGES_KEPT, stockChanges } from './tables'
 import { storeVersions } from './versions'
 
-const MAX_PAGES = 10_000
+const MAX_KEPT = 10_000
+
+/** `key`'s value in `map`, or the one `make` makes, kept: the least recently used goes past MAX_KEPT. */
+function kept<T>(map: Map<string, T>, key: string, make: () => T): T {
+  const hit = map.get(key)
+  if (hit !== undefined) {
+    map.delete(key)
+    map.set(key, hit)
+    return hit
+  }
+  const made = make()
+  map.set(key, made)
+  if (map.size > MAX_KEPT) map.delete(map.keys().next().value!)
+  return made
+}
 
 /**
  * Serialized product reads (lists and details), kept per store while the store's catalog version
@@ -26,6 +40,8 @@ const MAX_PAGES = 10_000
 export class CatalogReadCache {
   private readonly bodies
   private pages = new Map<string, FoundPage>()
+  /** A list's total per filters, for its other pages and orders: counting 70,000 matches took 20 to 35 ms. */
+  private totals = new Map<string, number>()
   /** Per store: the `stock` version its kept bodies are up to date with. */
   private stockSeen = new Map<string, number>()
   private readonly versionsOf
@@ -51,36 +67,29 @@ export class CatalogReadCache {
   /**
    * The page a list `find`s (its rows and total), kept while the store's `matches` version stays: an
    * order makes the bodies that show its products again, but the search over 100,000 products is not.
-   * At most `MAX_PAGES` are kept, the least recently used going first.
+   * The total is kept the same way apart, for the list's other pages and orders. At most `MAX_KEPT`
+   * pages and as many totals are kept, the least recently used going first.
    */
-  private found(storeId: string, key: string, find: () => FoundPage): FoundPage {
-    const pageKey = `${storeId}\u0000${this.versionsOf(storeId).matches}\u0000${key}`
-    const hit = this.pages.get(pageKey)
-    if (hit !== undefined) {
-      this.pages.delete(pageKey)
-      this.pages.set(pageKey, hit)
-      return hit
-    }
-    const page = find()
-    this.pages.set(pageKey, page)
-    if (this.pages.size > MAX_PAGES) this.pages.delete(this.pages.keys().next().value!)
-    return page
+  private found(storeId: string, list: ListKey, find: Parameters<PageFinder>[0]): FoundPage {
+    const at = `${storeId}\u0000${this.versionsOf(storeId).matches}\u0000`
+    return kept(this.pages, at + list.key, () => find((count) => kept(this.totals, at + list.totalKey, count)))
   }
 
   /**
-   * The body for `key` in this store, with its URLs on `urlBase`: from the cache, or made by `render`
-   * (which may throw) and kept with the ids of the products it `shows`. A body is kept per URL base, so
-   * an answer never carries the URLs of another Host's request; the page a list's `render` finds through
-   * `remember` holds no URL, and is kept (`found`) for every base at once.
+   * The body for `key` in this store (a list's ListKey), with its URLs on `urlBase`: from the cache, or
+   * made by `render` (which may throw) and kept with the ids of the products it `shows`. A body is kept
+   * per URL base, so an answer never carries the URLs of another Host's request; the page a list's
+   * `render` finds through `remember` holds no URL, and is kept (`found`) for every base at once.
    */
-  read(storeId: string, urlBase: string, key: string, render: (remember: PageFinder) => { body: unknown; shows: readonly string[] }): JsonBody {
+  read(storeId: string, urlBase: string, what: string | ListKey, render: (remember: PageFinder) => { body: unknown; shows: readonly string[] }): JsonBody {
     // Inside a transaction the versions and rows read could still be rolled back: the cache stays out.
-    if (this.db.$client.inTransaction) return JSON.stringify(render((find) => find()).body)
+    if (this.db.$client.inTransaction) return JSON.stringify(render((find) => find(countNow)).body)
+    const key = typeof what === 'string' ? what : what.key
     const versions = this.versionsOf(storeId)
     this.followStock(storeId, versions.stock)
     return this.bodies.read(storeId, versions.version, `${key}\u0000${urlBase}`, () => {
       this.made++
-      const { body, shows } = render((find) => this.found(storeId, key, find))
+      const { body, shows } = render((find) => (typeof what === 'string' ? find(countNow) : this.found(storeId, what, find)))
       return { body, tags: shows }
     })
   }

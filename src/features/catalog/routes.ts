@@ -29,9 +29,9 @@ export const productRoutes = (deps: CatalogDeps) => {
       const urlBase = deps.publicUrl.for(request)
       // Kept per what the caller sees (find.ts) and the query it may ask: a list made for the secret
       // key is never served to a publishable one.
-      const { shown, key } = listKey(ctx, query)
-      const body = cache.read(ctx.storeId, urlBase, key, (remember) => {
-        const page = listProducts(deps, ctx, shown, urlBase, undefined, remember)
+      const list = listKey(ctx, query)
+      const body = cache.read(ctx.storeId, urlBase, list, (remember) => {
+        const page = listProducts(deps, ctx, list.shown, urlBase, undefined, remember)
         return { body: page, shows: page.data.map((p) => p.id) }
       })
       return jsonResponse(body)
