@@ -117,16 +117,17 @@ const listKeys = new WeakMap<ProductListQuery, Partial<Record<Visibility, ListKe
  * from it, for the other pages (read-cache.ts `found`). `find` is given how to get the total: counted
  * now, or kept from another page of the same filters.
  */
-export type PageFinder = (find: (total: TotalOf) => FoundPage) => FoundPage
+export type PageFinder = (find: FindPage) => FoundPage
+export type FindPage = (totalOf: TotalOf) => FoundPage
 export type TotalOf = (count: () => number) => number
-/** The total counted now: a list read outside the cache. */
-export const countNow: TotalOf = (count) => count()
+/** The page found now and its total counted now: a list read outside the cache. */
+export const findNow: PageFinder = (find) => find((count) => count())
 export interface FoundPage {
   total: number
   seqs: number[]
 }
 
-export function listProducts(deps: CatalogDeps, ctx: StoreCtx, asked: ProductListQuery, urlBase: string, sortMatchesUpTo = SORT_MATCHES_UP_TO, remember: PageFinder = (find) => find(countNow)) {
+export function listProducts(deps: CatalogDeps, ctx: StoreCtx, asked: ProductListQuery, urlBase: string, sortMatchesUpTo = SORT_MATCHES_UP_TO, remember: PageFinder = findNow) {
   const query = shownQuery(ctx, asked)
   return readTransaction(deps.db, (db) => {
     const { total, seqs } = remember((totalOf) => findPage(db, ctx, query, sortMatchesUpTo, totalOf))

@@ -5,7 +5,7 @@ import { perHandle } from '../../kernel/db/per-handle'
 import type { Deps } from '../../kernel/deps'
 import { KeptBodies } from '../../kernel/http/kept-bodies'
 import type { JsonBody } from '../../kernel/http/json-response'
-import { countNow, type FoundPage, type ListKey, type PageFinder } from './list'
+import { findNow, type FindPage, type FoundPage, type ListKey, type PageFinder } from './list'
 import { STOCK_CHANGES_KEPT, stockChanges } from './tables'
 import { storeVersions } from './versions'
 
@@ -70,7 +70,7 @@ export class CatalogReadCache {
    * The total is kept the same way apart, for the list's other pages and orders. At most `MAX_KEPT`
    * pages and as many totals are kept, the least recently used going first.
    */
-  private found(storeId: string, list: ListKey, find: Parameters<PageFinder>[0]): FoundPage {
+  private found(storeId: string, list: ListKey, find: FindPage): FoundPage {
     const at = `${storeId}\u0000${this.versionsOf(storeId).matches}\u0000`
     return kept(this.pages, at + list.key, () => find((count) => kept(this.totals, at + list.totalKey, count)))
   }
@@ -83,13 +83,13 @@ export class CatalogReadCache {
    */
   read(storeId: string, urlBase: string, what: string | ListKey, render: (remember: PageFinder) => { body: unknown; shows: readonly string[] }): JsonBody {
     // Inside a transaction the versions and rows read could still be rolled back: the cache stays out.
-    if (this.db.$client.inTransaction) return JSON.stringify(render((find) => find(countNow)).body)
+    if (this.db.$client.inTransaction) return JSON.stringify(render(findNow).body)
     const key = typeof what === 'string' ? what : what.key
     const versions = this.versionsOf(storeId)
     this.followStock(storeId, versions.stock)
     return this.bodies.read(storeId, versions.version, `${key}\u0000${urlBase}`, () => {
       this.made++
-      const { body, shows } = render((find) => (typeof what === 'string' ? find(countNow) : this.found(storeId, what, find)))
+      const { body, shows } = render(typeof what === 'string' ? findNow : (find) => this.found(storeId, what, find))
       return { body, tags: shows }
     })
   }
