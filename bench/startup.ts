@@ -3,10 +3,13 @@
  * healthy `/health`, and its memory when idle, beside the machine's ceiling measured in the same run:
  * a bare `Bun.serve` answering the same route, compiled the same way.
  *
- *   bun bench/startup.ts [--runs 10]
+ *   bun bench/startup.ts [--runs 10] [--before <checkout>]
  *
  * Each run starts in an empty folder (a first start: data dir, migrations, admin token) and again on
- * the data it made (a restart). Writes a table and bench/results/startup.json.
+ * the data it made (a restart). `--before` also builds another checkout's executable (its own
+ * scripts/build.ts, with its own node_modules: run `npm ci` there first) and the two take turns in
+ * every run, the order flipping each run, so that a slow moment of the machine falls on both: what
+ * "no worse than the build before" is judged by. Writes a table and bench/results/startup.json.
  */
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { createServer } from 'node:net'
@@ -14,14 +17,14 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
 
-const { values: args } = parseArgs({ options: { runs: { type: 'string', default: '10' } } })
+const { values: args } = parseArgs({ options: { runs: { type: 'string', default: '10' }, before: { type: 'string' } } })
 const RUNS = Number(args.runs)
 const root = join(import.meta.dir, '..')
 const work = mkdtempSync(join(tmpdir(), 'storefront-startup-'))
 
-/** The executable exactly as `npm run build` makes it. */
-async function buildStorefront(outfile: string) {
-  const proc = Bun.spawn([process.execPath, join(root, 'scripts', 'build.ts'), outfile], { stdout: 'pipe', stderr: 'pipe' })
+/** The executable exactly as `npm run build` makes it, from `checkout`. */
+async function buildStorefront(checkout: string, outfile: string) {
+  const proc = Bun.spawn([process.execPath, join(checkout, 'scripts', 'build.ts'), outfile], { cwd: checkout, stdout: 'pipe', stderr: 'pipe' })
   if ((await proc.exited) !== 0) throw new Error(await new Response(proc.stderr).text())
 }
 
@@ -71,31 +74,48 @@ const stats = (xs: number[]) => {
 }
 
 const storefront = join(work, 'storefront')
+const before = args.before ? join(work, 'before') : undefined
 const ceiling = join(work, 'ceiling')
-await buildStorefront(storefront)
+await buildStorefront(root, storefront)
+if (before) await buildStorefront(args.before!, before)
 await buildCeiling(ceiling)
 
 type Run = { coldMs: number; idle: number }
-const runs: Record<'ceiling' | 'first' | 'restart', Run[]> = { ceiling: [], first: [], restart: [] }
-for (let i = 0; i < RUNS; i++) {
-  runs.ceiling.push(await measure([ceiling], work, await freePort()))
-  const dir = join(work, `run-${i}`)
+type Row = 'ceiling' | 'first' | 'restart' | 'before: first' | 'before: restart'
+const runs: Partial<Record<Row, Run[]>> = { ceiling: [], first: [], restart: [] }
+if (before) Object.assign(runs, { 'before: first': [], 'before: restart': [] })
+/** A first start in a new folder, then a restart on what it made. */
+async function firstAndRestart(executable: string, first: Row, restart: Row, dir: string) {
   mkdirSync(dir)
   const port = await freePort()
-  runs.first.push(await measure([storefront, '--host', '127.0.0.1', '--port', String(port)], dir, port))
-  runs.restart.push(await measure([storefront, '--host', '127.0.0.1', '--port', String(port)], dir, port))
+  runs[first]!.push(await measure([executable, '--host', '127.0.0.1', '--port', String(port)], dir, port))
+  runs[restart]!.push(await measure([executable, '--host', '127.0.0.1', '--port', String(port)], dir, port))
+}
+for (let i = 0; i < RUNS; i++) {
+  runs.ceiling!.push(await measure([ceiling], work, await freePort()))
+  const turns = [() => firstAndRestart(storefront, 'first', 'restart', join(work, `run-${i}`))]
+  if (before) turns.push(() => firstAndRestart(before, 'before: first', 'before: restart', join(work, `before-${i}`)))
+  for (const turn of i % 2 ? turns.reverse() : turns) await turn()
 }
 
 const report = Object.fromEntries(
   Object.entries(runs).map(([name, r]) => [name, { coldMs: stats(r.map((x) => x.coldMs)), idleRssMib: stats(r.map((x) => x.idle)) }]),
 )
-const ratio = (name: 'first' | 'restart') => report[name]!.coldMs.p50 / report.ceiling!.coldMs.p50
 console.log(`cold start to a healthy /health, ${RUNS} runs each (ms; RSS in MiB one second after)`)
 console.log('                       p50     p95     max   idle RSS p50   vs ceiling (p50)')
 for (const [name, r] of Object.entries(report)) {
-  const vs = name === 'ceiling' ? '' : `${ratio(name as 'first' | 'restart').toFixed(2)}x`
+  const vs = name === 'ceiling' ? '' : `${(r.coldMs.p50 / report.ceiling!.coldMs.p50).toFixed(2)}x`
   console.log(`${name.padEnd(20)} ${r.coldMs.p50.toFixed(0).padStart(6)} ${r.coldMs.p95.toFixed(0).padStart(7)} ${r.coldMs.max.toFixed(0).padStart(7)} ${r.idleRssMib.p50.toFixed(1).padStart(13)}   ${vs}`)
+}
+if (before) {
+  for (const kind of ['first', 'restart'] as const) {
+    const now = report[kind]!, then = report[`before: ${kind}`]!
+    console.log(`${kind}: ${(now.coldMs.p50 / then.coldMs.p50).toFixed(2)}x the build before's cold start, idle RSS ${(now.idleRssMib.p50 - then.idleRssMib.p50).toFixed(1)} MiB from it`)
+  }
 }
 console.log(`targets: cold start under 150 ms, idle RSS under 80 MiB`)
 mkdirSync(join(import.meta.dir, 'results'), { recursive: true })
-writeFileSync(join(import.meta.dir, 'results', 'startup.json'), JSON.stringify({ runs: RUNS, report, at: new Date().toISOString() }, null, 2) + '\n')
+/** The commit a checkout is at, so that the results say which two builds took turns. */
+const commitOf = (checkout: string) => Bun.spawnSync(['git', 'rev-parse', '--short', 'HEAD'], { cwd: checkout }).stdout.toString().trim() || undefined
+const builds = before ? { now: commitOf(root), before: commitOf(args.before!) } : undefined
+writeFileSync(join(import.meta.dir, 'results', 'startup.json'), JSON.stringify({ runs: RUNS, builds, report, at: new Date().toISOString() }, null, 2) + '\n')
