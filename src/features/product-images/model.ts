@@ -8,14 +8,18 @@ const url = z
   .describe('an image hosted elsewhere')
 const isPrimary = z.boolean().optional().describe('make it the cover; the first image of a product is the cover anyway')
 
-/** The two bodies the route takes, as the OpenAPI document shows them (`oneOf`). */
-const LINK_SHAPES = [
-  z.object({ mediaId, isPrimary }).strict().meta({ title: 'A library image' }),
-  z.object({ url, isPrimary }).strict().meta({ title: 'An external image' }),
-].map((shape) => z.toJSONSchema(shape))
+/**
+ * The two bodies the route takes, as the OpenAPI document shows them (`oneOf`): written when the
+ * document is, not at start, where turning them into JSON Schema took a few milliseconds of every start.
+ */
+const linkShapes = () =>
+  [
+    z.object({ mediaId, isPrimary }).strict().meta({ title: 'A library image' }),
+    z.object({ url, isPrimary }).strict().meta({ title: 'An external image' }),
+  ].map((shape) => z.toJSONSchema(shape))
 
 /**
- * One object with both fields optional and a refinement, not a union of LINK_SHAPES: a union answers a
+ * One object with both fields optional and a refinement, not a union of the two shapes: a union answers a
  * body with both fields, or neither, "Invalid input" where this names the fix. The document still
  * shows the two shapes as a `oneOf`, so a generated client takes exactly one of them.
  */
@@ -25,7 +29,12 @@ export const LinkImageBody = z
   .refine((b) => (b.mediaId === undefined) !== (b.url === undefined), {
     message: 'send exactly one of mediaId (a library image) or url (an external image)',
   })
-  .meta({ oneOf: LINK_SHAPES })
+  .meta({
+    // zod reads its metadata when it writes JSON Schema, so the getter runs then.
+    get oneOf() {
+      return linkShapes()
+    },
+  })
 
 export const UpdateImageBody = z
   .object({
