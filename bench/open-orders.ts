@@ -10,11 +10,11 @@
  * whole run's orders (32 customers in a closed loop): how long orders take when they arrive on their
  * own schedule, stalls included (bench/README.md, "Orders offered at a fixed rate"). No targets.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
-import { copyData, freshExecutable, onSide, pinning, startStorefront } from './system/harness'
+import { copyData, freshExecutable, pinning, runDriver, startStorefront } from './system/harness'
 import type { OpenResult, OpenSpec } from './system/open-load'
 import { customers, orderVariants } from './system/scenarios'
 import { seededClassroom } from './system/seed'
@@ -42,10 +42,7 @@ try {
     const server = await startStorefront(bin, data, ['--rate-limit-rps', '0'])
     try {
       const spec: OpenSpec = { base: server.base, rate, warmup: Number(args.warmup), seconds: Number(args.seconds), pool: await customers(server.base, big, Number(args.customers), `open-${rate}-`), variants }
-      const file = join(work, `open-${rate}.json`)
-      writeFileSync(file, JSON.stringify(spec))
-      const proc = Bun.spawn(onSide('load', [process.execPath, join(import.meta.dir, 'system', 'open-load.ts'), file]), { stdout: 'pipe', stderr: 'inherit' })
-      const r = JSON.parse(await new Response(proc.stdout).text()) as OpenResult
+      const r = await runDriver<OpenResult>('open-load.ts', spec)
       const ms = (x: number) => x.toFixed(1)
       log(`| ${rate} | ${(r.done / spec.seconds).toFixed(0)} | ${ms(r.p50)} | ${ms(r.p95)} | ${ms(r.p99)} | ${ms(r.max)} | ${r.dropped} of ${r.offered} | ${r.errors} |`)
     } finally {

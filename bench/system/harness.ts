@@ -197,15 +197,21 @@ export async function startHelper(script: string, args: string[], side: Side = '
 export type LoadResult = Record<string, LabelStats>
 
 /** Runs the load generator in its own process against `spec.base`. */
-export async function runLoad(spec: LoadSpec): Promise<LoadResult> {
+export const runLoad = (spec: LoadSpec): Promise<LoadResult> => runDriver('load.ts', spec)
+
+/**
+ * Runs a driver of this folder (load.ts, open-load.ts) in its own process on the load's side: it reads
+ * `spec` from the file named by its argument and prints its result as one line of JSON.
+ */
+export async function runDriver<T>(script: string, spec: unknown): Promise<T> {
   const dir = mkdtempSync(join(tmpdir(), 'storefront-bench-load-'))
   try {
     const file = join(dir, 'spec.json')
     writeFileSync(file, JSON.stringify(spec))
-    const proc = Bun.spawn(onSide('load', [bun, join(import.meta.dir, 'load.ts'), file]), { stdout: 'pipe', stderr: 'inherit' })
+    const proc = Bun.spawn(onSide('load', [bun, join(import.meta.dir, script), file]), { stdout: 'pipe', stderr: 'inherit' })
     const out = await new Response(proc.stdout).text()
-    if ((await proc.exited) !== 0) throw new Error(`load generator failed: ${out}`)
-    return JSON.parse(out) as LoadResult
+    if ((await proc.exited) !== 0) throw new Error(`${script} failed: ${out}`)
+    return JSON.parse(out) as T
   } finally {
     rmSync(dir, { recursive: true, force: true })
   }
