@@ -9,14 +9,16 @@ const url = z
 const isPrimary = z.boolean().optional().describe('make it the cover; the first image of a product is the cover anyway')
 
 /**
- * The two bodies the route takes, as the OpenAPI document shows them (`oneOf`): written when the
- * document is, not at start, where turning them into JSON Schema took a few milliseconds of every start.
+ * The two bodies the route takes, as the OpenAPI document shows them (`oneOf`): written the first time
+ * JSON Schema of the body is (the document, the check for secret fields), not at start, where it took
+ * a few milliseconds of every start; then the same each time, as when it was made at start.
  */
-const linkShapes = () =>
-  [
+let linkShapes: object[] | undefined
+const linkShapesOnce = () =>
+  (linkShapes ??= [
     z.object({ mediaId, isPrimary }).strict().meta({ title: 'A library image' }),
     z.object({ url, isPrimary }).strict().meta({ title: 'An external image' }),
-  ].map((shape) => z.toJSONSchema(shape))
+  ].map((shape) => z.toJSONSchema(shape)))
 
 /**
  * One object with both fields optional and a refinement, not a union of the two shapes: a union answers a
@@ -32,7 +34,7 @@ export const LinkImageBody = z
   .meta({
     // zod reads its metadata when it writes JSON Schema, so the getter runs then.
     get oneOf() {
-      return linkShapes()
+      return linkShapesOnce()
     },
   })
 
