@@ -82,24 +82,26 @@ await buildCeiling(ceiling)
 
 type Run = { coldMs: number; idle: number }
 type Row = 'ceiling' | 'first' | 'restart' | 'before: first' | 'before: restart'
-const runs: Partial<Record<Row, Run[]>> = { ceiling: [], first: [], restart: [] }
-if (before) Object.assign(runs, { 'before: first': [], 'before: restart': [] })
+const runs: Record<Row, Run[]> = { ceiling: [], first: [], restart: [], 'before: first': [], 'before: restart': [] }
 /** A first start in a new folder, then a restart on what it made. */
 async function firstAndRestart(executable: string, first: Row, restart: Row, dir: string) {
   mkdirSync(dir)
   const port = await freePort()
-  runs[first]!.push(await measure([executable, '--host', '127.0.0.1', '--port', String(port)], dir, port))
-  runs[restart]!.push(await measure([executable, '--host', '127.0.0.1', '--port', String(port)], dir, port))
+  runs[first].push(await measure([executable, '--host', '127.0.0.1', '--port', String(port)], dir, port))
+  runs[restart].push(await measure([executable, '--host', '127.0.0.1', '--port', String(port)], dir, port))
 }
 for (let i = 0; i < RUNS; i++) {
-  runs.ceiling!.push(await measure([ceiling], work, await freePort()))
+  runs.ceiling.push(await measure([ceiling], work, await freePort()))
   const turns = [() => firstAndRestart(storefront, 'first', 'restart', join(work, `run-${i}`))]
   if (before) turns.push(() => firstAndRestart(before, 'before: first', 'before: restart', join(work, `before-${i}`)))
   for (const turn of i % 2 ? turns.reverse() : turns) await turn()
 }
 
+// The before rows only with --before.
 const report = Object.fromEntries(
-  Object.entries(runs).map(([name, r]) => [name, { coldMs: stats(r.map((x) => x.coldMs)), idleRssMib: stats(r.map((x) => x.idle)) }]),
+  Object.entries(runs)
+    .filter(([, r]) => r.length > 0)
+    .map(([name, r]) => [name, { coldMs: stats(r.map((x) => x.coldMs)), idleRssMib: stats(r.map((x) => x.idle)) }]),
 )
 console.log(`cold start to a healthy /health, ${RUNS} runs each (ms; RSS in MiB one second after)`)
 console.log('                       p50     p95     max   idle RSS p50   vs ceiling (p50)')
