@@ -1,0 +1,71 @@
+/**
+ * Where a server process's time and writes go, thread by thread, from Linux's /proc (elsewhere: null).
+ * A snapshot before and one after a run, divided by the orders the run paid, give per order: the CPU
+ * of the event loop's thread, of JavaScriptCore's compiler threads, of the checkpoints' thread
+ * (kernel/db/checkpointer.ts) and of the rest; and the bytes and write calls of the event loop's
+ * thread, which are the WAL's frames (a 24-byte header and a 4 KiB page, two calls each) and little
+ * else: answers go out through send(), which /proc does not count as writes.
+ */
+import { existsSync, readdirSync, readFileSync } from 'node:fs'
+
+interface ThreadSample {
+  name: string
+  /** User and system CPU, ms. */
+  cpuMs: number
+  /** Bytes passed to write calls, and the calls. */
+  written: number
+  writeCalls: number
+}
+
+/** Each thread of `pid` now, by thread id; null where /proc does not say. */
+export function threadSnapshot(pid: number): Map<string, ThreadSample> | null {
+  const dir = `/proc/${pid}/task`
+  if (!existsSync(dir)) return null
+  const tick = 1000 / 100 // USER_HZ is 100 on every Linux the bench runs on
+  const out = new Map<string, ThreadSample>()
+  for (const tid of readdirSync(dir)) {
+    try {
+      // The name sits in parentheses and may hold spaces: the fields are counted after it.
+      const stat = readFileSync(`${dir}/${tid}/stat`, 'utf8')
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+      const io = Object.fromEntries(readFileSync(`${dir}/${tid}/io`, 'utf8').trim().split('\n').map((l) => l.split(': ') as [string, string]))
+      out.set(tid, {
+        name: readFileSync(`${dir}/${tid}/comm`, 'utf8').trim(),
+        cpuMs: (Number(fields[11]) + Number(fields[12])) * tick,
+        written: Number(io.wchar),
+        writeCalls: Number(io.syscw),
+      })
+    } catch {
+      // A thread that ended between the listing and the read.
+    }
+  }
+  return out
+}
+
+export interface PerOrder {
+  /** CPU µs per order: the event loop's thread, the compiler threads, the checkpoints' thread, the rest. */
+  mainUs: number
+  jitUs: number
+  checkpointsUs: number
+  otherUs: number
+  /** The event loop's thread's KiB written and write calls per order. */
+  writtenKib: number
+  writeCalls: number
+}
+
+/** What happened between two snapshots of `pid`, per order of `orders`. */
+export function perOrder(pid: number, before: Map<string, ThreadSample>, after: Map<string, ThreadSample>, orders: number): PerOrder {
+  const sums = { mainUs: 0, jitUs: 0, checkpointsUs: 0, otherUs: 0, writtenKib: 0, writeCalls: 0 }
+  for (const [tid, end] of after) {
+    const start = before.get(tid) ?? { name: end.name, cpuMs: 0, written: 0, writeCalls: 0 }
+    const cpuUs = (end.cpuMs - start.cpuMs) * 1000
+    if (tid === String(pid)) {
+      sums.mainUs += cpuUs
+      sums.writtenKib += (end.written - start.written) / 1024
+      sums.writeCalls += end.writeCalls - start.writeCalls
+    } else if (/^(JITWorker|JSCWarmUp)/.test(end.name)) sums.jitUs += cpuUs
+    else if (end.name === 'Worker') sums.checkpointsUs += cpuUs
+    else sums.otherUs += cpuUs
+  }
+  return Object.fromEntries(Object.entries(sums).map(([k, v]) => [k, v / orders])) as unknown as PerOrder
+}
