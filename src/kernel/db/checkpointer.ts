@@ -26,7 +26,13 @@ export interface CheckpointOptions {
   trouble(message: string): void
 }
 
-export const CHECKPOINT_DEFAULTS = { everyMs: 20, restartAtFrames: 4096 }
+/**
+ * 16,384 pages (64 MiB of log at most, under a load that never pauses): each time the connection
+ * helps, it holds the event loop 8 to 18 ms, most of it two fsyncs; at 4,096 pages that was 3.5 to 5.5
+ * times a second under whole orders, at 16,384 about once (bench/README.md, "The connection's share of
+ * the checkpoints").
+ */
+export const CHECKPOINT_DEFAULTS = { everyMs: 20, restartAtFrames: 16_384 }
 
 /** SQLite's own automatic checkpoint, in pages of log: what the main connection goes back to. */
 const AUTOMATIC_CHECKPOINT_PAGES = 1000
