@@ -120,14 +120,20 @@ export interface Server {
   stop(): Promise<void>
 }
 
+/** The runtime's options in this process's environment, which `launch` passes on. */
+export const runtimeOptions = () => Object.fromEntries(Object.entries(process.env).filter(([k]) => /^(BUN_JSC_|MIMALLOC_)/.test(k)))
+
 /**
  * Launches a command that listens on $PORT / --port and waits for a healthy /health. On the server's
  * cores unless `pinned` is false: a cold start has no load generator to keep apart, and is timed as a
- * teacher would launch it, on the whole machine.
+ * teacher would launch it, on the whole machine. Its environment is PATH and PORT, and the runtime's
+ * own options set in the bench's (`BUN_JSC_*`, JavaScriptCore's; `MIMALLOC_*`, the allocator's), so
+ * an experiment with one reaches the server; nothing else of the shell does.
  */
 export async function launch(command: string[], cwd: string, port: number, pinned = true): Promise<Server> {
   const started = performance.now()
-  const proc = Bun.spawn(pinned ? onSide('server', command) : command, { cwd, stdin: 'ignore', stdout: 'ignore', stderr: 'inherit', env: { PATH: process.env.PATH ?? '', PORT: String(port) } })
+  const env = { ...runtimeOptions(), PATH: process.env.PATH ?? '', PORT: String(port) }
+  const proc = Bun.spawn(pinned ? onSide('server', command) : command, { cwd, stdin: 'ignore', stdout: 'ignore', stderr: 'inherit', env })
   const base = `http://127.0.0.1:${port}`
   for (;;) {
     const ok = await fetch(`${base}/health`).then((r) => r.ok, () => false)
