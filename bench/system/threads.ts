@@ -55,7 +55,7 @@ export interface PerOrder {
 
 /** What happened between two snapshots of `pid`, per order of `orders`. */
 export function perOrder(pid: number, before: Map<string, ThreadSample>, after: Map<string, ThreadSample>, orders: number): PerOrder {
-  const sums = { mainUs: 0, jitUs: 0, checkpointsUs: 0, otherUs: 0, writtenKib: 0, writeCalls: 0 }
+  const sums: PerOrder = { mainUs: 0, jitUs: 0, checkpointsUs: 0, otherUs: 0, writtenKib: 0, writeCalls: 0 }
   for (const [tid, end] of after) {
     const start = before.get(tid) ?? { name: end.name, cpuMs: 0, written: 0, writeCalls: 0 }
     const cpuUs = (end.cpuMs - start.cpuMs) * 1000
@@ -67,5 +67,6 @@ export function perOrder(pid: number, before: Map<string, ThreadSample>, after: 
     else if (end.name === 'Worker') sums.checkpointsUs += cpuUs
     else sums.otherUs += cpuUs
   }
-  return Object.fromEntries(Object.entries(sums).map(([k, v]) => [k, v / orders])) as unknown as PerOrder
+  for (const key of Object.keys(sums) as (keyof PerOrder)[]) sums[key] /= orders
+  return sums
 }
