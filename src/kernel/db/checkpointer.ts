@@ -27,7 +27,7 @@ export interface CheckpointOptions {
 }
 
 /**
- * 16,384 pages (64 MiB of log at most, under a load that never pauses): each time the connection
+ * 16,384 pages (a log of about 64 MiB, under a load that never pauses): each time the connection
  * helps, it holds the event loop 8 to 18 ms, most of it two fsyncs; at 4,096 pages that was 3.5 to 5.5
  * times a second under whole orders, at 16,384 about once (bench/README.md, "The connection's share of
  * the checkpoints").
