@@ -14,11 +14,6 @@ const isPrimary = z.boolean().optional().describe('make it the cover; the first 
  * a few milliseconds of every start; then the same each time, as when it was made at start.
  */
 let linkShapes: object[] | undefined
-const linkShapesOnce = () =>
-  (linkShapes ??= [
-    z.object({ mediaId, isPrimary }).strict().meta({ title: 'A library image' }),
-    z.object({ url, isPrimary }).strict().meta({ title: 'An external image' }),
-  ].map((shape) => z.toJSONSchema(shape)))
 
 /**
  * One object with both fields optional and a refinement, not a union of the two shapes: a union answers a
@@ -32,9 +27,12 @@ export const LinkImageBody = z
     message: 'send exactly one of mediaId (a library image) or url (an external image)',
   })
   .meta({
-    // zod reads its metadata when it writes JSON Schema, so the getter runs then.
+    // zod keeps the getter and reads it when it writes JSON Schema, so the shapes are made then.
     get oneOf() {
-      return linkShapesOnce()
+      return (linkShapes ??= [
+        z.object({ mediaId, isPrimary }).strict().meta({ title: 'A library image' }),
+        z.object({ url, isPrimary }).strict().meta({ title: 'An external image' }),
+      ].map((shape) => z.toJSONSchema(shape)))
     },
   })
 
