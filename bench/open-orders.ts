@@ -15,7 +15,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
-import { copyData, freshExecutable, pinning, runDriver, runtimeOptions, startStorefront } from './system/harness'
+import { copyData, freshExecutable, pinning, runDriver, logRuntimeOptions, startStorefront } from './system/harness'
 import type { OpenResult, OpenSpec } from './system/open-load'
 import { customers, orderVariants } from './system/scenarios'
 import { seededClassroom } from './system/seed'
@@ -37,7 +37,7 @@ try {
   const big = manifest.stores[0]!
   const variants = orderVariants(seeded, big)
   log(pinning.pinned ? 'pinned with taskset: the server on one core, the orders on the others' : 'not pinned (one core)')
-  if (Object.keys(runtimeOptions()).length > 0) log(`the servers run with the runtime's options ${JSON.stringify(runtimeOptions())}`)
+  logRuntimeOptions(log)
   log('| offered orders/s | done orders/s | p50 ms | p95 ms | p99 ms | max ms | dropped | errors |')
   log('|---|---|---|---|---|---|---|---|')
   const costs: [number, PerOrder][] = []

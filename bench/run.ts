@@ -22,7 +22,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
 import type { LoadClient } from './system/load'
-import { buildBareServer, call, copyData, freshExecutable, launch, freePort, onSide, pinning, runLoad, runtimeOptions, setPinning, startHelper, startStorefront, type Server } from './system/harness'
+import { buildBareServer, call, copyData, freshExecutable, launch, freePort, onSide, pinning, runLoad, logRuntimeOptions, setPinning, startHelper, startStorefront, type Server } from './system/harness'
 import { seededClassroom } from './system/seed'
 import { measureBookkeeping } from './system/bookkeeping'
 import { againstCeiling, orderRate, type Scenario } from './system/endpoints'
@@ -76,7 +76,7 @@ const work = mkdtempSync(join(tmpdir(), 'storefront-bench-run-'))
 const results: Results = { at: new Date().toISOString(), bun: Bun.version, cores: navigator.hardwareConcurrency, pinning, parts: [...only], seconds: SECONDS, turns: TURNS, turnSeconds: TURN_SECONDS, concurrency: CONCURRENCY, endpoints: [], mix: {}, startup: {}, memory: {}, bookkeeping: {} }
 
 log(pinning.note)
-if (Object.keys(runtimeOptions()).length > 0) log(`the servers run with the runtime's options ${JSON.stringify(runtimeOptions())}`)
+logRuntimeOptions(log)
 const bin = await freshExecutable(log)
 const { dir: seeded, manifest } = await seededClassroom(args.fresh, log)
 const big = manifest.stores[0]!

@@ -121,7 +121,13 @@ export interface Server {
 }
 
 /** The runtime's options in this process's environment, which `launch` passes on. */
-export const runtimeOptions = () => Object.fromEntries(Object.entries(process.env).filter(([k]) => /^(BUN_JSC_|MIMALLOC_)/.test(k)))
+const runtimeOptions = () => Object.fromEntries(Object.entries(process.env).filter(([k]) => /^(BUN_JSC_|MIMALLOC_)/.test(k)))
+
+/** Says which runtime options the servers will run with, when any are set: a run's figures depend on them. */
+export function logRuntimeOptions(log: (line: string) => void) {
+  const options = runtimeOptions()
+  if (Object.keys(options).length > 0) log(`the servers run with the runtime's options ${JSON.stringify(options)}`)
+}
 
 /**
  * Launches a command that listens on $PORT / --port and waits for a healthy /health. On the server's
