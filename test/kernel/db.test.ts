@@ -15,11 +15,13 @@ import { eventData } from '../helpers/receivers'
 const freshDb = () => openDatabase(join(tempDir('db'), 'storefront.db'))
 
 describe('database', () => {
-  test('opens in WAL with foreign keys and a busy timeout', () => {
+  test('opens in WAL with foreign keys, a busy timeout and a page cache of 32 MiB', () => {
     const { sqlite, close } = freshDb()
     expect(sqlite.query('PRAGMA journal_mode').get()).toEqual({ journal_mode: 'wal' })
     expect(sqlite.query('PRAGMA foreign_keys').get()).toEqual({ foreign_keys: 1 })
     expect(sqlite.query('PRAGMA busy_timeout').get()).toEqual({ timeout: 5000 })
+    // Negative: KiB, not pages.
+    expect(sqlite.query('PRAGMA cache_size').get()).toEqual({ cache_size: -32 * 1024 })
     close()
   })
 
