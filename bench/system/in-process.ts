@@ -32,6 +32,8 @@ export function openInProcess(dataDir: string, migrate?: (db: Db) => void) {
   // As the server does once it listens: the dispatcher's look after each turn that wrote events is
   // part of what a request costs (it once took a tenth of an order's CPU, unseen here).
   startBackgroundWork(deps)
+  // And the checkpoints on their own thread, as the server has them from its start (server.ts).
+  database.checkpointInBackground({ trouble: (message) => console.error(message) })
   async function call(method: string, path: string, headers: Record<string, string>, body?: unknown): Promise<Answer> {
     const t = performance.now()
     const response = await app.handle(
