@@ -58,10 +58,10 @@ try {
   }
   if (costs.length > 0) {
     log('\nWhat an order cost the server, warm-up included (Linux /proc, per thread):')
-    log('| offered orders/s | event loop CPU µs | compiler threads µs | checkpoints µs | other threads µs | event loop KiB written | write calls |')
-    log('|---|---|---|---|---|---|---|')
+    log('| offered orders/s | event loop CPU µs | compiler threads µs | checkpoints µs | other threads µs | event loop KiB written | write calls | read calls |')
+    log('|---|---|---|---|---|---|---|---|')
     const n = (x: number) => x.toFixed(0)
-    for (const [rate, c] of costs) log(`| ${rate} | ${n(c.mainUs)} | ${n(c.jitUs)} | ${n(c.checkpointsUs)} | ${n(c.otherUs)} | ${n(c.writtenKib)} | ${c.writeCalls.toFixed(1)} |`)
+    for (const [rate, c] of costs) log(`| ${rate} | ${n(c.mainUs)} | ${n(c.jitUs)} | ${n(c.checkpointsUs)} | ${n(c.otherUs)} | ${n(c.writtenKib)} | ${c.writeCalls.toFixed(1)} | ${c.readCalls.toFixed(1)} |`)
   }
 } finally {
   rmSync(work, { recursive: true, force: true })

@@ -4,7 +4,9 @@
  * of the event loop's thread, of JavaScriptCore's compiler threads, of the checkpoints' thread
  * (kernel/db/checkpointer.ts) and of the rest; and the bytes and write calls of the event loop's
  * thread, which are the WAL's frames (a 24-byte header and a 4 KiB page, two calls each) and little
- * else: answers go out through send(), which /proc does not count as writes.
+ * else: answers go out through send(), which /proc does not count as writes; and its read calls, which
+ * are pages SQLite's cache did not hold, read back from the database or its WAL (requests come in
+ * through recv(), not counted either).
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs'
 
@@ -15,6 +17,7 @@ interface ThreadSample {
   /** Bytes passed to write calls, and the calls. */
   written: number
   writeCalls: number
+  readCalls: number
 }
 
 /** Each thread of `pid` now, by thread id; null where /proc does not say. */
@@ -34,6 +37,7 @@ export function threadSnapshot(pid: number): Map<string, ThreadSample> | null {
         cpuMs: (Number(fields[11]) + Number(fields[12])) * tick,
         written: Number(io.wchar),
         writeCalls: Number(io.syscw),
+        readCalls: Number(io.syscr),
       })
     } catch {
       // A thread that ended between the listing and the read.
@@ -48,21 +52,23 @@ export interface PerOrder {
   jitUs: number
   checkpointsUs: number
   otherUs: number
-  /** The event loop's thread's KiB written and write calls per order. */
+  /** The event loop's thread's KiB written, write calls and read calls per order. */
   writtenKib: number
   writeCalls: number
+  readCalls: number
 }
 
 /** What happened between two snapshots of `pid`, per order of `orders`. */
 export function perOrder(pid: number, before: Map<string, ThreadSample>, after: Map<string, ThreadSample>, orders: number): PerOrder {
-  const sums: PerOrder = { mainUs: 0, jitUs: 0, checkpointsUs: 0, otherUs: 0, writtenKib: 0, writeCalls: 0 }
+  const sums: PerOrder = { mainUs: 0, jitUs: 0, checkpointsUs: 0, otherUs: 0, writtenKib: 0, writeCalls: 0, readCalls: 0 }
   for (const [tid, end] of after) {
-    const start = before.get(tid) ?? { name: end.name, cpuMs: 0, written: 0, writeCalls: 0 }
+    const start = before.get(tid) ?? { name: end.name, cpuMs: 0, written: 0, writeCalls: 0, readCalls: 0 }
     const cpuUs = (end.cpuMs - start.cpuMs) * 1000
     if (tid === String(pid)) {
       sums.mainUs += cpuUs
       sums.writtenKib += (end.written - start.written) / 1024
       sums.writeCalls += end.writeCalls - start.writeCalls
+      sums.readCalls += end.readCalls - start.readCalls
     } else if (/^(JITWorker|JSCWarmUp)/.test(end.name)) sums.jitUs += cpuUs
     else if (end.name === 'Worker') sums.checkpointsUs += cpuUs
     else sums.otherUs += cpuUs
