@@ -12,8 +12,9 @@ import type { Database } from 'bun:sqlite'
  *   copied yet, right after one of its commits (`afterCommit`), so that its next write starts the log
  *   over. Under a steady load the thread's checkpoint never finds the log still (a commit lands while
  *   it copies), so the log would grow without end; and the thread cannot stop the writer itself
- *   without the main thread sleeping in SQLite's busy handler (tried: 150 ms a time). What is left to
- *   copy then is what was committed since the thread's last turn, a few milliseconds' worth.
+ *   without the main thread sleeping in SQLite's busy handler (tried: 150 ms a time). Before it asks,
+ *   the thread checkpoints again at once until one of its checkpoints is short (`SHORT_MS`), so that
+ *   what is left for the connection is a few milliseconds' commits, not a whole turn's.
  *
  * The main connection's automatic checkpoints are turned off while the thread runs, and back on when
  * it fails (`trouble` hears why) so the log never grows unchecked. `stop` ends the thread
@@ -27,12 +28,24 @@ export interface CheckpointOptions {
 }
 
 /**
+ * Every 100 ms: each checkpoint copies a page once however often it changed since the last one, and
+ * syncs both files; every 20 ms, the thread took twice the CPU an order (bench/README.md, "The page
+ * cache, drizzle's work per run, and the checkpoints' pace"). The log is synced at each checkpoint, so
+ * a power cut can lose the commits of the last turn (docs/transactions.md).
+ *
  * 16,384 pages (a log of about 64 MiB, under a load that never pauses): each time the connection
  * helps, it holds the event loop 8 to 18 ms, most of it two fsyncs; at 4,096 pages that was 3.5 to 5.5
  * times a second under whole orders, at 16,384 about once (bench/README.md, "The connection's share of
  * the checkpoints").
  */
-export const CHECKPOINT_DEFAULTS = { everyMs: 20, restartAtFrames: 16_384 }
+export const CHECKPOINT_DEFAULTS = { everyMs: 100, restartAtFrames: 16_384 }
+
+/**
+ * Once the log is long, the thread checkpoints again until a checkpoint takes less than this (ms), at
+ * most `AGAIN_AT_MOST` times, before it asks the connection to help.
+ */
+const SHORT_MS = 2
+const AGAIN_AT_MOST = 8
 
 /** SQLite's own automatic checkpoint, in pages of log: what the main connection goes back to. */
 const AUTOMATIC_CHECKPOINT_PAGES = 1000
@@ -70,7 +83,14 @@ self.onmessage = ({ data }) => {
     let reported = false
     while (Atomics.wait(state, ${STOP}, 0, data.everyMs) === 'timed-out') {
       try {
-        if (passive.get().log >= data.restartAtFrames) Atomics.store(state, ${LONG}, 1)
+        if (passive.get().log >= data.restartAtFrames) {
+          for (let again = 0; again < ${AGAIN_AT_MOST} && Atomics.load(state, ${STOP}) === 0; again++) {
+            const started = performance.now()
+            passive.get()
+            if (performance.now() - started < ${SHORT_MS}) break
+          }
+          Atomics.store(state, ${LONG}, 1)
+        }
       } catch (e) {
         // A full disk or a long reader: the next turn tries again; the main thread hears of it once.
         if (!reported) postMessage({ warning: String(e && e.message || e) })
