@@ -66,7 +66,8 @@ export function openDatabase(file: string, vfs = platform.processLockingVfs): Op
   sqlite.exec('PRAGMA foreign_keys = ON')
   // SQLite's page cache (KiB when negative), 2 MiB by default, held too few of the pages that orders of
   // random products touch: each read about five pages back from the files, a system call each
-  // (bench/README.md, "The page cache"). 32 MiB is a most: it fills only with pages that are read.
+  // (bench/README.md, "The page cache, drizzle's work per run, and the checkpoints' pace"). 32 MiB is a
+  // most: it fills only with pages that are read.
   sqlite.exec('PRAGMA cache_size = -32768')
   const statements = cachingStatements(sqlite)
   const db = drizzle({ client: statements.client })
