@@ -29,9 +29,9 @@ export interface CheckpointOptions {
 
 /**
  * Every 100 ms: each checkpoint copies a page once however often it changed since the last one, and
- * syncs both files; every 20 ms, the thread took twice the CPU an order (bench/README.md, "The page
- * cache, drizzle's work per run, and the checkpoints' pace"). The log is synced at each checkpoint, so
- * a power cut can lose the commits of the last turn (docs/transactions.md).
+ * syncs both files; every 20 ms, the thread took about twice the CPU an order (bench/README.md, "The
+ * page cache, drizzle's work per run, and the checkpoints' pace"). The log is synced at each
+ * checkpoint, so a power cut can lose the commits of the last turn (docs/transactions.md).
  *
  * 16,384 pages (a log of about 64 MiB, under a load that never pauses): each time the connection
  * helps, it holds the event loop 8 to 18 ms, most of it two fsyncs; at 4,096 pages that was 3.5 to 5.5
