@@ -9,6 +9,7 @@
  * through recv(), not counted either).
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs'
+import { cpuSeconds } from './wrk'
 
 interface ThreadSample {
   name: string
@@ -24,17 +25,13 @@ interface ThreadSample {
 export function threadSnapshot(pid: number): Map<string, ThreadSample> | null {
   const dir = `/proc/${pid}/task`
   if (!existsSync(dir)) return null
-  const tick = 1000 / 100 // USER_HZ is 100 on every Linux the bench runs on
   const out = new Map<string, ThreadSample>()
   for (const tid of readdirSync(dir)) {
     try {
-      // The name sits in parentheses and may hold spaces: the fields are counted after it.
-      const stat = readFileSync(`${dir}/${tid}/stat`, 'utf8')
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
       const io = Object.fromEntries(readFileSync(`${dir}/${tid}/io`, 'utf8').trim().split('\n').map((l) => l.split(': ') as [string, string]))
       out.set(tid, {
         name: readFileSync(`${dir}/${tid}/comm`, 'utf8').trim(),
-        cpuMs: (Number(fields[11]) + Number(fields[12])) * tick,
+        cpuMs: cpuSeconds(pid, tid) * 1000,
         written: Number(io.wchar),
         writeCalls: Number(io.syscw),
         readCalls: Number(io.syscr),

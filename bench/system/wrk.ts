@@ -37,10 +37,10 @@ export interface WrkStats {
   wrkCpuShare: number
 }
 
-/** A process's CPU time (user + system, every thread), seconds. */
+/** A process's CPU time (user + system, every thread), seconds; with `tid`, that one thread's. */
 const ticks = Number(Bun.spawnSync(['getconf', 'CLK_TCK']).stdout.toString().trim()) || 100
-export function cpuSeconds(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+export function cpuSeconds(pid: number, tid?: string): number {
+  const stat = readFileSync(tid === undefined ? `/proc/${pid}/stat` : `/proc/${pid}/task/${tid}/stat`, 'utf8')
   // Fields after the command's closing parenthesis; utime and stime are the 14th and 15th of the line.
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
   return (Number(fields[11]) + Number(fields[12])) / ticks
