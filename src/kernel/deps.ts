@@ -31,7 +31,7 @@ export interface Deps {
   outbox: Outbox
   lifecycle: Lifecycle
   /** Counts authenticated calls per group and RM; flushed in batches (features/activity). */
-  activity: CallRecorder & { flush(): void }
+  activity: CallRecorder & { flush(): void; stop(): void }
   /** Keeps each store's recent calls for its request inspector (features/inspector). */
   inspector: RequestInspector
   /** The per-store token bucket. */

@@ -31,6 +31,7 @@ export class ActivityRecorder implements CallRecorder {
   /** Per group and RM, the entry of the current hour: found with no key string built per call. */
   private latest = new Map<string, Map<string, Pending>>()
   private keysUsed = new Map<string, number>()
+  private timer: ReturnType<typeof setInterval> | undefined
 
   constructor(
     private db: Db,
@@ -92,17 +93,21 @@ export class ActivityRecorder implements CallRecorder {
 
   /** Flushes every second until the server stops, then once more. */
   start(lifecycle: Lifecycle) {
-    const timer = setInterval(() => {
+    this.timer = setInterval(() => {
       try {
         this.flush()
       } catch (e) {
         this.log.error('activity flush failed; counts kept for the next try', { error: (e as Error).message })
       }
     }, FLUSH_INTERVAL_MS)
-    timer.unref()
-    lifecycle.onStop(() => {
-      clearInterval(timer)
-      this.flush()
-    })
+    this.timer.unref()
+    lifecycle.onStop(() => this.stop())
+  }
+
+  /** Ends the timed flushes and writes what is pending. Calls are still counted, and written by the next flush(). */
+  stop() {
+    clearInterval(this.timer)
+    this.timer = undefined
+    this.flush()
   }
 }
