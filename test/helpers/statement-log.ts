@@ -61,7 +61,7 @@ const FLUSHED = /^(insert into "activity_counts"|update "api_keys" set "last_use
  * it lands in whichever request is being watched when the second turns. A request never writes those
  * rows in its own transaction; if one did, its statements would stay in the log.
  */
-export function withoutActivityFlushes(statements: string[]): string[] {
+function withoutActivityFlushes(statements: string[]): string[] {
   const kept: string[] = []
   for (let i = 0; i < statements.length; i++) {
     if (BEGIN.test(statements[i]!.trim())) {
