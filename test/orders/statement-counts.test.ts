@@ -3,7 +3,6 @@ import { CHECK_STAMPS_ENV } from '../../src/kernel/db/change-stamp'
 import { statementsOf, summary } from '../helpers/statement-log'
 import { expectOk } from '../helpers/world'
 import { shopSetup } from '../helpers/orders'
-import { activityCounts } from '../../src/features/activity/tables'
 
 // The statements each request of the buying flow runs, the gate's included: "select credential_changes"
 // asks whether a credential changed since the last write, and while none did the buyer's key and
@@ -53,19 +52,5 @@ describe('statements per request of the buying flow', () => {
     expect(await run(() => expectOk(s.shop.add(s.variantId, 1)))).toEqual([...gate, 'begin immediate', 'select carts', 'update cart_items', 'commit'])
     expect(await run(() => expectOk(s.shop.send('PATCH', line, { quantity: 1 })))).toEqual([...gate, 'begin immediate', 'select carts', 'update cart_items', 'commit'])
     expect(await run(() => expectOk(s.shop.send('DELETE', line)))).toEqual([...gate, 'begin immediate', 'select carts', 'delete cart_items', 'update carts', 'commit'])
-  })
-
-  test("the call counter's flush, which its one-second timer runs whenever the second turns, is not counted as the request's", async () => {
-    const s = await shopSetup()
-    await expectOk(s.shop.add(s.variantId, 1))
-    const counted = () => s.deps.db.select().from(activityCounts).all().reduce((n, r) => n + r.calls, 0)
-    const before = counted()
-    // The timer's tick, landing between the request's answer and the end of the watch.
-    const statements = await run(async () => {
-      await expectOk(s.shop.add(s.variantId, 1))
-      s.deps.activity.flush()
-    })
-    expect(counted()).toBeGreaterThan(before)
-    expect(statements).toEqual([...gate, 'begin immediate', 'select carts', 'update cart_items', 'commit'])
   })
 })
